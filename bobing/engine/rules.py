@@ -1,0 +1,566 @@
+"""Rule sets: every switch of RULES.md §5 as validated, frozen data; presets with aliases."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from enum import StrEnum
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from bobing.engine.errors import RulesError
+from bobing.engine.hands import (
+    ALWAYS_ZHUANGYUAN,
+    HANDS,
+    ORDINARY_HAND_TIER,
+    ORDINARY_TIERS,
+    TIERS,
+    Classification,
+    Classifier,
+    Hand,
+    Multiset,
+    Tier,
+    classifier_for,
+)
+
+
+class WuziCompare(StrEnum):
+    """How two 五子 compare."""
+
+    KICKER = "kicker"
+    FACE_THEN_KICKER = "face_then_kicker"
+
+
+class ChajinhuaDuitang(StrEnum):
+    """Whether 插金花 also takes the 对堂 cakes at once."""
+
+    IMMEDIATE = "immediate"
+    NONE = "none"
+
+
+class ChajinhuaLugu(StrEnum):
+    """Whether a standing 插金花 can be replaced by its owner's later 状元 (禄骨)."""
+
+    EXEMPT = "exempt"
+    KEEPS_DUITANG = "keeps_duitang"
+
+
+class Standing(StrEnum):
+    """Which of a player's 状元 throws stands: the newest (禄骨) or the best."""
+
+    LATEST = "latest"
+    BEST = "best"
+
+
+class LiubohongEffect(StrEnum):
+    """What 六勃红 does."""
+
+    TAKE_ALL_END = "take_all_end"
+    TAKE_REMAINING_END = "take_remaining_end"
+    ZHUANGYUAN = "zhuangyuan"
+
+
+class LiuboheiEffect(StrEnum):
+    """What 六勃黑 does."""
+
+    GRAB_END = "grab_end"
+    ZHUANGYUAN_END_SHARE = "zhuangyuan_end_share"
+    ZHUANGYUAN = "zhuangyuan"
+    IGNORE = "ignore"
+
+
+class SixOnes(StrEnum):
+    """Whether six 1s are 六勃黑 or the separate 遍地锦."""
+
+    LIUBOHEI = "liubohei"
+    BIANDIJIN = "biandijin"
+
+
+class BiandijinEffect(StrEnum):
+    """What 遍地锦 does (when ``six_ones`` = ``biandijin``)."""
+
+    TAKE_REMAINING_END = "take_remaining_end"
+    ZHUANGYUAN = "zhuangyuan"
+
+
+class ChaseFrom(StrEnum):
+    """Whom 追 takes a cake from."""
+
+    NEAREST_BEFORE = "nearest_before"
+    LATEST = "latest"
+
+
+class Tiaohou(StrEnum):
+    """What 跳猴 (a die out of the bowl) costs."""
+
+    VOID = "void"
+    VOID_SKIP_NEXT = "void_skip_next"
+
+
+class Direction(StrEnum):
+    """Play direction relative to the clockwise seat list."""
+
+    CLOCKWISE = "clockwise"
+    COUNTERCLOCKWISE = "counterclockwise"
+
+
+class StartCount(StrEnum):
+    """Whether the start count begins at the thrower or at the next player."""
+
+    FROM_THROWER = "from_thrower"
+    FROM_NEXT = "from_next"
+
+
+class End(StrEnum):
+    """How play ends once every non-状元 cake is claimed."""
+
+    FINISH_ROUND = "finish_round"
+    ONE_MORE_ROUND = "one_more_round"
+    IMMEDIATE = "immediate"
+
+
+@dataclass(frozen=True, slots=True)
+class Chase:
+    """追: which tiers chase when exhausted, and from whom."""
+
+    tiers: tuple[Tier, ...]
+    source: ChaseFrom = ChaseFrom.NEAREST_BEFORE
+
+    def to_json(self) -> dict[str, Any]:
+        """The rule-file form ``{"tiers": [...], "from": ...}``."""
+        return {"tiers": [str(t) for t in self.tiers], "from": str(self.source)}
+
+
+MAX_PRIZE_COUNT = 999
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """Every switch of RULES.md §5. Build with :func:`load_rules`; validated on creation."""
+
+    zhuangyuan_order: tuple[Hand, ...]
+    wuzi_compare: WuziCompare = WuziCompare.KICKER
+    sijin_bonus: bool = False
+    chajinhua_duitang: ChajinhuaDuitang = ChajinhuaDuitang.IMMEDIATE
+    chajinhua_lugu: ChajinhuaLugu = ChajinhuaLugu.EXEMPT
+    standing: Standing = Standing.LATEST
+    liubohong: LiubohongEffect = LiubohongEffect.TAKE_ALL_END
+    liubohei: LiuboheiEffect = LiuboheiEffect.GRAB_END
+    six_ones: SixOnes = SixOnes.LIUBOHEI
+    biandijin: BiandijinEffect = BiandijinEffect.TAKE_REMAINING_END
+    chase: Chase | None = None
+    tiaohou: Tiaohou = Tiaohou.VOID_SKIP_NEXT
+    direction: Direction = Direction.CLOCKWISE
+    start_count: StartCount = StartCount.FROM_THROWER
+    end: End = End.FINISH_ROUND
+    duitang_patterns: tuple[str, ...] = ("123456",)
+    prizes: tuple[int, int, int, int, int, int] = (1, 2, 4, 8, 16, 32)
+    preset: str = field(default="traditional", compare=False)
+
+    def __post_init__(self) -> None:
+        _check_consistent(self)
+
+    # -- derived data -------------------------------------------------------------------
+
+    @cached_property
+    def classifier(self) -> Classifier:
+        """The lookup table for the switches that change classification."""
+        patterns: frozenset[Multiset] = frozenset(
+            tuple(int(c) for c in p)  # type: ignore[misc]
+            for p in self.duitang_patterns
+        )
+        return classifier_for(str(self.six_ones), patterns, self.sijin_bonus)
+
+    def classify(self, dice: str | tuple[int, ...] | list[int]) -> Classification:
+        """Classify a throw under these rules."""
+        return self.classifier.classify(dice)
+
+    def prize_count(self, tier: Tier) -> int:
+        """How many cakes of ``tier`` the table plays for."""
+        return self.prizes[TIERS.index(tier)]
+
+    @property
+    def prize_map(self) -> dict[Tier, int]:
+        """Prize counts by tier, highest tier first."""
+        return dict(zip(TIERS, self.prizes, strict=True))
+
+    @property
+    def total_cakes(self) -> int:
+        """All cakes on the table."""
+        return sum(self.prizes)
+
+    def is_zhuangyuan_hand(self, hand: Hand) -> bool:
+        """Whether ``hand`` makes a 状元 standing under these rules."""
+        return hand in self.zhuangyuan_order
+
+    def tier_of(self, hand: Hand) -> Tier | None:
+        """The tier a hand wins: 状元 hands → ``zhuangyuan``, ordinary hands their own tier."""
+        if hand in self.zhuangyuan_order:
+            return Tier.ZHUANGYUAN
+        return ORDINARY_HAND_TIER.get(hand)
+
+    def zhuangyuan_key(self, c: Classification) -> tuple[int, int, int]:
+        """A sort key for 状元 hands, larger is better; equal keys tie (the earlier throw wins).
+
+        >>> from bobing.engine.presets import TRADITIONAL as r
+        >>> r.zhuangyuan_key(r.classify("222226")) > r.zhuangyuan_key(r.classify("333331"))
+        True
+        """
+        try:
+            level = len(self.zhuangyuan_order) - self.zhuangyuan_order.index(c.hand)
+        except ValueError:
+            raise RulesError(f"{c.hand} is not a 状元 hand under these rules") from None
+        if c.hand is Hand.WUZI and self.wuzi_compare is WuziCompare.FACE_THEN_KICKER:
+            return (level, c.face or 0, c.kicker or 0)
+        return (level, c.kicker or 0, 0)
+
+    # -- serialization ------------------------------------------------------------------
+
+    def to_json(self) -> dict[str, Any]:
+        """Every switch as the JSON of a rule file (a complete override of its preset)."""
+        return {
+            "preset": self.preset,
+            "zhuangyuan_order": [str(h) for h in self.zhuangyuan_order],
+            "wuzi_compare": str(self.wuzi_compare),
+            "sijin_bonus": self.sijin_bonus,
+            "chajinhua_duitang": str(self.chajinhua_duitang),
+            "chajinhua_lugu": str(self.chajinhua_lugu),
+            "standing": str(self.standing),
+            "liubohong": str(self.liubohong),
+            "liubohei": str(self.liubohei),
+            "six_ones": str(self.six_ones),
+            "biandijin": str(self.biandijin),
+            "chase": self.chase.to_json() if self.chase else None,
+            "tiaohou": str(self.tiaohou),
+            "direction": str(self.direction),
+            "start_count": str(self.start_count),
+            "end": str(self.end),
+            "duitang_patterns": list(self.duitang_patterns),
+            "prizes": {str(t): n for t, n in self.prize_map.items()},
+        }
+
+    def overrides(self) -> dict[str, Any]:
+        """Only the switches that differ from this rule set's preset (compact rule files)."""
+        from bobing.engine.presets import PRESETS
+
+        base = PRESETS[self.preset].to_json()
+        mine = self.to_json()
+        diff: dict[str, Any] = {"preset": self.preset}
+        for key, value in mine.items():
+            if key != "preset" and base[key] != value:
+                diff[key] = value
+        return diff
+
+
+SWITCHES: tuple[str, ...] = tuple(f.name for f in fields(RuleSet) if f.name != "preset")
+"""Every switch name a rule file may set, in RULES.md order."""
+
+_ENUM_SWITCHES: dict[str, type[StrEnum]] = {
+    "wuzi_compare": WuziCompare,
+    "chajinhua_duitang": ChajinhuaDuitang,
+    "chajinhua_lugu": ChajinhuaLugu,
+    "standing": Standing,
+    "liubohong": LiubohongEffect,
+    "liubohei": LiuboheiEffect,
+    "six_ones": SixOnes,
+    "biandijin": BiandijinEffect,
+    "tiaohou": Tiaohou,
+    "direction": Direction,
+    "start_count": StartCount,
+    "end": End,
+}
+
+
+def allowed_values(switch: str) -> list[str]:
+    """The values a switch accepts, for error messages and editors."""
+    if switch in _ENUM_SWITCHES:
+        return [str(v) for v in _ENUM_SWITCHES[switch]]
+    if switch == "sijin_bonus":
+        return ["true", "false"]
+    if switch == "chase":
+        return ['null', '{"tiers": [...], "from": "nearest_before" | "latest"}']
+    if switch == "zhuangyuan_order":
+        return [str(h) for h in _RANKABLE]
+    if switch == "prizes":
+        return [str(t) for t in TIERS]
+    if switch == "duitang_patterns":
+        return ["six digits 1-6, e.g. 123456 or 334455"]
+    raise RulesError(f"unknown switch {switch!r}")
+
+
+_RANKABLE: tuple[Hand, ...] = (
+    Hand.LIUBOHONG,
+    Hand.BIANDIJIN,
+    Hand.LIUBOHEI,
+    Hand.CHAJINHUA,
+    Hand.WUHONG,
+    Hand.WUZI,
+    Hand.SIHONG,
+)
+
+
+def required_zhuangyuan_hands(rules: RuleSet) -> set[Hand]:
+    """The hands whose effect makes them 状元 hands under ``rules``."""
+    required = set(ALWAYS_ZHUANGYUAN) | {Hand.LIUBOHONG}
+    if rules.liubohei in (LiuboheiEffect.ZHUANGYUAN_END_SHARE, LiuboheiEffect.ZHUANGYUAN):
+        required.add(Hand.LIUBOHEI)
+    if rules.six_ones is SixOnes.BIANDIJIN and rules.biandijin is BiandijinEffect.ZHUANGYUAN:
+        required.add(Hand.BIANDIJIN)
+    return required
+
+
+def _check_consistent(rules: RuleSet) -> None:
+    order = rules.zhuangyuan_order
+    seen: set[Hand] = set()
+    for hand in order:
+        if hand in seen:
+            raise RulesError(
+                f"zhuangyuan_order lists {hand!s} twice", key="zhuangyuan_order", value=str(hand)
+            )
+        seen.add(hand)
+    required = required_zhuangyuan_hands(rules)
+    missing = [str(h) for h in _RANKABLE if h in required and h not in seen]
+    if missing:
+        raise RulesError(
+            f"zhuangyuan_order must list {', '.join(missing)}: under these rules "
+            f"{'it is a 状元 hand' if len(missing) == 1 else 'they are 状元 hands'}",
+            key="zhuangyuan_order",
+            value=missing,
+        )
+    extra = [str(h) for h in order if h not in required]
+    if extra:
+        why = {
+            Hand.LIUBOHEI: f"liubohei is {rules.liubohei!s}, not a 状元 hand",
+            Hand.BIANDIJIN: (
+                "six_ones is liubohei, so 遍地锦 never occurs"
+                if rules.six_ones is SixOnes.LIUBOHEI
+                else f"biandijin is {rules.biandijin!s}, not a 状元 hand"
+            ),
+        }
+        reasons = "; ".join(why.get(Hand(h), f"{h} is not a 状元 hand") for h in extra)
+        raise RulesError(
+            f"zhuangyuan_order must not list {', '.join(extra)}: {reasons}",
+            key="zhuangyuan_order",
+            value=extra,
+        )
+    if rules.chase is not None:
+        if not rules.chase.tiers:
+            raise RulesError("chase.tiers must name at least one tier", key="chase.tiers")
+        for tier in rules.chase.tiers:
+            if tier not in ORDINARY_TIERS:
+                raise RulesError(
+                    f"chase.tiers cannot contain {tier!s}; allowed: "
+                    + ", ".join(str(t) for t in ORDINARY_TIERS),
+                    key="chase.tiers",
+                    value=str(tier),
+                )
+    if rules.prizes[0] != 1:
+        raise RulesError(
+            f"prizes.zhuangyuan must be 1 (one 状元 cake), not {rules.prizes[0]}",
+            key="prizes.zhuangyuan",
+            value=rules.prizes[0],
+        )
+
+
+# -- reading rule files ---------------------------------------------------------------------
+
+
+def _enum_value(switch: str, value: Any) -> StrEnum:
+    enum = _ENUM_SWITCHES[switch]
+    if isinstance(value, str):
+        try:
+            return enum(value)
+        except ValueError:
+            pass
+    raise RulesError(
+        f"invalid value {value!r} for {switch}; allowed: {', '.join(allowed_values(switch))}",
+        key=switch,
+        value=value,
+    )
+
+
+def _parse_order(value: Any) -> tuple[Hand, ...]:
+    if not isinstance(value, list) or not value:
+        raise RulesError(
+            f"zhuangyuan_order must be a non-empty list of hand ids, not {value!r}",
+            key="zhuangyuan_order",
+            value=value,
+        )
+    order: list[Hand] = []
+    for item in value:
+        if not isinstance(item, str) or item not in {str(h) for h in _RANKABLE}:
+            raise RulesError(
+                f"invalid hand {item!r} in zhuangyuan_order; allowed: "
+                + ", ".join(str(h) for h in _RANKABLE),
+                key="zhuangyuan_order",
+                value=item,
+            )
+        order.append(Hand(item))
+    return tuple(order)
+
+
+def _parse_chase(value: Any) -> Chase | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise RulesError(
+            f'chase must be null or {{"tiers": [...], "from": ...}}, not {value!r}', key="chase"
+        )
+    unknown = sorted(set(value) - {"tiers", "from"})
+    if unknown:
+        raise RulesError(
+            f"unknown key {unknown[0]!r} in chase; allowed: tiers, from", key="chase." + unknown[0]
+        )
+    tiers_value = value.get("tiers", ["sanhong", "duitang"])
+    if not isinstance(tiers_value, list):
+        raise RulesError(f"chase.tiers must be a list, not {tiers_value!r}", key="chase.tiers")
+    tiers: list[Tier] = []
+    for item in tiers_value:
+        if not isinstance(item, str) or item not in {str(t) for t in ORDINARY_TIERS}:
+            raise RulesError(
+                f"invalid tier {item!r} in chase.tiers; allowed: "
+                + ", ".join(str(t) for t in ORDINARY_TIERS),
+                key="chase.tiers",
+                value=item,
+            )
+        if Tier(item) not in tiers:
+            tiers.append(Tier(item))
+    source = value.get("from", "nearest_before")
+    if source not in {str(s) for s in ChaseFrom}:
+        raise RulesError(
+            f"invalid value {source!r} for chase.from; allowed: "
+            + ", ".join(str(s) for s in ChaseFrom),
+            key="chase.from",
+            value=source,
+        )
+    return Chase(tuple(tiers), ChaseFrom(source))
+
+
+def _parse_patterns(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not value:
+        raise RulesError(
+            f"duitang_patterns must be a non-empty list of six-digit strings, not {value!r}",
+            key="duitang_patterns",
+        )
+    patterns: list[str] = []
+    for item in value:
+        ok = isinstance(item, str) and len(item) == 6 and all(c in "123456" for c in item)
+        if not ok:
+            raise RulesError(
+                f"invalid pattern {item!r} in duitang_patterns: six digits 1-6, e.g. 334455",
+                key="duitang_patterns",
+                value=item,
+            )
+        normal = "".join(sorted(item))
+        if normal not in patterns:
+            patterns.append(normal)
+    return tuple(patterns)
+
+
+def _parse_prizes(value: Any, base: tuple[int, ...]) -> tuple[int, int, int, int, int, int]:
+    if not isinstance(value, dict):
+        raise RulesError(f"prizes must be an object of tier counts, not {value!r}", key="prizes")
+    counts = dict(zip(TIERS, base, strict=True))
+    for key, count in value.items():
+        if key not in {str(t) for t in TIERS}:
+            raise RulesError(
+                f"unknown tier {key!r} in prizes; allowed: " + ", ".join(str(t) for t in TIERS),
+                key="prizes." + str(key),
+            )
+        if isinstance(count, bool) or not isinstance(count, int) or not 0 <= count <= 999:
+            raise RulesError(
+                f"invalid count {count!r} for prizes.{key}: a whole number 0-{MAX_PRIZE_COUNT}",
+                key="prizes." + key,
+                value=count,
+            )
+        counts[Tier(key)] = count
+    c = [counts[t] for t in TIERS]
+    return (c[0], c[1], c[2], c[3], c[4], c[5])
+
+
+def rules_from_json(value: Any) -> RuleSet:
+    """Build rules from a preset name or alias, or a rule object ``{"preset": ..., overrides}``.
+
+    >>> rules_from_json({"preset": "modern", "chase": {"tiers": ["duitang"]}}).chase.tiers
+    (<Tier.DUITANG: 'duitang'>,)
+    """
+    from bobing.engine.presets import find_preset
+
+    if isinstance(value, str):
+        return find_preset(value)
+    if not isinstance(value, Mapping):
+        raise RulesError(
+            f"rules must be a preset name or an object, not {type(value).__name__}", key="rules"
+        )
+    preset_name = value.get("preset", "traditional")
+    if not isinstance(preset_name, str):
+        raise RulesError(f"preset must be a name, not {preset_name!r}", key="preset")
+    base = find_preset(preset_name)
+    changes: dict[str, Any] = {}
+    for key, raw in value.items():
+        if key == "preset":
+            continue
+        if key not in SWITCHES:
+            raise RulesError(
+                f"unknown rule switch {key!r}; allowed: preset, " + ", ".join(SWITCHES),
+                key=key,
+            )
+        if key in _ENUM_SWITCHES:
+            changes[key] = _enum_value(key, raw)
+        elif key == "sijin_bonus":
+            if not isinstance(raw, bool):
+                raise RulesError(
+                    f"invalid value {raw!r} for sijin_bonus; allowed: true, false", key=key
+                )
+            changes[key] = raw
+        elif key == "zhuangyuan_order":
+            changes[key] = _parse_order(raw)
+        elif key == "chase":
+            changes[key] = _parse_chase(raw)
+        elif key == "duitang_patterns":
+            changes[key] = _parse_patterns(raw)
+        elif key == "prizes":
+            changes[key] = _parse_prizes(raw, base.prizes)
+    return replace(base, **changes)
+
+
+def load_rules(spec: str | Path | Mapping[str, Any] | RuleSet | None = None) -> RuleSet:
+    """Rules from a preset name or alias, a JSON rule file's path, a rule object, or None."""
+    if spec is None:
+        from bobing.engine.presets import DEFAULT_RULES
+
+        return DEFAULT_RULES
+    if isinstance(spec, RuleSet):
+        return spec
+    if isinstance(spec, Mapping):
+        return rules_from_json(spec)
+    text = str(spec)
+    path = Path(text)
+    looks_like_file = text.endswith(".json") or "/" in text or "\\" in text
+    if looks_like_file or (path.suffix and path.exists()):
+        try:
+            raw = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise RulesError(f"cannot read rule file {text!r}: {exc.strerror}", key="rules") from None
+        try:
+            data = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise RulesError(
+                f"rule file {text!r} is not valid JSON: {exc.msg} at line {exc.lineno}",
+                key="rules",
+            ) from None
+        return rules_from_json(data)
+    return rules_from_json(text)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "DEFAULT_RULES":
+        from bobing.engine.presets import DEFAULT_RULES
+
+        return DEFAULT_RULES
+    raise AttributeError(name)
+
+
+__all__ = ["HANDS", "SWITCHES", "Chase", "RuleSet", "load_rules", "rules_from_json"]

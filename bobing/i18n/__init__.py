@@ -1,0 +1,99 @@
+"""One message catalogue per language (standard library only).
+
+Each language is a folder of JSON files (``engine.json``, ``cli.json``, ``server.json`` ...)
+merged into one flat ``key -> template`` map; templates use ``str.format`` fields.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from functools import cache
+from importlib import resources
+from typing import Any
+
+LANGS: tuple[str, ...] = ("zh-Hans", "zh-Hant", "en")
+DEFAULT_LANG = "zh-Hans"
+
+_LANG_ALIASES = {
+    "zh": "zh-Hans",
+    "zh-cn": "zh-Hans",
+    "zh-sg": "zh-Hans",
+    "zh-hans": "zh-Hans",
+    "zh-tw": "zh-Hant",
+    "zh-hk": "zh-Hant",
+    "zh-mo": "zh-Hant",
+    "zh-hant": "zh-Hant",
+    "en": "en",
+}
+
+
+def normalize_lang(lang: str | None) -> str:
+    """Map a language tag (``zh-TW``, ``en-US``, ``zh_Hans``) to one of :data:`LANGS`.
+
+    >>> normalize_lang("zh-TW"), normalize_lang("en-GB"), normalize_lang(None)
+    ('zh-Hant', 'en', 'zh-Hans')
+    """
+    if not lang:
+        return DEFAULT_LANG
+    tag = lang.strip().replace("_", "-").lower()
+    if tag in _LANG_ALIASES:
+        return _LANG_ALIASES[tag]
+    head = tag.split("-")[0]
+    if head == "zh":
+        return "zh-Hant" if any(p in tag for p in ("hant", "tw", "hk", "mo")) else "zh-Hans"
+    return _LANG_ALIASES.get(head, "en" if head.isalpha() else DEFAULT_LANG)
+
+
+def lang_from_env() -> str:
+    """The language asked for by ``BOBING_LANG`` or the locale, else zh-Hans."""
+    for var in ("BOBING_LANG", "LC_ALL", "LC_MESSAGES", "LANG"):
+        value = os.environ.get(var, "")
+        if value and value not in ("C", "POSIX") and not value.startswith("C."):
+            return normalize_lang(value.split(".")[0])
+    return DEFAULT_LANG
+
+
+@cache
+def catalogue(lang: str) -> dict[str, Any]:
+    """Every message of one language, merged from its JSON files."""
+    lang = normalize_lang(lang)
+    merged: dict[str, Any] = {}
+    folder = resources.files("bobing.i18n").joinpath(lang)
+    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        if entry.name.endswith(".json"):
+            merged.update(json.loads(entry.read_text(encoding="utf-8")))
+    return merged
+
+
+def t(key: str, lang: str | None = None, /, **params: Any) -> str:
+    """The message ``key`` in ``lang`` (falling back to English, then the key itself).
+
+    >>> t("tier.duitang", "zh-Hans"), t("tier.duitang", "en")
+    ('对堂', 'Duitang (second prize)')
+    """
+    lang = normalize_lang(lang)
+    template = catalogue(lang).get(key)
+    if template is None:
+        template = catalogue("en").get(key, key)
+    if params:
+        try:
+            return str(template).format(**params)
+        except (KeyError, IndexError, ValueError):
+            return str(template)
+    return str(template)
+
+
+def number(n: int, lang: str | None = None) -> str:
+    """A small number as people say it: 十二 in Chinese, 12 in English.
+
+    >>> number(12, "zh-Hans"), number(3, "en")
+    ('十二', '3')
+    """
+    if normalize_lang(lang) == "en" or not 0 <= n <= 99:
+        return str(n)
+    digits = "零一二三四五六七八九"
+    if n < 10:
+        return digits[n]
+    tens, ones = divmod(n, 10)
+    return ("" if tens == 1 else digits[tens]) + "十" + (digits[ones] if ones else "")

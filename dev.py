@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""The project's two commands, needing nothing but Python 3.11+.
+
+    python3 dev.py run    start the app (embedded SQLite; prints the address and a QR code)
+    python3 dev.py test   ruff, mypy --strict and the whole test suite
+
+Both create ``.venv`` and install the project into it when it is missing or out of date.
+Extra arguments are passed on (``python3 dev.py test -k odds``, ``python3 dev.py run --port 9000``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+STAMP = VENV / ".bobing-installed"
+
+
+def ensure_venv() -> None:
+    """Create the virtual environment and install the project when needed."""
+    if sys.version_info < (3, 11):
+        sys.exit("bobing needs Python 3.11 or newer")
+    want = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    if STAMP.exists() and STAMP.read_text().strip() == want:
+        return
+    if not (BIN / "python").exists():
+        print("creating .venv ...", flush=True)
+        venv.EnvBuilder(with_pip=True).create(VENV)
+    pip = [str(BIN / "python"), "-m", "pip", "--disable-pip-version-check", "-q"]
+    print("installing bobing and its test tools into .venv ...", flush=True)
+    subprocess.run([*pip, "install", "--upgrade", "pip"], check=True)
+    subprocess.run([*pip, "install", "-e", ".[dev]"], check=True, cwd=ROOT)
+    STAMP.write_text(want)
+
+
+def run(*cmd: str) -> int:
+    """Run a command from the venv, returning its exit code."""
+    print("$", " ".join(cmd), flush=True)
+    return subprocess.run(cmd, cwd=ROOT).returncode
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] not in ("run", "test"):
+        print(__doc__)
+        return 2
+    ensure_venv()
+    if argv[0] == "run":
+        return run(str(BIN / "bobing"), "serve", *argv[1:])
+    for step in (
+        (str(BIN / "ruff"), "check", "bobing", "tests", "benchmarks", "dev.py"),
+        (str(BIN / "mypy"), "--strict", "bobing"),
+    ):
+        code = run(*step)
+        if code:
+            return code
+    code = run(str(BIN / "python"), "-m", "pytest", *argv[1:])
+    return 0 if code == 0 else code
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
