@@ -1,0 +1,39 @@
+"""Shared test settings: which optional real services are present, and which CI requires."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+
+def _required(var: str) -> bool:
+    return os.environ.get(var, "") not in ("", "0", "false")
+
+
+POSTGRES_URL = os.environ.get("BOBING_TEST_POSTGRES_URL", "")
+"""e.g. postgresql+asyncpg://postgres@127.0.0.1:5432/test; .ci/run sets it."""
+REQUIRE_POSTGRES = _required("BOBING_REQUIRE_POSTGRES")
+REQUIRE_BROWSER = _required("BOBING_REQUIRE_BROWSER")
+CHROMIUM = os.environ.get("BOBING_CHROMIUM") or shutil.which("chromium") or ""
+
+
+def need_postgres() -> str:
+    """The PostgreSQL URL for tests, skipping (locally) or failing (in CI) when absent."""
+    if not POSTGRES_URL:
+        message = "PostgreSQL tests need BOBING_TEST_POSTGRES_URL (set by .ci/run)"
+        if REQUIRE_POSTGRES:
+            pytest.fail(message + " but it is not set, and BOBING_REQUIRE_POSTGRES=1")
+        pytest.skip(message)
+    return POSTGRES_URL
+
+
+def need_chromium() -> str:
+    """The Chromium executable, skipping (locally) or failing (in CI) when absent."""
+    if not CHROMIUM:
+        message = "browser tests need the system chromium (apt-get install chromium)"
+        if REQUIRE_BROWSER:
+            pytest.fail(message + ", and BOBING_REQUIRE_BROWSER=1")
+        pytest.skip(message)
+    return CHROMIUM
