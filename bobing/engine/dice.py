@@ -15,18 +15,27 @@ Dice = tuple[int, int, int, int, int, int]
 FACES = range(1, 7)
 DICE_COUNT = 6
 
+# Full-width digits and Chinese punctuation, as typed with a Chinese input method.
+_NORMALIZE = str.maketrans(
+    {**{chr(0xFF10 + d): str(d) for d in range(10)}, ",": " ", "，": " ", "、": " ", "\u3000": " "}
+)
+
 
 def parse_dice(value: str | Sequence[int]) -> Dice:
     """Read six faces from ``"444412"``, ``"4 4 4 4 1 2"``, ``"4,4,4,4,1,2"`` or a sequence.
 
+    Full-width digits and Chinese commas (``４，４、…``) are accepted too.
+
     >>> parse_dice("4,4,4,4,1,2")
+    (4, 4, 4, 4, 1, 2)
+    >>> parse_dice("４４４４１２")
     (4, 4, 4, 4, 1, 2)
     """
     if isinstance(value, str):
         text = value.strip()
         if not text:
             raise DiceError("no dice given: expected six digits 1-6, e.g. 444412", value=value)
-        parts = text.replace(",", " ").replace("，", " ").split()
+        parts = text.translate(_NORMALIZE).split()
         if len(parts) == 1:
             parts = list(parts[0])
         faces: list[int] = []

@@ -50,7 +50,9 @@ class Hand(StrEnum):
 
 
 HANDS: tuple[Hand, ...] = tuple(Hand)
-ALWAYS_ZHUANGYUAN: frozenset[Hand] = frozenset({Hand.CHAJINHUA, Hand.WUHONG, Hand.WUZI, Hand.SIHONG})
+ALWAYS_ZHUANGYUAN: frozenset[Hand] = frozenset(
+    {Hand.CHAJINHUA, Hand.WUHONG, Hand.WUZI, Hand.SIHONG}
+)
 ORDINARY_HAND_TIER: dict[Hand, Tier] = {
     Hand.DUITANG: Tier.DUITANG,
     Hand.SANHONG: Tier.SANHONG,

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from bobing.engine.errors import RulesError
 from bobing.engine.hands import Hand
+from bobing.engine.rules import ChajinhuaLugu as Lugu
 from bobing.engine.rules import (
     Direction,
-    LiubohongEffect,
     LiuboheiEffect,
+    LiubohongEffect,
     RuleSet,
     Tiaohou,
 )
-from bobing.engine.rules import ChajinhuaLugu as Lugu
 
 TRADITIONAL = RuleSet(
     zhuangyuan_order=(Hand.LIUBOHONG, Hand.CHAJINHUA, Hand.WUHONG, Hand.WUZI, Hand.SIHONG),

@@ -428,7 +428,7 @@ def _parse_chase(value: Any) -> Chase | None:
         if Tier(item) not in tiers:
             tiers.append(Tier(item))
     source = value.get("from", "nearest_before")
-    if source not in {str(s) for s in ChaseFrom}:
+    if not isinstance(source, str) or source not in {str(s) for s in ChaseFrom}:
         raise RulesError(
             f"invalid value {source!r} for chase.from; allowed: "
             + ", ".join(str(s) for s in ChaseFrom),
@@ -538,21 +538,49 @@ def load_rules(spec: str | Path | Mapping[str, Any] | RuleSet | None = None) -> 
         return rules_from_json(spec)
     text = str(spec)
     path = Path(text)
-    looks_like_file = text.endswith(".json") or "/" in text or "\\" in text
-    if looks_like_file or (path.suffix and path.exists()):
+    looks_like_file = isinstance(spec, Path) or text.lower().endswith(".json") or any(
+        sep in text for sep in ("/", "\\")
+    )
+    if not looks_like_file:
         try:
-            raw = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise RulesError(f"cannot read rule file {text!r}: {exc.strerror}", key="rules") from None
-        try:
-            data = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise RulesError(
-                f"rule file {text!r} is not valid JSON: {exc.msg} at line {exc.lineno}",
-                key="rules",
-            ) from None
-        return rules_from_json(data)
-    return rules_from_json(text)
+            return rules_from_json(text)
+        except RulesError:
+            # Not a preset: a rule file in the current directory may still have that name.
+            if not path.is_file():
+                raise
+    return _read_rule_file(path, text)
+
+
+def _read_rule_file(path: Path, text: str) -> RuleSet:
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise RulesError(
+            f"cannot read rule file {text!r}: {exc.strerror or exc}", key="rules", value=text
+        ) from None
+    except UnicodeDecodeError:
+        raise RulesError(
+            f"rule file {text!r} is not UTF-8 text", key="rules", value=text
+        ) from None
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise RulesError(
+            f"rule file {text!r} is not valid JSON: {exc.msg} at line {exc.lineno} "
+            f"column {exc.colno}",
+            key="rules",
+            value=text,
+        ) from None
+    except RecursionError:
+        raise RulesError(f"rule file {text!r} is nested too deeply", key="rules") from None
+    if not isinstance(data, dict):
+        raise RulesError(
+            f'rule file {text!r} must hold a JSON object {{"preset": ..., ...}}, '
+            f"not {type(data).__name__}",
+            key="rules",
+            value=text,
+        )
+    return rules_from_json(data)
 
 
 def __getattr__(name: str) -> Any:
