@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import secrets
 from collections.abc import Iterable, Iterator, Sequence
+from functools import lru_cache
 from typing import Protocol
 
 from bobing.engine.errors import DiceError
@@ -68,13 +69,18 @@ def _show(value: str | Sequence[int]) -> str:
     return repr(value) if isinstance(value, str) else repr(list(value))
 
 
+@lru_cache(maxsize=65536)
+def _text(dice: tuple[int, ...]) -> str:
+    return "".join(map(str, dice))
+
+
 def dice_text(dice: Iterable[int]) -> str:
     """Six faces as the six-digit string used in records and JSON.
 
     >>> dice_text((4, 4, 4, 4, 1, 2))
     '444412'
     """
-    return "".join(str(face) for face in dice)
+    return _text(dice if type(dice) is tuple else tuple(dice))
 
 
 class DiceSource(Protocol):

@@ -163,6 +163,10 @@ class Classifier:
         """Classify six faces given as a tuple in any order (one dictionary lookup)."""
         return self._table[dice]
 
+    def get(self, dice: tuple[int, ...]) -> Classification | None:
+        """The classification of six valid faces, or None when ``dice`` is not such a tuple."""
+        return self._table.get(dice)
+
     def classify(self, dice: str | Sequence[int]) -> Classification:
         """Classify dice in any accepted spelling, raising :class:`DiceError` when invalid."""
         return self._table[parse_dice(dice)]

@@ -1,0 +1,183 @@
+"""Game events: frozen facts. A game's state is the fold of its events (see :mod:`game`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar
+
+from bobing.engine.errors import RecordError
+
+EVENT_VERSION = 1
+"""Bumped when the JSON form of an event changes incompatibly."""
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Base of every event; ``type`` is its snake_case JSON name."""
+
+    type: ClassVar[str] = "event"
+
+    def to_json(self) -> dict[str, Any]:
+        """The event as a JSON object with its ``type`` first."""
+        return event_to_json(self)
+
+
+@dataclass(frozen=True, slots=True)
+class Started(Event):
+    """The starter is decided, directly or by the two-dice start."""
+
+    type: ClassVar[str] = "started"
+    starter: str
+    thrower: str | None = None
+    dice: tuple[int, int] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Thrown(Event):
+    """A throw: six faces (and the hand they make), or a 跳猴 (``dice`` None)."""
+
+    type: ClassVar[str] = "thrown"
+    throw: int
+    player: str
+    dice: str | None
+    hand: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped(Event):
+    """A player lost this turn to an earlier 跳猴; it still counts as their turn."""
+
+    type: ClassVar[str] = "skipped"
+    player: str
+    turn: int
+
+
+@dataclass(frozen=True, slots=True)
+class Awarded(Event):
+    """``count`` cakes of ``tier`` go to ``player``, from the pool or from player ``source``.
+
+    ``reason``: ``hand`` (the throw's tier), ``bonus`` (四进's 一秀/二举), ``chajinhua`` (its
+    对堂 cakes, never chased), ``chase`` (追), ``sweep`` (六勃红/遍地锦), ``grab`` (lights off).
+    """
+
+    type: ClassVar[str] = "awarded"
+    throw: int | None
+    player: str
+    tier: str
+    count: int
+    source: str | None
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class StandingSet(Event):
+    """A 状元 hand becomes the thrower's standing (replacing the older one: 禄骨)."""
+
+    type: ClassVar[str] = "standing"
+    throw: int
+    player: str
+    hand: str
+    dice: str
+
+
+@dataclass(frozen=True, slots=True)
+class SkipNext(Event):
+    """After a 跳猴 the thrower will lose their next turn."""
+
+    type: ClassVar[str] = "skip_next"
+    throw: int
+    player: str
+
+
+@dataclass(frozen=True, slots=True)
+class FinalStarted(Event):
+    """Every non-状元 cake is claimed and a 状元 stands: play ends after turn ``until_turn``."""
+
+    type: ClassVar[str] = "final"
+    throw: int
+    until_turn: int
+
+
+@dataclass(frozen=True, slots=True)
+class GrabOpened(Event):
+    """六勃黑 under ``grab_end``: lights off, the remaining cakes are grabbed."""
+
+    type: ClassVar[str] = "grab_open"
+    throw: int
+
+
+@dataclass(frozen=True, slots=True)
+class GameOver(Event):
+    """The game is over; ``ended_by`` is exhausted, liubohong, liubohei or biandijin."""
+
+    type: ClassVar[str] = "game_over"
+    throw: int | None
+    ended_by: str
+
+
+@dataclass(frozen=True, slots=True)
+class ZhuangyuanWon(Event):
+    """The 状元 cake goes to ``player``: by their hand thrown at ``throw``, or grabbed."""
+
+    type: ClassVar[str] = "zhuangyuan"
+    player: str
+    hand: str | None
+    dice: str | None
+    throw: int | None
+
+
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.type: cls
+    for cls in (
+        Started,
+        Thrown,
+        Skipped,
+        Awarded,
+        StandingSet,
+        SkipNext,
+        FinalStarted,
+        GrabOpened,
+        GameOver,
+        ZhuangyuanWon,
+    )
+}
+
+# JSON uses "from" where Python cannot.
+_JSON_NAME = {"source": "from"}
+_PY_NAME = {v: k for k, v in _JSON_NAME.items()}
+
+
+def event_to_json(event: Event) -> dict[str, Any]:
+    """An event as JSON: ``{"type": ..., fields...}`` (tuples become lists).
+
+    >>> event_to_json(Awarded(3, "甲", "yixiu", 1, None, "hand"))["from"] is None
+    True
+    """
+    out: dict[str, Any] = {"type": event.type}
+    for f in fields(event):
+        value = getattr(event, f.name)
+        out[_JSON_NAME.get(f.name, f.name)] = list(value) if isinstance(value, tuple) else value
+    return out
+
+
+def event_from_json(data: dict[str, Any]) -> Event:
+    """The event back from :func:`event_to_json`, raising :class:`RecordError` when malformed."""
+    if not isinstance(data, dict):
+        raise RecordError(f"event must be an object, not {data!r}")
+    kind = data.get("type")
+    cls = EVENT_TYPES.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise RecordError(f"unknown event type {kind!r}", key="type")
+    kwargs: dict[str, Any] = {}
+    names = {f.name for f in fields(cls)}
+    for key, value in data.items():
+        if key == "type":
+            continue
+        name = _PY_NAME.get(key, key)
+        if name not in names:
+            raise RecordError(f"unknown key {key!r} in {kind} event", key=key)
+        kwargs[name] = tuple(value) if isinstance(value, list) else value
+    try:
+        return cls(**kwargs)
+    except TypeError as exc:
+        raise RecordError(f"malformed {kind} event: {exc}") from None

@@ -1,0 +1,792 @@
+"""A whole table's game (RULES.md §4) as a state machine: commands make events, state folds them.
+
+Each command comes as a triple, after PokerKit: ``verify_x`` raises, ``can_x`` answers,
+``x`` returns the new events (already applied). :func:`apply` is the pure fold; replaying a
+game's events through it reproduces the game exactly.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Mapping, Sequence
+from enum import StrEnum
+from typing import Any, NamedTuple
+
+from bobing.engine.dice import dice_text, parse_dice
+from bobing.engine.errors import IllegalAction, InputError, RecordError
+from bobing.engine.events import (
+    Awarded,
+    Event,
+    FinalStarted,
+    GameOver,
+    GrabOpened,
+    SkipNext,
+    Skipped,
+    StandingSet,
+    Started,
+    Thrown,
+    ZhuangyuanWon,
+)
+from bobing.engine.hands import ORDINARY_HAND_TIER, TIERS, Classification, Hand, Tier
+from bobing.engine.rules import (
+    BiandijinEffect,
+    ChajinhuaDuitang,
+    ChajinhuaLugu,
+    ChaseFrom,
+    Direction,
+    End,
+    LiuboheiEffect,
+    LiubohongEffect,
+    RuleSet,
+    Standing,
+    StartCount,
+    Tiaohou,
+)
+
+MIN_PLAYERS = 2
+MAX_PLAYERS = 12
+MAX_NAME_LENGTH = 24
+
+_TIER_INDEX: dict[str, int] = {str(t): i for i, t in enumerate(TIERS)}
+_ZY = 0  # index of the 状元 tier
+
+
+class Phase(StrEnum):
+    """Where a game is: before the start, main play, the final round(s), the grab, over."""
+
+    NOT_STARTED = "not_started"
+    MAIN = "main"
+    FINAL = "final"
+    GRAB = "grab"
+    OVER = "over"
+
+
+class Lot(NamedTuple):
+    """One cake in a player's hands, with the throw that brought it."""
+
+    tier: int
+    seat: int
+    throw: int
+    protected: bool  # brought by 插金花: never chased
+
+
+class StandingEntry(NamedTuple):
+    """A player's 状元 standing: the hand, its dice, its throw and its rank key."""
+
+    hand: Hand
+    dice: str
+    throw: int
+    key: tuple[int, int, int]
+
+
+class Winner(NamedTuple):
+    """Who has (or leads for) the 状元 cake; ``hand`` None for a grabbed cake."""
+
+    seat: int
+    hand: Hand | None
+    dice: str | None
+    throw: int | None
+
+
+class GameState(NamedTuple):
+    """Everything about a game at one moment. Immutable; :func:`apply` makes the next one."""
+
+    rules: RuleSet
+    players: tuple[str, ...]
+    seat_of: Mapping[str, int]
+    phase: Phase
+    starter: int | None
+    turn: int  # turns taken, skipped ones included; turn k belongs to round k // len(players)
+    throws: int  # throws so far (跳猴 included, skipped turns not)
+    pool: tuple[int, ...]  # cakes left per tier, TIERS order
+    held: tuple[tuple[int, ...], ...]  # per seat, cakes per tier
+    lots: tuple[Lot, ...]
+    standings: tuple[StandingEntry | None, ...]
+    skip: tuple[bool, ...]
+    final_until: int | None  # the last turn index once the final phase began
+    ended_by: str | None
+    winner: Winner | None
+
+    @property
+    def step(self) -> int:
+        """+1 for clockwise play, -1 for counterclockwise (seats are listed clockwise)."""
+        return -1 if self.rules.direction is Direction.COUNTERCLOCKWISE else 1
+
+    def seat_at(self, turn: int) -> int:
+        """The seat that plays turn index ``turn``."""
+        assert self.starter is not None
+        return (self.starter + self.step * turn) % len(self.players)
+
+    @property
+    def current_seat(self) -> int | None:
+        """The seat whose turn it is (None before the start, during the grab, or when over)."""
+        if self.phase not in (Phase.MAIN, Phase.FINAL):
+            return None
+        return self.seat_at(self.turn)
+
+    @property
+    def round(self) -> int:
+        """The current round, from 1."""
+        return self.turn // len(self.players) + 1
+
+    @property
+    def ender(self) -> int | None:
+        """The seat before the starter: the last to throw in every round."""
+        if self.starter is None:
+            return None
+        return (self.starter - self.step) % len(self.players)
+
+    def holdings(self, player: str) -> dict[Tier, int]:
+        """Cakes ``player`` holds, non-zero tiers only, highest tier first."""
+        counts = self.held[self.seat_of[player]]
+        return {TIERS[i]: n for i, n in enumerate(counts) if n}
+
+    @property
+    def unclaimed_ordinary(self) -> int:
+        """Non-状元 cakes still in the pool."""
+        return sum(self.pool[1:])
+
+    def leader(self) -> Winner | None:
+        """The best standing (ties to the earlier throw), or the awarded winner once over."""
+        if self.winner is not None:
+            return self.winner
+        best: StandingEntry | None = None
+        best_seat = -1
+        for seat, entry in enumerate(self.standings):
+            if entry is None:
+                continue
+            if best is None or entry.key > best.key or (
+                entry.key == best.key and entry.throw < best.throw
+            ):
+                best, best_seat = entry, seat
+        if best is None:
+            return None
+        return Winner(best_seat, best.hand, best.dice, best.throw)
+
+
+def new_state(rules: RuleSet, players: Sequence[str]) -> GameState:
+    """The state before the start, validating the seat list."""
+    names = validate_players(players)
+    n = len(names)
+    return GameState(
+        rules=rules,
+        players=names,
+        seat_of={name: i for i, name in enumerate(names)},
+        phase=Phase.NOT_STARTED,
+        starter=None,
+        turn=0,
+        throws=0,
+        pool=tuple(rules.prizes),
+        held=((0,) * len(TIERS),) * n,
+        lots=(),
+        standings=(None,) * n,
+        skip=(False,) * n,
+        final_until=None,
+        ended_by=None,
+        winner=None,
+    )
+
+
+def validate_players(players: Sequence[str]) -> tuple[str, ...]:
+    """Check a seat list: 2-12 distinct, non-empty names of at most 24 characters."""
+    if isinstance(players, str) or not isinstance(players, Sequence):
+        raise InputError("players must be a list of names", key="players")
+    names = tuple(players)
+    if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
+        raise InputError(
+            f"a table seats {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(names)}",
+            code="player_count",
+            key="players",
+            count=len(names),
+        )
+    seen: set[str] = set()
+    for name in names:
+        if not isinstance(name, str) or not name.strip():
+            raise InputError(f"invalid player name {name!r}", code="bad_name", key="players")
+        if name != name.strip() or len(name) > MAX_NAME_LENGTH:
+            raise InputError(
+                f"invalid player name {name!r}: no surrounding spaces, "
+                f"at most {MAX_NAME_LENGTH} characters",
+                code="bad_name",
+                key="players",
+                name=name,
+            )
+        if name in seen:
+            raise InputError(
+                f"duplicate player name {name!r}", code="duplicate_name", key="players", name=name
+            )
+        seen.add(name)
+    return names
+
+
+# -- the fold ---------------------------------------------------------------------------------
+
+
+def _advance(state: GameState) -> GameState:
+    return state._replace(turn=state.turn + 1)
+
+
+def _move(state: GameState, event: Awarded) -> GameState:
+    tier = _TIER_INDEX[event.tier]
+    seat = state.seat_of[event.player]
+    held = list(state.held)
+    pool = state.pool
+    lots = state.lots
+    if event.source is None:
+        pool = pool[:tier] + (pool[tier] - event.count,) + pool[tier + 1 :]
+    else:
+        source = state.seat_of[event.source]
+        # Take the newest unprotected cakes first; a sweep takes every cake of the tier.
+        mine = sorted(
+            (i for i, lot in enumerate(lots) if lot.seat == source and lot.tier == tier),
+            key=lambda i: (not lots[i].protected, lots[i].throw, i),
+            reverse=True,
+        )[: event.count]
+        drop = set(mine)
+        lots = tuple(lot for i, lot in enumerate(lots) if i not in drop)
+        row = list(held[source])
+        row[tier] -= event.count
+        held[source] = tuple(row)
+    row = list(held[seat])
+    row[tier] += event.count
+    held[seat] = tuple(row)
+    if tier != _ZY:
+        protected = event.reason == "chajinhua"
+        throw = event.throw or 0
+        lots = lots + tuple(Lot(tier, seat, throw, protected) for _ in range(event.count))
+    return state._replace(pool=pool, held=tuple(held), lots=lots)
+
+
+def apply(state: GameState, event: Event) -> GameState:
+    """The state after ``event``: the fold step, with no side effects."""
+    if isinstance(event, Thrown):
+        return state._replace(turn=state.turn + 1, throws=event.throw)
+    if isinstance(event, Awarded):
+        return _move(state, event)
+    if isinstance(event, StandingSet):
+        seat = state.seat_of[event.player]
+        c = state.rules.classify(event.dice)
+        entry = StandingEntry(c.hand, event.dice, event.throw, state.rules.zhuangyuan_key(c))
+        standings = state.standings[:seat] + (entry,) + state.standings[seat + 1 :]
+        return state._replace(standings=standings)
+    if isinstance(event, Skipped):
+        seat = state.seat_of[event.player]
+        skip = state.skip[:seat] + (False,) + state.skip[seat + 1 :]
+        return state._replace(turn=state.turn + 1, skip=skip)
+    if isinstance(event, SkipNext):
+        seat = state.seat_of[event.player]
+        skip = state.skip[:seat] + (True,) + state.skip[seat + 1 :]
+        return state._replace(skip=skip)
+    if isinstance(event, Started):
+        return state._replace(phase=Phase.MAIN, starter=state.seat_of[event.starter])
+    if isinstance(event, FinalStarted):
+        return state._replace(phase=Phase.FINAL, final_until=event.until_turn)
+    if isinstance(event, GrabOpened):
+        return state._replace(phase=Phase.GRAB)
+    if isinstance(event, GameOver):
+        return state._replace(phase=Phase.OVER, ended_by=event.ended_by)
+    if isinstance(event, ZhuangyuanWon):
+        seat = state.seat_of[event.player]
+        hand = Hand(event.hand) if event.hand is not None else None
+        winner = Winner(seat, hand, event.dice, event.throw)
+        if state.pool[_ZY] > 0:
+            award = Awarded(event.throw, event.player, "zhuangyuan", 1, None, "zhuangyuan")
+            state = _move(state, award)
+        return state._replace(winner=winner)
+    raise InputError(f"cannot apply event {event!r}")
+
+
+def fold(state: GameState, events: Iterable[Event]) -> GameState:
+    """Apply many events in order."""
+    for event in events:
+        state = apply(state, event)
+    return state
+
+
+# -- the game ---------------------------------------------------------------------------------
+
+
+class Game:
+    """A game at a table: the current state plus the log of every event so far."""
+
+    def __init__(self, rules: RuleSet, players: Sequence[str]) -> None:
+        self.rules = rules
+        self.state = new_state(rules, players)
+        self.events: list[Event] = []
+
+    # -- views -------------------------------------------------------------------------------
+
+    @property
+    def players(self) -> tuple[str, ...]:
+        """Names in clockwise seat order."""
+        return self.state.players
+
+    @property
+    def phase(self) -> Phase:
+        """Where the game is."""
+        return self.state.phase
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the game has ended."""
+        return self.state.phase is Phase.OVER
+
+    @property
+    def next_player(self) -> str | None:
+        """Whose turn it is; None before the start, during a grab, or once over."""
+        seat = self.state.current_seat
+        return None if seat is None else self.state.players[seat]
+
+    @property
+    def throw_count(self) -> int:
+        """Throws so far (跳猴 counts; a skipped turn does not)."""
+        return self.state.throws
+
+    def _emit(self, events: list[Event]) -> list[Event]:
+        state = self.state
+        for event in events:
+            state = apply(state, event)
+        self.state = state
+        self.events.extend(events)
+        return events
+
+    # -- start -------------------------------------------------------------------------------
+
+    def verify_start(
+        self,
+        *,
+        starter: str | None = None,
+        thrower: str | None = None,
+        dice: Sequence[int] | None = None,
+    ) -> None:
+        """Raise unless the game can start this way."""
+        if self.state.phase is not Phase.NOT_STARTED:
+            raise IllegalAction("the game has already started", code="already_started")
+        if starter is not None and (thrower is not None or dice is not None):
+            raise InputError("give either a starter or a thrower with two dice, not both")
+        for name in (starter, thrower):
+            if name is not None and name not in self.state.seat_of:
+                raise InputError(f"unknown player {name!r}", code="unknown_player", name=name)
+        if (thrower is None) != (dice is None):
+            raise InputError("the two-dice start needs both the thrower and the two dice")
+        if dice is not None:
+            faces = list(dice)
+            ok = len(faces) == 2 and all(
+                isinstance(f, int) and not isinstance(f, bool) and 1 <= f <= 6 for f in faces
+            )
+            if not ok:
+                raise InputError(
+                    f"invalid start dice {faces!r}: two faces 1-6", code="bad_start_dice"
+                )
+
+    def can_start(self, **kwargs: Any) -> bool:
+        """Whether :meth:`start` would succeed with these arguments."""
+        try:
+            self.verify_start(**kwargs)
+        except (IllegalAction, InputError):
+            return False
+        return True
+
+    def start(
+        self,
+        *,
+        starter: str | None = None,
+        thrower: str | None = None,
+        dice: Sequence[int] | None = None,
+    ) -> list[Event]:
+        """Start: the first listed player, a named starter, or the two-dice count."""
+        self.verify_start(starter=starter, thrower=thrower, dice=dice)
+        state = self.state
+        if thrower is not None and dice is not None:
+            a, b = dice
+            count = a + b - (1 if self.rules.start_count is StartCount.FROM_THROWER else 0)
+            seat = (state.seat_of[thrower] + state.step * count) % len(state.players)
+            event = Started(state.players[seat], thrower, (a, b))
+        else:
+            event = Started(starter if starter is not None else state.players[0])
+        skips, after = self._skips_after(apply(state, event))
+        self.state = after
+        self.events += [event, *skips]
+        return [event, *skips]
+
+    # -- throws ------------------------------------------------------------------------------
+
+    def verify_throw(
+        self, player: str | None = None, dice: Sequence[int] | str | None = None,
+        *, tiaohou: bool = False,
+    ) -> None:
+        """Raise unless ``player`` (default: whoever's turn) may throw these dice now."""
+        self._checked_throw(player, dice, tiaohou)
+
+    def _checked_throw(
+        self, player: str | None, dice: Sequence[int] | str | None, tiaohou: bool
+    ) -> tuple[int, ...] | None:
+        state = self.state
+        if state.phase is not Phase.MAIN and state.phase is not Phase.FINAL:
+            if state.phase is Phase.NOT_STARTED:
+                raise IllegalAction("the game has not started", code="not_started")
+            if state.phase is Phase.GRAB:
+                raise IllegalAction(
+                    "the lights are off: the grab must be settled", code="grab_pending"
+                )
+            raise IllegalAction("the game is already over", code="game_over")
+        if player is not None:
+            current = state.players[state.seat_at(state.turn)]
+            if player != current:
+                if player not in state.seat_of:
+                    raise InputError(
+                        f"unknown player {player!r}", code="unknown_player", name=player
+                    )
+                raise IllegalAction(
+                    f"it is {current}'s turn, not {player}'s",
+                    code="not_your_turn",
+                    current=current,
+                    player=player,
+                )
+        if tiaohou:
+            if dice is not None:
+                raise InputError("a 跳猴 has no dice", code="tiaohou_with_dice")
+            return None
+        if dice is None:
+            raise InputError("a throw needs six dice (or 跳猴)", code="no_dice")
+        if type(dice) is tuple and self.rules.classifier.get(dice) is not None:
+            return dice  # the fast path: already six valid faces
+        return parse_dice(dice)
+
+    def can_throw(
+        self, player: str | None = None, dice: Sequence[int] | str | None = None,
+        *, tiaohou: bool = False,
+    ) -> bool:
+        """Whether :meth:`throw` would succeed."""
+        try:
+            self.verify_throw(player, dice, tiaohou=tiaohou)
+        except (IllegalAction, InputError):
+            return False
+        return True
+
+    def throw(
+        self, dice: Sequence[int] | str | None, *, player: str | None = None,
+        tiaohou: bool = False,
+    ) -> list[Event]:
+        """Throw for whoever's turn it is (checked against ``player`` when given)."""
+        faces = self._checked_throw(player, dice, tiaohou)
+        events, state = self._decide_throw(faces)
+        self.state = state
+        self.events.extend(events)
+        return events
+
+    def _decide_throw(
+        self, faces: tuple[int, ...] | None
+    ) -> tuple[list[Event], GameState]:
+        state = self.state
+        rules = self.rules
+        seat = state.seat_at(state.turn)
+        name = state.players[seat]
+        n = state.throws + 1
+        exhausted_before = state.unclaimed_ordinary == 0
+        events: list[Event] = []
+        if faces is None:
+            events.append(Thrown(n, name, None, None))
+            if rules.tiaohou is Tiaohou.VOID_SKIP_NEXT:
+                events.append(SkipNext(n, name))
+            return self._after_turn(state, events, exhausted_before)
+        c = rules.classifier(faces)
+        text = dice_text(faces)
+        events.append(Thrown(n, name, text, str(c.hand)))
+        hand = c.hand
+        if hand is Hand.LIUBOHONG:
+            effect = rules.liubohong
+            if effect is LiubohongEffect.TAKE_ALL_END:
+                events += self._sweep(state, seat, n, from_players=True)
+                events.append(GameOver(n, "liubohong"))
+                events.append(ZhuangyuanWon(name, str(hand), text, n))
+                return events, fold(state, events)
+            if effect is LiubohongEffect.TAKE_REMAINING_END:
+                events += self._sweep(state, seat, n, from_players=False)
+                events += self._stand(state, seat, c, text, n)
+                return self._finish(state, events, "liubohong")
+            events += self._stand(state, seat, c, text, n)
+        elif hand is Hand.LIUBOHEI and rules.liubohei is not LiuboheiEffect.IGNORE:
+            effect_hei = rules.liubohei
+            if effect_hei is LiuboheiEffect.GRAB_END:
+                events.append(GrabOpened(n))
+                return events, fold(state, events)
+            events += self._stand(state, seat, c, text, n)
+            if effect_hei is LiuboheiEffect.ZHUANGYUAN_END_SHARE:
+                return self._finish(state, events, "liubohei")
+        elif hand is Hand.BIANDIJIN:
+            if rules.biandijin is BiandijinEffect.TAKE_REMAINING_END:
+                events += self._sweep(state, seat, n, from_players=False)
+                events.append(GameOver(n, "biandijin"))
+                events.append(ZhuangyuanWon(name, str(hand), text, n))
+                return events, fold(state, events)
+            events += self._stand(state, seat, c, text, n)
+        elif hand in rules.zhuangyuan_order:
+            events += self._stand(state, seat, c, text, n)
+            if hand is Hand.CHAJINHUA and rules.chajinhua_duitang is ChajinhuaDuitang.IMMEDIATE:
+                take = min(2, state.pool[1])
+                if take:
+                    events.append(Awarded(n, name, "duitang", take, None, "chajinhua"))
+        else:
+            tier = ORDINARY_HAND_TIER.get(hand)
+            if tier is not None:
+                events += self._take(state, seat, tier, n, "hand")
+                for bonus in c.bonus:
+                    events += self._take(state, seat, bonus, n, "bonus")
+        return self._after_turn(state, events, exhausted_before)
+
+    def _stand(
+        self, state: GameState, seat: int, c: Classification, text: str, n: int
+    ) -> list[Event]:
+        """Update the thrower's 状元 standing (禄骨 or best; 插金花 may be exempt)."""
+        rules = self.rules
+        current = state.standings[seat]
+        if current is not None:
+            if current.hand is Hand.CHAJINHUA and rules.chajinhua_lugu is ChajinhuaLugu.EXEMPT:
+                return []
+            if rules.standing is Standing.BEST and rules.zhuangyuan_key(c) <= current.key:
+                return []
+        return [StandingSet(n, state.players[seat], str(c.hand), text)]
+
+    def _take(self, state: GameState, seat: int, tier: Tier, n: int, reason: str) -> list[Event]:
+        """One cake of an ordinary tier: from the pool, else by 追 if agreed, else nothing."""
+        index = _TIER_INDEX[tier]
+        name = state.players[seat]
+        if state.pool[index] > 0:
+            return [Awarded(n, name, str(tier), 1, None, reason)]
+        chase = self.rules.chase
+        if reason != "hand" or chase is None or tier not in chase.tiers:
+            return []
+        if state.unclaimed_ordinary == 0:
+            return []
+        victim = self._chase_victim(state, seat, index)
+        if victim is None:
+            return []
+        return [Awarded(n, name, str(tier), 1, state.players[victim], "chase")]
+
+    def _chase_victim(self, state: GameState, seat: int, tier: int) -> int | None:
+        chase = self.rules.chase
+        assert chase is not None
+        holders = [lot for lot in state.lots if lot.tier == tier and not lot.protected]
+        if chase.source is ChaseFrom.LATEST:
+            others = [lot for lot in holders if lot.seat != seat]
+            return max(others, key=lambda lot: lot.throw).seat if others else None
+        seats = {lot.seat for lot in holders}
+        size = len(state.players)
+        for k in range(1, size):
+            candidate = (seat - state.step * k) % size
+            if candidate in seats:
+                return candidate
+        return None
+
+    def _sweep(self, state: GameState, seat: int, n: int, *, from_players: bool) -> list[Event]:
+        """The thrower takes every unclaimed non-状元 cake (and, if asked, everyone's cakes)."""
+        name = state.players[seat]
+        events: list[Event] = []
+        for index, tier in enumerate(TIERS):
+            if index == _ZY:
+                continue
+            if state.pool[index]:
+                events.append(Awarded(n, name, str(tier), state.pool[index], None, "sweep"))
+            if from_players:
+                for other, counts in enumerate(state.held):
+                    if other != seat and counts[index]:
+                        events.append(
+                            Awarded(n, name, str(tier), counts[index], state.players[other],
+                                    "sweep")
+                        )
+        return events
+
+    def _finish(
+        self, state: GameState, events: list[Event], ended_by: str
+    ) -> tuple[list[Event], GameState]:
+        """Game over now; the best standing takes the 状元 cake."""
+        after = fold(state, events)
+        over = GameOver(after.throws or None, ended_by)
+        after = apply(after, over)
+        won = self._award_zhuangyuan(after)
+        events += [over, *won]
+        return events, fold(after, won)
+
+    def _award_zhuangyuan(self, state: GameState) -> list[Event]:
+        leader = state.leader()
+        if leader is None:
+            return []
+        hand = None if leader.hand is None else str(leader.hand)
+        return [ZhuangyuanWon(state.players[leader.seat], hand, leader.dice, leader.throw)]
+
+    def _after_turn(
+        self, before: GameState, events: list[Event], exhausted_before: bool
+    ) -> tuple[list[Event], GameState]:
+        """Enter the final phase, end the game, or skip the next players' lost turns."""
+        state = fold(before, events)
+        exhausted = state.phase is Phase.MAIN and state.unclaimed_ordinary == 0
+        if exhausted and any(entry is not None for entry in state.standings):
+            done = state.turn - 1  # the turn just played
+            size = len(state.players)
+            round_end = (done // size + 1) * size - 1
+            end = self.rules.end
+            if exhausted_before or end is End.FINISH_ROUND:
+                until = round_end
+            elif end is End.ONE_MORE_ROUND:
+                until = round_end + size
+            else:
+                until = done
+            final = FinalStarted(state.throws, until)
+            events.append(final)
+            state = apply(state, final)
+        more, state = self._skips_after(state)
+        events += more
+        return events, state
+
+    def _skips_after(self, state: GameState) -> tuple[list[Event], GameState]:
+        """End the game when its last turn is done; take the turns lost to 跳猴."""
+        events: list[Event] = []
+        while True:
+            final_until = state.final_until
+            if state.phase is Phase.FINAL and final_until is not None and state.turn > final_until:
+                over = GameOver(state.throws or None, "exhausted")
+                state = apply(state, over)
+                events.append(over)
+                won = self._award_zhuangyuan(state)
+                events += won
+                return events, fold(state, won)
+            if state.phase is not Phase.MAIN and state.phase is not Phase.FINAL:
+                return events, state
+            seat = state.seat_at(state.turn)
+            if not state.skip[seat]:
+                return events, state
+            skipped = Skipped(state.players[seat], state.turn)
+            state = apply(state, skipped)
+            events.append(skipped)
+
+    # -- the grab ----------------------------------------------------------------------------
+
+    def verify_grab(self, allocation: Mapping[str, Mapping[str, int]]) -> None:
+        """Raise unless ``allocation`` gives out exactly the unclaimed cakes to known players."""
+        state = self.state
+        if state.phase is not Phase.GRAB:
+            raise IllegalAction("there is no lights-off grab to settle", code="no_grab")
+        if not isinstance(allocation, Mapping):
+            raise RecordError("grab must map player names to tier counts", key="grab")
+        totals = [0] * len(TIERS)
+        for player, counts in allocation.items():
+            if player not in state.seat_of:
+                raise RecordError(f"grab: unknown player {player!r}", key="grab", name=player)
+            if not isinstance(counts, Mapping):
+                raise RecordError(f"grab.{player} must map tiers to counts", key="grab")
+            for tier, count in counts.items():
+                if tier not in _TIER_INDEX:
+                    raise RecordError(
+                        f"grab.{player}: unknown tier {tier!r}; allowed: "
+                        + ", ".join(str(t) for t in TIERS),
+                        key="grab",
+                    )
+                if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+                    raise RecordError(
+                        f"grab.{player}.{tier}: {count!r} is not a count", key="grab"
+                    )
+                totals[_TIER_INDEX[tier]] += count
+        for index, tier in enumerate(TIERS):
+            if totals[index] != state.pool[index]:
+                raise RecordError(
+                    f"grab must allocate exactly the unclaimed cakes: {state.pool[index]} "
+                    f"{tier} left, {totals[index]} allocated",
+                    key="grab",
+                    tier=str(tier),
+                )
+
+    def can_grab(self, allocation: Mapping[str, Mapping[str, int]]) -> bool:
+        """Whether :meth:`grab` would accept this allocation."""
+        try:
+            self.verify_grab(allocation)
+        except (IllegalAction, InputError):
+            return False
+        return True
+
+    def grab(
+        self,
+        allocation: Mapping[str, Mapping[str, int]] | None = None,
+        *,
+        rng: random.Random | None = None,
+    ) -> list[Event]:
+        """Settle the lights-off grab: a given allocation, or uniformly at random cake by cake."""
+        state = self.state
+        if allocation is None:
+            if state.phase is not Phase.GRAB:
+                raise IllegalAction("there is no lights-off grab to settle", code="no_grab")
+            chooser = rng or random.Random()
+            alloc: dict[str, dict[str, int]] = {}
+            for index, tier in enumerate(TIERS):
+                for _ in range(state.pool[index]):
+                    who = state.players[chooser.randrange(len(state.players))]
+                    row = alloc.setdefault(who, {})
+                    row[str(tier)] = row.get(str(tier), 0) + 1
+            allocation = alloc
+        self.verify_grab(allocation)
+        n = state.throws
+        events: list[Event] = []
+        zy_holder: str | None = None
+        for player in state.players:  # seat order: a stable event order
+            counts = allocation.get(player, {})
+            for tier in TIERS:
+                count = counts.get(str(tier), 0)
+                if not count:
+                    continue
+                if tier is Tier.ZHUANGYUAN:
+                    zy_holder = player
+                    continue
+                events.append(Awarded(n, player, str(tier), count, None, "grab"))
+        events.append(GameOver(n, "liubohei"))
+        if zy_holder is not None:
+            events.append(ZhuangyuanWon(zy_holder, None, None, None))
+        return self._emit(events)
+
+    # -- results and records -----------------------------------------------------------------
+
+    def result(self) -> dict[str, Any]:
+        """The ``--json`` object of ``bobing adjudicate`` (RULES.md §7)."""
+        state = self.state
+        leader = state.leader()
+        return {
+            "status": "over" if state.phase is Phase.OVER else "in_progress",
+            "ended_by": state.ended_by,
+            "next": self.next_player,
+            "zhuangyuan": None
+            if leader is None
+            else {
+                "player": state.players[leader.seat],
+                "hand": None if leader.hand is None else str(leader.hand),
+                "dice": leader.dice,
+                "throw": leader.throw,
+            },
+            "holdings": {
+                name: {str(t): n for t, n in state.holdings(name).items()}
+                for name in state.players
+            },
+            "pool": {str(t): n for t, n in zip(TIERS, state.pool, strict=True)},
+            "events": [event.to_json() for event in self.events],
+            "phase": str(state.phase),
+            "throws": state.throws,
+            "round": state.round if state.starter is not None else 0,
+        }
+
+    @classmethod
+    def replay(cls, rules: RuleSet, players: Sequence[str], events: Iterable[Event]) -> Game:
+        """A game rebuilt from its stored events (the fold; nothing is re-decided)."""
+        game = cls(rules, players)
+        game._emit(list(events))
+        return game
+
+    def to_record(self, *, seed: int | None = None, **extra: Any) -> dict[str, Any]:
+        """This game as a RULES.md §6 record (replayable with :meth:`from_record`)."""
+        from bobing.engine.record import record_of
+
+        return record_of(self, seed=seed, **extra)
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any], rules: RuleSet | None = None) -> Game:
+        """Play a RULES.md §6 record (optionally re-judged under other ``rules``)."""
+        from bobing.engine.record import play_record
+
+        return play_record(record, rules)

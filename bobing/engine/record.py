@@ -1,0 +1,245 @@
+"""Game records (RULES.md §6): read, validate, play, write; and adjudication (§7)."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from bobing.engine.dice import DICE_COUNT
+from bobing.engine.errors import BobingError, IllegalAction, InputError, RecordError, RulesError
+from bobing.engine.events import GrabOpened, Skipped, Started, Thrown
+from bobing.engine.hands import TIERS
+from bobing.engine.rules import RuleSet, load_rules, rules_from_json
+
+if TYPE_CHECKING:
+    from bobing.engine.game import Game
+
+RECORD_KEYS = ("rules", "players", "start", "seed", "throws", "grab")
+"""The keys of RULES.md §6; others (e.g. ``fairness``, ``table``) are kept but not judged."""
+
+
+def load_record(path: str | Path) -> dict[str, Any]:
+    """Read a record file, raising :class:`RecordError` for unreadable or malformed JSON."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise RecordError(f"cannot read record {str(path)!r}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise RecordError(f"record {str(path)!r} is not UTF-8 text") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RecordError(
+            f"record {str(path)!r} is not valid JSON: {exc.msg} at line {exc.lineno} "
+            f"column {exc.colno}"
+        ) from None
+    if not isinstance(data, dict):
+        raise RecordError(f"a record is a JSON object, not {type(data).__name__}")
+    return data
+
+
+def _throw_entry(index: int, entry: Any) -> tuple[str | None, tuple[int, ...] | None]:
+    """(player or None, faces or None for 跳猴) of throw ``index`` (1-based), validated."""
+    where = f"throw {index}"
+    player: str | None = None
+    if isinstance(entry, str):
+        dice: Any = entry
+        tiaohou = False
+    elif isinstance(entry, dict):
+        unknown = sorted(set(entry) - {"dice", "tiaohou", "player"})
+        if unknown:
+            raise RecordError(
+                f"{where}: unknown key {unknown[0]!r}; allowed: dice, tiaohou, player",
+                throw=index,
+                key=unknown[0],
+            )
+        raw_player = entry.get("player")
+        if raw_player is not None and not isinstance(raw_player, str):
+            raise RecordError(f"{where}: player must be a name", throw=index)
+        player = raw_player
+        tiaohou = entry.get("tiaohou", False)
+        if not isinstance(tiaohou, bool):
+            raise RecordError(f"{where}: tiaohou must be true or false", throw=index)
+        dice = entry.get("dice")
+        if tiaohou and dice is not None:
+            raise RecordError(f"{where}: a 跳猴 has no dice", throw=index)
+        if not tiaohou and dice is None:
+            raise RecordError(f"{where}: no dice (give \"dice\" or \"tiaohou\": true)", throw=index)
+    else:
+        raise RecordError(
+            f"{where}: expected six digits like \"444412\" or an object, not {entry!r}",
+            throw=index,
+        )
+    if tiaohou:
+        return player, None
+    if isinstance(dice, list):
+        dice = "".join(str(d) for d in dice)
+    if not isinstance(dice, str):
+        raise RecordError(f"{where}: dice must be six digits, not {dice!r}", throw=index)
+    if len(dice) != DICE_COUNT or not dice.isascii() or not dice.isdigit():
+        raise RecordError(
+            f"{where}: {dice!r} is not six digits 1-6 ({len(dice)} characters)", throw=index
+        )
+    bad = [c for c in dice if c not in "123456"]
+    if bad:
+        raise RecordError(f"{where}: {dice!r} has a {bad[0]}, faces are 1-6", throw=index)
+    return player, tuple(int(c) for c in dice)
+
+
+def _start_args(start: Any) -> dict[str, Any]:
+    if start is None:
+        return {}
+    if not isinstance(start, dict):
+        raise RecordError(
+            'start must be {"starter": NAME} or {"thrower": NAME, "dice": [a, b]}', key="start"
+        )
+    unknown = sorted(set(start) - {"starter", "thrower", "dice"})
+    if unknown:
+        raise RecordError(
+            f"start: unknown key {unknown[0]!r}; allowed: starter, thrower, dice", key="start"
+        )
+    if "starter" in start:
+        if set(start) != {"starter"}:
+            raise RecordError("start: give a starter, or a thrower with two dice", key="start")
+        return {"starter": start["starter"]}
+    if set(start) != {"thrower", "dice"}:
+        raise RecordError("start: the two-dice start needs thrower and dice", key="start")
+    dice = start["dice"]
+    ok = (
+        isinstance(dice, list)
+        and len(dice) == 2
+        and all(isinstance(d, int) and not isinstance(d, bool) and 1 <= d <= 6 for d in dice)
+    )
+    if not ok:
+        raise RecordError(f"start.dice must be two faces 1-6, not {dice!r}", key="start.dice")
+    return {"thrower": start["thrower"], "dice": tuple(dice)}
+
+
+def record_rules(record: Mapping[str, Any]) -> RuleSet:
+    """The rules a record was played under (default traditional)."""
+    spec = record.get("rules", "traditional")
+    try:
+        return rules_from_json(spec)
+    except RulesError as exc:
+        raise RecordError(f"rules: {exc}", key="rules") from None
+
+
+def play_record(record: Mapping[str, Any], rules: RuleSet | None = None) -> Game:
+    """Play a record's throws through the engine, validating each (see :meth:`Game.from_record`).
+
+    ``rules`` re-judges the same throws under other rules ("what if we had played 追?").
+    """
+    from bobing.engine.game import Game
+
+    if not isinstance(record, Mapping):
+        raise RecordError("a record is a JSON object")
+    judged_rules = rules if rules is not None else record_rules(record)
+    if "players" not in record:
+        raise RecordError("record has no players", key="players")
+    players = record["players"]
+    if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
+        raise RecordError("players must be a list of names", key="players")
+    try:
+        game = Game(judged_rules, players)
+    except InputError as exc:
+        raise RecordError(f"players: {exc}", key="players") from None
+    seed = record.get("seed")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise RecordError(f"seed must be a whole number, not {seed!r}", key="seed")
+    try:
+        game.start(**_start_args(record.get("start")))
+    except InputError as exc:
+        raise RecordError(f"start: {exc}", key="start") from None
+    throws = record.get("throws", [])
+    if not isinstance(throws, list):
+        raise RecordError("throws must be a list", key="throws")
+    for index, entry in enumerate(throws, start=1):
+        player, faces = _throw_entry(index, entry)
+        if game.is_over:
+            raise RecordError(
+                f"throw {index}: the game is already over ({len(throws) - index + 1} throw(s) "
+                "after the end)",
+                throw=index,
+            )
+        if game.next_player is None:
+            raise RecordError(
+                f"throw {index}: the lights-off grab must be settled before any more throws",
+                throw=index,
+            )
+        try:
+            game.throw(faces, player=player, tiaohou=faces is None)
+        except (IllegalAction, InputError) as exc:
+            raise RecordError(f"throw {index}: {exc}", throw=index) from None
+    grab = record.get("grab")
+    if game.phase == "grab":
+        if grab is not None:
+            if not isinstance(grab, dict):
+                raise RecordError("grab must map player names to tier counts", key="grab")
+            game.grab(grab)
+        else:
+            game.grab(rng=random.Random(seed if seed is not None else 0))
+    elif grab is not None and rules is None:
+        raise RecordError(
+            "grab: the game did not end with a lights-off grab (六勃黑 under grab_end)",
+            key="grab",
+        )
+    return game
+
+
+def record_of(game: Game, *, seed: int | None = None, **extra: Any) -> dict[str, Any]:
+    """Write ``game`` as a RULES.md §6 record."""
+    rules = game.rules
+    overrides = rules.overrides()
+    record: dict[str, Any] = {
+        "rules": rules.preset if len(overrides) == 1 else overrides,
+        "players": list(game.players),
+    }
+    throws: list[Any] = []
+    grab: dict[str, dict[str, int]] = {}
+    grabbing = False
+    for event in game.events:
+        if isinstance(event, Started):
+            if event.thrower is not None and event.dice is not None:
+                record["start"] = {"thrower": event.thrower, "dice": list(event.dice)}
+            else:
+                record["start"] = {"starter": event.starter}
+        elif isinstance(event, Thrown):
+            if event.dice is None:
+                throws.append({"player": event.player, "tiaohou": True})
+            else:
+                throws.append({"player": event.player, "dice": event.dice})
+        elif isinstance(event, GrabOpened):
+            grabbing = True
+        elif grabbing and event.type == "awarded":
+            d = event.to_json()
+            row = grab.setdefault(d["player"], {})
+            row[d["tier"]] = row.get(d["tier"], 0) + d["count"]
+        elif grabbing and event.type == "zhuangyuan":
+            d = event.to_json()
+            grab.setdefault(d["player"], {})["zhuangyuan"] = 1
+        elif isinstance(event, Skipped):
+            pass
+    if seed is not None:
+        record["seed"] = seed
+    record["throws"] = throws
+    if grab:
+        record["grab"] = {p: {str(t): row[str(t)] for t in TIERS if str(t) in row}
+                          for p, row in grab.items()}
+    record.update(extra)
+    return record
+
+
+def adjudicate(
+    record: Mapping[str, Any], rules: str | Path | Mapping[str, Any] | RuleSet | None = None
+) -> dict[str, Any]:
+    """Judge a record: the RULES.md §7 object (raises a :class:`BobingError` for bad input)."""
+    judged = None
+    if rules is not None:
+        try:
+            judged = load_rules(rules)
+        except BobingError:
+            raise
+    return play_record(record, judged).result()
