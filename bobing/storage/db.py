@@ -1,0 +1,139 @@
+"""The database: an embedded SQLite file by default, PostgreSQL by URL; migrations at start."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import event, text
+from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+
+from bobing.engine.errors import InputError
+
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+VERSION_TABLE = "bobing_alembic_version"
+_SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
+
+
+def default_url() -> str:
+    """SQLite in the user's data directory (created when missing)."""
+    import platformdirs
+
+    folder = Path(platformdirs.user_data_dir("bobing", appauthor=False))
+    folder.mkdir(parents=True, exist_ok=True)
+    return f"sqlite+aiosqlite:///{folder / 'bobing.sqlite3'}"
+
+
+def normalize_url(url: str) -> str:
+    """Accept the usual short forms: ``sqlite:///x.db`` and ``postgresql://...``."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        raise InputError(
+            f"invalid database URL {url!r}: expected sqlite+aiosqlite:///FILE or "
+            "postgresql+asyncpg://USER@HOST/DB",
+            code="invalid_db_url",
+            url=url,
+        ) from None
+    if parsed.drivername in ("sqlite", "sqlite+aiosqlite"):
+        return parsed.set(drivername="sqlite+aiosqlite").render_as_string(hide_password=False)
+    if parsed.drivername in ("postgresql", "postgres", "postgresql+asyncpg"):
+        return parsed.set(drivername="postgresql+asyncpg").render_as_string(hide_password=False)
+    raise InputError(
+        f"unsupported database {parsed.drivername!r} in {url!r}: use sqlite or postgresql",
+        code="invalid_db_url",
+        url=url,
+    )
+
+
+class Database:
+    """An async SQLAlchemy engine plus what the server needs around it.
+
+    ``schema`` (PostgreSQL only) puts every table into that schema, e.g. one per test run.
+    """
+
+    def __init__(self, url: str | None = None, *, schema: str | None = None) -> None:
+        self.url = normalize_url(url or default_url())
+        self.schema = schema
+        parsed = make_url(self.url)
+        self.dialect = "sqlite" if parsed.drivername.startswith("sqlite") else "postgresql"
+        kwargs: dict[str, Any] = {}
+        if self.dialect == "sqlite":
+            database = parsed.database or ""
+            if database and database != ":memory:":
+                Path(database).parent.mkdir(parents=True, exist_ok=True)
+            kwargs["connect_args"] = {"timeout": 30}
+        else:
+            if schema is not None:
+                if not _SCHEMA_NAME.fullmatch(schema):
+                    raise InputError(f"invalid schema name {schema!r}", code="invalid_schema")
+                kwargs["connect_args"] = {"server_settings": {"search_path": schema}}
+            kwargs["pool_size"] = 10
+            kwargs["max_overflow"] = 10
+        self.engine: AsyncEngine = create_async_engine(self.url, **kwargs)
+        if self.dialect == "sqlite":
+            event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
+
+    @property
+    def display_url(self) -> str:
+        """The URL without its password, for logs."""
+        return make_url(self.url).render_as_string(hide_password=True)
+
+    async def migrate(self) -> None:
+        """Create or upgrade the schema to the newest Alembic revision."""
+        async with self.engine.begin() as conn:
+            if self.dialect == "postgresql":
+                if self.schema is not None:
+                    await conn.execute(text(f'CREATE SCHEMA IF NOT EXISTS "{self.schema}"'))
+                # One migrator at a time when several servers start together.
+                await conn.execute(text("SELECT pg_advisory_xact_lock(4207001)"))
+            await conn.run_sync(_upgrade)
+
+    async def ping(self) -> bool:
+        """Whether the database answers a trivial query."""
+        try:
+            async with self.engine.connect() as conn:
+                await conn.execute(text("SELECT 1"))
+        except (SQLAlchemyError, OSError):
+            return False
+        return True
+
+    def connect(self) -> AsyncConnection:
+        """A connection (use ``async with``)."""
+        return self.engine.connect()
+
+    async def drop_schema(self) -> None:
+        """Drop this database's PostgreSQL schema and everything in it (tests)."""
+        if self.dialect != "postgresql" or self.schema is None:
+            raise InputError("drop_schema needs a PostgreSQL database with a schema")
+        async with self.engine.begin() as conn:
+            await conn.execute(text(f'DROP SCHEMA IF EXISTS "{self.schema}" CASCADE'))
+
+    async def dispose(self) -> None:
+        """Close every pooled connection."""
+        await self.engine.dispose()
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    # WAL lets readers run while the single writer commits; NORMAL sync is durable across
+    # process crashes (what a restart test exercises), only an OS crash may lose the last
+    # commits.
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.close()
+
+
+def _upgrade(connection: Connection) -> None:
+    from alembic import command
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.attributes["connection"] = connection
+    command.upgrade(config, "head")

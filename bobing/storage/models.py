@@ -1,0 +1,85 @@
+"""The three tables of the server: tables, seats and the per-table event log.
+
+Names carry a ``bobing_`` prefix so the schema can share a database with other applications.
+``bobing_events`` is the truth: the primary key (table_code, seq) makes two writers for the
+same sequence number impossible, and (table_code, command_id) applies a command only once.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, DateTime, ForeignKey, Index, Integer, MetaData, String
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+JSONType = JSON().with_variant(JSONB(), "postgresql")
+
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    """Declarative base with stable constraint names (migrations refer to them)."""
+
+    metadata = MetaData(naming_convention=NAMING)
+
+
+class TableRow(Base):
+    """One 博饼 table: its settings, secrets (hashed tokens, the server seed) and log head."""
+
+    __tablename__ = "bobing_tables"
+
+    code: Mapped[str] = mapped_column(String(16), primary_key=True)
+    name: Mapped[str] = mapped_column(String(120))
+    mode: Mapped[str] = mapped_column(String(16))
+    status: Mapped[str] = mapped_column(String(16))
+    rules: Mapped[dict[str, Any]] = mapped_column(JSONType)
+    settings: Mapped[dict[str, Any]] = mapped_column(JSONType)
+    host_token_hash: Mapped[str] = mapped_column(String(64))
+    play_token_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    server_seed: Mapped[str] = mapped_column(String(64))
+    commitment: Mapped[str] = mapped_column(String(64))
+    last_seq: Mapped[int] = mapped_column(Integer)
+    """The log head, and the optimistic-concurrency version: writers update it from the value
+    they read, and lose (rowcount 0) if someone else got there first."""
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class SeatRow(Base):
+    """A name seated at a table, with the hash of its player token."""
+
+    __tablename__ = "bobing_seats"
+
+    table_code: Mapped[str] = mapped_column(
+        String(16), ForeignKey("bobing_tables.code", ondelete="CASCADE"), primary_key=True
+    )
+    name: Mapped[str] = mapped_column(String(64), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+
+
+class EventRow(Base):
+    """One event of a table's log; ``data`` is the event's JSON (without seq and at)."""
+
+    __tablename__ = "bobing_events"
+    __table_args__ = (Index("uq_bobing_events_command", "table_code", "command_id", unique=True),)
+
+    table_code: Mapped[str] = mapped_column(
+        String(16), ForeignKey("bobing_tables.code", ondelete="CASCADE"), primary_key=True
+    )
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True)
+    type: Mapped[str] = mapped_column(String(32))
+    data: Mapped[dict[str, Any]] = mapped_column(JSONType)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    command_id: Mapped[str | None] = mapped_column(String(80), nullable=True)
+    """The idempotency key of the command that produced this event (first event only)."""
+
+
+metadata = Base.metadata
