@@ -45,9 +45,32 @@ def normalize_lang(lang: str | None) -> str:
     return _LANG_ALIASES.get(head, "en" if head.isalpha() else DEFAULT_LANG)
 
 
-def lang_from_env() -> str:
-    """The language asked for by ``BOBING_LANG`` or the locale, else zh-Hans."""
-    for var in ("BOBING_LANG", "LC_ALL", "LC_MESSAGES", "LANG"):
+def parse_lang(value: str) -> str:
+    """A language the user asked for by name (``--lang``), strictly: unknown tags are errors.
+
+    >>> parse_lang("zh-TW"), parse_lang("EN")
+    ('zh-Hant', 'en')
+    """
+    tag = value.strip().replace("_", "-").lower()
+    head = tag.split("-")[0]
+    if tag and (tag in _LANG_ALIASES or head in ("zh", "en")):
+        return normalize_lang(tag)
+    from bobing.engine.errors import InputError
+
+    raise InputError(
+        f"unknown language {value!r}; allowed: {', '.join(LANGS)}", code="unknown_lang", value=value
+    )
+
+
+def lang_from_env(*, use_locale: bool = False) -> str:
+    """The language asked for by ``BOBING_LANG``, else zh-Hans.
+
+    The locale (``LC_ALL``/``LC_MESSAGES``/``LANG``) is consulted only with ``use_locale``:
+    博饼 players read Chinese by default, and ``LANG=en_US.UTF-8`` or ``C.UTF-8`` on a server
+    or a developer's machine says little about the reader.
+    """
+    names = ("BOBING_LANG", "LC_ALL", "LC_MESSAGES", "LANG") if use_locale else ("BOBING_LANG",)
+    for var in names:
         value = os.environ.get(var, "")
         if value and value not in ("C", "POSIX") and not value.startswith("C."):
             return normalize_lang(value.split(".")[0])
