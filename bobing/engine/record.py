@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import random
+from collections import deque
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from bobing.engine.dice import DICE_COUNT
-from bobing.engine.errors import BobingError, IllegalAction, InputError, RecordError, RulesError
+from bobing.engine.errors import IllegalAction, InputError, RecordError, RulesError
 from bobing.engine.events import GrabOpened, Skipped, Started, Thrown
 from bobing.engine.hands import TIERS
 from bobing.engine.rules import RuleSet, load_rules, rules_from_json
@@ -29,13 +30,24 @@ def load_record(path: str | Path) -> dict[str, Any]:
         raise RecordError(f"cannot read record {str(path)!r}: {exc.strerror}") from None
     except UnicodeDecodeError:
         raise RecordError(f"record {str(path)!r} is not UTF-8 text") from None
+    return parse_record(text, str(path))
+
+
+def parse_record(text: str, source: str = "<record>") -> dict[str, Any]:
+    """A record from JSON text (``source`` names it in errors), raising :class:`RecordError`.
+
+    >>> parse_record('{"players": ["甲", "乙"]}')["players"]
+    ['甲', '乙']
+    """
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise RecordError(
-            f"record {str(path)!r} is not valid JSON: {exc.msg} at line {exc.lineno} "
+            f"record {source!r} is not valid JSON: {exc.msg} at line {exc.lineno} "
             f"column {exc.colno}"
         ) from None
+    except RecursionError:
+        raise RecordError(f"record {source!r} is nested too deeply") from None
     if not isinstance(data, dict):
         raise RecordError(f"a record is a JSON object, not {type(data).__name__}")
     return data
@@ -127,28 +139,55 @@ def record_rules(record: Mapping[str, Any]) -> RuleSet:
         raise RecordError(f"rules: {exc}", key="rules") from None
 
 
+class Judgement(NamedTuple):
+    """A judged record: the game, whether it was re-judged under other rules, unused throws."""
+
+    game: Game
+    rejudged: bool
+    unused_throws: int
+
+
 def play_record(record: Mapping[str, Any], rules: RuleSet | None = None) -> Game:
-    """Play a record's throws through the engine, validating each (see :meth:`Game.from_record`).
+    """Play a record's throws through the engine, validating each (see :func:`judge_record`).
 
     ``rules`` re-judges the same throws under other rules ("what if we had played 追?").
     """
-    from bobing.engine.game import Game
+    return judge_record(record, rules).game
 
+
+def judge_record(record: Mapping[str, Any], rules: RuleSet | None = None) -> Judgement:
+    """Judge a record, optionally under other ``rules``.
+
+    The record is always checked under its own rules first, so a bad record is an error
+    whatever ``rules`` say. A record without ``"rules"`` is simply played under ``rules``.
+    Re-judging keeps what each person threw: every player's throws, in their order, are
+    replayed whenever it is that player's turn under the new rules (direction, start and
+    跳猴 switches may change who throws when). Play stops when the game is over (the rest of
+    the throws are unused) or when the player to throw has no throw left. A lights-off grab
+    uses the record's ``grab`` if it fits, else the record's seed.
+    """
     if not isinstance(record, Mapping):
         raise RecordError("a record is a JSON object")
-    judged_rules = rules if rules is not None else record_rules(record)
+    own = rules if rules is not None and "rules" not in record else record_rules(record)
+    game = _play_strict(record, own)
+    if rules is None or rules == own:
+        return Judgement(game, False, 0)
+    return _rejudge(record, game, rules)
+
+
+def _play_strict(record: Mapping[str, Any], rules: RuleSet) -> Game:
+    from bobing.engine.game import Game
+
     if "players" not in record:
         raise RecordError("record has no players", key="players")
     players = record["players"]
     if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
         raise RecordError("players must be a list of names", key="players")
     try:
-        game = Game(judged_rules, players)
+        game = Game(rules, players)
     except InputError as exc:
         raise RecordError(f"players: {exc}", key="players") from None
-    seed = record.get("seed")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-        raise RecordError(f"seed must be a whole number, not {seed!r}", key="seed")
+    seed = _seed(record)
     try:
         game.start(**_start_args(record.get("start")))
     except InputError as exc:
@@ -181,12 +220,42 @@ def play_record(record: Mapping[str, Any], rules: RuleSet | None = None) -> Game
             game.grab(grab)
         else:
             game.grab(rng=random.Random(seed if seed is not None else 0))
-    elif grab is not None and rules is None:
+    elif grab is not None:
         raise RecordError(
             "grab: the game did not end with a lights-off grab (六勃黑 under grab_end)",
             key="grab",
         )
     return game
+
+
+def _seed(record: Mapping[str, Any]) -> int | None:
+    seed = record.get("seed")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise RecordError(f"seed must be a whole number, not {seed!r}", key="seed")
+    return seed
+
+
+def _rejudge(record: Mapping[str, Any], judged: Game, rules: RuleSet) -> Judgement:
+    from bobing.engine.game import Game
+
+    queues: dict[str, deque[tuple[int, ...] | None]] = {name: deque() for name in judged.players}
+    for event in judged.events:
+        if isinstance(event, Thrown):
+            faces = None if event.dice is None else tuple(int(c) for c in event.dice)
+            queues[event.player].append(faces)
+    game = Game(rules, judged.players)
+    game.start(**_start_args(record.get("start")))
+    while (name := game.next_player) is not None and queues[name]:
+        faces = queues[name].popleft()
+        game.throw(faces, tiaohou=faces is None)
+    if game.phase == "grab":
+        grab = record.get("grab")
+        if isinstance(grab, dict) and game.can_grab(grab):
+            game.grab(grab)
+        else:
+            seed = _seed(record)
+            game.grab(rng=random.Random(seed if seed is not None else 0))
+    return Judgement(game, True, sum(len(q) for q in queues.values()))
 
 
 def record_of(game: Game, *, seed: int | None = None, **extra: Any) -> dict[str, Any]:
@@ -235,11 +304,15 @@ def record_of(game: Game, *, seed: int | None = None, **extra: Any) -> dict[str,
 def adjudicate(
     record: Mapping[str, Any], rules: str | Path | Mapping[str, Any] | RuleSet | None = None
 ) -> dict[str, Any]:
-    """Judge a record: the RULES.md §7 object (raises a :class:`BobingError` for bad input)."""
-    judged = None
-    if rules is not None:
-        try:
-            judged = load_rules(rules)
-        except BobingError:
-            raise
-    return play_record(record, judged).result()
+    """Judge a record: the RULES.md §7 object (raises a :class:`BobingError` for bad input).
+
+    ``rules`` (a preset, rule file, rule object or :class:`RuleSet`) re-judges the record, see
+    :func:`judge_record`; the result then also says ``"rejudged": true`` and how many throws
+    were left unused.
+    """
+    judged = judge_record(record, None if rules is None else load_rules(rules))
+    result = judged.game.result()
+    if judged.rejudged:
+        result["rejudged"] = True
+        result["unused_throws"] = judged.unused_throws
+    return result
