@@ -1,0 +1,57 @@
+// REST calls of docs/protocol.md. Problems (RFC 9457) become ApiError with the stable `code`.
+
+import { lang } from "./i18n.js";
+
+export class ApiError extends Error {
+  constructor(problem, status) {
+    super(problem.detail || problem.title || `HTTP ${status}`);
+    this.code = problem.code || (status === 0 ? "network" : "http");
+    this.status = status;
+    this.params = problem.params || {};
+    this.title = problem.title || "";
+    this.detail = problem.detail || "";
+  }
+}
+
+async function request(method, path, { body, token, raw = false } = {}) {
+  const headers = { Accept: "application/json", "Accept-Language": lang() };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (token) headers.Authorization = `Bearer ${token}`;
+  let response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      cache: "no-store",
+    });
+  } catch (err) {
+    throw new ApiError({ code: "network", detail: String(err && err.message) }, 0);
+  }
+  if (!response.ok) {
+    let problem = {};
+    try {
+      problem = await response.json();
+    } catch {
+      problem = {};
+    }
+    throw new ApiError(problem, response.status);
+  }
+  if (raw) return response;
+  return response.status === 204 ? null : response.json();
+}
+
+const enc = encodeURIComponent;
+
+export const api = {
+  health: () => request("GET", "/api/health"),
+  presets: () => request("GET", "/api/presets"),
+  createTable: (body) => request("POST", "/api/tables", { body }),
+  table: (code) => request("GET", `/api/tables/${enc(code)}`),
+  join: (code, name, token) => request("POST", `/api/tables/${enc(code)}/join`, { body: { name }, token }),
+  events: (code, after = 0, limit = 1000) =>
+    request("GET", `/api/tables/${enc(code)}/events?after=${after}&limit=${limit}`),
+  record: (code) => request("GET", `/api/tables/${enc(code)}/record`),
+  resultsCsv: (code) => request("GET", `/api/tables/${enc(code)}/results.csv`, { raw: true }),
+  command: (code, command, token) => request("POST", `/api/tables/${enc(code)}/commands`, { body: command, token }),
+};

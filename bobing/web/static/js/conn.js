@@ -1,0 +1,263 @@
+// One WebSocket per table (docs/protocol.md): welcome, events with the state after them, acks
+// and errors. Reconnects by itself with backoff and resyncs from the last seq it saw; commands
+// carry an id, so a command resent after a drop is applied at most once.
+
+import { FRAME, COMMAND } from "./protocol.js";
+import { randomId } from "./dom.js";
+
+export const CONN = Object.freeze({
+  CONNECTING: "connecting",
+  OPEN: "open",
+  RECONNECTING: "reconnecting",
+  GONE: "gone",
+  CLOSED: "closed",
+});
+
+const BACKOFF_MS = [300, 1000, 2000, 4000, 8000, 15000];
+const PING_EVERY_MS = 20000;
+const PONG_TIMEOUT_MS = 8000;
+
+export class CommandError extends Error {
+  constructor(frame) {
+    super(frame.detail || frame.title || frame.code);
+    this.code = frame.code;
+    this.status = frame.status;
+    this.params = frame.params || {};
+    this.title = frame.title || "";
+    this.detail = frame.detail || "";
+  }
+}
+
+export class TableConnection extends EventTarget {
+  /**
+   * @param {string} code table code
+   * @param {{tokens?: string[], after?: number, lang?: string}} options
+   */
+  constructor(code, { tokens = [], after = 0, lang = "zh-Hans" } = {}) {
+    super();
+    this.code = code;
+    this.tokens = tokens.filter(Boolean);
+    this.lastSeq = after;
+    this.lang = lang;
+    this.status = CONN.CLOSED;
+    this.attempt = 0;
+    this.roles = [];
+    this.player = null;
+    this.welcomeSeq = 0;
+    this.pending = new Map();
+    this.ws = null;
+    this.timer = null;
+    this.pingTimer = null;
+    this.pongTimer = null;
+    this.stopped = false;
+    this.retryAt = 0;
+    this._onOnline = () => this.reconnectNow();
+    this._onVisible = () => {
+      if (document.visibilityState === "visible" && this.status === CONN.RECONNECTING) this.reconnectNow();
+    };
+    window.addEventListener("online", this._onOnline);
+    document.addEventListener("visibilitychange", this._onVisible);
+  }
+
+  url() {
+    const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+    const params = new URLSearchParams();
+    for (const token of this.tokens) params.append("token", token);
+    params.set("after", String(this.lastSeq));
+    params.set("lang", this.lang);
+    return `${scheme}//${location.host}/ws/tables/${encodeURIComponent(this.code)}?${params}`;
+  }
+
+  setStatus(status) {
+    if (this.status === status) return;
+    this.status = status;
+    this.dispatchEvent(new CustomEvent("status", { detail: { status, attempt: this.attempt, retryAt: this.retryAt } }));
+  }
+
+  connect() {
+    this.stopped = false;
+    clearTimeout(this.timer);
+    if (this.ws) {
+      this.ws.onclose = null;
+      this.ws.onmessage = null;
+      this.ws.onerror = null;
+      try {
+        this.ws.close();
+      } catch {
+        // already closed
+      }
+    }
+    this.setStatus(this.attempt ? CONN.RECONNECTING : CONN.CONNECTING);
+    let ws;
+    try {
+      ws = new WebSocket(this.url());
+    } catch {
+      this.scheduleReconnect();
+      return;
+    }
+    this.ws = ws;
+    ws.onmessage = (msg) => this.onMessage(msg);
+    ws.onclose = (ev) => this.onClose(ev);
+    ws.onerror = () => {
+      // onclose follows and decides what to do
+    };
+  }
+
+  onClose(ev) {
+    this.stopHeartbeat();
+    this.ws = null;
+    if (this.stopped) {
+      this.setStatus(CONN.CLOSED);
+      return;
+    }
+    if (ev && ev.code === 4404) {
+      this.setStatus(CONN.GONE);
+      return;
+    }
+    this.scheduleReconnect();
+  }
+
+  scheduleReconnect() {
+    const base = BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)];
+    const delay = Math.round(base * (1 + Math.random() * 0.3));
+    this.attempt += 1;
+    this.retryAt = Date.now() + delay;
+    this.status = null; // force a status event with the new attempt
+    this.setStatus(CONN.RECONNECTING);
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.connect(), delay);
+  }
+
+  reconnectNow() {
+    if (this.stopped || this.status === CONN.OPEN || this.status === CONN.GONE) return;
+    clearTimeout(this.timer);
+    this.connect();
+  }
+
+  /** Reconnect with a new set of tokens (after joining, for example). */
+  setTokens(tokens) {
+    this.tokens = tokens.filter(Boolean);
+    this.attempt = 0;
+    this.connect();
+  }
+
+  close() {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.stopHeartbeat();
+    window.removeEventListener("online", this._onOnline);
+    document.removeEventListener("visibilitychange", this._onVisible);
+    if (this.ws) {
+      try {
+        this.ws.close(1000);
+      } catch {
+        // ignore
+      }
+    }
+    this.setStatus(CONN.CLOSED);
+  }
+
+  startHeartbeat() {
+    this.stopHeartbeat();
+    this.pingTimer = setInterval(() => {
+      if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return;
+      this.raw({ type: COMMAND.PING, id: `ping-${randomId(8)}` });
+      clearTimeout(this.pongTimer);
+      this.pongTimer = setTimeout(() => {
+        // no answer: the connection is dead even if the socket has not noticed
+        if (this.ws) this.ws.close();
+      }, PONG_TIMEOUT_MS);
+    }, PING_EVERY_MS);
+  }
+
+  stopHeartbeat() {
+    clearInterval(this.pingTimer);
+    clearTimeout(this.pongTimer);
+  }
+
+  raw(frame) {
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) {
+      this.ws.send(JSON.stringify(frame));
+      return true;
+    }
+    return false;
+  }
+
+  onMessage(msg) {
+    clearTimeout(this.pongTimer);
+    let frame;
+    try {
+      frame = JSON.parse(msg.data);
+    } catch {
+      return;
+    }
+    switch (frame.type) {
+      case FRAME.WELCOME:
+        this.attempt = 0;
+        this.roles = frame.roles || [];
+        this.player = frame.player || null;
+        this.welcomeSeq = frame.last_seq || 0;
+        this.setStatus(CONN.OPEN);
+        this.startHeartbeat();
+        this.dispatchEvent(new CustomEvent("welcome", { detail: frame }));
+        // commands that were waiting for the connection, or lost with the last one
+        for (const entry of this.pending.values()) this.raw(entry.command);
+        break;
+      case FRAME.EVENTS:
+        this.onEvents(frame);
+        break;
+      case FRAME.ACK: {
+        const entry = this.pending.get(frame.id);
+        if (entry) {
+          this.pending.delete(frame.id);
+          entry.resolve(frame);
+        }
+        break;
+      }
+      case FRAME.ERROR: {
+        const entry = frame.id ? this.pending.get(frame.id) : null;
+        if (entry) {
+          this.pending.delete(frame.id);
+          entry.reject(new CommandError(frame));
+        } else {
+          this.dispatchEvent(new CustomEvent("servererror", { detail: frame }));
+        }
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  onEvents(frame) {
+    const events = (frame.events || []).filter((e) => e.seq > this.lastSeq);
+    if (events.length && events[0].seq > this.lastSeq + 1) {
+      // a gap: ask again from what we have (the server never skips, but a frame may be lost)
+      this.attempt = 0;
+      this.connect();
+      return;
+    }
+    if (events.length) this.lastSeq = events[events.length - 1].seq;
+    if (frame.state && frame.state.last_seq > this.lastSeq && !events.length) {
+      // state ahead of the events we hold: resync to fetch the missing ones
+      this.connect();
+      return;
+    }
+    const live = events.length > 0 && events[0].seq > this.welcomeSeq;
+    this.dispatchEvent(new CustomEvent("events", { detail: { events, state: frame.state || null, live } }));
+  }
+
+  /** Send a command; resolves with its ack, rejects with CommandError. Queued while offline. */
+  send(command) {
+    const full = { id: `c-${randomId(12)}`, ...command };
+    return new Promise((resolve, reject) => {
+      this.pending.set(full.id, { command: full, resolve, reject });
+      if (this.status === CONN.OPEN) this.raw(full);
+    });
+  }
+
+  /** Forget a queued command (the user gave up on it). */
+  cancel(id) {
+    this.pending.delete(id);
+  }
+}

@@ -1,0 +1,107 @@
+// One catalogue per language (i18n/<lang>.json); t(key, params) fills {name} fields.
+
+export const LANGS = ["zh-Hans", "zh-Hant", "en"];
+export const DEFAULT_LANG = "zh-Hans";
+const STORAGE_KEY = "bobing.lang";
+
+const catalogues = new Map();
+let current = DEFAULT_LANG;
+const listeners = new Set();
+
+/** Map a browser language tag (zh-TW, en-GB, zh-CN) to one of LANGS, or null. */
+export function normalizeLang(tag) {
+  if (!tag) return null;
+  const lower = String(tag).trim().replace("_", "-").toLowerCase();
+  if (lower.startsWith("zh")) {
+    return /hant|tw|hk|mo/.test(lower) ? "zh-Hant" : "zh-Hans";
+  }
+  if (lower.startsWith("en")) return "en";
+  return null;
+}
+
+/** The language to use: the picker's choice, else the first supported browser language. */
+export function detectLang() {
+  try {
+    const saved = localStorage.getItem(STORAGE_KEY);
+    if (LANGS.includes(saved)) return saved;
+  } catch {
+    // storage may be disabled; fall through
+  }
+  const params = new URLSearchParams(location.search);
+  const asked = normalizeLang(params.get("lang"));
+  if (asked) return asked;
+  for (const tag of navigator.languages || [navigator.language]) {
+    const lang = normalizeLang(tag);
+    if (lang) return lang;
+  }
+  return DEFAULT_LANG;
+}
+
+async function load(lang) {
+  if (!catalogues.has(lang)) {
+    const response = await fetch(`/i18n/${lang}.json`);
+    if (!response.ok) throw new Error(`catalogue ${lang}: HTTP ${response.status}`);
+    catalogues.set(lang, await response.json());
+  }
+  return catalogues.get(lang);
+}
+
+/** Load `lang` (and English as the fallback) and make it current. */
+export async function setLang(lang, { remember = false } = {}) {
+  if (!LANGS.includes(lang)) lang = DEFAULT_LANG;
+  await Promise.all([load(lang), load("en")]);
+  current = lang;
+  document.documentElement.lang = lang;
+  if (remember) {
+    try {
+      localStorage.setItem(STORAGE_KEY, lang);
+    } catch {
+      // ignore
+    }
+  }
+  for (const fn of listeners) fn(lang);
+}
+
+export function lang() {
+  return current;
+}
+
+export function onLangChange(fn) {
+  listeners.add(fn);
+  return () => listeners.delete(fn);
+}
+
+/** Whether `key` exists in the current catalogue or the English one. */
+export function has(key) {
+  return key in (catalogues.get(current) || {}) || key in (catalogues.get("en") || {});
+}
+
+/** The message `key` with `{field}`s replaced from `params`; English, then the key, as fallback. */
+export function t(key, params) {
+  const cat = catalogues.get(current) || {};
+  let template = cat[key];
+  if (template === undefined) template = (catalogues.get("en") || {})[key];
+  if (template === undefined) return key;
+  if (!params) return template;
+  return template.replace(/\{(\w+)\}/g, (match, name) =>
+    name in params && params[name] !== null && params[name] !== undefined
+      ? String(params[name])
+      : match,
+  );
+}
+
+const DIGITS = "零一二三四五六七八九";
+
+/** A small number as people say it: 十二 in Chinese, 12 in English. */
+export function num(n) {
+  if (current === "en" || !Number.isInteger(n) || n < 0 || n > 99) return String(n);
+  if (n < 10) return DIGITS[n];
+  const tens = Math.floor(n / 10);
+  const ones = n % 10;
+  return (tens === 1 ? "" : DIGITS[tens]) + "十" + (ones ? DIGITS[ones] : "");
+}
+
+/** Join a list with the language's separator (、 or , ). */
+export function list(items) {
+  return items.join(t("list.sep"));
+}

@@ -1,0 +1,74 @@
+// What a device remembers per table (localStorage): its tokens and the last state and events it
+// saw, so a reload shows the same screen at once and resyncs from the last seq.
+
+const PREFIX = "bobing.t.";
+const RECENT = "bobing.recent";
+const PREFS = "bobing.prefs";
+const MAX_RECENT = 12;
+
+function read(key, fallback) {
+  try {
+    const raw = localStorage.getItem(key);
+    return raw ? JSON.parse(raw) : fallback;
+  } catch {
+    return fallback;
+  }
+}
+
+function write(key, value) {
+  try {
+    localStorage.setItem(key, JSON.stringify(value));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function normalizeCode(code) {
+  return String(code || "").trim().toUpperCase();
+}
+
+/** Everything this device knows about table `code` ({} when nothing). */
+export function loadTable(code) {
+  return read(PREFIX + normalizeCode(code), {});
+}
+
+/** Merge `patch` into the table's saved data. */
+export function saveTable(code, patch) {
+  code = normalizeCode(code);
+  const data = { ...loadTable(code), ...patch, code, savedAt: Date.now() };
+  if (!write(PREFIX + code, data)) {
+    // over quota: keep tokens and state, let the event log be refetched
+    const { events: _dropped, ...rest } = data;
+    write(PREFIX + code, { ...rest, lastSeq: data.state ? data.state.last_seq : 0 });
+  }
+  return data;
+}
+
+export function forgetTable(code) {
+  try {
+    localStorage.removeItem(PREFIX + normalizeCode(code));
+  } catch {
+    // ignore
+  }
+}
+
+/** Tables this device has created or joined, newest first. */
+export function recentTables() {
+  return read(RECENT, []);
+}
+
+export function rememberRecent(code, name) {
+  code = normalizeCode(code);
+  const list = recentTables().filter((item) => item.code !== code);
+  list.unshift({ code, name, at: Date.now() });
+  write(RECENT, list.slice(0, MAX_RECENT));
+}
+
+export function prefs() {
+  return read(PREFS, { muted: false, shake: false });
+}
+
+export function setPref(key, value) {
+  write(PREFS, { ...prefs(), [key]: value });
+}
