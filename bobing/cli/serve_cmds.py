@@ -1,0 +1,128 @@
+"""``bobing serve``, ``bobing verify`` and ``bobing bench server``: the table server's commands."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from bobing.engine.errors import RecordError
+
+bench_app = typer.Typer(
+    name="bench",
+    help="Measure the table server under load.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+
+
+def serve(
+    host: Annotated[
+        str, typer.Option(help="address to listen on (0.0.0.0: every network interface)")
+    ] = "0.0.0.0",
+    port: Annotated[int, typer.Option(help="TCP port (0: any free port)", min=0, max=65535)] = 8000,
+    db: Annotated[
+        str | None,
+        typer.Option(
+            help="database URL: sqlite+aiosqlite:///FILE or postgresql+asyncpg://USER@HOST/DB "
+            "(default: SQLite in your data directory)"
+        ),
+    ] = None,
+) -> None:
+    """Run the table server: the browser UI, REST under /api, WebSockets under /ws."""
+    from bobing.web.serve import run_server
+    from bobing.web.settings import Settings
+
+    run_server(Settings(db_url=db), host, port)
+
+
+def verify(
+    record: Annotated[
+        Path, typer.Argument(help="a game record (JSON) from /api/tables/CODE/record; - for stdin")
+    ],
+    as_json: Annotated[bool, typer.Option("--json", help="print the checks as JSON")] = False,
+) -> None:
+    """Check that every server-rolled throw of a record follows from the revealed seed."""
+    from bobing.engine.fairness import verify_record
+
+    text = _read(record)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RecordError(
+            f"{str(record)!r} is not valid JSON: {exc.msg} at line {exc.lineno}"
+        ) from None
+    if not isinstance(data, dict):
+        raise RecordError(f"{str(record)!r} must hold a JSON object (a game record)")
+    checks = verify_record(data)
+    fairness = data["fairness"]
+    if as_json:
+        typer.echo(
+            json.dumps(
+                {
+                    "ok": True,
+                    "commitment": fairness["commitment"],
+                    "table_id": fairness["table_id"],
+                    "checked": [
+                        {"throw": c.throw, "nonce": c.nonce, "dice": c.expected} for c in checks
+                    ],
+                },
+                ensure_ascii=False,
+            )
+        )
+        return
+    throws = sum(1 for c in checks if c.throw > 0)
+    start = " and the start dice" if any(c.throw == 0 for c in checks) else ""
+    typer.echo(
+        f"ok: {throws} server throws{start} of table {fairness['table_id']} follow from the "
+        f"seed committed as {fairness['commitment']}"
+    )
+
+
+def _read(path: Path) -> str:
+    if str(path) == "-":
+        return sys.stdin.read()
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise RecordError(f"cannot read {str(path)!r}: {reason}") from None
+
+
+@bench_app.command("server")
+def bench_server(
+    tables: Annotated[int, typer.Option(help="tables played at once", min=1, max=2000)] = 100,
+    players: Annotated[int, typer.Option(help="players per table", min=2, max=12)] = 10,
+    seconds: Annotated[float, typer.Option(help="measured duration", min=1.0)] = 10.0,
+    db: Annotated[
+        str | None,
+        typer.Option(help="database URL for the started server (default: a temporary SQLite)"),
+    ] = None,
+    url: Annotated[
+        str | None, typer.Option(help="target a running server instead of starting one")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the result as JSON")] = False,
+) -> None:
+    """Drive TABLES x PLAYERS simulated players over WebSockets; report throws/s and latency."""
+    from bobing.web.bench import run_bench
+
+    result = run_bench(tables=tables, players=players, seconds=seconds, db=db, url=url)
+    if as_json:
+        typer.echo(json.dumps(result))
+        return
+    typer.echo(
+        f"{result['throws']} throws in {result['seconds']:.1f} s: "
+        f"{result['throws_per_s']:.0f} throws/s; latency p50 {result['p50_ms']:.1f} ms, "
+        f"p99 {result['p99_ms']:.1f} ms ({result['tables']} tables x {players} players, "
+        f"{result['players']} WebSockets, {result['db']})"
+    )
+
+
+def register(app: typer.Typer) -> None:
+    """Add this module's commands to ``app``."""
+    app.command("serve")(serve)
+    app.command("verify")(verify)
+    app.add_typer(bench_app, name="bench")

@@ -1,0 +1,193 @@
+"""The FastAPI application: REST, WebSockets, problems, and the static UI at ``/``."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, MutableMapping
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse, Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from bobing.engine.errors import BobingError
+from bobing.i18n import normalize_lang
+from bobing.realtime.broker import get_broker
+from bobing.storage.db import Database
+from bobing.storage.event_store import EventStore
+from bobing.web.hub import Hub
+from bobing.web.problems import ApiError, from_bobing
+from bobing.web.routes import api, ws
+from bobing.web.service import TableService
+from bobing.web.settings import Settings
+
+log = logging.getLogger("bobing.web")
+PROBLEM = "application/problem+json"
+RESERVED_PREFIXES = ("/api", "/ws", "/docs", "/openapi.json", "/redoc")
+
+
+def request_lang(request: Request) -> str:
+    """``?lang=`` or the first Accept-Language tag, normalized."""
+    wanted = request.query_params.get("lang") or request.headers.get("accept-language", "")
+    return normalize_lang(wanted.split(",")[0].split(";")[0] if wanted else None)
+
+
+def problem_response(request: Request, error: ApiError) -> JSONResponse:
+    """An RFC 9457 response in the client's language."""
+    return JSONResponse(error.problem(request_lang(request)), error.status, media_type=PROBLEM)
+
+
+class BodyLimit:
+    """Refuse request bodies over ``limit`` bytes with a ``too_large`` problem."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = 0
+        for name, value in scope.get("headers", ()):
+            if name == b"content-length":
+                declared = int(value) if value.isdigit() else 0
+        if declared > self.limit:
+            await self._refuse(scope, receive, send, declared)
+            return
+        seen = 0
+
+        async def limited() -> MutableMapping[str, Any]:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:
+                    raise ApiError(
+                        "too_large",
+                        f"request body over the limit of {self.limit} bytes",
+                        size=seen,
+                        limit=self.limit,
+                    )
+            return message
+
+        await self.app(scope, limited, send)
+
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send, size: int) -> None:
+        error = ApiError(
+            "too_large",
+            f"request body of {size} bytes is over the limit of {self.limit}",
+            size=size,
+            limit=self.limit,
+        )
+        response = problem_response(Request(scope, receive), error)
+        await response(scope, receive, send)
+
+
+class SpaStatic(StaticFiles):
+    """Static files; unknown paths outside /api and /ws get index.html (client routes)."""
+
+    async def get_response(self, path: str, scope: Scope) -> Response:
+        try:
+            return await super().get_response(path, scope)
+        except StarletteHTTPException as exc:
+            if exc.status_code != 404 or scope["path"].startswith(RESERVED_PREFIXES):
+                raise
+        index = self.lookup_path("index.html")[1]
+        if index is None:
+            raise StarletteHTTPException(404)
+        return FileResponse(self.lookup_path("index.html")[0])
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("bobing")
+    except PackageNotFoundError:
+        return "0"
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """The table server app; the database is migrated when it starts."""
+    settings = settings or Settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        db = Database(settings.db_url, schema=settings.db_schema)
+        await db.migrate()
+        store = EventStore(db)
+        broker = get_broker(settings.broker_url)
+        await broker.start()
+        service = TableService(store, broker, cache_size=settings.runtime_cache)
+        hub = Hub(broker, service, queue_size=settings.send_queue)
+        app.state.db = db
+        app.state.store = store
+        app.state.service = service
+        app.state.hub = hub
+        app.state.settings = settings
+        try:
+            yield
+        finally:
+            await hub.close_all()
+            await store.close()
+            await broker.close()
+            await db.dispose()
+
+    app = FastAPI(
+        title="bobing table server",
+        version=_version(),
+        summary="博饼 tables over REST and WebSockets; docs/protocol.md describes the WebSocket",
+        lifespan=lifespan,
+    )
+    app.include_router(api.router)
+    app.include_router(ws.router)
+
+    @app.exception_handler(ApiError)
+    async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
+        return problem_response(request, exc)
+
+    @app.exception_handler(BobingError)
+    async def _bobing_error(request: Request, exc: BobingError) -> JSONResponse:
+        return problem_response(request, from_bobing(exc))
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return problem_response(request, validation_error(exc))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> Response:
+        if exc.status_code == 404:
+            error = ApiError("not_found", f"nothing at {request.url.path!r}", path=request.url.path)
+            return problem_response(request, error)
+        body = {
+            "type": "about:blank",
+            "title": str(exc.detail),
+            "status": exc.status_code,
+            "code": "http_error",
+            "detail": str(exc.detail),
+        }
+        return JSONResponse(body, exc.status_code, media_type=PROBLEM)
+
+    if settings.static_dir.is_dir():
+        app.mount("/", SpaStatic(directory=settings.static_dir, html=True), name="static")
+    app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
+    return app
+
+
+def validation_error(exc: RequestValidationError) -> ApiError:
+    """FastAPI's request validation errors as one specific problem."""
+    errors = exc.errors()
+    first = errors[0] if errors else {}
+    if first.get("type") == "json_invalid":
+        return ApiError("malformed", "the request body is not valid JSON")
+    location = [str(p) for p in first.get("loc", ()) if p != "body"]
+    where = ".".join(location) or "body"
+    message = str(first.get("msg", "invalid value"))
+    if first.get("type") == "model_attributes_type" or first.get("type") == "dict_type":
+        return ApiError("malformed", "the request body must be a JSON object")
+    return ApiError("invalid_field", f"{where}: {message}", field=where, message=message)

@@ -1,0 +1,156 @@
+"""WebSocket connections of this instance, and the fan-out of committed events to them.
+
+Each connection has one sender task and a bounded queue, so a slow phone never delays the
+others. Broker messages carry ``"<first seq> <last seq> <frame JSON>"``; a connection sends
+the frame as is when it continues exactly where it left off, and otherwise reads the missing
+events from the log (the database is the truth).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from bobing.realtime.broker import Broker, table_channel
+from bobing.web.protocol import dumps
+from bobing.web.service import PAGE, TableService
+
+log = logging.getLogger("bobing.web")
+
+
+@dataclass(eq=False)
+class Connection:
+    """One client socket at one table."""
+
+    ws: WebSocket
+    code: str
+    lang: str
+    token_hashes: list[str]
+    last_sent: int
+    queue: asyncio.Queue[tuple[Any, ...]] = field(default_factory=lambda: asyncio.Queue(5000))
+    overflowed: bool = False
+
+    def push(self, item: tuple[Any, ...]) -> None:
+        """Queue a frame; a connection that cannot keep up is closed (it will resync)."""
+        if self.overflowed:
+            return
+        try:
+            self.queue.put_nowait(item)
+        except asyncio.QueueFull:
+            self.overflowed = True
+            with contextlib.suppress(asyncio.QueueFull):
+                self.queue.get_nowait()
+                self.queue.put_nowait(("close",))
+
+    def send(self, frame: dict[str, Any]) -> None:
+        """Queue a reply frame (ack, error, pong ...)."""
+        self.push(("raw", dumps(frame)))
+
+
+class Hub:
+    """Connections per table, subscribed to the broker while any are open."""
+
+    def __init__(self, broker: Broker, service: TableService, *, queue_size: int = 5000) -> None:
+        self.broker = broker
+        self.service = service
+        self.queue_size = queue_size
+        self.tables: dict[str, set[Connection]] = {}
+        self._unsubscribe: dict[str, Callable[[], None]] = {}
+
+    def attach(self, conn: Connection) -> None:
+        """Start delivering the table's events to ``conn``."""
+        members = self.tables.setdefault(conn.code, set())
+        members.add(conn)
+        if conn.code not in self._unsubscribe:
+            code = conn.code
+            self._unsubscribe[code] = self.broker.subscribe(
+                table_channel(code), lambda message: self._deliver(code, message)
+            )
+
+    def detach(self, conn: Connection) -> None:
+        """Stop delivering to ``conn``."""
+        members = self.tables.get(conn.code)
+        if members is None:
+            return
+        members.discard(conn)
+        if not members:
+            del self.tables[conn.code]
+            unsubscribe = self._unsubscribe.pop(conn.code, None)
+            if unsubscribe is not None:
+                unsubscribe()
+
+    def _deliver(self, code: str, message: str) -> None:
+        try:
+            first_text, last_text, frame = message.split(" ", 2)
+            first, last = int(first_text), int(last_text)
+        except ValueError:
+            log.warning("ignoring a malformed broker message for table %s", code)
+            return
+        self.service.signal(code, last)
+        for conn in tuple(self.tables.get(code, ())):
+            conn.push(("events", first, last, frame))
+
+    @property
+    def connection_count(self) -> int:
+        """Open connections (all tables)."""
+        return sum(len(c) for c in self.tables.values())
+
+    async def close_all(self) -> None:
+        """Close every socket (server shutdown)."""
+        for members in list(self.tables.values()):
+            for conn in list(members):
+                with contextlib.suppress(Exception):
+                    await conn.ws.close(1001)
+
+    # -- the per-connection sender ----------------------------------------------------------
+
+    async def sender(self, conn: Connection) -> None:
+        """Send the backlog after ``conn.last_sent``, then every queued frame, in order."""
+        try:
+            await self._catch_up(conn)
+            while True:
+                item = await conn.queue.get()
+                kind = item[0]
+                if kind == "raw":
+                    await conn.ws.send_text(item[1])
+                elif kind == "events":
+                    _, first, last, frame = item
+                    if last <= conn.last_sent:
+                        continue
+                    if first == conn.last_sent + 1:
+                        await conn.ws.send_text(frame)
+                        conn.last_sent = last
+                    else:
+                        await self._catch_up(conn)
+                elif kind == "close":
+                    await conn.ws.close(1013, "too slow: reconnect with ?after=<last seq>")
+                    return
+        except (WebSocketDisconnect, RuntimeError, OSError):
+            return
+
+    async def _catch_up(self, conn: Connection) -> None:
+        owed_state = False
+        while True:
+            events = await self.service.store.events_after(conn.code, conn.last_sent, PAGE)
+            if not events and not owed_state:
+                return
+            frame: dict[str, Any] = {"type": "events", "events": [e.to_json() for e in events]}
+            if events:
+                conn.last_sent = events[-1].seq
+            if len(events) == PAGE:
+                owed_state = True
+                await conn.ws.send_text(dumps(frame))
+                continue
+            runtime = await self.service.runtime(conn.code)
+            if runtime.last_seq != conn.last_sent:
+                runtime = await self.service.fresh_runtime(conn.code)
+            if runtime.last_seq == conn.last_sent:
+                frame["state"] = runtime.state
+            await conn.ws.send_text(dumps(frame))
+            return

@@ -1,0 +1,176 @@
+"""REST under ``/api``: health, presets, tables, joining, the log, records and results."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Header, Query, Request
+from fastapi.responses import JSONResponse, Response
+from pydantic import BaseModel, ConfigDict, Field
+
+from bobing.engine.presets import DEFAULT_RULES, PRESETS
+from bobing.web.problems import ApiError
+from bobing.web.protocol import STATE_CHANGING, read_command
+from bobing.web.service import PAGE, TableService, hash_token
+
+router = APIRouter(prefix="/api")
+
+
+class CreateTable(BaseModel):
+    """The body of ``POST /api/tables``."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    name: str = Field(description="table name, 1-40 characters, no HTML", examples=["中秋博饼"])
+    mode: str = Field(
+        default="online", description="online | pass_and_play | referee", examples=["online"]
+    )
+    rules: str | dict[str, Any] | None = Field(
+        default=None,
+        description="a preset id or alias, or a rule object of RULES.md §5 (default traditional)",
+        examples=["traditional", {"preset": "modern", "chase": {"tiers": ["duitang"]}}],
+    )
+    prizes: dict[str, int] | None = Field(
+        default=None,
+        description="prize counts per tier, overriding the rules'",
+        examples=[{"zhuangyuan": 1, "duitang": 2, "sanhong": 4, "sijin": 8, "erju": 16}],
+    )
+    named_prizes: dict[str, dict[str, Any]] | None = Field(
+        default=None,
+        description="optional prize name and value per tier",
+        examples=[{"zhuangyuan": {"name": "金月饼", "value": 188}}],
+    )
+    referee_thrower: bool = Field(
+        default=False,
+        description="referee tables: the player whose turn it is may submit faces too",
+    )
+
+
+class Join(BaseModel):
+    """The body of ``POST /api/tables/{code}/join``."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    name: str = Field(description="display name, 1-24 characters, no HTML", examples=["甲"])
+
+
+def service_of(request: Request) -> TableService:
+    """The app's table service."""
+    service: TableService = request.app.state.service
+    return service
+
+
+@router.get("/health", summary="Liveness: ok once the database answers")
+async def health(request: Request) -> dict[str, str]:
+    """``{"status": "ok"}``, or a 503 problem while the database is unreachable."""
+    if not await request.app.state.db.ping():
+        raise ApiError("unavailable", "the database does not answer")
+    return {"status": "ok"}
+
+
+@router.get("/presets", summary="The rule presets, as full rule objects")
+async def presets() -> dict[str, Any]:
+    """Every preset of RULES.md §5 and the default."""
+    return {
+        "presets": {name: rules.to_json() for name, rules in PRESETS.items()},
+        "default": DEFAULT_RULES.preset,
+    }
+
+
+@router.post("/tables", status_code=201, summary="Create a table")
+async def create_table(body: CreateTable, request: Request) -> JSONResponse:
+    """Create a table; the host token (and a pass-and-play table's play token) is shown once."""
+    created = await service_of(request).create_table(
+        name=body.name,
+        mode=body.mode,
+        rules=body.rules,
+        prizes=body.prizes,
+        named_prizes=body.named_prizes,
+        referee_thrower=body.referee_thrower,
+    )
+    return JSONResponse(
+        {
+            "code": created.code,
+            "host_token": created.host_token,
+            "play_token": created.play_token,
+            "ws_url": f"/ws/tables/{created.code}",
+            "table": created.state,
+        },
+        status_code=201,
+        headers={"Location": f"/api/tables/{created.code}"},
+    )
+
+
+@router.get("/tables/{code}", summary="A table's state")
+async def table_state(code: str, request: Request) -> dict[str, Any]:
+    """Settings, seats, whose turn, the §7 result, the log head and the fairness commitment."""
+    return await service_of(request).state(code)
+
+
+@router.post("/tables/{code}/join", status_code=201, summary="Take a seat")
+async def join(code: str, body: Join, request: Request) -> JSONResponse:
+    """Seat a display name; the player token is returned once."""
+    reply = await service_of(request).join(code, body.name)
+    return JSONResponse(reply, status_code=201)
+
+
+@router.get("/tables/{code}/events", summary="The event log after a sequence number")
+async def events(
+    code: str,
+    request: Request,
+    after: Annotated[int, Query(ge=0, description="the last seq already seen")] = 0,
+    limit: Annotated[int, Query(ge=1, le=PAGE)] = PAGE,
+) -> dict[str, Any]:
+    """Events with ``seq > after``, oldest first."""
+    return await service_of(request).events(code, after, limit)
+
+
+@router.get("/tables/{code}/record", summary="The game record (RULES.md §6) with fairness")
+async def record(code: str, request: Request) -> dict[str, Any]:
+    """Replayable with ``bobing adjudicate``; checkable with ``bobing verify`` once over."""
+    return await service_of(request).record(code)
+
+
+@router.get(
+    "/tables/{code}/results.csv",
+    summary="Results as CSV",
+    response_class=Response,
+    responses={200: {"content": {"text/csv": {}}}},
+)
+async def results(code: str, request: Request) -> Response:
+    """One row per seat: cakes per tier, total, prize value, the 状元 hand."""
+    text = await service_of(request).results_csv(code)
+    return Response(
+        text.encode("utf-8"),
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="bobing-{code.upper()}.csv"'},
+    )
+
+
+@router.post("/tables/{code}/commands", summary="Send a table command over HTTP")
+async def command(
+    code: str,
+    request: Request,
+    authorization: Annotated[str | None, Header(description="Bearer <token>")] = None,
+) -> dict[str, Any]:
+    """The WebSocket commands (docs/protocol.md) for clients without a socket; returns the ack."""
+    parsed = read_command(await request.body())
+    if parsed.type == "ping":
+        return {"type": "pong", "id": parsed.id}
+    if parsed.type not in STATE_CHANGING:
+        raise ApiError(
+            "unknown_command",
+            f"{parsed.type!r} is only meaningful on a WebSocket",
+            command=parsed.type,
+        )
+    hashes: list[str] = []
+    if authorization:
+        scheme, _, token = authorization.partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            raise ApiError("invalid_token", "Authorization must be 'Bearer <token>'")
+        hashes.append(hash_token(token.strip()))
+        runtime = await service_of(request).runtime(code)
+        if not runtime.knows(hashes[0]):
+            raise ApiError("invalid_token", f"the token does not belong to table {runtime.code}")
+    outcome = await service_of(request).execute(code, parsed, hashes)
+    return outcome.ack(parsed.id)

@@ -1,0 +1,127 @@
+"""The WebSocket of a table: ``/ws/tables/{code}?token=…&after=N&lang=…``."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+from fastapi import APIRouter, WebSocket
+from starlette.websockets import WebSocketDisconnect
+
+from bobing.engine.errors import BobingError
+from bobing.i18n import normalize_lang
+from bobing.storage.event_store import iso, utcnow
+from bobing.web.hub import Connection, Hub
+from bobing.web.problems import ApiError, from_bobing
+from bobing.web.protocol import MAX_TOKEN_LENGTH, dumps, read_command
+from bobing.web.service import Runtime, TableService, hash_token
+
+router = APIRouter()
+log = logging.getLogger("bobing.web")
+
+
+def _lang(ws: WebSocket) -> str:
+    wanted = ws.query_params.get("lang") or ws.headers.get("accept-language", "")
+    return normalize_lang(wanted.split(",")[0].split(";")[0] if wanted else None)
+
+
+@router.websocket("/ws/tables/{code}")
+async def table_socket(ws: WebSocket, code: str) -> None:
+    """Push every event of the table; accept commands from the tokens' holders."""
+    service: TableService = ws.app.state.service
+    hub: Hub = ws.app.state.hub
+    lang = _lang(ws)
+    await ws.accept()
+    try:
+        runtime = await service.runtime(code)
+    except ApiError as exc:
+        await ws.send_text(dumps(exc.frame(lang, None)))
+        await ws.close(4404)
+        return
+    after_text = ws.query_params.get("after", "0")
+    after = int(after_text) if after_text.isdigit() and len(after_text) < 12 else -1
+    if after < 0:
+        error = ApiError("invalid_field", "after must be a sequence number >= 0", field="after")
+        await ws.send_text(dumps(error.frame(lang, None)))
+        after = 0
+    hashes: list[str] = []
+    for token in ws.query_params.getlist("token"):
+        digest = hash_token(token[:MAX_TOKEN_LENGTH])
+        if runtime.knows(digest):
+            hashes.append(digest)
+        else:
+            error = ApiError("invalid_token", f"a token does not belong to table {runtime.code}")
+            await ws.send_text(dumps(error.frame(lang, None)))
+    conn = Connection(ws, runtime.code, lang, hashes, min(after, runtime.last_seq) if after else 0)
+    await ws.send_text(dumps(_welcome(runtime, conn)))
+    hub.attach(conn)
+    sender = asyncio.create_task(hub.sender(conn))
+    try:
+        await _receive(ws, service, conn, sender)
+    finally:
+        hub.detach(conn)
+        sender.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await sender
+
+
+def _welcome(runtime: Runtime, conn: Connection) -> dict[str, object]:
+    roles = runtime.roles(conn.token_hashes)
+    return {
+        "type": "welcome",
+        "code": conn.code,
+        "roles": roles.names(),
+        "player": roles.players[0] if roles.players else None,
+        "last_seq": runtime.last_seq,
+        "server_time": iso(utcnow()),
+    }
+
+
+async def _receive(
+    ws: WebSocket, service: TableService, conn: Connection, sender: asyncio.Task[None]
+) -> None:
+    while not sender.done():
+        receive = asyncio.ensure_future(ws.receive())
+        done, _ = await asyncio.wait({receive, sender}, return_when=asyncio.FIRST_COMPLETED)
+        if receive not in done:
+            receive.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await receive
+            return
+        try:
+            message = receive.result()
+        except (WebSocketDisconnect, RuntimeError):
+            return
+        if message["type"] == "websocket.disconnect":
+            return
+        data = message.get("text")
+        if data is None:
+            data = message.get("bytes") or b""
+        command_id = None
+        try:
+            command = read_command(data)
+            command_id = command.id
+            if command.type == "ping":
+                conn.send({"type": "pong", "id": command.id})
+            elif command.type == "auth":
+                digest = hash_token(command.args["token"])
+                runtime = await service.runtime(conn.code)
+                if not runtime.knows(digest):
+                    raise ApiError(
+                        "invalid_token", f"the token does not belong to table {runtime.code}"
+                    )
+                if digest not in conn.token_hashes:
+                    conn.token_hashes.append(digest)
+                conn.send(_welcome(runtime, conn))
+            else:
+                outcome = await service.execute(conn.code, command, conn.token_hashes)
+                conn.send(outcome.ack(command.id))
+        except ApiError as exc:
+            conn.send(exc.frame(conn.lang, command_id))
+        except BobingError as exc:
+            conn.send(from_bobing(exc).frame(conn.lang, command_id))
+        except Exception:
+            log.exception("command failed at table %s", conn.code)
+            error = ApiError("unavailable", "the server could not store the command; retry")
+            conn.send(error.frame(conn.lang, command_id))

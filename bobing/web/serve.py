@@ -1,0 +1,159 @@
+"""Running the server: bind, migrate, print the addresses and a QR code, serve with Uvicorn."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ipaddress
+import socket
+import sys
+from collections.abc import Callable
+from typing import TextIO
+
+from bobing.engine.errors import BobingError, InputError
+from bobing.storage.db import Database
+from bobing.web.settings import Settings
+
+WS_MAX_SIZE = 1 << 20
+"""Frames up to 1 MiB reach the app (which answers ``too_large`` above 4 KiB)."""
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket, or a clear error (port in use, unknown host)."""
+    try:
+        infos = socket.getaddrinfo(
+            host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )
+    except socket.gaierror as exc:
+        raise InputError(
+            f"cannot listen on host {host!r}: {exc.strerror}", code="bad_host"
+        ) from None
+    family, kind, proto, _, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+    except OSError as exc:
+        sock.close()
+        raise InputError(
+            f"cannot listen on {host}:{port}: {exc.strerror}", code="bad_port", port=port
+        ) from None
+    sock.listen(2048)
+    sock.setblocking(False)
+    return sock
+
+
+def lan_addresses() -> list[str]:
+    """This machine's IPv4 addresses that phones on the same network can reach."""
+    found: list[str] = []
+    with contextlib.suppress(OSError):
+        probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        try:
+            probe.connect(("192.0.2.1", 9))  # no packet is sent: this only picks a route
+            found.append(probe.getsockname()[0])
+        finally:
+            probe.close()
+    with contextlib.suppress(OSError):
+        for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
+            found.append(str(info[4][0]))
+    out: list[str] = []
+    for text in found:
+        address = ipaddress.ip_address(text)
+        if not address.is_loopback and not address.is_unspecified and text not in out:
+            out.append(text)
+    return out
+
+
+def urls(host: str, port: int) -> tuple[str, list[str]]:
+    """The local URL and the URLs for other devices."""
+    if host in ("", "0.0.0.0", "::"):
+        return f"http://127.0.0.1:{port}", [f"http://{a}:{port}" for a in lan_addresses()]
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}", []
+
+
+def print_banner(local: str, lan: list[str], out: TextIO) -> None:
+    """The addresses, and a QR code of the first LAN address for phones."""
+    print(f"bobing: serving on {local}", file=out)
+    for url in lan:
+        print(f"bobing: on your network: {url}", file=out)
+    target = lan[0] if lan else local
+    try:
+        import segno
+
+        qr = segno.make(target, error="m")
+        qr.terminal(out=out, compact=True, border=2)
+    except Exception:
+        pass
+    print("bobing: press Ctrl+C to stop", file=out, flush=True)
+
+
+def run_server(
+    settings: Settings,
+    host: str,
+    port: int,
+    *,
+    out: TextIO | None = None,
+    on_ready: Callable[[str], None] | None = None,
+) -> None:
+    """Serve until interrupted."""
+    out = out or sys.stdout
+    sock = bind(host, port)
+    actual_port = int(sock.getsockname()[1])
+    try:
+        asyncio.run(_serve(settings, sock, host, actual_port, out, on_ready))
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sock.close()
+
+
+async def _serve(
+    settings: Settings,
+    sock: socket.socket,
+    host: str,
+    port: int,
+    out: TextIO,
+    on_ready: Callable[[str], None] | None,
+) -> None:
+    import uvicorn
+
+    from bobing.web.app import create_app
+
+    # Migrate (and prove the database is reachable) before Uvicorn starts, so that a bad
+    # --db gives one clear line instead of a startup traceback.
+    db = Database(settings.db_url, schema=settings.db_schema)
+    try:
+        await db.migrate()
+    except BobingError:
+        raise
+    except Exception as exc:
+        raise InputError(
+            f"cannot use the database {db.display_url}: {_reason(exc)}", code="db_unavailable"
+        ) from None
+    finally:
+        await db.dispose()
+    config = uvicorn.Config(
+        create_app(settings),
+        log_level="warning",
+        ws_max_size=WS_MAX_SIZE,
+        lifespan="on",
+        timeout_graceful_shutdown=3,
+    )
+    server = uvicorn.Server(config)
+    task = asyncio.create_task(server.serve(sockets=[sock]))
+    while not server.started and not task.done():
+        await asyncio.sleep(0.02)
+    if task.done():
+        await task
+        raise InputError("the server could not start", code="start_failed")
+    local, lan = urls(host, port)
+    print_banner(local, lan, out)
+    if on_ready is not None:
+        on_ready(local)
+    await task
+
+
+def _reason(exc: Exception) -> str:
+    text = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
