@@ -303,6 +303,15 @@ def fold(state: GameState, events: Iterable[Event]) -> GameState:
     return state
 
 
+def _round_shown(state: GameState) -> int:
+    """The current round, or the last one played once the game is over (0 before the start)."""
+    if state.starter is None:
+        return 0
+    if state.phase is Phase.OVER or state.phase is Phase.GRAB:
+        return max(state.turn - 1, 0) // len(state.players) + 1
+    return state.round
+
+
 # -- the game ---------------------------------------------------------------------------------
 
 
@@ -365,6 +374,8 @@ class Game:
         if starter is not None and (thrower is not None or dice is not None):
             raise InputError("give either a starter or a thrower with two dice, not both")
         for name in (starter, thrower):
+            if name is not None and not isinstance(name, str):
+                raise InputError(f"a player is named by a string, not {name!r}", code="bad_name")
             if name is not None and name not in self.state.seat_of:
                 raise InputError(f"unknown player {name!r}", code="unknown_player", name=name)
         if (thrower is None) != (dice is None):
@@ -431,6 +442,8 @@ class Game:
                 )
             raise IllegalAction("the game is already over", code="game_over")
         if player is not None:
+            if not isinstance(player, str):
+                raise InputError(f"a player is named by a string, not {player!r}", code="bad_name")
             current = state.players[state.seat_at(state.turn)]
             if player != current:
                 if player not in state.seat_of:
@@ -768,7 +781,7 @@ class Game:
             "events": [event.to_json() for event in self.events],
             "phase": str(state.phase),
             "throws": state.throws,
-            "round": state.round if state.starter is not None else 0,
+            "round": _round_shown(state),
         }
 
     @classmethod

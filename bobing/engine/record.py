@@ -88,6 +88,11 @@ def _throw_entry(index: int, entry: Any) -> tuple[str | None, tuple[int, ...] | 
     if tiaohou:
         return player, None
     if isinstance(dice, list):
+        faces_ok = all(type(d) is int and 1 <= d <= 6 for d in dice)
+        if not faces_ok or len(dice) != DICE_COUNT:
+            raise RecordError(
+                f"{where}: dice {dice!r} are not six faces 1-6", throw=index, key="dice"
+            )
         dice = "".join(str(d) for d in dice)
     if not isinstance(dice, str):
         raise RecordError(f"{where}: dice must be six digits, not {dice!r}", throw=index)
@@ -299,6 +304,31 @@ def record_of(game: Game, *, seed: int | None = None, **extra: Any) -> dict[str,
                           for p, row in grab.items()}
     record.update(extra)
     return record
+
+
+def dumps_record(record: Mapping[str, Any]) -> str:
+    """A record as readable JSON text: one key per line, one throw per line.
+
+    >>> print(dumps_record({"players": ["甲", "乙"], "throws": ["444412", "123456"]}))
+    {
+     "players": ["甲", "乙"],
+     "throws": [
+      "444412",
+      "123456"
+     ]
+    }
+    """
+    def one(value: Any) -> str:
+        return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+
+    lines = []
+    for key, value in record.items():
+        if key == "throws" and isinstance(value, list) and value:
+            body = ",\n".join(f"  {one(v)}" for v in value)
+            lines.append(f" {one(key)}: [\n{body}\n ]")
+        else:
+            lines.append(f" {one(key)}: {one(value)}")
+    return "{\n" + ",\n".join(lines) + "\n}"
 
 
 def adjudicate(
