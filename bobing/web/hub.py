@@ -113,7 +113,7 @@ class Hub:
     async def sender(self, conn: Connection) -> None:
         """Send the backlog after ``conn.last_sent``, then every queued frame, in order."""
         try:
-            await self._catch_up(conn)
+            await self._catch_up(conn, always=True)
             while True:
                 item = await conn.queue.get()
                 kind = item[0]
@@ -134,8 +134,9 @@ class Hub:
         except (WebSocketDisconnect, RuntimeError, OSError):
             return
 
-    async def _catch_up(self, conn: Connection) -> None:
-        owed_state = False
+    async def _catch_up(self, conn: Connection, *, always: bool = False) -> None:
+        # On connect the state is always sent (with the backlog, possibly empty).
+        owed_state = always
         while True:
             events = await self.service.store.events_after(conn.code, conn.last_sent, PAGE)
             if not events and not owed_state:

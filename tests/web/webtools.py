@@ -1,0 +1,225 @@
+"""Real servers and real clients for the web tests: Uvicorn on 127.0.0.1, httpx, websockets."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Callable, Iterable
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+import httpx
+import uvicorn
+import websockets
+
+from bobing.web.app import create_app
+from bobing.web.serve import WS_MAX_SIZE, bind
+from bobing.web.settings import Settings
+
+_ids = itertools.count(1)
+
+
+def new_id(prefix: str = "c") -> str:
+    """A fresh command id."""
+    return f"{prefix}-{next(_ids)}"
+
+
+@contextlib.asynccontextmanager
+async def running_server(settings: Settings) -> AsyncIterator[str]:
+    """A real Uvicorn server on an ephemeral 127.0.0.1 port in this event loop."""
+    sock = bind("127.0.0.1", 0)
+    port = sock.getsockname()[1]
+    config = uvicorn.Config(
+        create_app(settings), log_level="warning", ws_max_size=WS_MAX_SIZE, lifespan="on"
+    )
+    server = uvicorn.Server(config)
+    task = asyncio.create_task(server.serve(sockets=[sock]))
+    try:
+        while not server.started:
+            if task.done():
+                await task
+                raise RuntimeError("server did not start")
+            await asyncio.sleep(0.01)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.wait_for(task, 10)
+        sock.close()
+
+
+class ServeProcess:
+    """``bobing serve`` as a separate process (for restart tests)."""
+
+    def __init__(self, db_url: str) -> None:
+        self.db_url = db_url
+        self.proc: subprocess.Popen[str] | None = None
+        self.url = ""
+
+    def start(self) -> str:
+        bobing = Path(sys.executable).with_name("bobing")
+        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        self.proc = subprocess.Popen(
+            [str(bobing), "serve", "--host", "127.0.0.1", "--port", "0", "--db", self.db_url],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            found = re.search(r"serving on (http://\S+)", line)
+            if found:
+                self.url = found.group(1)
+                return self.url
+        raise RuntimeError(
+            "bobing serve exited: " + (self.proc.stderr.read() if self.proc.stderr else "")
+        )
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown hooks, no flushing — what a crash looks like."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(10)
+        self._close()
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+        self._close()
+
+    def _close(self) -> None:
+        if self.proc is not None:
+            for stream in (self.proc.stdout, self.proc.stderr):
+                if stream is not None:
+                    stream.close()
+
+
+def ws_url(base: str, code: str, tokens: Iterable[str] = (), after: int = 0, **extra: str) -> str:
+    """The WebSocket URL of a table."""
+    query: list[tuple[str, str]] = [("token", t) for t in tokens]
+    if after:
+        query.append(("after", str(after)))
+    query.extend(extra.items())
+    suffix = ("?" + urlencode(query)) if query else ""
+    return base.replace("http://", "ws://") + f"/ws/tables/{code}" + suffix
+
+
+class Client:
+    """A WebSocket client that keeps every event it has seen, in order."""
+
+    def __init__(self, ws: Any, name: str = "") -> None:
+        self.ws = ws
+        self.name = name
+        self.events: list[dict[str, Any]] = []
+        self.state: dict[str, Any] | None = None
+        self.replies: dict[str, dict[str, Any]] = {}
+        self.other: list[dict[str, Any]] = []
+        self.welcome: dict[str, Any] | None = None
+
+    @classmethod
+    async def connect(
+        cls,
+        base: str,
+        code: str,
+        tokens: Iterable[str] = (),
+        after: int = 0,
+        name: str = "",
+        **extra: str,
+    ) -> Client:
+        ws = await websockets.connect(
+            ws_url(base, code, tokens, after, **extra), max_size=4 * WS_MAX_SIZE
+        )
+        client = cls(ws, name)
+        client.welcome = await client.until(lambda f: f["type"] in ("welcome", "error"))
+        return client
+
+    @property
+    def last_seq(self) -> int:
+        return self.events[-1]["seq"] if self.events else 0
+
+    async def close(self) -> None:
+        await self.ws.close()
+
+    async def recv(self, timeout: float = 10) -> dict[str, Any]:
+        frame: dict[str, Any] = json.loads(await asyncio.wait_for(self.ws.recv(), timeout))
+        if frame["type"] == "events":
+            for event in frame["events"]:
+                expected = self.last_seq + 1
+                assert event["seq"] == expected, (
+                    f"{self.name}: got seq {event['seq']}, expected {expected}"
+                )
+                self.events.append(event)
+            if "state" in frame:
+                self.state = frame["state"]
+        elif frame["type"] in ("ack", "error", "pong") and frame.get("id"):
+            self.replies[frame["id"]] = frame
+        else:
+            self.other.append(frame)
+        return frame
+
+    async def until(
+        self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 10
+    ) -> dict[str, Any]:
+        async def loop() -> dict[str, Any]:
+            while True:
+                frame = await self.recv(timeout)
+                if predicate(frame):
+                    return frame
+
+        return await asyncio.wait_for(loop(), timeout)
+
+    async def send(self, frame: dict[str, Any] | str | bytes) -> None:
+        await self.ws.send(frame if isinstance(frame, str | bytes) else json.dumps(frame))
+
+    async def command(self, kind: str, **fields: Any) -> dict[str, Any]:
+        """Send a command with a fresh id (unless given) and wait for its ack or error."""
+        command_id = fields.pop("id", None) or new_id()
+        await self.send({"type": kind, "id": command_id, **fields})
+        if command_id in self.replies:
+            return self.replies.pop(command_id)
+        await self.until(lambda f: f.get("id") == command_id and f["type"] in ("ack", "error"))
+        return self.replies.pop(command_id)
+
+    async def reach(self, seq: int, timeout: float = 10) -> None:
+        """Read until this client has seen event ``seq`` and the state after it."""
+        if self.last_seq >= seq and self.state is not None and self.state["last_seq"] >= seq:
+            return
+        await self.until(
+            lambda f: (
+                self.last_seq >= seq and self.state is not None and self.state["last_seq"] >= seq
+            ),
+            timeout,
+        )
+
+
+async def create_table(http: httpx.AsyncClient, **body: Any) -> dict[str, Any]:
+    body.setdefault("name", "测试桌")
+    response = await http.post("/api/tables", json=body)
+    assert response.status_code == 201, response.text
+    created: dict[str, Any] = response.json()
+    return created
+
+
+async def join(http: httpx.AsyncClient, code: str, name: str) -> dict[str, Any]:
+    response = await http.post(f"/api/tables/{code}/join", json={"name": name})
+    assert response.status_code == 201, response.text
+    joined: dict[str, Any] = response.json()
+    return joined
+
+
+SMALL_PRIZES = {"zhuangyuan": 1, "duitang": 1, "sanhong": 1, "sijin": 1, "erju": 2, "yixiu": 3}
+"""A short game: few cakes, so it ends within a few dozen throws."""
