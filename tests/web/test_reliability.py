@@ -112,7 +112,7 @@ async def test_racing_double_send_by_one_player(http: httpx.AsyncClient, server:
 
 
 async def test_resync_after_missing_events(http: httpx.AsyncClient, server: str) -> None:
-    created, tokens, host = await started_table(http, server, mode="pass_and_play")
+    created, _, host = await started_table(http, server, mode="pass_and_play")
     code = created["code"]
     phone = await Client.connect(server, code, [created["play_token"]])
     late = await Client.connect(server, code, name="late")
@@ -163,18 +163,6 @@ async def test_server_grab_is_seeded_and_verifiable(
     assert adjudicate(record)["holdings"] == state["result"]["holdings"]
     await player.close()
     await host.close()
-
-
-def _tokens_game(http: httpx.Client) -> tuple[str, dict[str, Any], dict[str, str]]:
-    created = http.post(
-        "/api/tables", json={"name": "重启", "mode": "online", "prizes": SMALL_PRIZES}
-    ).json()
-    code = created["code"]
-    tokens = {
-        n: http.post(f"/api/tables/{code}/join", json={"name": n}).json()["player_token"]
-        for n in NAMES
-    }
-    return code, created, tokens
 
 
 async def test_server_killed_and_restarted_loses_nothing(tmp_path: Path) -> None:
