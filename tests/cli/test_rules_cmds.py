@@ -370,3 +370,43 @@ def test_help_lists_the_commands(
         code, out, _ = run(capsys, monkeypatch, command, "--help")
         assert code == 0
         assert "--lang" in out and "--json" in out
+
+
+# -- the README shows real output ------------------------------------------------------------
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["classify", "444466"],
+        ["classify", "222226", "--lang", "en"],
+        ["classify", "555555"],
+        ["classify", "4", "4", "4", "4", "1", "2", "--json"],
+        ["classify", "555555", "--rules", "modern", "--json"],
+        ["odds"],
+    ],
+    ids=" ".join,
+)
+def test_readme_output_is_real(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, args: list[str]
+) -> None:
+    code, out, _ = run(capsys, monkeypatch, *args)
+    assert code == 0
+    assert f"$ bobing {' '.join(args)}\n{out}" in README.read_text(encoding="utf-8")
+
+
+def test_readme_quick_start() -> None:
+    text = README.read_text(encoding="utf-8")
+    assert "python3 dev.py run     # start the app\npython3 dev.py test    # run every test" in text
+    assert "\n## More\n" in text and "docs/rules.md" in text
+
+
+def test_docs_odds_table_is_real(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, out, _ = run(capsys, monkeypatch, "odds")
+    assert code == 0
+    docs = README.parent / "docs" / "rules.md"
+    assert f"$ bobing odds\n{out}" in docs.read_text(encoding="utf-8")

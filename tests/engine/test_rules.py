@@ -377,3 +377,23 @@ def test_any_rule_object_builds_or_fails_cleanly(preset: str, overrides: dict[st
     assert rules_from_json(rules.to_json()) == rules
     for hand in rules.zhuangyuan_order:
         assert rules.tier_of(hand) is Tier.ZHUANGYUAN
+
+
+# -- documentation ---------------------------------------------------------------------------
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
+
+
+def test_every_switch_value_and_hand_is_documented() -> None:
+    text = DOCS.read_text(encoding="utf-8")
+    for switch in SWITCHES:
+        assert f"### `{switch}`" in text, switch
+        if switch in ENUM_SWITCHES:
+            for value in allowed_values(switch):
+                assert f"| `{value}` |" in text, (switch, value)
+    for hand in Hand:
+        assert f"| `{hand}` |" in text, hand
+    for tier in Tier:
+        assert f"| `{tier}` |" in text, tier
+    for preset in PRESETS:
+        assert f"**{preset}**" in text, preset
