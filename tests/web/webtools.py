@@ -191,7 +191,9 @@ class Client:
         await self.send({"type": kind, "id": command_id, **fields})
         if command_id in self.replies:
             return self.replies.pop(command_id)
-        await self.until(lambda f: f.get("id") == command_id and f["type"] in ("ack", "error"))
+        await self.until(
+            lambda f: f.get("id") == command_id and f["type"] in ("ack", "error", "pong")
+        )
         return self.replies.pop(command_id)
 
     async def reach(self, seq: int, timeout: float = 10) -> None:

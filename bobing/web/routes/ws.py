@@ -14,7 +14,7 @@ from bobing.i18n import normalize_lang
 from bobing.storage.event_store import iso, utcnow
 from bobing.web.hub import Connection, Hub
 from bobing.web.problems import ApiError, from_bobing
-from bobing.web.protocol import MAX_TOKEN_LENGTH, dumps, read_command
+from bobing.web.protocol import ID_PATTERN, MAX_TOKEN_LENGTH, decode_frame, dumps, parse_command
 from bobing.web.service import Runtime, TableService, hash_token
 
 router = APIRouter()
@@ -100,8 +100,11 @@ async def _receive(
             data = message.get("bytes") or b""
         command_id = None
         try:
-            command = read_command(data)
-            command_id = command.id
+            frame = decode_frame(data)
+            raw_id = frame.get("id")
+            if isinstance(raw_id, str) and ID_PATTERN.fullmatch(raw_id):
+                command_id = raw_id  # echoed even when the rest of the command is bad
+            command = parse_command(frame)
             if command.type == "ping":
                 conn.send({"type": "pong", "id": command.id})
             elif command.type == "auth":

@@ -1,0 +1,105 @@
+// The app: language, routes, and the one table session a page follows.
+//   /                 home: create a table or join one by code
+//   /rules[/PRESET]   a preset's rules in words
+//   /t/CODE           the table (lobby → play → ceremony), #play=TOKEN adds a shared-device token
+//   /t/CODE/tv        the big screen (read-only)
+//   /t/CODE/rules     the table's rules in words
+
+import { $, mount, h } from "./dom.js";
+import { detectLang, setLang, onLangChange, t } from "./i18n.js";
+import { normalizeCode, saveTable } from "./store.js";
+import { TableSession } from "./session.js";
+import { unlock } from "./sound.js";
+import { HomeView } from "./views/home.js";
+import { RulesView } from "./views/rules.js";
+import { TableView } from "./views/table.js";
+import { TvView } from "./views/tv.js";
+import { renderNetbar } from "./ui.js";
+
+let view = null;
+let session = null;
+
+function parseRoute(path) {
+  let m = path.match(/^\/t\/([A-Za-z0-9]{4,12})\/?(tv|rules)?\/?$/);
+  if (m) return { name: m[2] || "table", code: normalizeCode(m[1]) };
+  m = path.match(/^\/rules(?:\/([a-z_]+))?\/?$/);
+  if (m) return { name: "rules", preset: m[1] || "traditional" };
+  return { name: "home" };
+}
+
+function takePlayToken(code) {
+  // a shared-device link carries the play token in the fragment (never sent to the server)
+  const hash = new URLSearchParams(location.hash.slice(1));
+  const play = hash.get("play");
+  if (play) {
+    saveTable(code, { playToken: play });
+    history.replaceState(history.state, "", location.pathname + location.search);
+  }
+}
+
+export function navigate(path, { replace = false } = {}) {
+  if (replace) history.replaceState({}, "", path);
+  else history.pushState({}, "", path);
+  route();
+}
+
+function route() {
+  const r = parseRoute(location.pathname);
+  if (view && view.destroy) view.destroy();
+  view = null;
+  if (r.code) {
+    takePlayToken(r.code);
+    if (!session || session.code !== r.code) {
+      if (session) session.close();
+      session = new TableSession(r.code);
+      session.addEventListener("conn", (ev) =>
+        renderNetbar(ev.detail.status, { attempt: ev.detail.attempt, onRetry: () => session.conn.reconnectNow() }),
+      );
+      session.start();
+    }
+  } else if (session) {
+    session.close();
+    session = null;
+    renderNetbar(null);
+  }
+  const main = $("#main");
+  switch (r.name) {
+    case "table":
+      view = new TableView(main, session, { navigate });
+      break;
+    case "tv":
+      view = new TvView(main, session, { navigate });
+      break;
+    case "rules":
+      view = new RulesView(main, { session, preset: r.preset, navigate });
+      break;
+    default:
+      view = new HomeView(main, { navigate });
+  }
+  view.render();
+  document.body.dataset.route = r.name;
+}
+
+async function boot() {
+  await setLang(detectLang());
+  document.addEventListener("click", (ev) => {
+    unlock();
+    const a = ev.target.closest && ev.target.closest("a[data-link]");
+    if (a && a.origin === location.origin && !ev.metaKey && !ev.ctrlKey && ev.button === 0) {
+      ev.preventDefault();
+      navigate(a.pathname + a.search + a.hash);
+    }
+  });
+  window.addEventListener("popstate", route);
+  onLangChange(() => {
+    document.title = t("app.title");
+    if (view) view.render();
+  });
+  document.title = t("app.title");
+  route();
+}
+
+boot().catch((err) => {
+  mount($("#main"), h("p", { class: "fatal" }, String(err && err.message)));
+  throw err;
+});

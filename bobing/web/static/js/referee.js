@@ -1,0 +1,169 @@
+// The referee's pad for real dice: tap six faces (or 跳猴), see what they make, confirm.
+// Keys: 1-6 add a face, Backspace removes one, Escape clears, Enter confirms.
+
+import { h, mount } from "./dom.js";
+import { t } from "./i18n.js";
+import { dieSvg } from "./dice.js";
+import { classify, handName, why, effect } from "./game.js";
+import { icon } from "./ui.js";
+
+export class RefereePad {
+  /**
+   * @param {{count?: number, rules: object, onConfirm: (faces: number[]|null) => Promise<void>, allowTiaohou?: boolean, title?: string}} opts
+   */
+  constructor({ count = 6, rules, onConfirm, allowTiaohou = true, title = "" }) {
+    this.count = count;
+    this.rules = rules;
+    this.onConfirm = onConfirm;
+    this.allowTiaohou = allowTiaohou;
+    this.faces = [];
+    this.tiaohou = false;
+    this.busy = false;
+    this.slots = h("div", { class: "ref-slots", role: "group", "aria-label": t("ref.slots") });
+    this.preview = h("div", { class: "ref-preview", "aria-live": "polite" });
+    this.confirmBtn = h("button", { type: "button", class: "btn btn-primary btn-block ref-confirm", onclick: () => this.confirm() }, t("ref.confirm"));
+    this.tiaohouBtn = allowTiaohou
+      ? h("button", { type: "button", class: "btn btn-ghost ref-tiaohou", "aria-pressed": "false", onclick: () => this.toggleTiaohou() }, t("ref.tiaohou"))
+      : null;
+    const keys = [1, 2, 3, 4, 5, 6].map((face) =>
+      h(
+        "button",
+        { type: "button", class: `ref-key${face === 1 || face === 4 ? " ref-key-red" : ""}`, "aria-label": t("ref.add_face", { face }), dataset: { face: String(face) }, onclick: () => this.add(face) },
+        dieSvg(face, { label: false }),
+        h("span", { class: "ref-key-num", "aria-hidden": "true" }, String(face)),
+      ),
+    );
+    this.el = h(
+      "section",
+      { class: "card ref-pad", "aria-label": title || t("ref.title") },
+      h("h3", { class: "card-title" }, title || t("ref.title")),
+      h("p", { class: "hint" }, t(count === 2 ? "ref.hint_two" : "ref.hint")),
+      this.slots,
+      h("div", { class: "ref-keys" }, keys),
+      h(
+        "div",
+        { class: "ref-tools" },
+        h("button", { type: "button", class: "btn btn-ghost ref-back", "aria-label": t("ref.backspace"), onclick: () => this.back() }, icon("backspace"), h("span", {}, t("ref.backspace_short"))),
+        h("button", { type: "button", class: "btn btn-ghost ref-clear", onclick: () => this.clear() }, t("ref.clear")),
+        this.tiaohouBtn,
+      ),
+      this.preview,
+      this.confirmBtn,
+    );
+    this.onKey = (ev) => this.key(ev);
+    document.addEventListener("keydown", this.onKey);
+    this.paint();
+  }
+
+  destroy() {
+    document.removeEventListener("keydown", this.onKey);
+  }
+
+  key(ev) {
+    if (!this.el.isConnected || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    const tag = (ev.target && ev.target.tagName) || "";
+    if (["INPUT", "TEXTAREA", "SELECT"].includes(tag)) return;
+    if (/^[1-6]$/.test(ev.key)) {
+      this.add(Number(ev.key));
+      ev.preventDefault();
+    } else if (ev.key === "Backspace") {
+      this.back();
+      ev.preventDefault();
+    } else if (ev.key === "Escape") {
+      this.clear();
+    } else if (ev.key === "Enter" && this.ready() && tag !== "BUTTON") {
+      this.confirm();
+      ev.preventDefault();
+    }
+  }
+
+  add(face) {
+    if (this.busy) return;
+    this.tiaohou = false;
+    if (this.faces.length < this.count) this.faces.push(face);
+    this.paint();
+  }
+
+  back() {
+    if (this.busy) return;
+    this.faces.pop();
+    this.paint();
+  }
+
+  clear() {
+    if (this.busy) return;
+    this.faces = [];
+    this.tiaohou = false;
+    this.paint();
+  }
+
+  toggleTiaohou() {
+    if (this.busy) return;
+    this.tiaohou = !this.tiaohou;
+    if (this.tiaohou) this.faces = [];
+    this.paint();
+  }
+
+  ready() {
+    return !this.busy && (this.tiaohou || this.faces.length === this.count);
+  }
+
+  setRules(rules) {
+    this.rules = rules;
+    this.paint();
+  }
+
+  paint() {
+    const slots = [];
+    for (let i = 0; i < this.count; i++) {
+      const face = this.faces[i];
+      slots.push(
+        h(
+          "span",
+          { class: `ref-slot${face ? " is-filled" : ""}`, "aria-label": face ? t("die.face", { face }) : t("ref.empty_slot") },
+          face ? dieSvg(face, { label: false }) : null,
+        ),
+      );
+    }
+    mount(this.slots, slots);
+    this.slots.classList.toggle("is-tiaohou", this.tiaohou);
+    if (this.tiaohouBtn) {
+      this.tiaohouBtn.setAttribute("aria-pressed", String(this.tiaohou));
+      this.tiaohouBtn.classList.toggle("is-on", this.tiaohou);
+    }
+    if (this.tiaohou) {
+      mount(this.preview, h("strong", { class: "ref-name" }, t("tiaohou")), h("span", { class: "ref-why" }, t("ref.tiaohou_effect")));
+    } else if (this.count === 6 && this.faces.length === 6) {
+      const c = classify(this.faces, this.rules);
+      mount(
+        this.preview,
+        h("strong", { class: "ref-name" }, handName(c)),
+        h("span", { class: "ref-why" }, why(c)),
+        h("span", { class: "ref-effect" }, effect(c, this.rules)),
+      );
+    } else if (this.count === 2 && this.faces.length === 2) {
+      mount(this.preview, h("strong", { class: "ref-name" }, t("ref.two_sum", { a: this.faces[0], b: this.faces[1], sum: this.faces[0] + this.faces[1] })));
+    } else {
+      mount(this.preview, h("span", { class: "hint" }, t("ref.need", { n: this.count - this.faces.length })));
+    }
+    this.confirmBtn.disabled = !this.ready();
+  }
+
+  async confirm() {
+    if (!this.ready()) return;
+    this.busy = true;
+    this.confirmBtn.disabled = true;
+    this.confirmBtn.classList.add("is-busy");
+    try {
+      await this.onConfirm(this.tiaohou ? null : this.faces.slice());
+      this.faces = [];
+      this.tiaohou = false;
+    } catch {
+      // the caller showed the error; keep the faces for a correction
+    } finally {
+      this.busy = false;
+      this.confirmBtn.classList.remove("is-busy");
+      this.paint();
+    }
+  }
+}

@@ -1,0 +1,203 @@
+// A table as this device follows it: tokens, the event log, the latest state, the connection.
+// Everything is saved per table, so a reload shows the same screen at once and resyncs.
+
+import { api } from "./api.js";
+import { TableConnection, CONN } from "./conn.js";
+import { lang } from "./i18n.js";
+import { EVENT, MODE, ROLE, STATUS, PHASE, COMMAND } from "./protocol.js";
+import { loadTable, saveTable, rememberRecent } from "./store.js";
+
+const SAVE_DELAY_MS = 150;
+
+export class TableSession extends EventTarget {
+  constructor(code) {
+    super();
+    this.code = code;
+    const saved = loadTable(code);
+    this.saved = saved;
+    this.state = saved.state || null;
+    this.events = Array.isArray(saved.events) ? saved.events : [];
+    this.lastSeq = this.events.length ? this.events[this.events.length - 1].seq : 0;
+    if (this.state && this.lastSeq < (this.state.last_seq || 0)) {
+      // the saved log was dropped (storage quota): fetch it again from the start
+      this.events = [];
+      this.lastSeq = 0;
+    }
+    this.roles = [];
+    this.me = saved.playerName || null;
+    this.status = CONN.CONNECTING;
+    this.attempt = 0;
+    this.gone = false;
+    this.conn = null;
+    this.saveTimer = null;
+    this.throwWaiters = new Map();
+  }
+
+  // ---- tokens and roles ----------------------------------------------------------------------
+
+  tokens() {
+    const s = loadTable(this.code);
+    return [s.hostToken, s.playToken, s.playerToken].filter(Boolean);
+  }
+
+  get hostToken() {
+    return loadTable(this.code).hostToken || null;
+  }
+
+  get playToken() {
+    return loadTable(this.code).playToken || null;
+  }
+
+  isHost() {
+    return this.roles.includes(ROLE.HOST) || Boolean(this.hostToken && !this.connected);
+  }
+
+  get connected() {
+    return this.status === CONN.OPEN;
+  }
+
+  /** Whether this device may throw now (per mode, roles and whose turn it is). */
+  canThrow() {
+    const st = this.state;
+    if (!st || st.status !== STATUS.PLAYING || !st.next || st.phase === PHASE.GRAB) return false;
+    const roles = this.roles;
+    if (st.mode === MODE.ONLINE) return roles.includes(ROLE.PLAYER) && this.me === st.next;
+    if (st.mode === MODE.PASS_AND_PLAY) return roles.includes(ROLE.HOST) || roles.includes(ROLE.PLAY);
+    if (st.mode === MODE.REFEREE) {
+      return roles.includes(ROLE.HOST) || (st.referee_thrower && roles.includes(ROLE.PLAYER) && this.me === st.next);
+    }
+    return false;
+  }
+
+  // ---- lifecycle ---------------------------------------------------------------------------
+
+  start() {
+    this.conn = new TableConnection(this.code, { tokens: this.tokens(), after: this.lastSeq, lang: lang() });
+    this.conn.addEventListener("status", (ev) => {
+      this.status = ev.detail.status;
+      this.attempt = ev.detail.attempt;
+      if (this.status === CONN.GONE) this.gone = true;
+      this.dispatchEvent(new CustomEvent("conn", { detail: ev.detail }));
+      this.emit({ events: [], live: false });
+    });
+    this.conn.addEventListener("welcome", (ev) => {
+      this.roles = ev.detail.roles || [];
+      if (ev.detail.player) {
+        this.me = ev.detail.player;
+        saveTable(this.code, { playerName: this.me });
+      } else if (!this.roles.includes(ROLE.PLAYER) && this.me && !loadTable(this.code).playerToken) {
+        this.me = null;
+      }
+      this.emit({ events: [], live: false });
+    });
+    this.conn.addEventListener("events", (ev) => this.onEvents(ev.detail));
+    this.conn.addEventListener("servererror", (ev) => {
+      this.dispatchEvent(new CustomEvent("servererror", { detail: ev.detail }));
+    });
+    this.conn.connect();
+  }
+
+  close() {
+    if (this.conn) this.conn.close();
+    this.flushSave();
+  }
+
+  onEvents({ events, state, live }) {
+    if (events.length) {
+      this.events = this.events.concat(events);
+      this.lastSeq = events[events.length - 1].seq;
+    }
+    if (state) {
+      this.state = state;
+      rememberRecent(this.code, state.name);
+    }
+    for (const e of events) {
+      if (e.type === EVENT.THROWN && this.throwWaiters.has(e.throw)) {
+        this.throwWaiters.get(e.throw).resolve(e);
+        this.throwWaiters.delete(e.throw);
+      }
+    }
+    this.scheduleSave();
+    this.emit({ events, live });
+  }
+
+  emit(detail) {
+    this.dispatchEvent(new CustomEvent("update", { detail }));
+  }
+
+  scheduleSave() {
+    clearTimeout(this.saveTimer);
+    this.saveTimer = setTimeout(() => this.flushSave(), SAVE_DELAY_MS);
+  }
+
+  flushSave() {
+    clearTimeout(this.saveTimer);
+    if (!this.state) return;
+    const patch = { state: this.state, events: this.events };
+    const first = this.events.find((e) => e.type === EVENT.TABLE_CREATED);
+    if (first && first.commitment) patch.commitment = first.commitment;
+    saveTable(this.code, patch);
+  }
+
+  /** The commitment this device saw before the first throw (from the log), if any. */
+  seenCommitment() {
+    const first = this.events.find((e) => e.type === EVENT.TABLE_CREATED);
+    return (first && first.commitment) || loadTable(this.code).commitment || null;
+  }
+
+  // ---- commands ----------------------------------------------------------------------------
+
+  send(type, fields = {}) {
+    return this.conn.send({ type, ...fields });
+  }
+
+  /** Throw for the current turn; resolves with the `thrown` event of that throw. */
+  throwDice(fields = {}) {
+    const turn = this.state.turn;
+    const waiter = {};
+    const promise = new Promise((resolve, reject) => {
+      waiter.resolve = resolve;
+      waiter.reject = reject;
+    });
+    this.throwWaiters.set(turn, waiter);
+    this.send(COMMAND.THROW, { turn, ...fields }).catch((err) => {
+      this.throwWaiters.delete(turn);
+      waiter.reject(err);
+    });
+    return promise;
+  }
+
+  async join(name) {
+    const seat = await api.join(this.code, name);
+    // pass-and-play and referee hosts seat everyone from their device: keep the host's identity
+    const hostSeatsOthers = this.hostToken && this.state && this.state.mode !== MODE.ONLINE;
+    if (!hostSeatsOthers) {
+      saveTable(this.code, { playerToken: seat.player_token, playerName: seat.name });
+      this.me = seat.name;
+      this.conn.setTokens(this.tokens());
+    }
+    return seat;
+  }
+
+  // ---- derived views of the log ------------------------------------------------------------
+
+  /** Everything that happened on throw `n`: the thrown event and what followed from it. */
+  throwDetails(n) {
+    const out = { thrown: null, awards: [], standing: null, skipNext: false, final: null, gameOver: null, grab: false };
+    for (const e of this.events) {
+      if (e.throw !== n) continue;
+      if (e.type === EVENT.THROWN) out.thrown = e;
+      else if (e.type === EVENT.AWARDED) out.awards.push(e);
+      else if (e.type === EVENT.STANDING) out.standing = e;
+      else if (e.type === EVENT.SKIP_NEXT) out.skipNext = true;
+      else if (e.type === EVENT.FINAL) out.final = e;
+      else if (e.type === EVENT.GAME_OVER) out.gameOver = e;
+      else if (e.type === EVENT.GRAB_OPEN) out.grab = true;
+    }
+    return out;
+  }
+
+  throws() {
+    return this.events.filter((e) => e.type === EVENT.THROWN);
+  }
+}

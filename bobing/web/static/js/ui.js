@@ -1,0 +1,223 @@
+// Shared pieces of the screens: the top bar, toasts, the screen-reader announcer, dialogs,
+// icons, error messages.
+
+import { h, s, mount, $ } from "./dom.js";
+import { t, lang, setLang, LANGS, has } from "./i18n.js";
+import { muted, setMuted, unlock } from "./sound.js";
+
+// ---- icons (inline SVG, no font or emoji needed) ----------------------------------------------
+
+const ICONS = {
+  sound: "M4 9h4l5-4v14l-5-4H4z M16 8.5a5 5 0 0 1 0 7 M18.5 6a8.5 8.5 0 0 1 0 12",
+  mute: "M4 9h4l5-4v14l-5-4H4z M16 9l6 6 M22 9l-6 6",
+  up: "M12 5l-6 7h4v7h4v-7h4z",
+  down: "M12 19l6-7h-4V5h-4v7H6z",
+  close: "M6 6l12 12 M18 6L6 18",
+  copy: "M8 8h11v11H8z M5 16V5h11",
+  share: "M12 3v12 M7 8l5-5 5 5 M5 13v7h14v-7",
+  tv: "M3 5h18v12H3z M8 21h8 M12 17v4",
+  book: "M4 4h6a3 3 0 0 1 3 3v13a2 2 0 0 0-2-2H4z M20 4h-6a3 3 0 0 0-3 3v13a2 2 0 0 1 2-2h7z",
+  back: "M15 5l-7 7 7 7",
+  shake: "M8 3h8v18H8z M4 8v8 M20 8v8 M11 18h2",
+  download: "M12 4v11 M7 10l5 5 5-5 M5 20h14",
+  check: "M5 12l5 5 9-10",
+  pause: "M8 5v14 M16 5v14",
+  play: "M7 5l12 7-12 7z",
+  stop: "M6 6h12v12H6z",
+  globe: "M12 3a9 9 0 1 0 0 18a9 9 0 1 0 0-18 M3 12h18 M12 3c3 3 3 15 0 18 M12 3c-3 3-3 15 0 18",
+  backspace: "M21 5H9l-6 7 6 7h12z M12 9l6 6 M18 9l-6 6",
+};
+
+export function icon(name, { label = null } = {}) {
+  return s(
+    "svg",
+    { viewBox: "0 0 24 24", class: `icon icon-${name}`, "aria-hidden": label ? null : "true", role: label ? "img" : null, "aria-label": label },
+    s("path", { d: ICONS[name] || "" }),
+  );
+}
+
+// ---- the moon mark --------------------------------------------------------------------------
+
+export function moonMark() {
+  return s(
+    "svg",
+    { viewBox: "0 0 40 40", class: "moon-mark", "aria-hidden": "true" },
+    s("circle", { cx: 20, cy: 20, r: 16, class: "moon-disc" }),
+    s("circle", { cx: 14, cy: 15, r: 3, class: "moon-crater" }),
+    s("circle", { cx: 25, cy: 24, r: 4.5, class: "moon-crater" }),
+    s("circle", { cx: 23, cy: 12, r: 1.8, class: "moon-crater" }),
+  );
+}
+
+// ---- announcer and toasts ----------------------------------------------------------------------
+
+/** Tell screen-reader users something (polite live region). */
+export function announce(text) {
+  const el = $("#announcer");
+  if (!el) return;
+  el.textContent = "";
+  // a fresh text node after clearing makes screen readers read repeated messages too
+  setTimeout(() => {
+    el.textContent = text;
+  }, 30);
+}
+
+export function toast(text, { kind = "info", ms = 4200 } = {}) {
+  const box = $("#toasts");
+  if (!box) return;
+  const item = h("div", { class: `toast toast-${kind}`, role: kind === "error" ? "alert" : "status" }, text);
+  box.appendChild(item);
+  setTimeout(() => item.classList.add("toast-out"), ms);
+  setTimeout(() => item.remove(), ms + 400);
+}
+
+/** A human sentence for an API or command error, from its stable code. */
+export function errorText(err) {
+  const code = err && err.code;
+  const params = (err && err.params) || {};
+  if (code && has(`error.${code}`)) return t(`error.${code}`, params);
+  return (err && (err.detail || err.title || err.message)) || t("error.unknown");
+}
+
+export function showError(err) {
+  toast(errorText(err), { kind: "error" });
+}
+
+// ---- dialogs ----------------------------------------------------------------------------------
+
+/** A modal yes/no question; resolves true when confirmed. */
+export function confirmDialog({ title, body, yes, no = t("common.cancel"), danger = false }) {
+  return new Promise((resolve) => {
+    const dialog = h("dialog", { class: "dialog", "aria-labelledby": "dlg-title" });
+    const close = (value) => {
+      dialog.close();
+      dialog.remove();
+      resolve(value);
+    };
+    mount(
+      dialog,
+      h("h2", { id: "dlg-title", class: "dialog-title" }, title),
+      body ? h("p", { class: "dialog-body" }, body) : null,
+      h(
+        "div",
+        { class: "dialog-actions" },
+        h("button", { type: "button", class: "btn btn-ghost", onclick: () => close(false) }, no),
+        h("button", { type: "button", class: `btn ${danger ? "btn-danger" : "btn-primary"}`, onclick: () => close(true) }, yes),
+      ),
+    );
+    dialog.addEventListener("cancel", (ev) => {
+      ev.preventDefault();
+      close(false);
+    });
+    document.body.appendChild(dialog);
+    dialog.showModal();
+    dialog.querySelector(".btn-primary, .btn-danger").focus();
+  });
+}
+
+// ---- the top bar ------------------------------------------------------------------------------
+
+const LANG_LABEL = { "zh-Hans": "简体", "zh-Hant": "繁體", en: "English" };
+
+export function langPicker() {
+  const select = h(
+    "select",
+    {
+      class: "lang-select",
+      "aria-label": t("top.language"),
+      onchange: async (ev) => {
+        await setLang(ev.target.value, { remember: true });
+      },
+    },
+    LANGS.map((code) => h("option", { value: code, selected: code === lang(), lang: code }, LANG_LABEL[code])),
+  );
+  return h("label", { class: "lang-picker" }, icon("globe"), select);
+}
+
+export function soundToggle() {
+  const button = h("button", { type: "button", class: "icon-btn sound-toggle" });
+  const paint = () => {
+    const off = muted();
+    mount(button, icon(off ? "mute" : "sound"));
+    button.setAttribute("aria-pressed", String(!off));
+    button.setAttribute("aria-label", off ? t("top.sound_off") : t("top.sound_on"));
+    button.title = button.getAttribute("aria-label");
+  };
+  button.addEventListener("click", () => {
+    setMuted(!muted());
+    unlock();
+    paint();
+  });
+  paint();
+  return button;
+}
+
+/**
+ * Draw the top bar: brand, an optional title (the table), the connection dot, sound, language.
+ * `extra` are more buttons (links to the rules, the big screen …).
+ */
+export function renderTopbar({ title = null, conn = null, extra = [] } = {}) {
+  const bar = $("#topbar");
+  mount(
+    bar,
+    h(
+      "a",
+      { href: "/", class: "brand", "data-link": "", "aria-label": t("top.home") },
+      moonMark(),
+      h("span", { class: "brand-name" }, t("app.name")),
+    ),
+    title ? h("span", { class: "topbar-title" }, title) : h("span", { class: "topbar-title" }),
+    conn ? h("span", { class: `conn-dot conn-${conn}`, role: "img", "aria-label": t(`conn.${conn}`), title: t(`conn.${conn}`) }) : null,
+    ...extra,
+    soundToggle(),
+    langPicker(),
+  );
+}
+
+/** The connection banner under the top bar: hidden while connected. */
+export function renderNetbar(status, { attempt = 0, onRetry = null } = {}) {
+  const bar = $("#netbar");
+  if (!bar) return;
+  if (!status || status === "open" || status === "closed") {
+    bar.hidden = true;
+    bar.replaceChildren();
+    return;
+  }
+  bar.hidden = false;
+  bar.dataset.status = status;
+  const text = status === "gone" ? t("conn.gone") : status === "connecting" ? t("conn.connecting") : t("conn.lost", { attempt });
+  mount(
+    bar,
+    h("span", { class: "netbar-spinner", "aria-hidden": "true" }),
+    h("span", { class: "netbar-text" }, text),
+    onRetry && status === "reconnecting" ? h("button", { type: "button", class: "btn btn-small btn-ghost-light", onclick: onRetry }, t("conn.retry_now")) : null,
+  );
+}
+
+/** A small labelled stat chip. */
+export function chip(label, value, cls = "") {
+  return h("span", { class: `chip ${cls}` }, h("span", { class: "chip-label" }, label), h("span", { class: "chip-value" }, value));
+}
+
+/** Copy text to the clipboard (with a fallback for pages that are not a secure context). */
+export async function copyText(text) {
+  try {
+    if (navigator.clipboard && window.isSecureContext) {
+      await navigator.clipboard.writeText(text);
+      return true;
+    }
+  } catch {
+    // fall back below
+  }
+  const area = h("textarea", { class: "sr-only", readonly: true }, text);
+  document.body.appendChild(area);
+  area.select();
+  let ok = false;
+  try {
+    ok = document.execCommand("copy");
+  } catch {
+    ok = false;
+  }
+  area.remove();
+  return ok;
+}

@@ -1,0 +1,221 @@
+// The end: the 状元 ceremony, the results (with named prizes), downloads, and the fairness
+// reveal with an in-browser check of every throw.
+
+import { h, mount } from "../dom.js";
+import { t } from "../i18n.js";
+import { TIERS, MODE } from "../protocol.js";
+import { api } from "../api.js";
+import { diceRow } from "../dice.js";
+import { classify, handName, tierName } from "../game.js";
+import { cakes, logLine } from "../award.js";
+import { verifyRecord, usesWebCrypto } from "../fair.js";
+import { icon, announce, showError } from "../ui.js";
+import { gong } from "../sound.js";
+import { tierShort } from "./play.js";
+
+function endReason(state) {
+  if (state.end_reason === "host") return t("end.by_host");
+  const by = state.result && state.result.ended_by;
+  return by ? t(`end.by.${by}`) : "";
+}
+
+/** Value of a player's cakes under the named prizes. */
+export function prizeValue(held, named) {
+  let value = 0;
+  for (const [tier, n] of Object.entries(held || {})) value += n * ((named[tier] && named[tier].value) || 0);
+  return value;
+}
+
+export function resultsTable(state) {
+  const result = state.result || { holdings: {} };
+  const named = state.named_prizes || {};
+  const hasValue = Object.values(named).some((p) => p && p.value);
+  const tiers = TIERS.filter((tier) => (state.rules.prizes || {})[tier]);
+  const z = result.zhuangyuan;
+  const rows = (state.players || []).map((p) => {
+    const held = (result.holdings || {})[p.name] || {};
+    return { p, held, total: cakes(held), value: prizeValue(held, named) };
+  });
+  return h(
+    "div",
+    { class: "table-scroll" },
+    h(
+      "table",
+      { class: "results" },
+      h("caption", { class: "sr-only" }, t("end.results")),
+      h(
+        "thead",
+        {},
+        h(
+          "tr",
+          {},
+          h("th", { scope: "col" }, t("play.player")),
+          tiers.map((tier) => h("th", { scope: "col" }, h("abbr", { title: tierName(tier) }, tierShort(tier)))),
+          h("th", { scope: "col" }, t("play.total")),
+          hasValue ? h("th", { scope: "col" }, t("end.value")) : null,
+        ),
+      ),
+      h(
+        "tbody",
+        {},
+        rows.map(({ p, held, total, value }) =>
+          h(
+            "tr",
+            { class: z && z.player === p.name ? "is-winner" : "" },
+            h("th", { scope: "row" }, h("span", { class: "seat-no small", "aria-hidden": "true" }, String(p.seat)), p.name, z && z.player === p.name ? h("span", { class: "crown", role: "img", "aria-label": t("tier.zhuangyuan") }, "★") : null),
+            tiers.map((tier) => h("td", { class: held[tier] ? "has" : "zero" }, held[tier] ? String(held[tier]) : "·")),
+            h("td", { class: "total" }, String(total)),
+            hasValue ? h("td", { class: "value" }, String(value)) : null,
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+export class EndPanel {
+  constructor(session, ctx, { live = false } = {}) {
+    this.session = session;
+    this.ctx = ctx;
+    this.verifyBox = h("div", { class: "verify-result", "aria-live": "polite" });
+    this.el = h("div", { class: "end" });
+    this.build();
+    if (live) {
+      gong();
+      const st = session.state;
+      const z = st.result && st.result.zhuangyuan;
+      announce(z ? t("end.announce", { player: z.player }) : t("end.no_winner"));
+    }
+  }
+
+  update() {
+    this.build();
+  }
+
+  build() {
+    const st = this.session.state;
+    const code = this.session.code;
+    const z = st.result && st.result.zhuangyuan;
+    const named = st.named_prizes || {};
+    const zName = z && z.dice ? handName(classify(z.dice, st.rules)) : null;
+    const ceremony = h(
+      "section",
+      { class: "ceremony", "aria-labelledby": "ceremony-title" },
+      h("div", { class: "lanterns", "aria-hidden": "true" }, h("span", { class: "lantern l1" }), h("span", { class: "lantern l2" })),
+      h("p", { class: "eyebrow" }, st.name),
+      h("h1", { id: "ceremony-title", class: "seal" }, t("tier.zhuangyuan")),
+      z
+        ? [
+            h("p", { class: "winner-name" }, z.player),
+            zName ? h("p", { class: "winner-hand" }, zName) : h("p", { class: "winner-hand" }, t("end.grabbed")),
+            z.dice ? diceRow(z.dice, { size: "md" }) : null,
+            z.throw ? h("p", { class: "hint light" }, t("end.won_at", { n: z.throw })) : null,
+            named.zhuangyuan ? h("p", { class: "winner-prize" }, t("end.prize_line", { prize: named.zhuangyuan.name })) : null,
+          ]
+        : h("p", { class: "winner-name none" }, t("end.no_winner")),
+      h("p", { class: "end-reason" }, endReason(st)),
+    );
+    const prizes = Object.entries(named).filter(([, p]) => p && p.name);
+    const results = h(
+      "section",
+      { class: "card", "aria-labelledby": "results-title" },
+      h("h2", { id: "results-title", class: "card-title" }, t("end.results")),
+      resultsTable(st),
+      prizes.length
+        ? h(
+            "div",
+            { class: "named-prizes" },
+            h("h3", { class: "sub-title" }, t("end.named_prizes")),
+            h(
+              "ul",
+              { class: "prize-list" },
+              TIERS.filter((tier) => named[tier]).map((tier) =>
+                h("li", {}, h("span", { class: "pool-tier" }, tierName(tier)), " ", named[tier].name, named[tier].value ? h("span", { class: "hint" }, ` · ${t("end.value")} ${named[tier].value}`) : null),
+              ),
+            ),
+          )
+        : null,
+      h(
+        "div",
+        { class: "btn-row downloads" },
+        h("a", { class: "btn btn-ghost", href: `/api/tables/${code}/record`, download: `bobing-${code}.json` }, icon("download"), t("end.download_record")),
+        h("a", { class: "btn btn-ghost", href: `/api/tables/${code}/results.csv`, download: `bobing-${code}.csv` }, icon("download"), t("end.download_csv")),
+      ),
+    );
+    const fair = st.fairness || {};
+    const fairness = h(
+      "section",
+      { class: "card fairness", "aria-labelledby": "fair-title" },
+      h("h2", { id: "fair-title", class: "card-title" }, t("fair.title")),
+      h("p", { class: "hint" }, st.mode === MODE.REFEREE ? t("fair.referee_hint") : t("fair.hint")),
+      h("dl", { class: "hexes" }, h("dt", {}, t("fair.commitment")), h("dd", { class: "hex" }, fair.commitment || "—"), h("dt", {}, t("fair.seed")), h("dd", { class: "hex" }, fair.server_seed || t("fair.not_yet"))),
+      h("button", { type: "button", class: "btn btn-primary verify-btn", disabled: !fair.server_seed, onclick: () => this.verify() }, icon("check"), t("fair.verify")),
+      this.verifyBox,
+    );
+    const rules = st.rules;
+    const items = [];
+    for (let i = this.session.events.length - 1; i >= 0; i--) {
+      const e = this.session.events[i];
+      const line = logLine(e, rules);
+      if (line) items.push(h("li", { class: `log-item log-${e.type}` }, e.type === "thrown" && e.dice ? diceRow(e.dice, { size: "xs" }) : null, h("span", {}, line)));
+    }
+    const log = h("details", { class: "card log-card" }, h("summary", { class: "card-title" }, t("end.full_log", { n: this.session.throws().length })), h("ol", { class: "log", reversed: true }, items));
+    const actions = h("div", { class: "btn-row center" }, h("a", { href: "/", "data-link": "", class: "btn btn-ghost" }, t("end.new_table")), h("a", { href: `/t/${code}/tv`, "data-link": "", class: "btn btn-ghost" }, icon("tv"), t("nav.tv")));
+    const keep = this.verifyBox;
+    mount(this.el, ceremony, h("div", { class: "end-grid" }, results, fairness), log, actions);
+    this.verifyBox = keep;
+  }
+
+  async verify() {
+    const box = this.verifyBox;
+    mount(box, h("p", { class: "hint" }, t("fair.checking")));
+    try {
+      const record = await api.record(this.session.code);
+      const report = await verifyRecord(record, { seenCommitment: this.session.seenCommitment() });
+      const bad = report.checks.filter((c) => !c.ok);
+      const summary = report.ok
+        ? t("fair.ok", { n: report.checks.length })
+        : !report.commitmentOk
+          ? t("fair.bad_commitment")
+          : report.earlyCommitmentOk === false
+            ? t("fair.bad_early_commitment")
+            : t("fair.bad_throws", { n: bad.length });
+      mount(
+        box,
+        h("p", { class: `verdict ${report.ok ? "ok" : "bad"}`, role: "status" }, report.ok ? icon("check") : icon("close"), summary),
+        h(
+          "ul",
+          { class: "verify-facts" },
+          h("li", {}, report.commitmentOk ? t("fair.fact_commitment") : t("fair.bad_commitment")),
+          report.earlyCommitmentOk === null ? null : h("li", {}, report.earlyCommitmentOk ? t("fair.fact_early") : t("fair.bad_early_commitment")),
+          h("li", {}, t(usesWebCrypto() ? "fair.fact_webcrypto" : "fair.fact_fallback")),
+        ),
+        report.checks.length
+          ? h(
+              "details",
+              { class: "verify-details" },
+              h("summary", {}, t("fair.details", { n: report.checks.length })),
+              h(
+                "ol",
+                { class: "checks" },
+                report.checks.map((c) =>
+                  h(
+                    "li",
+                    { class: c.ok ? "ok" : "bad" },
+                    h("span", { class: "check-no" }, c.throw === 0 ? t("fair.start_dice") : t("play.throw_no", { n: c.throw })),
+                    " ",
+                    h("code", {}, c.expected),
+                    " ",
+                    c.ok ? "✓" : t("fair.recorded", { dice: c.recorded || "—" }),
+                  ),
+                ),
+              ),
+            )
+          : h("p", { class: "hint" }, t("fair.no_server_dice")),
+      );
+    } catch (err) {
+      mount(box, h("p", { class: "verdict bad" }, t("fair.failed")));
+      showError(err);
+    }
+  }
+}

@@ -1,0 +1,343 @@
+// The lobby: invite (link and QR), seats, joining, and the host's start dice and start.
+
+import { h, mount } from "../dom.js";
+import { t } from "../i18n.js";
+import { COMMAND, EVENT, MODE, NAME_MAX, MAX_PLAYERS } from "../protocol.js";
+import { qrSvg } from "../qr.js";
+import { Bowl } from "../dice.js";
+import { orderLine, starterFromDice, tierName } from "../game.js";
+import { RefereePad } from "../referee.js";
+import { icon, copyText, toast, showError, announce, errorText } from "../ui.js";
+import { rattle, settle } from "../sound.js";
+
+export function inviteUrl(code) {
+  return `${location.origin}/t/${code}`;
+}
+
+export function modeName(mode) {
+  return t(`mode.${mode}`);
+}
+
+/** Keep keyboard focus on "the same" control across a rebuild (matched by data-fk). */
+export function keepFocus(container, rebuild) {
+  const active = document.activeElement;
+  const key = active && container.contains(active) ? active.dataset.fk : null;
+  rebuild();
+  if (key) {
+    const again = container.querySelector(`[data-fk="${CSS.escape(key)}"]`);
+    if (again && !again.disabled) again.focus();
+  }
+}
+
+export function rulesSummary(state) {
+  const rules = state.rules;
+  const prizes = ["zhuangyuan", "duitang", "sanhong", "sijin", "erju", "yixiu"]
+    .filter((tier) => (rules.prizes || {})[tier])
+    .map((tier) => `${tierName(tier)} ${rules.prizes[tier]}`)
+    .join(" · ");
+  return h(
+    "div",
+    { class: "rules-summary" },
+    h("p", {}, h("span", { class: "label" }, t("rules.preset_label")), " ", t(`preset.${rules.preset}`)),
+    h("p", { class: "order-line" }, h("span", { class: "label" }, t("rules.order_label")), " ", orderLine(rules)),
+    h("p", { class: "prize-line" }, h("span", { class: "label" }, t("rules.prizes_label")), " ", prizes),
+  );
+}
+
+export class LobbyPanel {
+  constructor(session, ctx) {
+    this.session = session;
+    this.ctx = ctx;
+    this.seats = h("ol", { class: "seat-list" });
+    this.startBox = h("div", { class: "start-box" });
+    this.joinBox = h("div", { class: "join-box" });
+    this.bowl = new Bowl();
+    this.pad = null;
+    this.rolling = false;
+    this.nameInput = h("input", {
+      id: "join-name",
+      type: "text",
+      maxlength: NAME_MAX,
+      autocomplete: "nickname",
+      enterkeyhint: "go",
+      class: "input",
+      "data-fk": "join-name",
+    });
+    this.thrower = null;
+    this.el = h("div", { class: "lobby" });
+    this.build();
+  }
+
+  destroy() {
+    if (this.pad) this.pad.destroy();
+  }
+
+  build() {
+    const st = this.session.state;
+    const code = this.session.code;
+    const url = inviteUrl(code);
+    const isHost = this.session.isHost();
+    const invite = h(
+      "section",
+      { class: "card invite", "aria-labelledby": "invite-title" },
+      h("h2", { id: "invite-title", class: "card-title" }, t("lobby.invite")),
+      h(
+        "div",
+        { class: "invite-row" },
+        h("div", { class: "qr-box" }, qrSvg(url, { label: t("lobby.qr_label", { code }) })),
+        h(
+          "div",
+          { class: "invite-info" },
+          h("p", { class: "code-label" }, t("lobby.code")),
+          h("p", { class: "table-code", "aria-label": t("lobby.code_spoken", { code: code.split("").join(" ") }) }, code),
+          h("p", { class: "invite-url" }, url),
+          h(
+            "div",
+            { class: "btn-row" },
+            h("button", { type: "button", class: "btn btn-small btn-ghost", onclick: () => this.copy(url) }, icon("copy"), t("lobby.copy")),
+            navigator.share
+              ? h("button", { type: "button", class: "btn btn-small btn-ghost", onclick: () => navigator.share({ title: st.name, url }).catch(() => {}) }, icon("share"), t("lobby.share"))
+              : null,
+          ),
+        ),
+      ),
+    );
+    let shared = null;
+    if (isHost && st.mode === MODE.PASS_AND_PLAY && this.session.playToken) {
+      const playUrl = `${url}#play=${this.session.playToken}`;
+      shared = h(
+        "section",
+        { class: "card invite invite-play" },
+        h("h2", { class: "card-title" }, t("lobby.play_device")),
+        h("p", { class: "hint" }, t("lobby.play_device_hint")),
+        h("div", { class: "qr-box qr-small" }, qrSvg(playUrl, { label: t("lobby.play_device") })),
+        h("button", { type: "button", class: "btn btn-small btn-ghost", onclick: () => this.copy(playUrl) }, icon("copy"), t("lobby.copy_play")),
+      );
+    }
+    const info = h(
+      "section",
+      { class: "card table-info" },
+      h("p", { class: "eyebrow" }, t("lobby.title")),
+      h("h1", { class: "title" }, st.name),
+      h("p", { class: "mode-line" }, h("span", { class: `mode-badge mode-${st.mode}` }, modeName(st.mode)), " ", t(`mode.${st.mode}.hint`)),
+      rulesSummary(st),
+      h("a", { href: `/t/${code}/rules`, "data-link": "", class: "link" }, icon("book"), t("lobby.read_rules")),
+    );
+    const seatsCard = h(
+      "section",
+      { class: "card seats", "aria-labelledby": "seats-title" },
+      h("h2", { id: "seats-title", class: "card-title" }, t("lobby.seats")),
+      this.seats,
+      this.joinBox,
+    );
+    mount(this.el, info, h("div", { class: "lobby-grid" }, seatsCard, h("div", { class: "lobby-side" }, this.startBox, invite, shared)));
+    this.paintSeats();
+    this.paintJoin();
+    this.paintStart(false);
+  }
+
+  async copy(text) {
+    const ok = await copyText(text);
+    toast(ok ? t("lobby.copied") : text);
+  }
+
+  update({ events, live }) {
+    const rolled = live && events.some((e) => e.type === EVENT.START_DICE);
+    this.paintSeats();
+    this.paintJoin();
+    this.paintStart(rolled);
+    for (const e of events) {
+      if (e.type === EVENT.PLAYER_JOINED && live) announce(t("log.joined", { player: e.name, seat: e.seat }));
+    }
+  }
+
+  paintSeats() {
+    const st = this.session.state;
+    const isHost = this.session.isHost();
+    const players = st.players || [];
+    keepFocus(this.seats, () => {
+      mount(
+        this.seats,
+        players.length
+          ? players.map((p, i) =>
+              h(
+                "li",
+                { class: `seat${p.name === this.session.me ? " is-me" : ""}` },
+                h("span", { class: "seat-no", "aria-hidden": "true" }, String(i + 1)),
+                h("span", { class: "seat-name" }, p.name),
+                p.name === this.session.me ? h("span", { class: "badge" }, t("lobby.you")) : null,
+                isHost
+                  ? h(
+                      "span",
+                      { class: "seat-tools" },
+                      h("button", { type: "button", class: "icon-btn small", "data-fk": `up-${p.name}`, disabled: i === 0, "aria-label": t("lobby.move_up", { player: p.name }), onclick: () => this.move(i, -1) }, icon("up")),
+                      h("button", { type: "button", class: "icon-btn small", "data-fk": `down-${p.name}`, disabled: i === players.length - 1, "aria-label": t("lobby.move_down", { player: p.name }), onclick: () => this.move(i, 1) }, icon("down")),
+                      h("button", { type: "button", class: "icon-btn small danger", "data-fk": `rm-${p.name}`, "aria-label": t("lobby.remove", { player: p.name }), onclick: () => this.remove(p.name) }, icon("close")),
+                    )
+                  : null,
+              ),
+            )
+          : [h("li", { class: "seat seat-empty" }, t("lobby.no_players"))],
+      );
+    });
+  }
+
+  paintJoin() {
+    const st = this.session.state;
+    const isHost = this.session.isHost();
+    const seated = Boolean(this.session.me);
+    const full = (st.players || []).length >= MAX_PLAYERS;
+    const hostAdds = isHost && st.mode !== MODE.ONLINE;
+    if (full) {
+      mount(this.joinBox, h("p", { class: "hint" }, t("lobby.full")));
+      return;
+    }
+    if (seated && !hostAdds) {
+      mount(this.joinBox, h("p", { class: "hint seated-hint" }, t("lobby.seated_as", { player: this.session.me })));
+      return;
+    }
+    if (!hostAdds && st.mode !== MODE.ONLINE && !isHost) {
+      mount(this.joinBox, h("p", { class: "hint" }, t("lobby.host_seats")));
+      return;
+    }
+    if (this.joinBox.contains(this.nameInput)) return;
+    const label = hostAdds ? t("lobby.add_player") : isHost ? t("lobby.join_too") : t("lobby.join");
+    const form = h(
+      "form",
+      {
+        class: "join-form",
+        onsubmit: (ev) => {
+          ev.preventDefault();
+          this.join();
+        },
+      },
+      h("label", { for: "join-name", class: "field-label" }, hostAdds ? t("lobby.player_name") : t("lobby.your_name")),
+      h("div", { class: "input-row" }, this.nameInput, h("button", { type: "submit", class: "btn btn-primary" }, label)),
+    );
+    mount(this.joinBox, form);
+  }
+
+  async join() {
+    const name = this.nameInput.value.trim();
+    if (!name) {
+      toast(t("error.invalid_name"), { kind: "error" });
+      this.nameInput.focus();
+      return;
+    }
+    try {
+      const seat = await this.session.join(name);
+      this.nameInput.value = "";
+      announce(t("lobby.joined_as", { player: seat.name, seat: seat.seat }));
+      this.nameInput.focus();
+    } catch (err) {
+      showError(err);
+    }
+  }
+
+  async move(index, delta) {
+    const names = this.session.state.players.map((p) => p.name);
+    const j = index + delta;
+    if (j < 0 || j >= names.length) return;
+    [names[index], names[j]] = [names[j], names[index]];
+    try {
+      await this.session.send(COMMAND.REORDER, { players: names });
+    } catch (err) {
+      showError(err);
+    }
+  }
+
+  async remove(name) {
+    try {
+      await this.session.send(COMMAND.REMOVE, { player: name });
+    } catch (err) {
+      showError(err);
+    }
+  }
+
+  paintStart(rolled) {
+    const st = this.session.state;
+    const isHost = this.session.isHost();
+    const players = (st.players || []).map((p) => p.name);
+    const sd = st.start_dice;
+    const starter = sd ? starterFromDice(players, sd.thrower, sd.dice, st.rules) : players[0] || null;
+    const parts = [h("h2", { class: "card-title" }, t("lobby.start_title"))];
+    if (sd) {
+      parts.push(this.bowl.el);
+      const text = t("lobby.start_dice_result", { player: sd.thrower, a: sd.dice[0], b: sd.dice[1], sum: sd.dice[0] + sd.dice[1], starter: starter || "?" });
+      const line = h("p", { class: "start-result" }, text);
+      parts.push(line);
+      if (rolled) {
+        rattle(0.7);
+        line.hidden = true;
+        this.bowl.roll(sd.dice, { count: 2, seed: 7, onSettle: settle }).then(() => {
+          line.hidden = false;
+          announce(text);
+        });
+      } else if (!this.bowl.rolling) {
+        this.bowl.show(sd.dice, { seed: 7 });
+      }
+    } else {
+      parts.push(h("p", { class: "hint" }, players.length ? t("lobby.first_seat_starts", { player: players[0] }) : t("lobby.need_players")));
+    }
+    if (isHost) {
+      if (players.length && !this.thrower) this.thrower = players[0];
+      if (!players.includes(this.thrower)) this.thrower = players[0] || null;
+      const select = h(
+        "select",
+        { class: "input", id: "start-thrower", "data-fk": "start-thrower", onchange: (ev) => (this.thrower = ev.target.value) },
+        players.map((p) => h("option", { value: p, selected: p === this.thrower }, p)),
+      );
+      const controls = h("div", { class: "start-controls" });
+      if (players.length) {
+        controls.appendChild(h("label", { for: "start-thrower", class: "field-label" }, t("lobby.start_thrower")));
+        controls.appendChild(select);
+        if (st.mode === MODE.REFEREE) {
+          if (!this.pad) {
+            this.pad = new RefereePad({
+              count: 2,
+              rules: st.rules,
+              allowTiaohou: false,
+              title: t("lobby.start_dice_real"),
+              onConfirm: (faces) => this.startDice(faces),
+            });
+          }
+          controls.appendChild(this.pad.el);
+        } else {
+          controls.appendChild(h("button", { type: "button", class: "btn btn-ghost btn-block", "data-fk": "start-dice", onclick: () => this.startDice(null) }, t(sd ? "lobby.start_dice_again" : "lobby.start_dice")));
+        }
+      }
+      controls.appendChild(
+        h(
+          "button",
+          { type: "button", class: "btn btn-primary btn-big btn-block start-btn", "data-fk": "start", disabled: players.length < 2, onclick: () => this.start() },
+          t("lobby.start"),
+        ),
+      );
+      if (players.length >= 2 && starter) controls.appendChild(h("p", { class: "hint" }, t("lobby.will_start", { player: starter })));
+      parts.push(controls);
+    } else {
+      parts.push(h("p", { class: "waiting" }, t("lobby.waiting_host")));
+    }
+    keepFocus(this.startBox, () => mount(this.startBox, h("section", { class: "card start-card" }, parts)));
+  }
+
+  async startDice(faces) {
+    const fields = { thrower: this.thrower };
+    if (faces) fields.dice = faces;
+    try {
+      await this.session.send(COMMAND.START_DICE, fields);
+    } catch (err) {
+      showError(err);
+      throw err;
+    }
+  }
+
+  async start() {
+    try {
+      await this.session.send(COMMAND.START, {});
+    } catch (err) {
+      toast(errorText(err), { kind: "error" });
+    }
+  }
+}
+

@@ -1,0 +1,530 @@
+// The table in play: the bowl, the award and why, whose turn, the cakes left, holdings, the
+// 状元 standing, the log; a throw button (or shake), the referee's pad, host controls.
+
+import { h, mount, randomId } from "../dom.js";
+import { t } from "../i18n.js";
+import { COMMAND, EVENT, MODE, PHASE, STATUS, TIERS } from "../protocol.js";
+import { Bowl, diceRow } from "../dice.js";
+import { tierName, tierOf } from "../game.js";
+import { describeThrow, awardLines, logLine, leaderText, cakes } from "../award.js";
+import { RefereePad } from "../referee.js";
+import { icon, announce, showError, confirmDialog, toast } from "../ui.js";
+import { rattle, settle, chime, gong, unlock } from "../sound.js";
+import { prefs, setPref } from "../store.js";
+import { keepFocus } from "./lobby.js";
+
+const LOG_LIMIT = 60;
+const SHAKE_DELTA = 14;
+const SHAKE_GAP_MS = 1500;
+
+function facesOf(thrown) {
+  return thrown && thrown.dice ? thrown.dice.split("").map(Number) : null;
+}
+
+export function tierShort(tier) {
+  return t(`tier.short.${tier}`);
+}
+
+/** The pool of cakes left per tier (with named prizes). */
+export function poolView(state) {
+  const pool = (state.result && state.result.pool) || state.rules.prizes || {};
+  const total = state.rules.prizes || {};
+  const named = state.named_prizes || {};
+  return h(
+    "ul",
+    { class: "pool", "aria-label": t("play.pool") },
+    TIERS.filter((tier) => total[tier]).map((tier) =>
+      h(
+        "li",
+        { class: `pool-item tier-${tier}${pool[tier] ? "" : " is-empty"}` },
+        h("span", { class: "pool-tier" }, tierName(tier)),
+        h("span", { class: "pool-count" }, h("strong", {}, String(pool[tier] ?? 0)), h("span", { class: "pool-of" }, `/${total[tier]}`)),
+        named[tier] ? h("span", { class: "pool-prize" }, named[tier].name) : null,
+      ),
+    ),
+  );
+}
+
+/** Each player's cakes per tier (a table), the one whose turn it is marked. */
+export function holdingsTable(state, { me = null } = {}) {
+  const result = state.result || { holdings: {} };
+  const tiers = TIERS.filter((tier) => (state.rules.prizes || {})[tier]);
+  const lead = result.zhuangyuan && result.zhuangyuan.player;
+  return h(
+    "table",
+    { class: "holdings" },
+    h("caption", { class: "sr-only" }, t("play.holdings")),
+    h(
+      "thead",
+      {},
+      h(
+        "tr",
+        {},
+        h("th", { scope: "col" }, t("play.player")),
+        tiers.map((tier) => h("th", { scope: "col" }, h("abbr", { title: tierName(tier) }, tierShort(tier)))),
+        h("th", { scope: "col" }, t("play.total")),
+      ),
+    ),
+    h(
+      "tbody",
+      {},
+      (state.players || []).map((p) => {
+        const held = (result.holdings || {})[p.name] || {};
+        const isNext = state.next === p.name;
+        return h(
+          "tr",
+          { class: [isNext ? "is-next" : "", p.name === me ? "is-me" : ""].join(" ") },
+          h(
+            "th",
+            { scope: "row" },
+            h("span", { class: "seat-no small", "aria-hidden": "true" }, String(p.seat)),
+            h("span", { class: "holder-name" }, p.name),
+            isNext ? h("span", { class: "turn-dot", role: "img", "aria-label": t("play.their_turn") }) : null,
+            lead === p.name ? h("span", { class: "crown", title: t("play.leader"), role: "img", "aria-label": t("play.leader") }, "★") : null,
+          ),
+          tiers.map((tier) => h("td", { class: held[tier] ? "has" : "zero" }, held[tier] ? String(held[tier]) : "·")),
+          h("td", { class: "total" }, String(cakes(held))),
+        );
+      }),
+    ),
+  );
+}
+
+export class PlayPanel {
+  constructor(session, ctx) {
+    this.session = session;
+    this.ctx = ctx;
+    this.bowl = new Bowl();
+    this.turnBar = h("div", { class: "turn-bar", "aria-live": "off" });
+    this.awardBox = h("section", { class: "card award", "aria-label": t("play.last_throw") });
+    this.actionBox = h("div", { class: "action" });
+    this.poolBox = h("section", { class: "card pool-card", "aria-labelledby": "pool-title" });
+    this.leaderBox = h("section", { class: "card leader-card" });
+    this.playersBox = h("section", { class: "card players-card", "aria-labelledby": "players-title" });
+    this.logBox = h("section", { class: "card log-card", "aria-labelledby": "log-title" });
+    this.hostBox = h("div", { class: "host-bar" });
+    this.pausedBox = h("div", { class: "paused-note", role: "status", hidden: true });
+    this.queue = Promise.resolve();
+    this.myRoll = null;
+    this.throwing = false;
+    this.pad = null;
+    this.actionKind = null;
+    this.grabBox = null;
+    this.lastShown = null;
+    this.lastMag = null;
+    this.lastShake = 0;
+    this.onMotion = (ev) => this.motion(ev);
+    this.el = h(
+      "div",
+      { class: "play" },
+      h(
+        "div",
+        { class: "play-main" },
+        this.turnBar,
+        this.pausedBox,
+        h("div", { class: "bowl-stage" }, this.bowl.el),
+        this.awardBox,
+        this.actionBox,
+      ),
+      h("div", { class: "play-side" }, this.leaderBox, this.poolBox, this.playersBox, this.logBox, this.hostBox),
+    );
+    if (prefs().shake) this.enableShake(false);
+    this.paintAll();
+  }
+
+  destroy() {
+    if (this.pad) this.pad.destroy();
+    window.removeEventListener("devicemotion", this.onMotion);
+  }
+
+  update(detail) {
+    this.queue = this.queue.then(() => this.apply(detail)).catch((err) => {
+      // never leave the queue broken; show the state as it is
+      console.warn(err);
+      this.paintAll();
+    });
+  }
+
+  async apply({ events, live }) {
+    const thrown = events.filter((e) => e.type === EVENT.THROWN);
+    const last = thrown[thrown.length - 1];
+    if (live && last) {
+      this.paintTurn(true);
+      if (this.myRoll && this.myRoll.turn === last.throw) {
+        await this.myRoll.done;
+      } else {
+        rattle(0.8);
+        await this.bowl.roll(facesOf(last), { seed: last.throw, minMs: 650, onSettle: settle });
+      }
+      this.myRoll = null;
+      this.lastShown = last.throw;
+      this.paintAll();
+      this.celebrate(last);
+      return;
+    }
+    this.paintAll();
+  }
+
+  celebrate(thrown) {
+    const st = this.session.state;
+    const d = describeThrow(thrown, st.rules);
+    const lines = awardLines(this.session.throwDetails(thrown.throw), st);
+    announce(t("play.announce", { n: thrown.throw, player: thrown.player, hand: d.name, why: d.why, award: lines.join(t("list.sentence")) }));
+    const tier = d.hand ? tierOf(d.hand, st.rules) : null;
+    if (tier === "zhuangyuan" || ["liubohong", "liubohei", "biandijin"].includes(d.hand)) gong();
+    else if (tier) chime(1 + TIERS.length - TIERS.indexOf(tier) - 1);
+    this.awardBox.classList.remove("flash");
+    void this.awardBox.offsetWidth;
+    this.awardBox.classList.add("flash");
+  }
+
+  paintAll() {
+    const st = this.session.state;
+    if (!st) return;
+    this.paintTurn(false);
+    this.paintBowl();
+    this.paintAward();
+    this.paintAction();
+    this.paintLeader();
+    mount(this.poolBox, h("h2", { id: "pool-title", class: "card-title" }, t("play.pool")), poolView(st));
+    mount(this.playersBox, h("h2", { id: "players-title", class: "card-title" }, t("play.holdings")), holdingsTable(st, { me: this.session.me }));
+    this.paintLog();
+    this.paintHost();
+  }
+
+  paintTurn(rolling) {
+    const st = this.session.state;
+    const parts = [];
+    if (st.status === STATUS.PAUSED) {
+      parts.push(h("span", { class: "turn-main" }, t("play.paused")));
+    } else if (st.phase === PHASE.GRAB) {
+      parts.push(h("span", { class: "turn-main" }, t("play.grab_phase")));
+    } else if (rolling) {
+      parts.push(h("span", { class: "turn-main" }, t("play.rolling")));
+    } else if (st.next) {
+      const mine = st.mode === MODE.ONLINE && st.next === this.session.me;
+      parts.push(h("span", { class: "turn-no" }, t("play.throw_no", { n: st.turn })));
+      parts.push(h("span", { class: "turn-main" }, mine ? t("play.your_turn") : t("play.turn_of", { player: st.next })));
+    }
+    if (st.phase === PHASE.FINAL) parts.push(h("span", { class: "badge badge-gold" }, t("play.final_round")));
+    mount(this.turnBar, parts);
+    this.pausedBox.hidden = st.status !== STATUS.PAUSED;
+    this.pausedBox.textContent = st.status === STATUS.PAUSED ? t("play.paused_note") : "";
+  }
+
+  paintBowl() {
+    if (this.bowl.rolling) return;
+    const last = this.session.state.last_throw;
+    const key = last ? last.throw : 0;
+    if (this.lastShown === key && this.bowl.tray.childElementCount + (this.bowl.stamp.hidden ? 0 : 1) > 0) return;
+    this.lastShown = key;
+    if (!last) this.bowl.show([], { seed: 1 });
+    else if (!last.dice) this.bowl.show([], { seed: last.throw, stamp: t("tiaohou.short") });
+    else this.bowl.show(last.dice, { seed: last.throw });
+  }
+
+  paintAward() {
+    const st = this.session.state;
+    const last = st.last_throw;
+    if (!last) {
+      mount(this.awardBox, h("p", { class: "award-empty" }, t("play.no_throw_yet")));
+      return;
+    }
+    const details = this.session.throwDetails(last.throw);
+    const thrown = details.thrown || { ...last };
+    const d = describeThrow(thrown, st.rules);
+    const lines = awardLines({ ...details, thrown }, st);
+    mount(
+      this.awardBox,
+      h("p", { class: "award-who" }, t("play.threw", { n: last.throw, player: last.player })),
+      h("p", { class: `award-name hand-${d.hand || "tiaohou"}` }, d.name),
+      h("p", { class: "award-why" }, d.why),
+      lines.length ? h("ul", { class: "award-lines" }, lines.map((line) => h("li", {}, line))) : null,
+    );
+  }
+
+  paintLeader() {
+    const st = this.session.state;
+    const text = leaderText(st.result, st.rules);
+    const z = st.result && st.result.zhuangyuan;
+    mount(
+      this.leaderBox,
+      h("h2", { class: "card-title" }, t("play.leader")),
+      text
+        ? h("div", { class: "leader" }, h("span", { class: "leader-name" }, text), z && z.dice ? diceRow(z.dice) : null, z && z.throw ? h("span", { class: "hint" }, t("play.at_throw", { n: z.throw })) : null)
+        : h("p", { class: "hint" }, t("play.no_leader")),
+    );
+  }
+
+  paintLog() {
+    const st = this.session.state;
+    const items = [];
+    const events = this.session.events;
+    for (let i = events.length - 1; i >= 0 && items.length < LOG_LIMIT; i--) {
+      const e = events[i];
+      const line = logLine(e, st.rules);
+      if (!line) continue;
+      items.push(
+        h(
+          "li",
+          { class: `log-item log-${e.type}` },
+          e.type === EVENT.THROWN && e.dice ? diceRow(e.dice, { size: "xs" }) : null,
+          h("span", {}, line),
+        ),
+      );
+    }
+    mount(this.logBox, h("h2", { id: "log-title", class: "card-title" }, t("play.log")), h("ol", { class: "log", reversed: true }, items));
+  }
+
+  // ---- acting ------------------------------------------------------------------------------
+
+  paintAction() {
+    const st = this.session.state;
+    const s = this.session;
+    let kind = "wait";
+    if (st.phase === PHASE.GRAB) kind = st.mode === MODE.REFEREE && s.isHost() ? "grab" : "wait";
+    else if (s.canThrow()) kind = st.mode === MODE.REFEREE ? "referee" : "button";
+    if (kind !== this.actionKind) {
+      if (this.pad) {
+        this.pad.destroy();
+        this.pad = null;
+      }
+      this.actionKind = kind;
+      mount(this.actionBox);
+    }
+    if (kind === "button") this.paintButton();
+    else if (kind === "referee") this.paintReferee();
+    else if (kind === "grab") this.paintGrab();
+    else {
+      let text;
+      if (st.status === STATUS.PAUSED) text = t("play.paused_note");
+      else if (st.phase === PHASE.GRAB) text = t("play.grab_wait");
+      else if (st.mode === MODE.REFEREE) text = t("play.referee_wait", { player: st.next || "" });
+      else if (st.mode === MODE.PASS_AND_PLAY) text = t("play.shared_wait");
+      else if (!s.me) text = t("play.spectating");
+      else text = t("play.wait_for", { player: st.next || "" });
+      mount(this.actionBox, h("p", { class: "waiting" }, text));
+    }
+  }
+
+  paintButton() {
+    const st = this.session.state;
+    const label = st.mode === MODE.PASS_AND_PLAY ? t("play.throw_for", { player: st.next }) : t("play.throw");
+    let button = this.actionBox.querySelector(".throw-btn");
+    if (!button) {
+      button = h("button", { type: "button", class: "btn btn-primary btn-huge throw-btn", "data-fk": "throw", onclick: () => this.throwOnline() });
+      const motionOk = typeof window.DeviceMotionEvent !== "undefined" && window.matchMedia("(pointer: coarse)").matches;
+      mount(
+        this.actionBox,
+        button,
+        motionOk
+          ? h(
+              "button",
+              { type: "button", class: "btn btn-ghost btn-small shake-btn", "aria-pressed": String(Boolean(prefs().shake)), onclick: (ev) => this.toggleShake(ev.currentTarget) },
+              icon("shake"),
+              t(prefs().shake ? "play.shake_on" : "play.shake_off"),
+            )
+          : null,
+        h("p", { class: "hint kbd-hint" }, t("play.key_hint")),
+      );
+    }
+    button.textContent = this.throwing ? t("play.rolling") : label;
+    button.disabled = this.throwing;
+  }
+
+  async throwOnline() {
+    if (this.throwing || !this.session.canThrow()) return;
+    unlock();
+    this.throwing = true;
+    this.paintButton();
+    const turn = this.session.state.turn;
+    const previous = this.bowl.faces.length ? this.bowl.faces.slice() : "blank";
+    rattle(1.1);
+    const thrown = this.session.throwDice({ nonce: randomId(20) });
+    const faces = thrown.then(facesOf, () => previous);
+    this.myRoll = { turn, done: this.bowl.roll(faces, { seed: turn, minMs: 800, onSettle: settle }) };
+    try {
+      await thrown;
+    } catch (err) {
+      this.myRoll = null;
+      showError(err);
+    } finally {
+      this.throwing = false;
+      this.paintAction();
+    }
+  }
+
+  paintReferee() {
+    const st = this.session.state;
+    if (!this.pad) {
+      this.pad = new RefereePad({
+        rules: st.rules,
+        title: t("ref.title_for", { player: st.next, n: st.turn }),
+        onConfirm: (faces) => this.refereeThrow(faces),
+      });
+      mount(this.actionBox, this.pad.el);
+    } else {
+      const title = this.pad.el.querySelector(".card-title");
+      title.textContent = t("ref.title_for", { player: st.next, n: st.turn });
+      this.pad.el.setAttribute("aria-label", title.textContent);
+    }
+  }
+
+  async refereeThrow(faces) {
+    unlock();
+    try {
+      await this.session.throwDice(faces ? { dice: faces.join("") } : { tiaohou: true });
+    } catch (err) {
+      showError(err);
+      throw err;
+    }
+  }
+
+  paintGrab() {
+    const st = this.session.state;
+    const pool = (st.result && st.result.pool) || {};
+    const players = st.players.map((p) => p.name);
+    const tiers = TIERS.filter((tier) => pool[tier]);
+    const inputs = {};
+    const rows = players.map((name) =>
+      h(
+        "tr",
+        {},
+        h("th", { scope: "row" }, name),
+        tiers.map((tier) => {
+          const input = h("input", { type: "number", min: 0, max: pool[tier], value: 0, class: "input input-num", "aria-label": t("grab.input", { player: name, tier: tierName(tier) }) });
+          inputs[`${name}|${tier}`] = input;
+          return h("td", {}, input);
+        }),
+      ),
+    );
+    const submit = async (random) => {
+      let fields;
+      if (random) {
+        fields = { random: true };
+      } else {
+        const allocation = {};
+        for (const name of players) {
+          for (const tier of tiers) {
+            const n = Number(inputs[`${name}|${tier}`].value || 0);
+            if (n > 0) {
+              allocation[name] = allocation[name] || {};
+              allocation[name][tier] = n;
+            }
+          }
+        }
+        for (const tier of tiers) {
+          const sum = players.reduce((n, name) => n + Number(inputs[`${name}|${tier}`].value || 0), 0);
+          if (sum !== pool[tier]) {
+            toast(t("grab.mismatch", { tier: tierName(tier), sum, left: pool[tier] }), { kind: "error" });
+            return;
+          }
+        }
+        fields = { allocation };
+      }
+      try {
+        await this.session.send(COMMAND.GRAB, fields);
+      } catch (err) {
+        showError(err);
+      }
+    };
+    if (this.actionBox.querySelector(".grab-card")) return;
+    mount(
+      this.actionBox,
+      h(
+        "section",
+        { class: "card grab-card" },
+        h("h3", { class: "card-title" }, t("grab.title")),
+        h("p", {}, t("grab.hint", { left: tiers.map((tier) => `${tierName(tier)} ${pool[tier]}`).join(" · ") })),
+        h("button", { type: "button", class: "btn btn-primary btn-block", onclick: () => submit(true) }, t("grab.random")),
+        h(
+          "details",
+          { class: "grab-manual" },
+          h("summary", {}, t("grab.manual")),
+          h("div", { class: "table-scroll" }, h("table", { class: "grab-table" }, h("thead", {}, h("tr", {}, h("th", {}, ""), tiers.map((tier) => h("th", { scope: "col" }, tierName(tier))))), h("tbody", {}, rows))),
+          h("button", { type: "button", class: "btn btn-ghost btn-block", onclick: () => submit(false) }, t("grab.confirm")),
+        ),
+      ),
+    );
+  }
+
+  // ---- shake to throw ------------------------------------------------------------------------
+
+  async toggleShake(button) {
+    const on = !prefs().shake;
+    if (on) {
+      const ok = await this.enableShake(true);
+      if (!ok) {
+        toast(t("play.shake_denied"), { kind: "error" });
+        return;
+      }
+    } else {
+      window.removeEventListener("devicemotion", this.onMotion);
+    }
+    setPref("shake", on);
+    button.setAttribute("aria-pressed", String(on));
+    mount(button, icon("shake"), t(on ? "play.shake_on" : "play.shake_off"));
+  }
+
+  async enableShake(ask) {
+    const DME = window.DeviceMotionEvent;
+    if (!DME) return false;
+    if (typeof DME.requestPermission === "function") {
+      if (!ask) return false; // iOS asks only from a tap
+      try {
+        if ((await DME.requestPermission()) !== "granted") return false;
+      } catch {
+        return false;
+      }
+    }
+    window.removeEventListener("devicemotion", this.onMotion);
+    window.addEventListener("devicemotion", this.onMotion);
+    return true;
+  }
+
+  motion(ev) {
+    const a = ev.accelerationIncludingGravity || ev.acceleration;
+    if (!a) return;
+    const mag = Math.hypot(a.x || 0, a.y || 0, a.z || 0);
+    const now = Date.now();
+    if (this.lastMag !== null && Math.abs(mag - this.lastMag) > SHAKE_DELTA && now - this.lastShake > SHAKE_GAP_MS) {
+      this.lastShake = now;
+      if (this.actionKind === "button" && !this.throwing) this.throwOnline();
+    }
+    this.lastMag = mag;
+  }
+
+  // ---- host controls -------------------------------------------------------------------------
+
+  paintHost() {
+    const st = this.session.state;
+    if (!this.session.isHost()) {
+      mount(this.hostBox);
+      return;
+    }
+    keepFocus(this.hostBox, () =>
+      mount(
+        this.hostBox,
+        h("h2", { class: "sr-only" }, t("host.controls")),
+        st.status === STATUS.PAUSED
+          ? h("button", { type: "button", class: "btn btn-ghost", "data-fk": "resume", onclick: () => this.host(COMMAND.RESUME) }, icon("play"), t("host.resume"))
+          : h("button", { type: "button", class: "btn btn-ghost", "data-fk": "pause", onclick: () => this.host(COMMAND.PAUSE) }, icon("pause"), t("host.pause")),
+        h("button", { type: "button", class: "btn btn-ghost btn-danger-text", "data-fk": "end", onclick: () => this.endGame() }, icon("stop"), t("host.end")),
+      ),
+    );
+  }
+
+  async host(command) {
+    try {
+      await this.session.send(command, {});
+    } catch (err) {
+      showError(err);
+    }
+  }
+
+  async endGame() {
+    const yes = await confirmDialog({ title: t("host.end_title"), body: t("host.end_body"), yes: t("host.end_yes"), danger: true });
+    if (yes) await this.host(COMMAND.END);
+  }
+}
+

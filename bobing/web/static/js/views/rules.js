@@ -1,0 +1,137 @@
+// 规则: a table's (or a preset's) rules in plain words — the 状元 order, every switch, the
+// prizes, and example throws with what they win.
+
+import { h, mount } from "../dom.js";
+import { t } from "../i18n.js";
+import { api } from "../api.js";
+import { TIERS } from "../protocol.js";
+import { diceRow } from "../dice.js";
+import { rankingLines, switchLines, exampleThrows, handName, why, effect, tierName } from "../game.js";
+import { renderTopbar, icon, showError } from "../ui.js";
+
+let presetCache = null;
+
+export async function loadPresets() {
+  if (!presetCache) presetCache = await api.presets();
+  return presetCache;
+}
+
+export class RulesView {
+  constructor(main, { session, preset, navigate }) {
+    this.main = main;
+    this.session = session;
+    this.preset = preset;
+    this.navigate = navigate;
+    this.rules = null;
+    this.onUpdate = () => {
+      if (!this.rules && this.session.state) this.render();
+    };
+    if (session) session.addEventListener("update", this.onUpdate);
+  }
+
+  destroy() {
+    if (this.session) this.session.removeEventListener("update", this.onUpdate);
+  }
+
+  async render() {
+    const st = this.session && this.session.state;
+    const back = this.session
+      ? h("a", { href: `/t/${this.session.code}`, "data-link": "", class: "icon-btn", "aria-label": t("nav.back_to_table"), title: t("nav.back_to_table") }, icon("back"))
+      : null;
+    renderTopbar({ title: st ? st.name : t("rules.page_title"), conn: this.session ? this.session.status : null, extra: back ? [back] : [] });
+    let rules;
+    let named = {};
+    if (this.session) {
+      if (!st) {
+        mount(this.main, h("p", { class: "center-card loading" }, t("table.connecting", { code: this.session.code })));
+        return;
+      }
+      rules = st.rules;
+      named = st.named_prizes || {};
+    } else {
+      try {
+        const presets = await loadPresets();
+        rules = presets.presets[this.preset] || presets.presets[presets.default];
+      } catch (err) {
+        showError(err);
+        return;
+      }
+    }
+    this.rules = rules;
+    mount(this.main, this.page(rules, named, st));
+  }
+
+  page(rules, named, st) {
+    const prizes = TIERS.filter((tier) => (rules.prizes || {})[tier]);
+    const total = prizes.reduce((n, tier) => n + rules.prizes[tier], 0);
+    const presetLinks = this.session
+      ? null
+      : h(
+          "nav",
+          { class: "preset-tabs", "aria-label": t("rules.presets") },
+          ["traditional", "modern", "jinhua"].map((p) =>
+            h("a", { href: `/rules/${p}`, "data-link": "", class: `tab${p === rules.preset ? " is-active" : ""}`, "aria-current": p === rules.preset ? "page" : null }, t(`preset.${p}`)),
+          ),
+        );
+    return h(
+      "article",
+      { class: "rules-page" },
+      h("p", { class: "eyebrow" }, t("rules.page_title")),
+      h("h1", { class: "title" }, st ? t("rules.of_table", { name: st.name }) : t(`preset.${rules.preset}`)),
+      presetLinks,
+      h("p", { class: "lede" }, t("rules.intro")),
+      h(
+        "section",
+        { class: "card", "aria-labelledby": "r-order" },
+        h("h2", { id: "r-order", class: "card-title" }, t("rules.order_title")),
+        h("p", { class: "hint" }, t("rules.order_hint")),
+        h("ol", { class: "rank-list" }, rankingLines(rules).map((line) => h("li", {}, line))),
+        h("p", { class: "hint" }, t("rules.tie_hint")),
+      ),
+      h(
+        "section",
+        { class: "card", "aria-labelledby": "r-prizes" },
+        h("h2", { id: "r-prizes", class: "card-title" }, t("rules.prizes_title")),
+        h("p", {}, t("rules.prizes_total", { n: total })),
+        h(
+          "ul",
+          { class: "prize-list" },
+          prizes.map((tier) =>
+            h(
+              "li",
+              {},
+              h("span", { class: "pool-tier" }, tierName(tier)),
+              h("span", { class: "hint" }, ` ${t(`tier.${tier}.title`)} · `),
+              t("rules.prize_count", { n: rules.prizes[tier] }),
+              named[tier] ? h("span", { class: "named" }, ` — ${named[tier].name}${named[tier].value ? ` (${named[tier].value})` : ""}`) : null,
+            ),
+          ),
+        ),
+      ),
+      h(
+        "section",
+        { class: "card", "aria-labelledby": "r-switches" },
+        h("h2", { id: "r-switches", class: "card-title" }, t("rules.switches_title")),
+        h("dl", { class: "switches" }, switchLines(rules).map(([label, meaning]) => [h("dt", {}, label), h("dd", {}, meaning)])),
+      ),
+      h(
+        "section",
+        { class: "card", "aria-labelledby": "r-examples" },
+        h("h2", { id: "r-examples", class: "card-title" }, t("rules.examples_title")),
+        h(
+          "ul",
+          { class: "examples" },
+          exampleThrows(rules).map((c) =>
+            h(
+              "li",
+              { class: "example" },
+              diceRow(c.text),
+              h("div", { class: "example-text" }, h("strong", { class: "example-name" }, handName(c)), h("span", { class: "example-why" }, why(c)), h("span", { class: "example-effect" }, effect(c, rules))),
+            ),
+          ),
+        ),
+        h("p", { class: "hint" }, t("rules.tiaohou_note", { effect: t(`rule.tiaohou.${rules.tiaohou}`) })),
+      ),
+    );
+  }
+}

@@ -1,0 +1,112 @@
+// /t/CODE: the lobby, the game or the ceremony, whichever the table's status calls for.
+
+import { h, mount } from "../dom.js";
+import { t } from "../i18n.js";
+import { STATUS } from "../protocol.js";
+import { renderTopbar, icon, toast, errorText } from "../ui.js";
+import { LobbyPanel } from "./lobby.js";
+import { PlayPanel } from "./play.js";
+import { EndPanel } from "./end.js";
+
+/** Top-bar links of a table: its rules and its big screen. */
+export function tableLinks(code) {
+  return [
+    h("a", { href: `/t/${code}/rules`, "data-link": "", class: "icon-btn", "aria-label": t("nav.rules"), title: t("nav.rules") }, icon("book")),
+    h("a", { href: `/t/${code}/tv`, "data-link": "", class: "icon-btn", "aria-label": t("nav.tv"), title: t("nav.tv") }, icon("tv")),
+  ];
+}
+
+export class TableView {
+  constructor(main, session, ctx) {
+    this.main = main;
+    this.session = session;
+    this.ctx = ctx;
+    this.panel = null;
+    this.kind = null;
+    this.topKey = "";
+    this.onUpdate = (ev) => this.update(ev.detail);
+    this.onServerError = (ev) => {
+      if (ev.detail.code === "invalid_token") toast(t("error.invalid_token_saved"), { kind: "error" });
+      else toast(errorText(ev.detail), { kind: "error" });
+    };
+    session.addEventListener("update", this.onUpdate);
+    session.addEventListener("servererror", this.onServerError);
+  }
+
+  destroy() {
+    this.session.removeEventListener("update", this.onUpdate);
+    this.session.removeEventListener("servererror", this.onServerError);
+    if (this.panel && this.panel.destroy) this.panel.destroy();
+  }
+
+  topbar(force = false) {
+    const st = this.session.state;
+    const key = `${st ? st.name : ""}|${this.session.status}`;
+    if (!force && key === this.topKey) return;
+    this.topKey = key;
+    renderTopbar({
+      title: st ? st.name : this.session.code,
+      conn: this.session.status,
+      extra: tableLinks(this.session.code),
+    });
+  }
+
+  panelKind() {
+    const st = this.session.state;
+    if (!st) return this.session.gone ? "gone" : "loading";
+    if (st.status === STATUS.LOBBY) return "lobby";
+    if (st.status === STATUS.OVER) return "over";
+    return "play";
+  }
+
+  render() {
+    this.topbar(true);
+    this.kind = null;
+    this.update({ events: [], live: false });
+  }
+
+  update(detail) {
+    this.topbar();
+    const kind = this.panelKind();
+    if (kind !== this.kind) {
+      if (this.panel && this.panel.destroy) this.panel.destroy();
+      this.kind = kind;
+      this.panel = this.makePanel(kind, detail);
+      mount(this.main, this.panel.el);
+      document.body.dataset.screen = kind;
+      return;
+    }
+    if (this.panel.update) this.panel.update(detail);
+  }
+
+  makePanel(kind, detail) {
+    const s = this.session;
+    switch (kind) {
+      case "lobby":
+        return new LobbyPanel(s, this.ctx);
+      case "play":
+        return new PlayPanel(s, this.ctx);
+      case "over":
+        return new EndPanel(s, this.ctx, { live: detail.live });
+      case "gone":
+        return {
+          el: h(
+            "section",
+            { class: "card center-card" },
+            h("h1", { class: "title" }, t("table.not_found", { code: s.code })),
+            h("p", {}, t("table.not_found_hint")),
+            h("a", { href: "/", "data-link": "", class: "btn btn-primary" }, t("nav.home")),
+          ),
+        };
+      default:
+        return {
+          el: h(
+            "section",
+            { class: "center-card loading", "aria-busy": "true" },
+            h("div", { class: "boot-moon", "aria-hidden": "true" }),
+            h("p", {}, t("table.connecting", { code: s.code })),
+          ),
+        };
+    }
+  }
+}

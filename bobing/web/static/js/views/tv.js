@@ -1,0 +1,146 @@
+// The big screen (/t/CODE/tv): read-only, large type, for a TV or a projector.
+
+import { h, mount } from "../dom.js";
+import { t } from "../i18n.js";
+import { EVENT, STATUS, PHASE } from "../protocol.js";
+import { Bowl, diceRow } from "../dice.js";
+import { classify, handName } from "../game.js";
+import { describeThrow, awardLines, leaderText } from "../award.js";
+import { qrSvg } from "../qr.js";
+import { renderTopbar, announce, icon } from "../ui.js";
+import { rattle, settle, gong } from "../sound.js";
+import { poolView, holdingsTable } from "./play.js";
+import { inviteUrl } from "./lobby.js";
+import { resultsTable } from "./end.js";
+
+export class TvView {
+  constructor(main, session, ctx) {
+    this.main = main;
+    this.session = session;
+    this.ctx = ctx;
+    this.bowl = new Bowl({ big: true });
+    this.queue = Promise.resolve();
+    this.shown = null;
+    this.onUpdate = (ev) => {
+      this.queue = this.queue.then(() => this.apply(ev.detail)).catch(() => this.paint());
+    };
+    session.addEventListener("update", this.onUpdate);
+  }
+
+  destroy() {
+    this.session.removeEventListener("update", this.onUpdate);
+    document.body.classList.remove("tv-mode");
+  }
+
+  render() {
+    document.body.classList.add("tv-mode");
+    const st = this.session.state;
+    renderTopbar({
+      title: st ? st.name : this.session.code,
+      conn: this.session.status,
+      extra: [h("a", { href: `/t/${this.session.code}`, "data-link": "", class: "icon-btn", "aria-label": t("nav.back_to_table"), title: t("nav.back_to_table") }, icon("back"))],
+    });
+    this.paint();
+  }
+
+  async apply({ events, live }) {
+    const thrown = events.filter((e) => e.type === EVENT.THROWN);
+    const last = thrown[thrown.length - 1];
+    if (live && last && this.session.state.status !== STATUS.OVER) {
+      this.paint({ rolling: true });
+      rattle(0.8);
+      await this.bowl.roll(last.dice ? last.dice.split("").map(Number) : null, { seed: last.throw, minMs: 900, onSettle: settle });
+      this.shown = last.throw;
+      const d = describeThrow(last, this.session.state.rules);
+      announce(`${last.player}：${d.name}`);
+    }
+    if (live && events.some((e) => e.type === EVENT.ZHUANGYUAN)) gong();
+    this.paint();
+  }
+
+  paint({ rolling = false } = {}) {
+    const st = this.session.state;
+    if (!st) {
+      mount(this.main, h("section", { class: "center-card loading" }, h("div", { class: "boot-moon", "aria-hidden": "true" }), h("p", {}, t("table.connecting", { code: this.session.code }))));
+      return;
+    }
+    const url = inviteUrl(this.session.code);
+    const qr = h("div", { class: "tv-qr" }, qrSvg(url, { label: t("lobby.qr_label", { code: this.session.code }) }), h("p", { class: "tv-code" }, this.session.code));
+    if (st.status === STATUS.LOBBY) {
+      mount(
+        this.main,
+        h(
+          "div",
+          { class: "tv tv-lobby" },
+          h("div", { class: "tv-hero" }, h("p", { class: "eyebrow" }, t("tv.scan")), h("h1", { class: "tv-title" }, st.name), qr),
+          h("ol", { class: "tv-seats" }, (st.players || []).map((p) => h("li", {}, h("span", { class: "seat-no" }, String(p.seat)), p.name))),
+        ),
+      );
+      return;
+    }
+    if (st.status === STATUS.OVER) {
+      const z = st.result && st.result.zhuangyuan;
+      mount(
+        this.main,
+        h(
+          "div",
+          { class: "tv tv-over" },
+          h(
+            "section",
+            { class: "ceremony tv-ceremony" },
+            h("div", { class: "lanterns", "aria-hidden": "true" }, h("span", { class: "lantern l1" }), h("span", { class: "lantern l2" })),
+            h("h1", { class: "seal" }, t("tier.zhuangyuan")),
+            z ? h("p", { class: "winner-name" }, z.player) : h("p", { class: "winner-name none" }, t("end.no_winner")),
+            z && z.dice ? h("p", { class: "winner-hand" }, handName(classify(z.dice, st.rules))) : null,
+            z && z.dice ? diceRow(z.dice, { size: "lg" }) : null,
+          ),
+          h("section", { class: "card" }, resultsTable(st)),
+        ),
+      );
+      return;
+    }
+    if (!this.bowl.rolling && this.shown !== (st.last_throw ? st.last_throw.throw : 0)) {
+      const last = st.last_throw;
+      this.shown = last ? last.throw : 0;
+      if (!last) this.bowl.show([], {});
+      else if (!last.dice) this.bowl.show([], { seed: last.throw, stamp: t("tiaohou.short") });
+      else this.bowl.show(last.dice, { seed: last.throw });
+    }
+    const last = st.last_throw;
+    let award = null;
+    if (last && !rolling) {
+      const details = this.session.throwDetails(last.throw);
+      const thrown = details.thrown || last;
+      const d = describeThrow(thrown, st.rules);
+      award = h(
+        "div",
+        { class: "tv-award" },
+        h("p", { class: "tv-who" }, t("play.threw", { n: last.throw, player: last.player })),
+        h("p", { class: "tv-hand" }, d.name),
+        h("p", { class: "tv-why" }, d.why),
+        h("p", { class: "tv-lines" }, awardLines({ ...details, thrown }, st).join(t("list.sentence"))),
+      );
+    }
+    let next = "";
+    if (st.status === STATUS.PAUSED) next = t("play.paused");
+    else if (st.phase === PHASE.GRAB) next = t("play.grab_phase");
+    else if (st.next) next = t("tv.next", { player: st.next, n: st.turn });
+    const leader = leaderText(st.result, st.rules);
+    mount(
+      this.main,
+      h(
+        "div",
+        { class: "tv tv-play" },
+        h("div", { class: "tv-left" }, h("p", { class: "tv-next" }, rolling ? t("play.rolling") : next), this.bowl.el, award || h("div", { class: "tv-award" })),
+        h(
+          "div",
+          { class: "tv-right" },
+          h("section", { class: "card tv-leader" }, h("h2", { class: "card-title" }, t("play.leader")), h("p", { class: "leader-name" }, leader || t("play.no_leader"))),
+          h("section", { class: "card" }, h("h2", { class: "card-title" }, t("play.pool")), poolView(st)),
+          h("section", { class: "card" }, holdingsTable(st)),
+          qr,
+        ),
+      ),
+    );
+  }
+}
