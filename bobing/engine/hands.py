@@ -153,11 +153,19 @@ class Classifier:
             )
             for ms in MULTISETS
         }
+
+    def __getattr__(self, name: str) -> dict[tuple[int, ...], Classification]:
+        # The ordered-throw table (46656 entries, ~50 ms) is built on first use, so that code
+        # needing only the 462 multisets (odds, rankings, the CLI) does not pay for it.
+        if name != "_table":
+            raise AttributeError(name)
         by_multiset = self._by_multiset
-        self._table: dict[tuple[int, ...], Classification] = {
+        table: dict[tuple[int, ...], Classification] = {
             throw: by_multiset[tuple(sorted(throw))]  # type: ignore[index]
             for throw in ORDERED_THROWS
         }
+        self._table = table
+        return table
 
     def __call__(self, dice: tuple[int, ...]) -> Classification:
         """Classify six faces given as a tuple in any order (one dictionary lookup)."""
