@@ -22,12 +22,15 @@ from __future__ import annotations
 import math
 import os
 import random
+import sys
+import warnings
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from enum import IntEnum
 from functools import lru_cache
-from multiprocessing import get_context
+from multiprocessing import get_all_start_methods, get_context
+from multiprocessing.context import BaseContext
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -479,8 +482,9 @@ class _Kernel:
 
     # Pieces --------------------------------------------------------------------------------
 
-    def _take(self, g: Array, tiers: Array, s: int, t: int) -> None:
-        """Games ``g`` each win one cake of ``tiers`` (a bonus tier): take it, else 追."""
+    def _take_bonus(self, g: Array, tiers: Array, s: int, t: int) -> None:
+        """Games ``g`` each win one cake of ``tiers`` (四进's bonus) if one is left; a bonus
+        never chases (the engine's reading of RULES.md §4 step 6)."""
         st, spec = self.st, self.spec
         have = st.pool[g, tiers] > 0
         gi, ti = g[have], tiers[have]
@@ -492,12 +496,6 @@ class _Kernel:
                 chased_tier = spec.chase_mask[ti]
                 if chased_tier.any():
                     self._record_slots(gi[chased_tier], ti[chased_tier], s, t)
-        if spec.chase_on:
-            miss = ~have & spec.chase_mask[tiers]
-            gm = g[miss]
-            ok = st.left[gm] > 0
-            if ok.any():
-                self._chase(gm[ok], tiers[miss][ok], s, t)
 
     def _record_slots(self, g: Array, tiers: Array, s: int, t: int) -> None:
         """Note who took the cake of a chased tier just taken from the pool, and when."""
@@ -545,7 +543,7 @@ class _Kernel:
         bonus = spec.rare_bonus[j]
         b = bonus != _NO_TIER
         if b.any():
-            self._take(g[b], bonus[b], s, t)
+            self._take_bonus(g[b], bonus[b], s, t)
         key = spec.rare_key[j]
         z = key > 0
         if z.any():
@@ -619,13 +617,17 @@ class _Kernel:
         if not g.size:
             return
         zy = st.has_zy[g]
-        st.exh[g[~zy]] = True
         final = g[zy]
         if final.size:
+            # A 状元 that comes after the pool ran out only finishes its round, whatever
+            # ``end`` says; otherwise ``end`` decides.
             p = spec.players
-            end = t if spec.end_rounds == 0 else t + spec.end_rounds * p - 1 - s
+            round_end = t + p - 1 - s
+            per_rule = t if spec.end_rounds == 0 else t + spec.end_rounds * p - 1 - s
+            end = np.where(st.exh[final], round_end, per_rule)
             st.end_turn[final] = end
-            self.next_end = min(self.next_end, end)
+            self.next_end = min(self.next_end, int(end.min()))
+        st.exh[g[~zy]] = True
 
     def _finish(self, g: Array, t: int) -> None:
         """Games ``g`` are over after turn ``t``: award the 状元 cake, record, retire them."""
@@ -721,7 +723,7 @@ def play_reference(
     decided = False  # the 状元 cake already has its owner (a sweep or the grab)
     end_rounds = {End.IMMEDIATE: 0, End.FINISH_ROUND: 1, End.ONE_MORE_ROUND: 2}[rules.end]
 
-    def take(seat: int, tier: int) -> None:
+    def take(seat: int, tier: int, *, bonus: bool = False) -> None:
         nonlocal left
         if pool[tier] > 0:
             pool[tier] -= 1
@@ -729,7 +731,7 @@ def play_reference(
             left -= 1
             if tier in holders:
                 holders[tier].append([seat, turn, 0])
-        elif tier in holders and left > 0:
+        elif tier in holders and left > 0 and not bonus:
             candidates = [e for e in holders[tier] if e[0] != seat and not e[2]]
             if not candidates:
                 return
@@ -814,11 +816,16 @@ def play_reference(
                         over, ended_by = True, "liubohei"
                 elif hand in ORDINARY_HAND_TIER:
                     take(s, TIERS.index(ORDINARY_HAND_TIER[hand]))
-                    for bonus in c.bonus:
-                        take(s, TIERS.index(bonus))
+                    for extra in c.bonus:
+                        take(s, TIERS.index(extra), bonus=True)
         if not over and end_turn < 0 and left == 0:
             if any(standing):
-                end_turn = turn if end_rounds == 0 else turn + end_rounds * n - 1 - s
+                if exhausted_first or end_rounds == 1:
+                    end_turn = turn + n - 1 - s  # finish this round
+                elif end_rounds == 2:
+                    end_turn = turn + 2 * n - 1 - s  # and one more
+                else:
+                    end_turn = turn
             else:
                 exhausted_first = True
         if over or turn == end_turn:
@@ -1111,6 +1118,12 @@ def default_workers(games: int) -> int:
     return max(1, min(os.cpu_count() or 1, 32))
 
 
+def _mp_context() -> BaseContext:
+    """fork where it exists (no re-import of the caller's ``__main__``), else spawn."""
+    methods = get_all_start_methods()
+    return get_context("fork" if "fork" in methods and sys.platform != "darwin" else "spawn")
+
+
 def _chunk_tally(job: tuple[KernelSpec, int, np.random.SeedSequence]) -> Tally:
     spec, n, seed = job
     return Tally.of_chunk(spec.players, run_chunk(spec, n, seed))
@@ -1147,8 +1160,12 @@ def simulate(
     if used <= 1:
         tallies = [_chunk_tally(job) for job in jobs]
     else:
-        with ProcessPoolExecutor(used, mp_context=get_context("spawn")) as pool:
-            tallies = list(pool.map(_chunk_tally, jobs))
+        with warnings.catch_warnings():
+            # Python 3.12+ warns about fork() in a process with threads (NumPy's BLAS pool);
+            # the workers only run the kernel, which never touches BLAS.
+            warnings.simplefilter("ignore", DeprecationWarning)
+            with ProcessPoolExecutor(used, mp_context=_mp_context()) as pool:
+                tallies = list(pool.map(_chunk_tally, jobs))
     tally = tallies[0]
     for other in tallies[1:]:
         tally = tally.merged(other)
