@@ -49,6 +49,12 @@ MAX_NAME_LENGTH = 24
 
 _TIER_INDEX: dict[str, int] = {str(t): i for i, t in enumerate(TIERS)}
 _ZY = 0  # index of the 状元 tier
+_DICE_TEXT: dict[tuple[int, ...], str] = {}  # at most 6^6 entries
+
+
+def _dice_text(faces: tuple[int, ...]) -> str:
+    text = _DICE_TEXT[faces] = dice_text(faces)
+    return text
 
 
 class Phase(StrEnum):
@@ -253,7 +259,7 @@ def _move(state: GameState, event: Awarded) -> GameState:
     if tier != _ZY:
         protected = event.reason == "chajinhua"
         throw = event.throw or 0
-        lots = lots + tuple(Lot(tier, seat, throw, protected) for _ in range(event.count))
+        lots = lots + (Lot(tier, seat, throw, protected),) * event.count
     return state._replace(pool=pool, held=tuple(held), lots=lots)
 
 
@@ -496,15 +502,14 @@ class Game:
         seat = state.seat_at(state.turn)
         name = state.players[seat]
         n = state.throws + 1
-        exhausted_before = state.unclaimed_ordinary == 0
         events: list[Event] = []
         if faces is None:
             events.append(Thrown(n, name, None, None))
             if rules.tiaohou is Tiaohou.VOID_SKIP_NEXT:
                 events.append(SkipNext(n, name))
-            return self._after_turn(state, events, exhausted_before)
+            return self._after_turn(state, events)
         c = rules.classifier(faces)
-        text = dice_text(faces)
+        text = _DICE_TEXT.get(faces) or _dice_text(faces)
         events.append(Thrown(n, name, text, str(c.hand)))
         hand = c.hand
         if hand is Hand.LIUBOHONG:
@@ -546,7 +551,7 @@ class Game:
                 events += self._take(state, seat, tier, n, "hand")
                 for bonus in c.bonus:
                     events += self._take(state, seat, bonus, n, "bonus")
-        return self._after_turn(state, events, exhausted_before)
+        return self._after_turn(state, events)
 
     def _stand(
         self, state: GameState, seat: int, c: Classification, text: str, n: int
@@ -629,12 +634,13 @@ class Game:
         return [ZhuangyuanWon(state.players[leader.seat], hand, leader.dice, leader.throw)]
 
     def _after_turn(
-        self, before: GameState, events: list[Event], exhausted_before: bool
+        self, before: GameState, events: list[Event]
     ) -> tuple[list[Event], GameState]:
         """Enter the final phase, end the game, or skip the next players' lost turns."""
         state = fold(before, events)
         exhausted = state.phase is Phase.MAIN and state.unclaimed_ordinary == 0
         if exhausted and any(entry is not None for entry in state.standings):
+            exhausted_before = before.unclaimed_ordinary == 0
             done = state.turn - 1  # the turn just played
             size = len(state.players)
             round_end = (done // size + 1) * size - 1
