@@ -25,7 +25,7 @@ STAMP = VENV / ".bobing-installed"
 
 def ensure_venv() -> None:
     """Create the virtual environment and install the project when needed."""
-    if sys.version_info < (3, 11):
+    if sys.version_info < (3, 11):  # noqa: UP036 -- dev.py must also run on older Pythons, to say so
         sys.exit("bobing needs Python 3.11 or newer")
     want = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
     if STAMP.exists() and STAMP.read_text().strip() == want:
