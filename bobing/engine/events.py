@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
@@ -169,15 +170,36 @@ def event_from_json(data: dict[str, Any]) -> Event:
     if cls is None:
         raise RecordError(f"unknown event type {kind!r}", key="type")
     kwargs: dict[str, Any] = {}
-    names = {f.name for f in fields(cls)}
+    json_names = {_JSON_NAME.get(f.name, f.name) for f in fields(cls)}
     for key, value in data.items():
         if key == "type":
             continue
-        name = _PY_NAME.get(key, key)
-        if name not in names:
+        if key not in json_names:
             raise RecordError(f"unknown key {key!r} in {kind} event", key=key)
-        kwargs[name] = tuple(value) if isinstance(value, list) else value
+        kwargs[_PY_NAME.get(key, key)] = tuple(value) if isinstance(value, list) else value
     try:
         return cls(**kwargs)
     except TypeError as exc:
         raise RecordError(f"malformed {kind} event: {exc}") from None
+
+
+def events_to_json(events: Iterable[Event]) -> dict[str, Any]:
+    """A stored log: ``{"event_version": EVENT_VERSION, "events": [...]}``.
+
+    >>> events_to_json([Started("甲")])["event_version"] == EVENT_VERSION
+    True
+    """
+    return {"event_version": EVENT_VERSION, "events": [event_to_json(e) for e in events]}
+
+
+def events_from_json(data: Any) -> list[Event]:
+    """The events of :func:`events_to_json`, refusing a log written by a newer version."""
+    if not isinstance(data, dict) or not isinstance(data.get("events"), list):
+        raise RecordError('an event log is {"event_version": N, "events": [...]}', key="events")
+    version = data.get("event_version")
+    if type(version) is not int or not 1 <= version <= EVENT_VERSION:
+        raise RecordError(
+            f"unsupported event_version {version!r}; this bobing reads 1 to {EVENT_VERSION}",
+            key="event_version",
+        )
+    return [event_from_json(item) for item in data["events"]]

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from enum import StrEnum
 from typing import Any, NamedTuple
 
-from bobing.engine.dice import dice_text, parse_dice
+from bobing.engine.dice import DiceSource, dice_text, parse_dice
 from bobing.engine.errors import IllegalAction, InputError, RecordError
 from bobing.engine.events import (
     Awarded,
@@ -426,6 +426,13 @@ class Game:
         self.events += [event, *skips]
         return [event, *skips]
 
+    def roll_start(self, dice: DiceSource, *, thrower: str | None = None) -> list[Event]:
+        """The two-dice start, thrown by ``thrower`` (default: the first listed player)."""
+        who = self.state.players[0] if thrower is None else thrower
+        self.verify_start(thrower=who, dice=(1, 1))
+        a, b = dice.roll(2)
+        return self.start(thrower=who, dice=(a, b))
+
     # -- throws ------------------------------------------------------------------------------
 
     def verify_throw(
@@ -438,6 +445,19 @@ class Game:
     def _checked_throw(
         self, player: str | None, dice: Sequence[int] | str | None, tiaohou: bool
     ) -> tuple[int, ...] | None:
+        self._check_turn(player)
+        if tiaohou:
+            if dice is not None:
+                raise InputError("a 跳猴 has no dice", code="tiaohou_with_dice")
+            return None
+        if dice is None:
+            raise InputError("a throw needs six dice (or 跳猴)", code="no_dice")
+        if type(dice) is tuple and self.rules.classifier.get(dice) is not None:
+            return dice  # the fast path: already six valid faces
+        return parse_dice(dice)
+
+    def _check_turn(self, player: str | None) -> None:
+        """Raise unless the game takes a throw now (from ``player``, when given)."""
         state = self.state
         if state.phase is not Phase.MAIN and state.phase is not Phase.FINAL:
             if state.phase is Phase.NOT_STARTED:
@@ -462,15 +482,6 @@ class Game:
                     current=current,
                     player=player,
                 )
-        if tiaohou:
-            if dice is not None:
-                raise InputError("a 跳猴 has no dice", code="tiaohou_with_dice")
-            return None
-        if dice is None:
-            raise InputError("a throw needs six dice (or 跳猴)", code="no_dice")
-        if type(dice) is tuple and self.rules.classifier.get(dice) is not None:
-            return dice  # the fast path: already six valid faces
-        return parse_dice(dice)
 
     def can_throw(
         self, player: str | None = None, dice: Sequence[int] | str | None = None,
@@ -493,6 +504,11 @@ class Game:
         self.state = state
         self.events.extend(events)
         return events
+
+    def roll(self, dice: DiceSource, *, player: str | None = None) -> list[Event]:
+        """Throw six faces from an injected source: seeded, CSPRNG, or given faces."""
+        self._check_turn(player)
+        return self.throw(dice.roll(), player=player)
 
     def _decide_throw(
         self, faces: tuple[int, ...] | None
