@@ -1,0 +1,473 @@
+// Home: join a table by code, or create one (name, mode, rules with a switch editor that always
+// states the 状元 order in words, prize counts, named prizes).
+
+import { h, mount } from "../dom.js";
+import { t } from "../i18n.js";
+import { api } from "../api.js";
+import { MODE, SWITCH_VALUES, TIERS, CODE_ALPHABET, TABLE_NAME_MAX } from "../protocol.js";
+import { fixOrder, orderLine, rankingLines, tierName, handLabel } from "../game.js";
+import { saveTable, recentTables, rememberRecent, normalizeCode } from "../store.js";
+import { renderTopbar, icon, showError, toast } from "../ui.js";
+import { Bowl } from "../dice.js";
+import { loadPresets } from "./rules.js";
+
+const EDITABLE = [
+  "liubohong", "liubohei", "six_ones", "biandijin", "wuzi_compare", "sijin_bonus",
+  "chajinhua_duitang", "chajinhua_lugu", "standing", "tiaohou", "direction", "start_count", "end",
+];
+
+function clone(value) {
+  return JSON.parse(JSON.stringify(value));
+}
+
+export class HomeView {
+  constructor(main, { navigate }) {
+    this.main = main;
+    this.navigate = navigate;
+    this.presets = null;
+    this.presetId = "traditional";
+    this.rules = null;
+    this.mode = MODE.ONLINE;
+    this.prizes = null;
+    this.named = {};
+    this.refereeThrower = false;
+    this.tableName = null;
+    this.editor = h("div", { class: "switch-editor" });
+    this.statement = h("p", { class: "order-statement", "aria-live": "polite" });
+    this.busy = false;
+  }
+
+  destroy() {}
+
+  async render() {
+    renderTopbar({ extra: [h("a", { href: "/rules", "data-link": "", class: "icon-btn", "aria-label": t("nav.rules_general"), title: t("nav.rules_general") }, icon("book"))] });
+    if (this.tableName === null) this.tableName = t("home.default_name");
+    mount(this.main, this.page());
+    if (!this.presets) {
+      try {
+        this.presets = await loadPresets();
+        this.presetId = this.presets.default || "traditional";
+        this.setPreset(this.presetId);
+      } catch (err) {
+        showError(err);
+      }
+    } else {
+      this.paintRules();
+    }
+  }
+
+  page() {
+    const codeInput = h("input", {
+      id: "join-code",
+      class: "input code-input",
+      type: "text",
+      inputmode: "text",
+      autocomplete: "off",
+      autocapitalize: "characters",
+      spellcheck: "false",
+      maxlength: 6,
+      placeholder: "K7Q2MX",
+      "aria-describedby": "join-code-hint",
+    });
+    const join = h(
+      "form",
+      {
+        class: "card join-card",
+        "aria-labelledby": "join-title",
+        onsubmit: (ev) => {
+          ev.preventDefault();
+          const code = normalizeCode(codeInput.value);
+          if (code.length !== 6 || [...code].some((c) => !CODE_ALPHABET.includes(c))) {
+            toast(t("home.bad_code", { code: codeInput.value }), { kind: "error" });
+            codeInput.focus();
+            return;
+          }
+          this.navigate(`/t/${code}`);
+        },
+      },
+      h("h2", { id: "join-title", class: "card-title" }, t("home.join_title")),
+      h("label", { for: "join-code", class: "field-label" }, t("home.code_label")),
+      h("div", { class: "input-row" }, codeInput, h("button", { type: "submit", class: "btn btn-primary" }, t("home.join"))),
+      h("p", { id: "join-code-hint", class: "hint" }, t("home.code_hint")),
+    );
+    const recent = recentTables();
+    return h(
+      "div",
+      { class: "home" },
+      h(
+        "section",
+        { class: "hero" },
+        this.heroBowl(),
+        h("h1", { class: "hero-title" }, t("home.title")),
+        h("p", { class: "hero-sub" }, t("home.subtitle")),
+      ),
+      h("div", { class: "home-grid" }, h("div", { class: "home-col" }, join, recent.length ? this.recentCard(recent) : null), this.createForm()),
+    );
+  }
+
+  heroBowl() {
+    const bowl = new Bowl();
+    bowl.show("444411", { seed: 3 });
+    return h("div", { class: "hero-bowl", "aria-hidden": "true" }, bowl.el);
+  }
+
+  recentCard(recent) {
+    return h(
+      "section",
+      { class: "card recent", "aria-labelledby": "recent-title" },
+      h("h2", { id: "recent-title", class: "card-title" }, t("home.recent")),
+      h("ul", { class: "recent-list" }, recent.map((r) => h("li", {}, h("a", { href: `/t/${r.code}`, "data-link": "", class: "link" }, h("span", { class: "mono" }, r.code), " ", r.name || "")))),
+    );
+  }
+
+  createForm() {
+    const nameInput = h("input", {
+      id: "table-name",
+      class: "input",
+      type: "text",
+      maxlength: TABLE_NAME_MAX,
+      value: this.tableName,
+      required: true,
+      oninput: (ev) => (this.tableName = ev.target.value),
+    });
+    const modes = [MODE.ONLINE, MODE.PASS_AND_PLAY, MODE.REFEREE].map((mode) =>
+      h(
+        "label",
+        { class: `mode-option${mode === this.mode ? " is-checked" : ""}` },
+        h("input", {
+          type: "radio",
+          name: "mode",
+          value: mode,
+          checked: mode === this.mode,
+          onchange: () => {
+            this.mode = mode;
+            for (const el of this.main.querySelectorAll(".mode-option")) el.classList.toggle("is-checked", el.querySelector("input").checked);
+            this.refThrowerRow.hidden = mode !== MODE.REFEREE;
+          },
+        }),
+        h("span", { class: "mode-name" }, t(`mode.${mode}`)),
+        h("span", { class: "mode-hint" }, t(`mode.${mode}.hint`)),
+      ),
+    );
+    this.refThrowerRow = h(
+      "label",
+      { class: "check-row", hidden: this.mode !== MODE.REFEREE },
+      h("input", { type: "checkbox", checked: this.refereeThrower, onchange: (ev) => (this.refereeThrower = ev.target.checked) }),
+      t("home.referee_thrower"),
+    );
+    const presetSelect = h(
+      "select",
+      { id: "preset", class: "input", onchange: (ev) => this.setPreset(ev.target.value) },
+      ["traditional", "modern", "jinhua"].map((p) => h("option", { value: p, selected: p === this.presetId }, t(`preset.${p}`))),
+    );
+    this.prizeBox = h("div", { class: "prize-editor" });
+    this.namedBox = h("div", { class: "named-editor" });
+    return h(
+      "form",
+      {
+        class: "card create-card",
+        "aria-labelledby": "create-title",
+        onsubmit: (ev) => {
+          ev.preventDefault();
+          this.create();
+        },
+      },
+      h("h2", { id: "create-title", class: "card-title" }, t("home.create_title")),
+      h("label", { for: "table-name", class: "field-label" }, t("home.table_name")),
+      nameInput,
+      h("fieldset", { class: "fieldset" }, h("legend", { class: "field-label" }, t("home.mode")), h("div", { class: "mode-options" }, modes), this.refThrowerRow),
+      h("label", { for: "preset", class: "field-label" }, t("home.rules")),
+      presetSelect,
+      this.statement,
+      h("details", { class: "editor-details" }, h("summary", {}, t("home.customize")), this.editor),
+      h("details", { class: "editor-details" }, h("summary", {}, t("home.prizes")), this.prizeBox, h("h3", { class: "sub-title" }, t("home.named_prizes")), h("p", { class: "hint" }, t("home.named_hint")), this.namedBox),
+      h("button", { type: "submit", class: "btn btn-primary btn-big btn-block create-btn" }, t("home.create")),
+    );
+  }
+
+  setPreset(id) {
+    if (!this.presets) return;
+    this.presetId = id;
+    this.rules = clone(this.presets.presets[id]);
+    this.prizes = { ...this.rules.prizes };
+    this.paintRules();
+  }
+
+  changed() {
+    const base = this.presets.presets[this.presetId];
+    const mine = { ...this.rules, prizes: base.prizes };
+    return JSON.stringify(mine) !== JSON.stringify(base);
+  }
+
+  paintRules() {
+    if (!this.rules) return;
+    const rules = this.rules;
+    rules.zhuangyuan_order = fixOrder(rules);
+    mount(
+      this.statement,
+      h("span", { class: "label" }, t("rules.order_label")),
+      " ",
+      orderLine(rules),
+      this.changed() ? h("span", { class: "badge" }, t("home.customized")) : null,
+    );
+    const rows = [];
+    // the 状元 order, reorderable
+    rows.push(
+      h(
+        "div",
+        { class: "switch-row" },
+        h("span", { class: "field-label" }, t("switch.zhuangyuan_order")),
+        h(
+          "ol",
+          { class: "order-editor" },
+          rules.zhuangyuan_order.map((hand, i, order) =>
+            h(
+              "li",
+              {},
+              h("span", { class: "order-name" }, handLabel(hand)),
+              h("button", { type: "button", class: "icon-btn small", disabled: i === 0, "aria-label": t("home.order_up", { hand: handLabel(hand) }), onclick: () => this.moveHand(i, -1) }, icon("up")),
+              h("button", { type: "button", class: "icon-btn small", disabled: i === order.length - 1, "aria-label": t("home.order_down", { hand: handLabel(hand) }), onclick: () => this.moveHand(i, 1) }, icon("down")),
+            ),
+          ),
+        ),
+        h("ul", { class: "rank-list small" }, rankingLines(rules).map((line) => h("li", {}, line))),
+      ),
+    );
+    for (const name of EDITABLE) {
+      if (name === "biandijin" && rules.six_ones !== "biandijin") continue;
+      const id = `sw-${name}`;
+      const select = h(
+        "select",
+        {
+          id,
+          class: "input",
+          "data-switch": name,
+          onchange: (ev) => {
+            const raw = ev.target.value;
+            rules[name] = name === "sijin_bonus" ? raw === "true" : raw;
+            this.paintRules();
+            const again = this.editor.querySelector(`#${id}`);
+            if (again) again.focus();
+          },
+        },
+        SWITCH_VALUES[name].map((value) => h("option", { value: String(value), selected: rules[name] === value }, t(`val.${name}.${value}`))),
+      );
+      rows.push(h("div", { class: "switch-row" }, h("label", { for: id, class: "field-label" }, t(`switch.${name}`)), select, h("p", { class: "hint" }, t(`rule.${name}.${rules[name]}`))));
+    }
+    // 追 (chase)
+    const chaseOn = Boolean(rules.chase);
+    rows.push(
+      h(
+        "div",
+        { class: "switch-row" },
+        h("label", { class: "check-row" }, h("input", { type: "checkbox", id: "sw-chase", checked: chaseOn, onchange: (ev) => this.setChase(ev.target.checked) }), t("switch.chase")),
+        chaseOn
+          ? h(
+              "div",
+              { class: "chase-editor" },
+              h(
+                "div",
+                { class: "check-grid" },
+                ["duitang", "sanhong", "sijin", "erju", "yixiu"].map((tier) =>
+                  h(
+                    "label",
+                    { class: "check-row" },
+                    h("input", {
+                      type: "checkbox",
+                      checked: rules.chase.tiers.includes(tier),
+                      onchange: (ev) => {
+                        const tiers = new Set(rules.chase.tiers);
+                        if (ev.target.checked) tiers.add(tier);
+                        else tiers.delete(tier);
+                        rules.chase.tiers = ["duitang", "sanhong", "sijin", "erju", "yixiu"].filter((x) => tiers.has(x));
+                        if (!rules.chase.tiers.length) rules.chase = null;
+                        this.paintRules();
+                      },
+                    }),
+                    tierName(tier),
+                  ),
+                ),
+              ),
+              h(
+                "select",
+                {
+                  class: "input",
+                  "aria-label": t("home.chase_from"),
+                  onchange: (ev) => {
+                    rules.chase.from = ev.target.value;
+                    this.paintRules();
+                  },
+                },
+                ["nearest_before", "latest"].map((v) => h("option", { value: v, selected: rules.chase.from === v }, t(`rule.chase.from.${v}`))),
+              ),
+            )
+          : null,
+        h("p", { class: "hint" }, chaseOn ? t("rule.chase.on", { tiers: rules.chase.tiers.map(tierName).join(t("list.sep")), source: t(`rule.chase.from.${rules.chase.from}`) }) : t("rule.chase.null")),
+      ),
+    );
+    // 对堂 patterns
+    rows.push(
+      h(
+        "div",
+        { class: "switch-row" },
+        h("label", { for: "sw-duitang", class: "field-label" }, t("switch.duitang_patterns")),
+        h("input", {
+          id: "sw-duitang",
+          class: "input mono",
+          type: "text",
+          value: rules.duitang_patterns.join(" "),
+          onchange: (ev) => {
+            const patterns = ev.target.value.split(/[\s,，]+/).filter(Boolean);
+            if (!patterns.length || patterns.some((p) => !/^[1-6]{6}$/.test(p))) {
+              toast(t("home.bad_patterns", { value: ev.target.value }), { kind: "error" });
+              ev.target.value = rules.duitang_patterns.join(" ");
+              return;
+            }
+            rules.duitang_patterns = patterns;
+            this.paintRules();
+          },
+        }),
+        h("p", { class: "hint" }, t("home.patterns_hint")),
+      ),
+    );
+    rows.push(h("button", { type: "button", class: "btn btn-ghost btn-small", onclick: () => this.setPreset(this.presetId) }, t("home.reset_rules")));
+    mount(this.editor, rows);
+    this.paintPrizes();
+  }
+
+  setChase(on) {
+    this.rules.chase = on ? { tiers: ["duitang", "sanhong"], from: "nearest_before" } : null;
+    this.paintRules();
+  }
+
+  moveHand(i, delta) {
+    const order = this.rules.zhuangyuan_order;
+    const j = i + delta;
+    [order[i], order[j]] = [order[j], order[i]];
+    this.paintRules();
+    const buttons = this.editor.querySelectorAll(".order-editor li")[j].querySelectorAll("button");
+    const target = delta < 0 ? buttons[0] : buttons[1];
+    (target && !target.disabled ? target : buttons[delta < 0 ? 1 : 0]).focus();
+  }
+
+  paintPrizes() {
+    if (this.prizeBox.childElementCount) return;
+    const total = h("p", { class: "hint prize-total" });
+    const paintTotal = () => {
+      total.textContent = t("rules.prizes_total", { n: TIERS.reduce((n, tier) => n + (this.prizes[tier] || 0), 0) });
+    };
+    mount(
+      this.prizeBox,
+      h(
+        "div",
+        { class: "prize-grid" },
+        TIERS.map((tier) =>
+          h(
+            "label",
+            { class: "prize-field" },
+            h("span", { class: "pool-tier" }, tierName(tier)),
+            h("input", {
+              type: "number",
+              class: "input input-num",
+              min: tier === "zhuangyuan" ? 1 : 0,
+              max: tier === "zhuangyuan" ? 1 : 999,
+              value: this.prizes[tier],
+              disabled: tier === "zhuangyuan",
+              "data-tier": tier,
+              onchange: (ev) => {
+                const n = Math.max(0, Math.min(999, Math.floor(Number(ev.target.value) || 0)));
+                ev.target.value = n;
+                this.prizes[tier] = n;
+                paintTotal();
+              },
+            }),
+          ),
+        ),
+      ),
+      total,
+    );
+    paintTotal();
+    mount(
+      this.namedBox,
+      TIERS.map((tier) =>
+        h(
+          "div",
+          { class: "named-row" },
+          h("span", { class: "pool-tier" }, tierName(tier)),
+          h("input", {
+            type: "text",
+            class: "input",
+            maxlength: 40,
+            placeholder: t("home.prize_name"),
+            "aria-label": t("home.prize_name_for", { tier: tierName(tier) }),
+            "data-named": tier,
+            value: (this.named[tier] && this.named[tier].name) || "",
+            onchange: (ev) => this.setNamed(tier, "name", ev.target.value.trim()),
+          }),
+          h("input", {
+            type: "number",
+            class: "input input-num",
+            min: 0,
+            placeholder: t("home.prize_value"),
+            "aria-label": t("home.prize_value_for", { tier: tierName(tier) }),
+            "data-value": tier,
+            value: this.named[tier] && this.named[tier].value ? this.named[tier].value : "",
+            onchange: (ev) => this.setNamed(tier, "value", Math.max(0, Number(ev.target.value) || 0)),
+          }),
+        ),
+      ),
+    );
+  }
+
+  setNamed(tier, key, value) {
+    const entry = { name: "", value: 0, ...(this.named[tier] || {}) };
+    entry[key] = value;
+    this.named[tier] = entry;
+  }
+
+  body() {
+    const body = { name: this.tableName.trim(), mode: this.mode };
+    if (this.rules) {
+      if (this.changed()) {
+        const { prizes: _prizes, ...rest } = this.rules;
+        body.rules = rest;
+      } else {
+        body.rules = this.presetId;
+      }
+      body.prizes = { ...this.prizes };
+    }
+    const named = {};
+    for (const [tier, entry] of Object.entries(this.named)) {
+      if (entry && entry.name) named[tier] = { name: entry.name, value: entry.value || 0 };
+    }
+    if (Object.keys(named).length) body.named_prizes = named;
+    if (this.mode === MODE.REFEREE) body.referee_thrower = this.refereeThrower;
+    return body;
+  }
+
+  async create() {
+    if (this.busy) return;
+    const body = this.body();
+    if (!body.name) {
+      toast(t("error.invalid_name"), { kind: "error" });
+      return;
+    }
+    this.busy = true;
+    try {
+      const made = await api.createTable(body);
+      saveTable(made.code, {
+        hostToken: made.host_token,
+        playToken: made.play_token || null,
+        state: made.table,
+        events: [],
+        commitment: made.table && made.table.fairness ? made.table.fairness.commitment : null,
+      });
+      rememberRecent(made.code, body.name);
+      this.navigate(`/t/${made.code}`);
+    } catch (err) {
+      showError(err);
+    } finally {
+      this.busy = false;
+    }
+  }
+}
