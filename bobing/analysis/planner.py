@@ -1,0 +1,471 @@
+"""Planning an event: how long the game takes, what each player can expect, what it costs.
+
+The clock comes from simulated throws times the seconds a throw takes; with several tables
+every table plays its own set at the same time, so the event lasts as long as its slowest
+table. A prize list (CSV: name, tier, count, unit price) is what each table plays for: its
+counts per tier replace the rule set's ``prizes``, and its cost is split evenly (AA).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from dataclasses import dataclass, replace
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bobing.analysis.simulate import (
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    Distribution,
+    SimulationResult,
+    check_tiaohou,
+    simulate,
+)
+from bobing.engine.errors import InputError, RulesError
+from bobing.engine.hands import TIERS, Tier
+from bobing.engine.rules import RuleSet
+from bobing.i18n import catalogue
+
+ENGINE_SEATS = 12
+"""The most players the game engine seats at one table."""
+
+_COLUMNS: dict[str, tuple[str, ...]] = {
+    "name": ("name", "item", "prize", "名称", "名稱", "奖品", "獎品", "奖项", "獎項", "品名"),
+    "tier": ("tier", "level", "档次", "檔次", "奖级", "獎級", "级别", "級別", "等级", "等級"),
+    "count": ("count", "qty", "quantity", "number", "数量", "數量", "件数", "件數", "个数"),
+    "unit_price": ("unit_price", "unit price", "price", "单价", "單價", "价格", "價格"),
+}
+
+
+def tier_from_text(text: str) -> Tier:
+    """A tier from its id, its Chinese name or title (简/繁), or its English name.
+
+    >>> tier_from_text("一秀"), tier_from_text("榜眼"), tier_from_text("ZHUANGYUAN")
+    (<Tier.YIXIU: 'yixiu'>, <Tier.DUITANG: 'duitang'>, <Tier.ZHUANGYUAN: 'zhuangyuan'>)
+    """
+    key = text.strip()
+    names = _tier_names()
+    found = names.get(key) or names.get(key.lower())
+    if found is None:
+        raise InputError(
+            f"unknown tier {text!r}; use a tier id ({', '.join(str(t) for t in TIERS)}) "
+            "or its Chinese name (状元, 对堂, 三红, 四进, 二举, 一秀)",
+            value=text,
+        )
+    return found
+
+
+def _tier_names() -> dict[str, Tier]:
+    names: dict[str, Tier] = {}
+    for tier in TIERS:
+        names[str(tier)] = tier
+        for lang in ("zh-Hans", "zh-Hant", "en"):
+            messages = catalogue(lang)
+            for key in (f"tier.{tier}", f"tier.{tier}.title"):
+                value = messages.get(key)
+                if isinstance(value, str):
+                    names.setdefault(value.split(" (")[0].strip().lower(), tier)
+    return names
+
+
+@dataclass(frozen=True)
+class Prize:
+    """One line of a prize list."""
+
+    name: str
+    tier: Tier
+    count: int
+    unit_price: Decimal
+
+    @property
+    def cost(self) -> Decimal:
+        """count × unit price."""
+        return self.count * self.unit_price
+
+
+@dataclass(frozen=True)
+class PrizeList:
+    """The prizes one table plays for."""
+
+    items: tuple[Prize, ...]
+    source: str = ""
+
+    @property
+    def counts(self) -> tuple[int, int, int, int, int, int]:
+        """Prizes per tier, TIERS order (the ``prizes`` of the game)."""
+        c = [sum(p.count for p in self.items if p.tier is tier) for tier in TIERS]
+        return (c[0], c[1], c[2], c[3], c[4], c[5])
+
+    @property
+    def cost(self) -> Decimal:
+        """What one set costs."""
+        return sum((p.cost for p in self.items), Decimal(0))
+
+    def tier_cost(self, tier: Tier) -> Decimal:
+        """What the prizes of one tier cost together."""
+        return sum((p.cost for p in self.items if p.tier is tier), Decimal(0))
+
+    def apply_to(self, rules: RuleSet) -> RuleSet:
+        """``rules`` with this list's counts as the prizes."""
+        counts = self.counts
+        if counts[0] != 1:
+            raise InputError(
+                f"the prize list {self.source or ''} has {counts[0]} zhuangyuan (状元) prizes; "
+                "it needs exactly one: the single top prize, decided at the end".replace("  ", " "),
+                value=counts[0],
+            )
+        if sum(counts[1:]) == 0:
+            raise InputError(
+                f"the prize list {self.source or ''} has no prize below the 状元".replace("  ", " ")
+            )
+        try:
+            return replace(rules, prizes=counts)
+        except RulesError as exc:  # pragma: no cover - the checks above cover the rules
+            raise InputError(f"the prize list does not fit the rules: {exc}") from None
+
+    def to_json(self) -> dict[str, Any]:
+        """The list with per-tier counts and the set's cost."""
+        return {
+            "items": [
+                {
+                    "name": p.name,
+                    "tier": str(p.tier),
+                    "count": p.count,
+                    "unit_price": _money(p.unit_price),
+                }
+                for p in self.items
+            ],
+            "counts": {str(t): n for t, n in zip(TIERS, self.counts, strict=True)},
+            "set_cost": _money(self.cost),
+        }
+
+
+def _money(value: Decimal) -> float:
+    return float(value.quantize(Decimal("0.01")))
+
+
+def _header_map(row: list[str], source: str) -> dict[str, int]:
+    found: dict[str, int] = {}
+    for i, cell in enumerate(row):
+        label = " ".join(cell.strip().lower().replace("_", " ").split())
+        for column, aliases in _COLUMNS.items():
+            if label in {" ".join(a.replace("_", " ").split()) for a in aliases}:
+                found.setdefault(column, i)
+    missing = [c for c in _COLUMNS if c not in found]
+    if missing:
+        raise InputError(
+            f"prize list {source}: the first row must name the columns name, tier, count, "
+            f"unit price (missing: {', '.join(missing).replace('_', ' ')}; got {row!r})",
+            value=row,
+        )
+    return found
+
+
+def _price(text: str, where: str) -> Decimal:
+    cleaned = text.strip()
+    for mark in ("元", "¥", "￥", "RMB", "CNY"):
+        cleaned = cleaned.replace(mark, "")
+    cleaned = cleaned.replace(",", "").strip()
+    try:
+        value = Decimal(cleaned)
+    except InvalidOperation:
+        raise InputError(f"{where}: invalid unit price {text!r}: a number such as 49.9") from None
+    if not value.is_finite() or value < 0:
+        raise InputError(f"{where}: invalid unit price {text!r}: a number of at least 0")
+    return value
+
+
+def _count(text: str, where: str) -> int:
+    cleaned = text.strip()
+    if not cleaned.isdigit() or not cleaned.isascii():
+        raise InputError(f"{where}: invalid count {text!r}: a whole number such as 2")
+    return int(cleaned)
+
+
+def parse_prizes(text: str, source: str = "<text>") -> PrizeList:
+    """Read a prize list from CSV text (a header row, then one prize per row).
+
+    >>> parse_prizes("name,tier,count,unit price\\n音响,状元,1,498\\n电饭煲,对堂,1,199").counts
+    (1, 1, 0, 0, 0, 0)
+    """
+    rows = [r for r in csv.reader(io.StringIO(text.lstrip("\ufeff"))) if any(c.strip() for c in r)]
+    if not rows:
+        raise InputError(f"prize list {source} is empty: expected name,tier,count,unit price")
+    header = _header_map(rows[0], source)
+    items: list[Prize] = []
+    for number, row in enumerate(rows[1:], start=2):
+        where = f"prize list {source}, line {number}"
+        cells = {c: (row[i] if i < len(row) else "") for c, i in header.items()}
+        name = cells["name"].strip()
+        if not name:
+            raise InputError(f"{where}: the prize has no name ({row!r})")
+        try:
+            tier = tier_from_text(cells["tier"])
+        except InputError as exc:
+            raise InputError(f"{where}: {exc}") from None
+        items.append(
+            Prize(name, tier, _count(cells["count"], where), _price(cells["unit_price"], where))
+        )
+    if not items:
+        raise InputError(f"prize list {source} lists no prizes, only the header")
+    return PrizeList(tuple(items), source)
+
+
+def read_prizes(path: str | Path) -> PrizeList:
+    """Read a prize list file (UTF-8, with or without a BOM)."""
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read prize list {str(path)!r}: {exc.strerror}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        try:
+            text = raw.decode("gb18030")  # spreadsheets saved on Chinese Windows
+        except UnicodeDecodeError:
+            raise InputError(f"prize list {str(path)!r} is neither UTF-8 nor GB18030") from None
+    return parse_prizes(text, repr(str(path)))
+
+
+def split_tables(players: int, tables: int) -> list[int]:
+    """Players per table, as even as possible, larger tables first.
+
+    >>> split_tables(13, 2), split_tables(30, 3)
+    ([7, 6], [10, 10, 10])
+    """
+    if tables < 1:
+        raise InputError(f"invalid number of tables {tables}: at least 1", value=tables)
+    if players < MIN_PLAYERS * tables:
+        raise InputError(
+            f"{players} players cannot fill {tables} tables of at least {MIN_PLAYERS}",
+            value=players,
+        )
+    sizes = [players // tables + (1 if i < players % tables else 0) for i in range(tables)]
+    if sizes[0] > MAX_PLAYERS:
+        need = math.ceil(players / MAX_PLAYERS)
+        raise InputError(
+            f"{players} players at {tables} table(s) makes tables of {sizes[0]}; at most "
+            f"{MAX_PLAYERS} per table: use --tables {need} or more",
+            value=players,
+        )
+    return sizes
+
+
+@dataclass(frozen=True)
+class Span:
+    """A duration in minutes: mean, median and the middle 90 %."""
+
+    mean: float
+    p5: float
+    p50: float
+    p95: float
+
+    def to_json(self) -> dict[str, float]:
+        """``{"mean", "p5", "p50", "p95"}`` in minutes, one decimal."""
+        return {k: round(v, 1) for k, v in vars(self).items()}
+
+
+@dataclass(frozen=True, eq=False)
+class TablePlan:
+    """One table: its players and how its game goes."""
+
+    players: int
+    result: SimulationResult
+    minutes: Span
+
+    @property
+    def cakes_per_player(self) -> dict[Tier, float]:
+        """Expected cakes per player and tier (all seats together / players)."""
+        per = self.result.tally.seat_tier.sum(axis=0) / self.result.games / self.players
+        return {tier: float(per[i]) for i, tier in enumerate(TIERS)}
+
+
+@dataclass(frozen=True, eq=False)
+class Plan:
+    """What ``bobing plan`` reports."""
+
+    rules: RuleSet
+    players: int
+    tables: tuple[TablePlan, ...]
+    seconds_per_throw: float
+    minutes: Span
+    """The whole event: the slowest table decides."""
+    prizes: PrizeList | None
+    extra_cost: Decimal
+    games: int
+    seed: int
+
+    @property
+    def cakes_per_player(self) -> dict[Tier, float]:
+        """Expected cakes per player and tier, over every table."""
+        total = dict.fromkeys(TIERS, 0.0)
+        for table in self.tables:
+            for tier, value in table.cakes_per_player.items():
+                total[tier] += value * table.players
+        return {tier: value / self.players for tier, value in total.items()}
+
+    @property
+    def prize_cost(self) -> Decimal:
+        """Every table's set of prizes."""
+        return self.prizes.cost * len(self.tables) if self.prizes else Decimal(0)
+
+    @property
+    def total_cost(self) -> Decimal:
+        """Prizes plus the other shared costs."""
+        return self.prize_cost + self.extra_cost
+
+    @property
+    def per_person(self) -> Decimal:
+        """Each person's share (AA), to the fen."""
+        return (self.total_cost / self.players).quantize(Decimal("0.01"))
+
+    @property
+    def value_per_player(self) -> float | None:
+        """Expected value of the prizes one player takes home (by each tier's mean price)."""
+        if self.prizes is None:
+            return None
+        value = 0.0
+        for tier, cakes in self.cakes_per_player.items():
+            count = self.prizes.counts[TIERS.index(tier)]
+            if count:
+                value += cakes * float(self.prizes.tier_cost(tier)) / count
+        return value
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``bobing plan --json`` object."""
+        prizes: dict[str, Any] | None = None
+        if self.prizes is not None:
+            prizes = {
+                **self.prizes.to_json(),
+                "sets": len(self.tables),
+                "prize_cost": _money(self.prize_cost),
+            }
+        value = self.value_per_player
+        return {
+            "players": self.players,
+            "rules": self.rules.overrides(),
+            "games": self.games,
+            "seed": self.seed,
+            "seconds_per_throw": self.seconds_per_throw,
+            "minutes": self.minutes.to_json(),
+            "tables": [
+                {
+                    "players": table.players,
+                    "minutes": table.minutes.to_json(),
+                    "throws": table.result.throws.summary(),
+                    "rounds": table.result.rounds.summary(),
+                    "cakes_per_player": {
+                        str(t): round(v, 4) for t, v in table.cakes_per_player.items()
+                    },
+                    "seats": [seat.to_json() for seat in table.result.seats],
+                }
+                for table in self.tables
+            ],
+            "cakes_per_player": {
+                "mean": round(sum(self.cakes_per_player.values()), 4),
+                "by_tier": {str(t): round(v, 4) for t, v in self.cakes_per_player.items()},
+            },
+            "prizes": prizes,
+            "extra_cost": _money(self.extra_cost),
+            "total_cost": _money(self.total_cost),
+            "per_person": _money(self.per_person),
+            "value_per_player": round(value, 2) if value is not None else None,
+        }
+
+
+def _span(throws: Distribution, seconds: float) -> Span:
+    minutes = seconds / 60.0
+    return Span(
+        throws.mean * minutes,
+        throws.quantile(0.05) * minutes,
+        throws.quantile(0.5) * minutes,
+        throws.quantile(0.95) * minutes,
+    )
+
+
+def _slowest(tables: list[TablePlan], seconds: float, seed: int, draws: int = 50_000) -> Span:
+    """The event's duration: the longest of the tables' independent games."""
+    if len(tables) == 1:
+        return tables[0].minutes
+    rng = np.random.default_rng(seed)
+    longest = np.zeros(draws)
+    for table in tables:
+        counts = table.result.throws.counts
+        sample = rng.choice(len(counts), size=draws, p=counts / counts.sum())
+        longest = np.maximum(longest, sample)
+    minutes = longest * seconds / 60.0
+    return Span(
+        float(minutes.mean()),
+        float(np.quantile(minutes, 0.05)),
+        float(np.quantile(minutes, 0.5)),
+        float(np.quantile(minutes, 0.95)),
+    )
+
+
+def plan(
+    rules: RuleSet,
+    players: int,
+    *,
+    tables: int = 1,
+    seconds_per_throw: float = 10.0,
+    prizes: PrizeList | None = None,
+    extra_cost: Decimal | float | str = 0,
+    games: int = 20_000,
+    seed: int = 0,
+    tiaohou: float = 0.0,
+) -> Plan:
+    """Plan an event of ``players`` people at ``tables`` tables."""
+    if not math.isfinite(seconds_per_throw) or seconds_per_throw <= 0:
+        raise InputError(
+            f"invalid seconds per throw {seconds_per_throw!r}: a positive number",
+            value=seconds_per_throw,
+        )
+    try:
+        extra = Decimal(str(extra_cost))
+    except InvalidOperation:
+        raise InputError(f"invalid extra cost {extra_cost!r}: a number") from None
+    if not extra.is_finite() or extra < 0:
+        raise InputError(f"invalid extra cost {extra_cost!r}: a number of at least 0")
+    if games < 100:
+        raise InputError(f"invalid number of games {games}: at least 100 for a plan", value=games)
+    check_tiaohou(tiaohou)
+    sizes = split_tables(players, tables)
+    table_rules = prizes.apply_to(rules) if prizes is not None else rules
+    by_size: dict[int, SimulationResult] = {}
+    for size in sorted(set(sizes)):
+        by_size[size] = simulate(table_rules, size, games, seed=seed + size, tiaohou=tiaohou)
+    plans = [
+        TablePlan(size, by_size[size], _span(by_size[size].throws, seconds_per_throw))
+        for size in sizes
+    ]
+    return Plan(
+        rules=table_rules,
+        players=players,
+        tables=tuple(plans),
+        seconds_per_throw=seconds_per_throw,
+        minutes=_slowest(plans, seconds_per_throw, seed),
+        prizes=prizes,
+        extra_cost=extra,
+        games=games,
+        seed=seed,
+    )
+
+
+__all__ = [
+    "ENGINE_SEATS",
+    "Plan",
+    "Prize",
+    "PrizeList",
+    "Span",
+    "TablePlan",
+    "parse_prizes",
+    "plan",
+    "read_prizes",
+    "split_tables",
+    "tier_from_text",
+]

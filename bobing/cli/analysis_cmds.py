@@ -1,0 +1,323 @@
+"""``bobing simulate`` and ``bobing plan``: whole-game analytics on the command line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from bobing.analysis.planner import ENGINE_SEATS, Plan, plan, read_prizes
+from bobing.analysis.plots import FORMATS, write_plot
+from bobing.analysis.simulate import REASONS, SimulationResult, simulate
+from bobing.cli.render import (
+    JsonOption,
+    LangOption,
+    RulesOption,
+    lang_from_option,
+    print_json,
+    print_table,
+    print_text,
+    rules_from_option,
+)
+from bobing.engine.errors import InputError
+from bobing.engine.hands import TIERS
+from bobing.engine.rules import RuleSet
+from bobing.i18n import lang_from_env, t
+from bobing.i18n.names import preset_name, tier_name
+
+_HELP_LANG = lang_from_env()
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``simulate`` and ``plan`` to ``app``."""
+    app.command("simulate", help=t("analysis.help.simulate", _HELP_LANG))(simulate_command)
+    app.command("plan", help=t("analysis.help.plan", _HELP_LANG))(plan_command)
+
+
+def _help(key: str) -> str:
+    return t(f"analysis.help.opt.{key}", _HELP_LANG)
+
+
+# -- simulate --------------------------------------------------------------------------------
+
+
+def simulate_command(
+    players: Annotated[int, typer.Option("--players", "-n", help=_help("players"))] = 10,
+    games: Annotated[int, typer.Option("--games", "-g", help=_help("games"))] = 100_000,
+    rules: RulesOption = None,
+    seed: Annotated[int | None, typer.Option("--seed", help=_help("seed"))] = None,
+    tiaohou: Annotated[float, typer.Option("--tiaohou", metavar="P", help=_help("tiaohou"))] = 0.0,
+    workers: Annotated[int, typer.Option("--workers", help=_help("workers"))] = 0,
+    exact: Annotated[bool, typer.Option("--exact/--no-exact", help=_help("exact"))] = True,
+    plot: Annotated[
+        Path | None, typer.Option("--plot", metavar="FILE.png|svg", help=_help("plot"))
+    ] = None,
+    json_output: JsonOption = False,
+    lang: LangOption = None,
+) -> None:
+    """Play many whole games and report their length, endings and seat fairness."""
+    language = lang_from_option(lang)
+    ruleset = rules_from_option(rules)
+    _check_seed(seed)
+    if workers < 0:
+        raise InputError(f"invalid --workers {workers}: 0 (automatic) or more", value=workers)
+    _check_plot(plot)
+    result = simulate(
+        ruleset,
+        players,
+        games,
+        seed=seed,
+        tiaohou=tiaohou,
+        workers=workers or None,
+        exact=exact,
+    )
+    if plot is not None:
+        write_plot(result, plot, language)
+    if json_output:
+        print_json(result.to_json(), indent=2)
+        return
+    render_simulation(result, language)
+    if plot is not None:
+        print_text("", t("analysis.plot.written", language, path=str(plot)))
+
+
+def _check_seed(seed: int | None) -> None:
+    if seed is not None and seed < 0:
+        raise InputError(f"invalid --seed {seed}: a whole number of at least 0", value=seed)
+
+
+def _check_plot(plot: Path | None) -> None:
+    if plot is not None and plot.suffix.lower().lstrip(".") not in FORMATS:
+        raise InputError(
+            f"invalid --plot {str(plot)!r}: the file name must end in .png or .svg",
+            value=str(plot),
+        )
+
+
+def _rules_label(rules: RuleSet, lang: str) -> str:
+    label = f"{preset_name(rules.preset, lang)} ({rules.preset})"
+    if len(rules.overrides()) > 1:
+        label += " " + t("analysis.rules_changed", lang)
+    return label
+
+
+def _pct(share: float) -> str:
+    if share == 0:
+        return "0%"
+    if share < 0.001:
+        return f"{share * 100:.3f}%"
+    return f"{share * 100:.2f}%"
+
+
+def render_simulation(result: SimulationResult, lang: str) -> None:
+    """Print a simulation's tables in ``lang``."""
+    print_text(
+        t(
+            "analysis.sim.title",
+            lang,
+            games=f"{result.games:,}",
+            players=result.players,
+            rules=_rules_label(result.rules, lang),
+            seed=result.seed,
+            tiaohou=_pct(result.tiaohou),
+        ),
+        "",
+    )
+    heads = [t("analysis.col.what", lang), t("analysis.col.mean", lang), "p50", "p90", "p99"]
+    heads.append(t("analysis.col.max", lang))
+    rows: list[list[str]] = []
+    exact = result.exact
+    for key, dist, exact_mean in (
+        ("throws", result.throws, exact.throws_mean if exact else None),
+        ("rounds", result.rounds, exact.rounds_mean if exact else None),
+    ):
+        s = dist.summary()
+        rows.append(
+            [t(f"analysis.sim.{key}", lang), f"{s['mean']:.2f}"]
+            + [str(s[k]) for k in ("p50", "p90", "p99", "max")]
+        )
+        if exact_mean is not None:
+            ci = 1.96 * dist.std / result.games**0.5
+            rows.append(
+                [f"  {t('analysis.sim.exact', lang)}", f"{exact_mean:.2f}"]
+                + [t("analysis.sim.ci", lang, ci=f"{ci:.2f}"), "", "", ""]
+            )
+    print_table(heads, rows, title=t("analysis.sim.length", lang), align=("left",) + ("right",) * 5)
+    end_rows = []
+    for reason in REASONS:
+        row = [t(f"analysis.ended.{reason}", lang), _pct(result.ended_by[reason])]
+        row.append(_pct(exact.ended_by[reason]) if exact else "")
+        end_rows.append(row)
+    first = [t("analysis.sim.exhausted_first", lang), _pct(result.exhausted_first)]
+    first.append(_pct(exact.exhausted_before_zhuangyuan) if exact else "")
+    end_rows.append(first)
+    print_table(
+        [
+            t("analysis.col.ending", lang),
+            t("analysis.col.share", lang),
+            t("analysis.col.exact", lang),
+        ],
+        end_rows,
+        title=t("analysis.sim.endings", lang),
+        align=("left", "right", "right"),
+    )
+    seat_heads = [t("analysis.col.seat", lang), t("analysis.col.cakes", lang)]
+    seat_heads += [tier_name(tier, lang) for tier in TIERS]
+    seat_heads.append(t("analysis.col.zy_rate", lang))
+    seat_rows = [
+        [str(seat.seat), f"{seat.cakes_mean:.3f}"]
+        + [f"{seat.cakes_by_tier[tier]:.3f}" for tier in TIERS]
+        + [_pct(seat.zhuangyuan_rate)]
+        for seat in result.seats
+    ]
+    print_table(
+        seat_heads,
+        seat_rows,
+        title=t("analysis.sim.seats", lang),
+        align=["right"] * len(seat_heads),
+    )
+    if exact is None:
+        print_text(t("analysis.sim.no_exact", lang))
+
+
+# -- plan ------------------------------------------------------------------------------------
+
+
+def plan_command(
+    players: Annotated[int, typer.Option("--players", "-n", help=_help("plan_players"))],
+    tables: Annotated[int, typer.Option("--tables", "-t", help=_help("tables"))] = 1,
+    seconds_per_throw: Annotated[
+        float, typer.Option("--seconds-per-throw", metavar="S", help=_help("seconds"))
+    ] = 10.0,
+    rules: RulesOption = None,
+    prizes: Annotated[
+        Path | None, typer.Option("--prizes", metavar="PRIZES.csv", help=_help("prizes"))
+    ] = None,
+    extra_cost: Annotated[
+        str, typer.Option("--extra-cost", metavar="YUAN", help=_help("extra_cost"))
+    ] = "0",
+    games: Annotated[int, typer.Option("--games", "-g", help=_help("plan_games"))] = 20_000,
+    seed: Annotated[int, typer.Option("--seed", help=_help("plan_seed"))] = 0,
+    tiaohou: Annotated[float, typer.Option("--tiaohou", metavar="P", help=_help("tiaohou"))] = 0.0,
+    json_output: JsonOption = False,
+    lang: LangOption = None,
+) -> None:
+    """How long an event's game takes, what each player can expect, and what it costs."""
+    language = lang_from_option(lang)
+    ruleset = rules_from_option(rules)
+    _check_seed(seed)
+    prize_list = read_prizes(prizes) if prizes is not None else None
+    result = plan(
+        ruleset,
+        players,
+        tables=tables,
+        seconds_per_throw=seconds_per_throw,
+        prizes=prize_list,
+        extra_cost=extra_cost,
+        games=games,
+        seed=seed,
+        tiaohou=tiaohou,
+    )
+    if json_output:
+        print_json(result.to_json(), indent=2)
+        return
+    render_plan(result, language)
+
+
+def _minutes(value: float) -> str:
+    return f"{value:.0f}"
+
+
+def render_plan(result: Plan, lang: str) -> None:
+    """Print a plan in ``lang``."""
+    sizes = [table.players for table in result.tables]
+    sep = t("list.sep", lang)
+    print_text(
+        t(
+            "analysis.plan.title",
+            lang,
+            players=result.players,
+            tables=len(sizes),
+            sizes=sep.join(str(s) for s in sizes),
+            seconds=f"{result.seconds_per_throw:g}",
+            rules=_rules_label(result.rules, lang),
+        ),
+        "",
+    )
+    span = result.minutes
+    key = "analysis.plan.time" if len(sizes) == 1 else "analysis.plan.time_tables"
+    print_text(
+        t(
+            key,
+            lang,
+            p50=_minutes(span.p50),
+            p5=_minutes(span.p5),
+            p95=_minutes(span.p95),
+            mean=_minutes(span.mean),
+        )
+    )
+    if len(sizes) > 1:
+        rows = [
+            [
+                str(i),
+                str(table.players),
+                _minutes(table.minutes.p50),
+                f"{_minutes(table.minutes.p5)}–{_minutes(table.minutes.p95)}",
+                f"{table.result.throws.mean:.0f}",
+            ]
+            for i, table in enumerate(result.tables, start=1)
+        ]
+        heads = [t(f"analysis.plan.col.{c}", lang) for c in ("table", "players", "p50", "range")]
+        heads.append(t("analysis.plan.col.throws", lang))
+        print_table(heads, rows, align=("right",) * 5)
+    cakes = result.cakes_per_player
+    print_text(
+        "",
+        t(
+            "analysis.plan.cakes",
+            lang,
+            total=f"{sum(cakes.values()):.2f}",
+            tiers=sep.join(f"{tier_name(tier, lang)} {v:.2f}" for tier, v in cakes.items()),
+        ),
+    )
+    if result.prizes is not None:
+        prizes = result.prizes
+        counts = sep.join(
+            f"{tier_name(tier, lang)} {n}" for tier, n in zip(TIERS, prizes.counts, strict=True)
+        )
+        print_text(
+            "",
+            t(
+                "analysis.plan.prizes",
+                lang,
+                source=prizes.source,
+                items=sum(prizes.counts),
+                counts=counts,
+            ),
+            t(
+                "analysis.plan.set_cost",
+                lang,
+                cost=f"{prizes.cost:.2f}",
+                sets=len(sizes),
+                total=f"{result.prize_cost:.2f}",
+            ),
+        )
+        value = result.value_per_player
+        if value is not None:
+            print_text(t("analysis.plan.value", lang, value=f"{value:.2f}"))
+    if result.extra_cost:
+        print_text(t("analysis.plan.extra", lang, extra=f"{result.extra_cost:.2f}"))
+    if result.total_cost:
+        print_text(
+            t(
+                "analysis.plan.aa",
+                lang,
+                total=f"{result.total_cost:.2f}",
+                players=result.players,
+                share=f"{result.per_person:.2f}",
+            )
+        )
+    if max(sizes) > ENGINE_SEATS:
+        print_text("", t("analysis.plan.big_table", lang, size=max(sizes), seats=ENGINE_SEATS))
+    print_text("", t("analysis.plan.best_throw_note", lang))
