@@ -80,6 +80,19 @@ function route() {
   document.body.dataset.route = r.name;
 }
 
+// A read-only window for people debugging a table (and for the end-to-end tests).
+window.bobing = Object.freeze({
+  get state() {
+    return session ? session.state : null;
+  },
+  get connection() {
+    return session ? session.status : null;
+  },
+  get roles() {
+    return session ? session.roles.slice() : [];
+  },
+});
+
 async function boot() {
   await setLang(detectLang());
   document.addEventListener("click", (ev) => {

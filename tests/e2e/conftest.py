@@ -1,0 +1,55 @@
+"""End-to-end fixtures: a real ``bobing serve`` process and headless Chromium (see e2etools)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from e2etools import SCREENSHOT_DIR, Browser, Server, root_conftest, running_server
+from playwright.sync_api import Playwright, sync_playwright
+
+
+@pytest.fixture(scope="session")
+def chromium() -> str:
+    path: str = root_conftest().need_chromium()
+    return path
+
+
+@pytest.fixture(scope="session")
+def playwright_instance(chromium: str) -> Iterator[Playwright]:
+    with sync_playwright() as p:
+        yield p
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory, chromium: str) -> Iterator[Server]:
+    """One server for the tests that do not restart it."""
+    with running_server(tmp_path_factory.mktemp("serve")) as srv:
+        yield srv
+
+
+@pytest.fixture
+def shots_dir(tmp_path: Path) -> Path:
+    if os.environ.get("BOBING_SCREENSHOTS", "") not in ("", "0"):
+        SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)
+        return SCREENSHOT_DIR
+    return tmp_path
+
+
+@pytest.fixture
+def browser(playwright_instance: Playwright, chromium: str, shots_dir: Path) -> Iterator[Browser]:
+    b = Browser(playwright_instance, chromium, shots_dir)
+    try:
+        yield b
+        b.assert_clean()
+    finally:
+        b.close()
+
+
+@pytest.fixture
+def fresh_server(tmp_path: Path, chromium: str) -> Iterator[Server]:
+    """A server of this test's own (it may be killed and restarted)."""
+    with running_server(tmp_path) as srv:
+        yield srv

@@ -1,0 +1,193 @@
+"""End-to-end tools: a real ``bobing serve`` process and headless Chromium via Playwright.
+
+Every page opened through :class:`Browser.page` records console errors and page errors; a test
+fails if any appear (see :meth:`Browser.assert_clean`).
+
+Screenshots for the README are written to ``docs/screenshots/`` when ``BOBING_SCREENSHOTS=1``
+(so an ordinary test run leaves the working tree untouched); otherwise to a temporary folder.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from playwright.sync_api import BrowserContext, ConsoleMessage, Page, Playwright
+
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOT_DIR = ROOT / "docs" / "screenshots"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+PHONE = {"width": 390, "height": 844}
+
+
+def root_conftest() -> ModuleType:
+    """tests/conftest.py (its need_chromium), loaded by path: conftest modules share a name."""
+    spec = importlib.util.spec_from_file_location(
+        "_bobing_root_conftest", ROOT / "tests" / "conftest.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def free_port() -> int:
+    """A TCP port that is free right now on 127.0.0.1."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+class Server:
+    """``bobing serve`` in its own process, on a fixed port and SQLite file (restartable)."""
+
+    def __init__(self, db_path: Path, log_path: Path) -> None:
+        self.db_url = f"sqlite+aiosqlite:///{db_path}"
+        self.log_path = log_path
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        bobing = Path(sys.executable).with_name("bobing")
+        with self.log_path.open("ab") as log:
+            self.proc = subprocess.Popen(
+                [str(bobing), "serve", "--host", "127.0.0.1", "--port", str(self.port)]
+                + ["--db", self.db_url],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env=dict(os.environ, PYTHONUNBUFFERED="1", BOBING_LANG="en"),
+            )
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError("bobing serve exited:\n" + self.log_path.read_text())
+            with (
+                contextlib.suppress(OSError, urllib.error.URLError),
+                urllib.request.urlopen(self.url + "/api/health", timeout=1) as response,
+            ):
+                if response.status == 200:
+                    return
+            time.sleep(0.1)
+        raise RuntimeError("bobing serve did not answer /api/health:\n" + self.log_path.read_text())
+
+    def kill(self) -> None:
+        """SIGKILL, like a crash: no shutdown hooks."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+
+
+@contextlib.contextmanager
+def running_server(tmp: Path) -> Iterator[Server]:
+    server = Server(tmp / "bobing.db", tmp / "serve.log")
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+class Browser:
+    """Contexts and pages of one test, with every console error and page error collected."""
+
+    def __init__(self, playwright: Playwright, executable: str, shots: Path) -> None:
+        self.browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        self.contexts: list[BrowserContext] = []
+        self.errors: list[str] = []
+        self.allowed: list[re.Pattern[str]] = []
+        self.shots = shots
+
+    def context(
+        self, *, locale: str = "zh-CN", reduced_motion: bool = True, **kw: Any
+    ) -> BrowserContext:
+        options: dict[str, Any] = {
+            "viewport": PHONE,
+            "locale": locale,
+            "reduced_motion": "reduce" if reduced_motion else "no-preference",
+            "device_scale_factor": 2,
+        }
+        options.update(kw)
+        ctx = self.browser.new_context(**options)
+        ctx.set_default_timeout(10_000)
+        self.contexts.append(ctx)
+        return ctx
+
+    def page(self, ctx: BrowserContext | None = None, name: str = "page", **kw: Any) -> Page:
+        page = (ctx or self.context(**kw)).new_page()
+        page.on("console", lambda msg: self._console(name, msg))
+        page.on("pageerror", lambda exc: self.errors.append(f"{name}: page error: {exc}"))
+        return page
+
+    def _console(self, name: str, msg: ConsoleMessage) -> None:
+        if msg.type != "error":
+            return
+        if any(p.search(msg.text) for p in self.allowed):
+            return
+        self.errors.append(f"{name}: console error: {msg.text}")
+
+    @contextlib.contextmanager
+    def allow(self, *patterns: str) -> Iterator[None]:
+        """Accept console errors matching ``patterns`` inside the block (an expected outage)."""
+        compiled = [re.compile(p) for p in patterns]
+        self.allowed.extend(compiled)
+        try:
+            yield
+        finally:
+            for p in compiled:
+                self.allowed.remove(p)
+
+    def shot(self, page: Page, name: str, *, full_page: bool = False) -> Path:
+        """A screenshot for the README (docs/screenshots/NAME.png with BOBING_SCREENSHOTS=1)."""
+        path = self.shots / f"{name}.png"
+        page.screenshot(path=str(path), full_page=full_page, animations="disabled")
+        return path
+
+    def assert_clean(self) -> None:
+        assert not self.errors, "console or page errors:\n" + "\n".join(self.errors)
+
+    def close(self) -> None:
+        for ctx in self.contexts:
+            with contextlib.suppress(Exception):
+                ctx.close()
+        self.browser.close()
+
+
+def saved_state(page: Page, code: str) -> dict[str, Any]:
+    """The table state the page has saved for ``code`` (what a reload would show first)."""
+    state: dict[str, Any] = page.evaluate(
+        "code => (JSON.parse(localStorage.getItem('bobing.t.' + code) || '{}').state || {})", code
+    )
+    return state
