@@ -191,3 +191,69 @@ def saved_state(page: Page, code: str) -> dict[str, Any]:
         "code => (JSON.parse(localStorage.getItem('bobing.t.' + code) || '{}').state || {})", code
     )
     return state
+
+
+MODE_LABEL = {"online": "各自手机", "pass_and_play": "一机轮流", "referee": "真骰子裁判"}
+TIER_LABEL = {
+    "zhuangyuan": "状元",
+    "duitang": "对堂",
+    "sanhong": "三红",
+    "sijin": "四进",
+    "erju": "二举",
+    "yixiu": "一秀",
+}
+
+
+def create_table(
+    page: Page,
+    base: str,
+    *,
+    mode: str = "online",
+    name: str | None = None,
+    prizes: dict[str, int] | None = None,
+    named: dict[str, tuple[str, int]] | None = None,
+) -> str:
+    """Start a table from the home page (zh-Hans labels); returns its code."""
+    page.goto(base + "/")
+    page.wait_for_selector(".order-statement .label")
+    if name is not None:
+        page.get_by_label("桌名").fill(name)
+    page.get_by_label(MODE_LABEL[mode]).check()
+    if prizes or named:
+        page.get_by_text("饼数与奖品").click()
+        for tier, count in (prizes or {}).items():
+            page.locator(f'input[data-tier="{tier}"]').fill(str(count))
+            page.locator(f'input[data-tier="{tier}"]').dispatch_event("change")
+        for tier, (prize, value) in (named or {}).items():
+            page.locator(f'input[data-named="{tier}"]').fill(prize)
+            page.locator(f'input[data-named="{tier}"]').dispatch_event("change")
+            page.locator(f'input[data-value="{tier}"]').fill(str(value))
+            page.locator(f'input[data-value="{tier}"]').dispatch_event("change")
+    page.get_by_role("button", name="开桌").click()
+    page.wait_for_url(re.compile(r"/t/[2-9A-Z]{6}$"))
+    page.wait_for_selector(".lobby")
+    return page.url.rsplit("/", 1)[1]
+
+
+def state(page: Page) -> dict[str, Any]:
+    """The table state the page shows (window.bobing.state)."""
+    value: dict[str, Any] = page.evaluate("() => window.bobing.state")
+    return value
+
+
+def wait_turn(page: Page, turn: int) -> None:
+    """Wait until the page's state has ``turn`` as the next throw number."""
+    page.wait_for_function("n => window.bobing.state && window.bobing.state.turn >= n", arg=turn)
+
+
+def wait_status(page: Page, status: str) -> None:
+    page.wait_for_function(
+        "s => window.bobing.state && window.bobing.state.status === s", arg=status
+    )
+
+
+def wait_throws(page: Page, count: int) -> None:
+    """Wait until the page's state counts at least ``count`` throws."""
+    page.wait_for_function(
+        "n => window.bobing.state && window.bobing.state.throw_count >= n", arg=count
+    )

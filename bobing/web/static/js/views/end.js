@@ -174,7 +174,9 @@ export class EndPanel {
       const report = await verifyRecord(record, { seenCommitment: this.session.seenCommitment() });
       const bad = report.checks.filter((c) => !c.ok);
       const summary = report.ok
-        ? t("fair.ok", { n: report.checks.length })
+        ? report.checks.length
+          ? t("fair.ok", { n: report.checks.length })
+          : t("fair.ok_commitment")
         : !report.commitmentOk
           ? t("fair.bad_commitment")
           : report.earlyCommitmentOk === false

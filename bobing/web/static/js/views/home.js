@@ -10,6 +10,7 @@ import { saveTable, recentTables, rememberRecent, normalizeCode } from "../store
 import { renderTopbar, icon, showError, toast } from "../ui.js";
 import { Bowl } from "../dice.js";
 import { loadPresets } from "./rules.js";
+import { BAD_NAME } from "./lobby.js";
 
 const EDITABLE = [
   "liubohong", "liubohei", "six_ones", "biandijin", "wuzi_compare", "sijin_bonus",
@@ -448,8 +449,8 @@ export class HomeView {
   async create() {
     if (this.busy) return;
     const body = this.body();
-    if (!body.name) {
-      toast(t("error.invalid_name"), { kind: "error" });
+    if (!body.name || BAD_NAME.test(body.name)) {
+      toast(body.name ? t("error.bad_name_chars", { name: body.name }) : t("error.invalid_name"), { kind: "error" });
       return;
     }
     this.busy = true;

@@ -10,6 +10,9 @@ import { RefereePad } from "../referee.js";
 import { icon, copyText, toast, showError, announce, errorText } from "../ui.js";
 import { rattle, settle } from "../sound.js";
 
+/** Characters the server refuses in names (HTML and control characters). */
+export const BAD_NAME = /[<>&"'\u0000-\u001f\u007f]/;
+
 export function inviteUrl(code) {
   return `${location.origin}/t/${code}`;
 }
@@ -219,8 +222,8 @@ export class LobbyPanel {
 
   async join() {
     const name = this.nameInput.value.trim();
-    if (!name) {
-      toast(t("error.invalid_name"), { kind: "error" });
+    if (!name || BAD_NAME.test(name)) {
+      toast(name ? t("error.bad_name_chars", { name }) : t("error.invalid_name"), { kind: "error" });
       this.nameInput.focus();
       return;
     }
