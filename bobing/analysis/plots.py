@@ -67,6 +67,7 @@ def _style(lang: str) -> dict[Any, Any]:
         "font.family": "sans-serif",
         "font.sans-serif": families,
         "svg.fonttype": "none",
+        "svg.hashsalt": "bobing",  # stable ids: the same result gives the same SVG
         "axes.unicode_minus": False,
         "axes.spines.top": False,
         "axes.spines.right": False,

@@ -1,0 +1,182 @@
+"""The event planner: prize lists, costs and shares, tables, and the 2013 example."""
+
+from __future__ import annotations
+
+import doctest
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+import bobing.analysis.planner as planner_module
+from bobing.analysis.planner import (
+    PrizeList,
+    parse_prizes,
+    plan,
+    read_prizes,
+    split_tables,
+    tier_from_text,
+)
+from bobing.engine.errors import InputError
+from bobing.engine.hands import Tier
+from bobing.engine.rules import load_rules
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "2013-prizes.csv"
+HEADER = "name,tier,count,unit price\n"
+
+
+def test_the_2013_prize_list() -> None:
+    prizes = read_prizes(EXAMPLE)
+    # seed 000: thirteen prizes, one per person, 1270 yuan in all.
+    assert sum(prizes.counts) == 13
+    assert prizes.counts == (1, 2, 2, 2, 2, 4)
+    assert prizes.cost == Decimal("1270")
+    assert prizes.items[0].name == "漫步者音响" and prizes.items[0].unit_price == 498
+
+
+def test_the_2013_event_budget() -> None:
+    # 1270 yuan of prizes + 1088 dinner + 208 drinks + 66.6 small mooncakes = 2632.6 yuan.
+    result = plan(
+        load_rules("traditional"),
+        13,
+        prizes=read_prizes(EXAMPLE),
+        extra_cost="1362.6",
+        games=2000,
+    )
+    assert result.total_cost == Decimal("2632.6")
+    assert result.per_person == Decimal("202.51")
+    assert result.rules.prizes == (1, 2, 2, 2, 2, 4)
+    data = result.to_json()
+    assert data["prizes"]["set_cost"] == 1270.0
+    assert data["total_cost"] == 2632.6 and data["per_person"] == 202.51
+    # Every prize is won by someone, so the average player takes home 1270 / 13 yuan.
+    assert data["value_per_player"] == pytest.approx(1270 / 13, abs=0.01)
+    assert data["cakes_per_player"]["mean"] == pytest.approx(1.0, abs=1e-6)
+    minutes = data["minutes"]
+    assert minutes["p5"] < minutes["p50"] < minutes["p95"]
+    # Fewer prizes than the 63-cake set: a much shorter game than the full set's ≈ 38 min.
+    assert 10 < minutes["p50"] < 35
+
+
+def test_prizes_only_aa_share() -> None:
+    result = plan(load_rules("traditional"), 13, prizes=read_prizes(EXAMPLE), games=500)
+    assert result.per_person == Decimal("97.69")
+
+
+def test_tables_each_play_their_own_set() -> None:
+    prizes = parse_prizes(HEADER + "a,状元,1,100\nb,一秀,5,10\n")
+    result = plan(load_rules("traditional"), 13, tables=2, prizes=prizes, games=1000)
+    assert [t.players for t in result.tables] == [7, 6]
+    assert result.prize_cost == Decimal("300")
+    assert result.per_person == Decimal("23.08")
+    # The event lasts as long as its slowest table.
+    assert result.minutes.p50 >= max(t.minutes.p50 for t in result.tables) - 1e-9
+    assert len(result.to_json()["tables"]) == 2
+
+
+def test_time_scales_with_seconds_per_throw() -> None:
+    rules = load_rules("traditional")
+    fast = plan(rules, 8, seconds_per_throw=5, games=1000, seed=3)
+    slow = plan(rules, 8, seconds_per_throw=10, games=1000, seed=3)
+    assert slow.minutes.p50 == pytest.approx(2 * fast.minutes.p50)
+    assert fast.prizes is None and fast.total_cost == 0
+    cakes = fast.cakes_per_player
+    assert sum(cakes.values()) == pytest.approx(63 / 8)
+
+
+@pytest.mark.parametrize(
+    ("text", "tier"),
+    [
+        ("yixiu", Tier.YIXIU),
+        ("一秀", Tier.YIXIU),
+        ("秀才", Tier.YIXIU),
+        ("二舉", Tier.ERJU),
+        ("举人", Tier.ERJU),
+        ("四進", Tier.SIJIN),
+        ("探花", Tier.SANHONG),
+        ("對堂", Tier.DUITANG),
+        ("榜眼", Tier.DUITANG),
+        (" 狀元 ", Tier.ZHUANGYUAN),
+        ("Duitang", Tier.DUITANG),
+    ],
+)
+def test_tiers_by_id_or_name(text: str, tier: Tier) -> None:
+    assert tier_from_text(text) is tier
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", "is empty"),
+        ("name,tier,count\n", "missing: unit price"),
+        (HEADER, "lists no prizes"),
+        (HEADER + "a,状元,1,100\nb,五等奖,1,10\n", "line 3: unknown tier '五等奖'"),
+        (HEADER + "a,状元,one,100\n", "line 2: invalid count 'one'"),
+        (HEADER + "a,状元,1,cheap\n", "line 2: invalid unit price 'cheap'"),
+        (HEADER + "a,状元,1,-5\n", "invalid unit price '-5'"),
+        (HEADER + ",状元,1,5\n", "line 2: the prize has no name"),
+    ],
+)
+def test_bad_prize_lists_name_the_line_and_value(text: str, message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        parse_prizes(text, "prizes.csv")
+
+
+def test_the_zhuangyuan_prize_is_exactly_one() -> None:
+    rules = load_rules("traditional")
+    none = parse_prizes(HEADER + "b,一秀,5,10\n")
+    two = parse_prizes(HEADER + "a,状元,2,100\nb,一秀,5,10\n")
+    only = parse_prizes(HEADER + "a,状元,1,100\n")
+    for prizes, message in (
+        (none, "has 0 zhuangyuan"),
+        (two, "has 2 zhuangyuan"),
+        (only, "no prize"),
+    ):
+        with pytest.raises(InputError, match=message):
+            prizes.apply_to(rules)
+
+
+def test_chinese_headers_prices_with_units_bom_and_gb18030(tmp_path: Path) -> None:
+    text = "奖品,档次,数量,单价\n音响,状元,1,498元\n锅,三红,2,¥79.5\n"
+    assert parse_prizes("\ufeff" + text).cost == Decimal("657")
+    path = tmp_path / "gbk.csv"
+    path.write_bytes(text.encode("gb18030"))
+    assert read_prizes(path).counts == (1, 0, 2, 0, 0, 0)
+    with pytest.raises(InputError, match="cannot read prize list"):
+        read_prizes(tmp_path / "missing.csv")
+
+
+def test_split_tables() -> None:
+    assert split_tables(13, 1) == [13]
+    assert split_tables(25, 3) == [9, 8, 8]
+    with pytest.raises(InputError, match="cannot fill 3 tables"):
+        split_tables(5, 3)
+    with pytest.raises(InputError, match="--tables 2"):
+        split_tables(40, 1)
+    with pytest.raises(InputError, match="number of tables 0"):
+        split_tables(10, 0)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"seconds_per_throw": 0}, "seconds per throw"),
+        ({"extra_cost": "lots"}, "extra cost 'lots'"),
+        ({"extra_cost": "-1"}, "extra cost '-1'"),
+        ({"games": 10}, "at least 100"),
+    ],
+)
+def test_bad_plan_arguments(kwargs: dict[str, object], message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        plan(load_rules("traditional"), 8, **kwargs)  # type: ignore[arg-type]
+
+
+def test_prize_list_json() -> None:
+    prizes = PrizeList(parse_prizes(HEADER + "a,状元,1,9.99\nb,一秀,3,1.5\n").items)
+    data = prizes.to_json()
+    assert data["counts"]["yixiu"] == 3 and data["set_cost"] == 14.49
+
+
+def test_doctests() -> None:
+    result = doctest.testmod(planner_module)
+    assert result.attempted > 0 and result.failed == 0

@@ -1,0 +1,352 @@
+"""The whole-game simulation: throw for throw against the engine, in distribution, reproducible."""
+
+from __future__ import annotations
+
+import doctest
+import json
+import math
+import random
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pytest
+
+import bobing.analysis.simulate as simulate_module
+from bobing.analysis.simulate import (
+    JUMP,
+    OUTCOMES,
+    REASONS,
+    Distribution,
+    GameTrace,
+    play_given,
+    play_reference,
+    simulate,
+    simulate_reference,
+)
+from bobing.engine.dice import SeededDice
+from bobing.engine.errors import InputError
+from bobing.engine.game import Game, Phase
+from bobing.engine.hands import ORDERED_THROWS, TIERS
+from bobing.engine.rules import Direction, LiuboheiEffect, RuleSet, load_rules
+
+SMALL = {"duitang": 2, "sanhong": 2, "sijin": 3, "erju": 3, "yixiu": 4}
+
+# Every switch of RULES.md §5 in some combination (ids of the test cases: what they switch).
+COMBOS: dict[str, dict[str, Any]] = {
+    "traditional": {},
+    "modern": {"preset": "modern"},
+    "jinhua": {"preset": "jinhua"},
+    "chase-nearest": {"chase": {"tiers": ["sanhong", "duitang"], "from": "nearest_before"}},
+    "chase-latest-all": {
+        "preset": "modern",
+        "chase": {"tiers": ["duitang", "sanhong", "sijin", "erju", "yixiu"], "from": "latest"},
+    },
+    "standing-best": {"standing": "best"},
+    "one-more-round": {"end": "one_more_round"},
+    "immediate": {"end": "immediate"},
+    "tiaohou-void": {"tiaohou": "void"},
+    "biandijin-sweep": {"six_ones": "biandijin"},
+    "biandijin-zhuangyuan": {
+        "six_ones": "biandijin",
+        "biandijin": "zhuangyuan",
+        "zhuangyuan_order": ["liubohong", "biandijin", "chajinhua", "wuhong", "wuzi", "sihong"],
+    },
+    "liubohong-zhuangyuan": {"liubohong": "zhuangyuan"},
+    "liubohei-ignore": {"liubohei": "ignore"},
+    "liubohei-zhuangyuan": {
+        "liubohei": "zhuangyuan",
+        "zhuangyuan_order": ["liubohong", "chajinhua", "wuhong", "liubohei", "wuzi", "sihong"],
+    },
+    "chajinhua-no-duitang": {"chajinhua_duitang": "none"},
+    "lugu-keeps-duitang": {"chajinhua_lugu": "keeps_duitang"},
+    "wuzi-face": {"wuzi_compare": "face_then_kicker"},
+    "duitang-patterns": {"duitang_patterns": ["123456", "334455"]},
+    "bonus-chase": {
+        "sijin_bonus": True,
+        "chase": {"tiers": ["yixiu", "erju", "sijin"], "from": "nearest_before"},
+    },
+    "jinhua-best-chase": {
+        "preset": "jinhua",
+        "standing": "best",
+        "chase": {"tiers": ["duitang"], "from": "latest"},
+    },
+    "modern-one-more-chase": {
+        "preset": "modern",
+        "end": "one_more_round",
+        "chase": {"tiers": ["duitang", "sanhong"]},
+    },
+}
+
+_INDEX = {throw: i for i, throw in enumerate(ORDERED_THROWS)}
+# Throws that exercise the rare paths: both 六勃, 遍地锦, 插金花, 五红, 五子, 四红, 对堂 (and
+# an agreed pattern), 三红, 四进 with and without red 4s.
+_SPECIAL = [
+    _INDEX[tuple(int(c) for c in text)]
+    for text in (
+        "444444", "111111", "555555", "444411", "444441", "444446", "222224", "333336",
+        "444412", "444466", "123456", "334455", "444123", "222241", "333344", "555566",
+    )
+]  # fmt: skip
+
+
+def biased_throws(rng: random.Random, count: int, jump: float = 0.05) -> list[int]:
+    """Throw indices where rare hands and 跳猴 are common, so every path is taken."""
+    out = []
+    for _ in range(count):
+        r = rng.random()
+        if r < jump:
+            out.append(JUMP)
+        elif r < jump + 0.08:
+            out.append(rng.choice(_SPECIAL))
+        else:
+            out.append(rng.randrange(OUTCOMES))
+    return out
+
+
+def play_engine(rules: RuleSet, players: int, throws: Sequence[int]) -> tuple[Any, ...]:
+    """Play ``throws`` through the engine; the outcome as seen before any lights-off grab."""
+    names = [f"p{i}" for i in range(players)]
+    game = Game(rules, names)
+    game.start()
+    step = -1 if rules.direction is Direction.COUNTERCLOCKWISE else 1
+    order = [game.state.seat_of[names[(k * step) % players]] for k in range(players)]
+    given = iter(throws)
+    while game.phase not in (Phase.OVER, Phase.GRAB):
+        u = next(given)
+        if u == JUMP:
+            game.throw(None, tiaohou=True)
+        else:
+            game.throw(ORDERED_THROWS[u])
+    state = game.state
+    held = tuple(tuple(state.held[seat]) for seat in order)
+    if game.phase is Phase.GRAB:
+        return (state.throws, state.turn, "liubohei", held, None)
+    winner = next(i for i, row in enumerate(held) if row[0])
+    return (state.throws, state.turn, state.ended_by, held, winner)
+
+
+def outcome(trace: GameTrace, rules: RuleSet) -> tuple[Any, ...]:
+    """The same view of a simulated game (holdings before the grab)."""
+    grab = trace.ended_by == "liubohei" and rules.liubohei is LiuboheiEffect.GRAB_END
+    before = tuple(
+        tuple(h - g for h, g in zip(held, grabbed, strict=True))
+        for held, grabbed in zip(trace.holdings, trace.grabbed, strict=True)
+    )
+    return (trace.throws, trace.turns, trace.ended_by, before, None if grab else trace.zhuangyuan)
+
+
+@pytest.mark.parametrize("prizes", [None, SMALL], ids=["63 cakes", "13 cakes"])
+@pytest.mark.parametrize("combo", list(COMBOS), ids=list(COMBOS))
+def test_kernel_reference_and_engine_agree_throw_for_throw(
+    combo: str, prizes: dict[str, int] | None
+) -> None:
+    spec = dict(COMBOS[combo])
+    if prizes:
+        spec["prizes"] = prizes
+    rules = load_rules(spec)
+    rng = random.Random(f"{combo}/{prizes is None}")
+    for players in (2, 5):
+        games = 8 if prizes is None else 25
+        throws = [biased_throws(rng, 2500) for _ in range(games)]
+        kernel = play_given(rules, players, throws)
+        for i, given in enumerate(throws):
+            engine = play_engine(rules, players, given)
+            reference = play_reference(rules, players, throws=given)
+            assert outcome(reference, rules) == engine, (combo, players, i)
+            assert outcome(kernel[i], rules) == engine, (combo, players, i)
+            assert kernel[i].exhausted_first == reference.exhausted_first
+
+
+def test_the_grab_gives_out_every_unclaimed_cake() -> None:
+    rules = load_rules({"prizes": SMALL})
+    liubohei = _INDEX[(5, 5, 5, 5, 5, 5)]
+    traces = play_given(rules, 4, [[liubohei]] * 200)
+    for trace in traces:
+        assert trace.ended_by == "liubohei" and trace.throws == 1
+        assert trace.holdings == trace.grabbed
+        totals = [sum(row[k] for row in trace.holdings) for k in range(6)]
+        assert totals == list(rules.prizes)
+    # The 状元 cake lands on every seat now and then (uniformly: 50 each expected).
+    seats = np.bincount([t.zhuangyuan for t in traces], minlength=4)
+    assert seats.min() >= 25
+
+
+def _engine_games(
+    rules: RuleSet, players: int, games: int, seed: int, tiaohou: float
+) -> dict[str, list[float]]:
+    dice = SeededDice(seed)
+    jumps = random.Random(seed + 1)
+    grab = random.Random(seed + 2)
+    stats: dict[str, list[float]] = {"throws": [], "rounds": [], "seat1": [], "zy1": []}
+    for reason in REASONS:
+        stats[reason] = []
+    names = [f"p{i}" for i in range(players)]
+    step = -1 if rules.direction is Direction.COUNTERCLOCKWISE else 1
+    first = names[0]
+    second = names[step % players]
+    for _ in range(games):
+        game = Game(rules, names)
+        game.start()
+        while not game.is_over:
+            if game.phase is Phase.GRAB:
+                game.grab(rng=grab)
+            elif jumps.random() < tiaohou:
+                game.throw(None, tiaohou=True)
+            else:
+                game.throw(dice.roll())
+        state = game.state
+        stats["throws"].append(state.throws)
+        stats["rounds"].append((state.turn - 1) // players + 1)
+        stats["seat1"].append(sum(state.held[state.seat_of[first]]))
+        stats["zy1"].append(state.held[state.seat_of[second]][0])
+        for reason in REASONS:
+            stats[reason].append(float(state.ended_by == reason))
+    return stats
+
+
+@pytest.mark.parametrize(
+    ("spec", "players", "tiaohou"),
+    [
+        ({}, 4, 0.0),
+        ({"prizes": SMALL, "chase": {"tiers": ["duitang", "sanhong"]}}, 5, 0.0),
+        ({"preset": "modern", "prizes": SMALL, "standing": "best"}, 3, 0.0),
+        ({"prizes": SMALL, "end": "one_more_round"}, 4, 0.08),
+        ({"prizes": SMALL, "end": "immediate", "six_ones": "biandijin"}, 6, 0.05),
+    ],
+    ids=["traditional", "chase", "modern-best", "one-more-tiaohou", "immediate-biandijin"],
+)
+def test_distributions_match_seeded_engine_games(
+    spec: dict[str, Any], players: int, tiaohou: float
+) -> None:
+    rules = load_rules(spec)
+    games = 150 if "prizes" not in spec else 400
+    engine = _engine_games(rules, players, games, seed=2024, tiaohou=tiaohou)
+    sim = simulate(rules, players, 40_000, seed=11, tiaohou=tiaohou)
+    per_seat = sim.seats
+    expected = {
+        "throws": (sim.throws.mean, sim.throws.std),
+        "rounds": (sim.rounds.mean, sim.rounds.std),
+        "seat1": (per_seat[0].cakes_mean, None),
+        "zy1": (per_seat[1].zhuangyuan_rate, None),
+    }
+    for key, (mean, std) in expected.items():
+        values = np.array(engine[key], np.float64)
+        spread = std if std is not None else max(values.std(), 0.05)
+        if key == "zy1":
+            spread = math.sqrt(mean * (1 - mean))
+        z = (values.mean() - mean) / (spread / math.sqrt(games))
+        assert abs(z) < 4.5, (key, values.mean(), mean, z)
+    for reason in REASONS:
+        p = sim.ended_by[reason]
+        observed = float(np.mean(engine[reason]))
+        bound = 4.5 * math.sqrt(max(p * (1 - p), 1e-4) / games) + 1e-3
+        assert abs(observed - p) < bound, (reason, observed, p)
+
+
+def test_same_seed_same_result_whatever_the_workers() -> None:
+    rules = load_rules("modern")
+    one = simulate(rules, 6, 3000, seed=5, workers=1, chunk_size=700)
+    two = simulate(rules, 6, 3000, seed=5, workers=2, chunk_size=700)
+    assert two.workers == 2
+    assert json.dumps(one.to_json()) == json.dumps(two.to_json())
+    other = simulate(rules, 6, 3000, seed=6, workers=1, chunk_size=700)
+    assert other.to_json()["throws"] != one.to_json()["throws"]
+
+
+def test_chunks_do_not_change_the_numbers_of_a_seed_only_their_split() -> None:
+    rules = load_rules("traditional")
+    a = simulate(rules, 4, 2000, seed=1, chunk_size=500)
+    b = simulate(rules, 4, 2000, seed=1, chunk_size=500)
+    assert a.to_json() == b.to_json()
+    assert a.games == 2000 and a.throws.total == 2000
+
+
+def test_every_cake_ends_somewhere() -> None:
+    # Traditional: nothing is shared, so every game gives out the whole set.
+    rules = load_rules({"tiaohou": "void"})
+    result = simulate(rules, 7, 5000, seed=3, tiaohou=0.1, chunk_size=1200)
+    totals = result.tally.seat_tier.sum(axis=0)
+    assert list(totals) == [5000 * n for n in rules.prizes]
+    assert sum(seat.zhuangyuan_rate for seat in result.seats) == pytest.approx(1.0)
+
+
+def test_shared_cakes_stay_unowned_under_zhuangyuan_end_share() -> None:
+    rules = load_rules("modern")
+    liubohei = _INDEX[(2, 2, 2, 2, 2, 2)]
+    (trace,) = play_given(rules, 3, [[liubohei]])
+    assert trace.ended_by == "liubohei" and trace.zhuangyuan == 0
+    assert trace.holdings[0] == (1, 0, 0, 0, 0, 0)
+
+
+def test_json_has_the_contract_keys() -> None:
+    data = simulate(load_rules("traditional"), 5, 500, seed=1).to_json()
+    assert {"games", "players", "throws", "rounds", "ended_by", "seats"} <= set(data)
+    for key in ("throws", "rounds"):
+        assert {"mean", "p50", "p90", "p99", "max"} <= set(data[key])
+    assert set(data["ended_by"]) == set(REASONS)
+    assert sum(data["ended_by"].values()) == pytest.approx(1.0)
+    assert [s["seat"] for s in data["seats"]] == [1, 2, 3, 4, 5]
+    for seat in data["seats"]:
+        assert {"seat", "cakes_mean", "zhuangyuan_rate", "cakes_by_tier"} <= set(seat)
+        assert list(seat["cakes_by_tier"]) == [str(t) for t in TIERS]
+        assert seat["cakes_mean"] == pytest.approx(sum(seat["cakes_by_tier"].values()), abs=1e-5)
+
+
+def test_reference_and_kernel_agree_in_distribution() -> None:
+    rules = load_rules({"prizes": SMALL})
+    reference = simulate_reference(rules, 4, 1500, seed=9)
+    kernel = simulate(rules, 4, 30_000, seed=9)
+    se = math.hypot(reference.throws.std / math.sqrt(1500), kernel.throws.std / math.sqrt(30_000))
+    assert abs(reference.throws.mean - kernel.throws.mean) < 4.5 * se
+
+
+def test_matches_the_research_figures() -> None:
+    # research §3: N = 10, 六勃黑 a no-op: ≈ 230 throws, median 22 rounds, p90 33,
+    # ≈ 9.5 % exhausted before any 状元, ≈ 0.5 % ended by 六勃红.
+    result = simulate(load_rules({"liubohei": "ignore"}), 10, 40_000, seed=2)
+    assert 220 < result.throws.mean < 240
+    assert result.rounds.quantile(0.5) == 22
+    assert 32 <= result.rounds.quantile(0.9) <= 34
+    assert 0.085 < result.exhausted_first < 0.105
+    assert 0.003 < result.ended_by["liubohong"] < 0.007
+    # With the grab: ≈ 2.5 % end by 六勃黑.
+    grab = simulate(load_rules("traditional"), 10, 40_000, seed=2)
+    assert 0.02 < grab.ended_by["liubohei"] < 0.03
+
+
+def test_the_starter_has_the_edge() -> None:
+    result = simulate(load_rules("traditional"), 10, 40_000, seed=4)
+    cakes = [seat.cakes_mean for seat in result.seats]
+    assert cakes[0] > cakes[-1] + 0.3
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"players": 1}, "invalid number of players 1"),
+        ({"players": 31}, "invalid number of players 31"),
+        ({"tiaohou": 1.0}, "invalid 跳猴 probability 1.0"),
+        ({"tiaohou": -0.1}, "invalid 跳猴 probability -0.1"),
+        ({"games": 0}, "invalid number of games 0"),
+    ],
+)
+def test_bad_arguments_are_input_errors(kwargs: dict[str, Any], message: str) -> None:
+    args: dict[str, Any] = {"players": 4, "games": 10} | kwargs
+    players, games = args.pop("players"), args.pop("games")
+    with pytest.raises(InputError, match=message):
+        simulate(load_rules("traditional"), players, games, **args)
+
+
+def test_distribution_summary() -> None:
+    dist = Distribution.of([1, 2, 2, 3, 10])
+    assert dist.mean == pytest.approx(3.6)
+    assert (dist.quantile(0.5), dist.quantile(0.9), dist.max, dist.min) == (2, 10, 10, 1)
+    assert dist.quantile(0.2) == 1 and dist.quantile(0.21) == 2
+    merged = dist.merged(Distribution.of([20]))
+    assert merged.total == 6 and merged.max == 20
+
+
+def test_doctests() -> None:
+    result = doctest.testmod(simulate_module, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0

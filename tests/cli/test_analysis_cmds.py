@@ -1,0 +1,207 @@
+"""``bobing simulate`` and ``bobing plan``: output contracts, pictures and bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bobing.cli import main
+
+BOBING = Path(sys.executable).parent / "bobing"
+EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "2013-prizes.csv"
+
+
+@pytest.fixture(autouse=True)
+def _plain_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("BOBING_LANG", raising=False)
+    monkeypatch.setenv("COLUMNS", "120")
+
+
+def run(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, *args: str
+) -> tuple[int, str, str]:
+    """Run the real entry point (``bobing.cli.main``) in-process."""
+    monkeypatch.setattr(sys, "argv", ["bobing", *args])
+    code: int | str | None = 0
+    try:
+        main()
+    except SystemExit as exit_info:
+        code = exit_info.code
+    out, err = capsys.readouterr()
+    return (code if isinstance(code, int) else 1), out, err
+
+
+def test_simulate_json_contract(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, out, err = run(
+        capsys, monkeypatch, "simulate", "--players", "10", "--games", "3000", "--seed", "1",
+        "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["games"] == 3000 and data["players"] == 10 and data["seed"] == 1
+    for key in ("throws", "rounds"):
+        assert set(data[key]) >= {"mean", "p50", "p90", "p99", "max"}
+    assert set(data["ended_by"]) == {"exhausted", "liubohong", "liubohei", "biandijin"}
+    assert len(data["seats"]) == 10 and data["seats"][0]["seat"] == 1
+    assert set(data["seats"][0]) >= {"seat", "cakes_mean", "zhuangyuan_rate", "cakes_by_tier"}
+    exact = data["exact"]
+    assert exact["throws_mean"] == pytest.approx(228.067, abs=0.01)
+    # Same seed, same output.
+    code, again, _ = run(
+        capsys, monkeypatch, "simulate", "--players", "10", "--games", "3000", "--seed", "1",
+        "--json",
+    )  # fmt: skip
+    assert again == out
+
+
+def test_simulate_text_shows_the_exact_mean_beside_the_simulated_one(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, out, err = run(
+        capsys, monkeypatch, "simulate", "-n", "10", "-g", "2000", "--seed", "3", "--lang", "en"
+    )
+    assert code == 0, err
+    assert "exact mean" in out and "228.07" in out
+    assert "seed 3" in out and "zhuangyuan" in out
+    code, out, _ = run(capsys, monkeypatch, "simulate", "-n", "6", "-g", "500", "--seed", "3")
+    assert "精确平均" in out and "六勃黑" in out
+
+
+def test_simulate_under_other_rules_and_tiaohou(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    rule_file = tmp_path / "house.json"
+    rule_file.write_text(json.dumps({"preset": "modern", "chase": {"tiers": ["duitang"]}}))
+    code, out, err = run(
+        capsys, monkeypatch, "simulate", "-n", "4", "-g", "1000", "--rules", str(rule_file),
+        "--tiaohou", "0.1", "--seed", "2", "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["rules"]["chase"] == {"tiers": ["duitang"], "from": "nearest_before"}
+    assert data["tiaohou"] == 0.1 and data["exact"] is not None
+    # Traditional 跳猴 skips the next turn: no exact chain, said plainly.
+    code, out, err = run(
+        capsys, monkeypatch, "simulate", "-n", "4", "-g", "500", "--tiaohou", "0.1",
+        "--lang", "en",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "No exact value" in out
+
+
+@pytest.mark.parametrize("suffix", ["png", "svg"])
+def test_simulate_plot(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path, suffix: str
+) -> None:
+    target = tmp_path / f"length.{suffix}"
+    code, out, err = run(
+        capsys, monkeypatch, "simulate", "-n", "5", "-g", "2000", "--seed", "1",
+        "--plot", str(target),
+    )  # fmt: skip
+    assert code == 0, err
+    data = target.read_bytes()
+    if suffix == "png":
+        assert data.startswith(b"\x89PNG")
+    else:
+        assert b"<svg" in data[:2000]
+    assert str(target) in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--players", "1"], "invalid number of players 1"),
+        (["--players", "31"], "invalid number of players 31"),
+        (["--games", "0"], "invalid number of games 0"),
+        (["--tiaohou", "1.5"], "invalid 跳猴 probability 1.5"),
+        (["--seed", "-4"], "invalid --seed -4"),
+        (["--rules", "nonsense"], "unknown preset 'nonsense'"),
+        (["--plot", "out.pdf"], "invalid --plot 'out.pdf'"),
+        (["--workers", "-1"], "invalid --workers -1"),
+    ],
+)
+def test_simulate_bad_input(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    args: list[str],
+    message: str,
+) -> None:
+    code, out, err = run(capsys, monkeypatch, "simulate", "-g", "10", *args)
+    assert code == 2
+    assert err.startswith("bobing: error: ") and message in err
+    assert "Traceback" not in err and out == ""
+
+
+def test_plan_2013_json(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, out, err = run(
+        capsys, monkeypatch, "plan", "--players", "13", "--prizes", str(EXAMPLE),
+        "--extra-cost", "1362.6", "--games", "2000", "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["prizes"]["set_cost"] == 1270.0
+    assert data["total_cost"] == 2632.6 and data["per_person"] == 202.51
+    assert data["tables"][0]["players"] == 13
+    assert set(data["minutes"]) == {"mean", "p5", "p50", "p95"}
+    assert set(data["cakes_per_player"]) == {"mean", "by_tier"}
+
+
+def test_plan_text_with_tables(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, out, err = run(
+        capsys, monkeypatch, "plan", "--players", "13", "--tables", "2", "--games", "1000",
+        "--seconds-per-throw", "8", "--lang", "en",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "2 table(s) of 7, 6" in out and "slowest decides" in out
+    assert "one-prize-per-person mode" in out
+    code, out, err = run(capsys, monkeypatch, "plan", "-n", "13", "-g", "500")
+    assert code == 0, err
+    assert "多于游戏引擎一桌的 12 个座位" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--players", "13", "--prizes", "missing.csv"], "cannot read prize list 'missing.csv'"),
+        (["--players", "40"], "use --tables 2 or more"),
+        (["--players", "8", "--seconds-per-throw", "0"], "invalid seconds per throw 0"),
+        (["--players", "8", "--extra-cost", "abc"], "invalid extra cost 'abc'"),
+    ],
+)
+def test_plan_bad_input(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    args: list[str],
+    message: str,
+) -> None:
+    code, out, err = run(capsys, monkeypatch, "plan", *args)
+    assert code == 2
+    assert err.startswith("bobing: error: ") and message in err
+    assert out == ""
+
+
+def test_console_script_lists_and_runs_the_commands() -> None:
+    assert BOBING.exists(), f"console script missing: {BOBING}"
+    environ = {k: v for k, v in os.environ.items() if k != "BOBING_LANG"}
+    done = subprocess.run(
+        [str(BOBING), "--help"], capture_output=True, text=True, env=environ, timeout=60,
+        check=False,
+    )  # fmt: skip
+    assert done.returncode == 0 and "simulate" in done.stdout and "plan" in done.stdout
+    done = subprocess.run(
+        [str(BOBING), "simulate", "-n", "3", "-g", "200", "--seed", "1", "--json", "--no-exact"],
+        capture_output=True, text=True, env=environ, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["exact"] is None
