@@ -130,11 +130,12 @@ def test_start_dice_count_matches_the_engine(browser: Browser, server: Server) -
 def test_qr_encoder_matches_segno(browser: Browser, server: Server) -> None:
     page = module_page(browser, server)
     alphabet = "abcdefghijklmnopqrstuvwxyz0123456789/:.#=_-"
-    cases = []
+    cases: list[dict[str, Any]] = []
     for version in [*range(1, 11), 14, 20, 27, 33, 40]:
         for ecl in "LMQH":
             # a text that fills the symbol exactly, so segno's padding and ours agree bit for bit
-            bits = consts.SYMBOL_CAPACITY[version][consts.ERROR_MAPPING[ecl]]
+            capacity: Any = consts.SYMBOL_CAPACITY
+            bits = int(capacity[version][consts.ERROR_MAPPING[ecl]])
             header = 12 if version <= 9 else 20
             n = (bits - header - 4) // 8
             text = "".join(alphabet[(i * 7 + version) % len(alphabet)] for i in range(n))

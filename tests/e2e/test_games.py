@@ -36,14 +36,14 @@ def fetch_json(url: str) -> Any:
 def test_three_phones_online_game(browser: Browser, server: Server) -> None:
     host = browser.page(name="甲")
     code = create_table(host, server.url, name="月下博饼")
-    browser.shot(host, "home-created")
     # the host sits down too; two friends join from the invite link
     host.get_by_label("你的名字").fill("甲")
     host.get_by_role("button", name="我也入座").click()
     expect(host.get_by_text("你已入座：甲")).to_be_visible()
     pages = {"甲": host}
     for name in ("乙", "丙"):
-        page = browser.page(name=name)
+        # 乙's phone animates the dice and plays sounds (the others ask for reduced motion)
+        page = browser.page(browser.context(reduced_motion=name != "乙"), name=name)
         page.goto(f"{server.url}/t/{code}")
         page.get_by_label("你的名字").fill(name)
         page.get_by_role("button", name="入座").click()
@@ -60,7 +60,10 @@ def test_three_phones_online_game(browser: Browser, server: Server) -> None:
     expect(pages["丙"].locator(".seat-name")).to_have_text(["甲", "乙", "丙"])
     # a spectator on the big screen
     tv = browser.page(
-        browser.context(viewport={"width": 1280, "height": 720}, device_scale_factor=1), "tv"
+        browser.context(
+            viewport={"width": 1280, "height": 720}, device_scale_factor=1, reduced_motion=False
+        ),
+        "tv",
     )
     tv.goto(f"{server.url}/t/{code}/tv")
     expect(tv.locator(".tv-seats li")).to_have_count(3)
@@ -84,7 +87,12 @@ def test_three_phones_online_game(browser: Browser, server: Server) -> None:
             if name != nxt:
                 expect(page.get_by_role("button", name="掷骰子")).to_have_count(0)
         expect(thrower.locator(".turn-main")).to_have_text("轮到你了！")
-        thrower.get_by_role("button", name="掷骰子").click()
+        if turn == 2:
+            # keyboard: Space throws when no control has the focus
+            thrower.evaluate("document.activeElement && document.activeElement.blur()")
+            thrower.keyboard.press(" ")
+        else:
+            thrower.get_by_role("button", name="掷骰子").click()
         for page in [*pages.values(), tv]:
             wait_turn(page, turn + 1)
         name = pages["甲"].locator(".award-name").inner_text()
@@ -96,8 +104,10 @@ def test_three_phones_online_game(browser: Browser, server: Server) -> None:
         expect(pages["乙"].locator("#announcer")).to_contain_text(f"第{turn}掷，{nxt}：{name}")
         announced.append(name)
         if turn == 4:
-            pages["乙"].evaluate("window.scrollTo(0, 0)")
-            browser.shot(pages["乙"], "table")
+            expect(tv.locator(".bowl.is-rolling")).to_have_count(0)
+            pages["甲"].evaluate("window.scrollTo(0, 0)")
+            browser.shot(pages["甲"], "table")
+            browser.shot(pages["甲"], "table-full", full_page=True)
             browser.shot(tv, "big-screen")
     # everyone sees the same holdings, and the cakes add up
     final = state(host)

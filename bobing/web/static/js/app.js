@@ -41,6 +41,8 @@ export function navigate(path, { replace = false } = {}) {
   if (replace) history.replaceState({}, "", path);
   else history.pushState({}, "", path);
   route();
+  window.scrollTo(0, 0);
+  $("#main").focus({ preventScroll: true });
 }
 
 function route() {

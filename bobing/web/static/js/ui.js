@@ -117,7 +117,7 @@ export function confirmDialog({ title, body, yes, no = t("common.cancel"), dange
 
 // ---- the top bar ------------------------------------------------------------------------------
 
-const LANG_LABEL = { "zh-Hans": "简体", "zh-Hant": "繁體", en: "English" };
+const LANG_LABEL = { "zh-Hans": "简体", "zh-Hant": "繁體", en: "EN" };
 
 export function langPicker() {
   const select = h(
@@ -158,6 +158,7 @@ export function soundToggle() {
  */
 export function renderTopbar({ title = null, conn = null, extra = [] } = {}) {
   const bar = $("#topbar");
+  bar.classList.toggle("has-title", Boolean(title));
   mount(
     bar,
     h(

@@ -114,6 +114,16 @@ export class PlayPanel {
     this.lastMag = null;
     this.lastShake = 0;
     this.onMotion = (ev) => this.motion(ev);
+    this.onKey = (ev) => {
+      // Space or Enter throws when no control has the focus (a focused button handles its own)
+      const el = document.activeElement;
+      const idle = !el || el === document.body || el.id === "main";
+      if (idle && (ev.key === " " || ev.key === "Enter") && this.actionKind === "button" && !ev.repeat) {
+        ev.preventDefault();
+        this.throwOnline();
+      }
+    };
+    document.addEventListener("keydown", this.onKey);
     this.el = h(
       "div",
       { class: "play" },
@@ -135,6 +145,7 @@ export class PlayPanel {
   destroy() {
     if (this.pad) this.pad.destroy();
     window.removeEventListener("devicemotion", this.onMotion);
+    document.removeEventListener("keydown", this.onKey);
   }
 
   update(detail) {

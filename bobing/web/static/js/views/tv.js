@@ -34,16 +34,25 @@ export class TvView {
 
   render() {
     document.body.classList.add("tv-mode");
+    this.topKey = "";
+    this.topbar();
+    this.paint();
+  }
+
+  topbar() {
     const st = this.session.state;
+    const key = `${st ? st.name : ""}|${this.session.status}`;
+    if (key === this.topKey) return;
+    this.topKey = key;
     renderTopbar({
       title: st ? st.name : this.session.code,
       conn: this.session.status,
       extra: [h("a", { href: `/t/${this.session.code}`, "data-link": "", class: "icon-btn", "aria-label": t("nav.back_to_table"), title: t("nav.back_to_table") }, icon("back"))],
     });
-    this.paint();
   }
 
   async apply({ events, live }) {
+    this.topbar();
     const thrown = events.filter((e) => e.type === EVENT.THROWN);
     const last = thrown[thrown.length - 1];
     if (live && last && this.session.state.status !== STATUS.OVER) {
@@ -135,10 +144,9 @@ export class TvView {
         h(
           "div",
           { class: "tv-right" },
-          h("section", { class: "card tv-leader" }, h("h2", { class: "card-title" }, t("play.leader")), h("p", { class: "leader-name" }, leader || t("play.no_leader"))),
+          h("div", { class: "tv-top" }, h("section", { class: "card tv-leader" }, h("h2", { class: "card-title" }, t("play.leader")), leader ? h("p", { class: "leader-name" }, leader) : h("p", { class: "hint" }, t("play.no_leader"))), qr),
           h("section", { class: "card" }, h("h2", { class: "card-title" }, t("play.pool")), poolView(st)),
           h("section", { class: "card" }, holdingsTable(st)),
-          qr,
         ),
       ),
     );
