@@ -306,7 +306,10 @@ class Narrator:
                 outcomes.append(self._standing_text(event))
             elif isinstance(event, Awarded):
                 outcomes.append(self._award_text(event))
-        if not stood and rules.is_zhuangyuan_hand(c.hand):
+        outright = (c.hand is Hand.LIUBOHONG and str(rules.liubohong) == "take_all_end") or (
+            c.hand is Hand.BIANDIJIN and str(rules.biandijin) == "take_remaining_end"
+        )  # these win the 状元 cake at once, with no standing
+        if not stood and rules.is_zhuangyuan_hand(c.hand) and not outright:
             old = self.standing.get(thrown.player)
             if old is not None:
                 outcomes.append(self._t("game.log.standing.kept",
