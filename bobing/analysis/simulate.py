@@ -296,13 +296,18 @@ class ChunkOutcome:
 
 
 class _Chunk:
-    """The state of the games of one chunk that are still being played."""
+    """The state of the games of one chunk that are still being played.
+
+    The game index is the last axis of every array, so that the current seat's holdings
+    (``hold[seat]``, shape (7, games)) are one contiguous block, and the cake taken by game
+    ``g`` of tier ``k`` sits at the same flat index ``k * games + g`` in ``pool`` and in
+    ``hold[seat]``.
+    """
 
     _PER_GAME = (
         "gid",
         "pool",
         "hold",
-        "left",
         "has_zy",
         "skey",
         "stime",
@@ -322,32 +327,34 @@ class _Chunk:
         p = spec.players
         self.spec = spec
         self.gid: Array = np.arange(n, dtype=np.int64)
-        self.pool: Array = np.zeros((n, 7), np.int16)
-        self.pool[:, :6] = spec.prizes
-        self.hold: Array = np.zeros((n, p, 7), np.int16)
-        self.left: Array = np.full(n, sum(spec.prizes[1:]), np.int32)
+        self.pool: Array = np.zeros((7, n), np.int16)
+        self.pool[:6] = np.asarray(spec.prizes, np.int16)[:, None]
+        self.hold: Array = np.zeros((p, 7, n), np.int16)
         self.has_zy: Array = np.zeros(n, bool)
-        self.skey: Array = np.zeros((n, p), np.int32)
-        self.stime: Array = np.zeros((n, p), np.int32)
+        self.skey: Array = np.zeros((p, n), np.int32)
+        self.stime: Array = np.zeros((p, n), np.int32)
         self.end_turn: Array = np.full(n, _BIG, np.int32)
         self.mode: Array = np.zeros(n, np.int8)  # 0: resolve standings, 1: decided, 2: grab
         self.reason: Array = np.zeros(n, np.int8)
         self.throws: Array = np.zeros(n, np.int32)
         self.exh: Array = np.zeros(n, bool)
         self.live: Array = np.ones(n, bool)
-        self.skip: Array | None = np.zeros((n, p), bool) if spec.skip_on_jump else None
+        self.skip: Array | None = np.zeros((p, n), bool) if spec.skip_on_jump else None
         k = spec.slots
-        self.slot_holder: Array | None = np.full((n, k), -1, np.int8) if k else None
-        self.slot_time: Array | None = np.zeros((n, k), np.int32) if k else None
-        self.slot_prot: Array | None = np.zeros((n, k), bool) if k else None
+        self.slot_holder: Array | None = np.full((k, n), -1, np.int8) if k else None
+        self.slot_time: Array | None = np.zeros((k, n), np.int32) if k else None
+        self.slot_prot: Array | None = np.zeros((k, n), bool) if k else None
         self.dead = 0
         self._index()
 
     def _index(self) -> None:
-        n = len(self.gid)
-        self.size = n
-        self.rowbase: Array = np.arange(n, dtype=np.int64) * 7
-        self.holdbase: Array = np.arange(n, dtype=np.int64) * (self.spec.players * 7)
+        self.size = len(self.gid)
+        self.games: Array = np.arange(self.size, dtype=np.int64)
+
+    def left(self, g: Array) -> Array:
+        """Non-状元 cakes still unclaimed in games ``g``."""
+        left: Array = self.pool[1:6, g].sum(axis=0)
+        return left
 
     def compress(self) -> None:
         """Drop finished games."""
@@ -355,7 +362,7 @@ class _Chunk:
         for name in self._PER_GAME:
             value = getattr(self, name)
             if value is not None:
-                setattr(self, name, value[keep])
+                setattr(self, name, np.ascontiguousarray(value[..., keep]))
         self.dead = 0
         self._index()
 
@@ -398,6 +405,8 @@ class _Kernel:
             grabbed=np.zeros((n, p, 6), np.int16) if detail else None,
         )
         self.next_end = _BIG
+        self.prizes = np.asarray(spec.prizes, np.int64)
+        self.offsets = np.asarray(spec.slot_offset, np.int64)
 
     # The step ------------------------------------------------------------------------------
 
@@ -413,9 +422,9 @@ class _Kernel:
             # Who throws: a skipped turn (跳猴 earlier) and finished games do not.
             idle: Array | None = None
             if st.skip is not None:
-                skipped = st.skip[:, s].copy()
+                skipped = st.skip[s].copy()
                 if skipped.any():
-                    st.skip[:, s] = False
+                    st.skip[s] = False
                     idle = skipped
             if st.dead:
                 idle = ~st.live if idle is None else idle | ~st.live
@@ -443,39 +452,40 @@ class _Kernel:
             else:
                 st.throws += 1
             if st.skip is not None and jump is not None:
-                st.skip[jump, s] = True
-            # The common case: an ordinary tier takes one cake if one is left.
+                st.skip[s, jump] = True
+            # The common case: an ordinary tier takes one cake if one is left. Game g's cake
+            # of tier k is at k * a + g in both the pool and the thrower's holdings.
             tier = code & 7
-            pidx = st.rowbase + tier
-            pflat = st.pool.reshape(-1)
-            avail = pflat[pidx] > 0
+            flat = tier.astype(np.int64) * a + st.games
+            pool = st.pool.reshape(-1)
+            avail = pool[flat] > 0
             took = np.flatnonzero(avail)
+            emptied = took
             if took.size:
-                ti = pidx[took]
-                pflat[ti] -= 1
-                tt = tier[took]
-                st.hold.reshape(-1)[st.holdbase[took] + (s * 7) + tt] += 1
-                st.left[took] -= 1
+                cell = flat[took]
+                pool[cell] -= 1
+                st.hold[s].reshape(-1)[cell] += 1
                 if st.slot_holder is not None:
+                    tt = tier[took].astype(np.int64)
                     chased_tier = spec.chase_mask[tt]
                     if chased_tier.any():
                         self._record_slots(took[chased_tier], tt[chased_tier], s, t)
-                took = took[st.left[took] == 0]
+                emptied = took[pool[cell] == 0]
             if spec.chase_on:
                 missed = np.flatnonzero(~avail & spec.chase_mask[tier])
-                missed = missed[st.left[missed] > 0]
                 if missed.size:
+                    missed = missed[st.left(missed) > 0]
                     self._chase(missed, tier[missed].astype(np.int64), s, t)
             rare = np.flatnonzero(code >= 8)
             if rare.size:
                 self._rare(rare, code[rare], s, t)
-                took = np.concatenate([took, rare])
-            if took.size:
-                self._check_exhausted(took, s, t)
+                emptied = np.concatenate([emptied, rare])
+            if emptied.size:
+                self._check_exhausted(emptied, s, t)
             if t >= self.next_end:
                 self._finish(np.flatnonzero(st.end_turn == t), t)
                 self.next_end = int(st.end_turn.min()) if st.size else _BIG
-                if st.dead > max(64, st.size >> 3):
+                if st.dead > max(64, st.size >> 3) and st.dead < st.size:
                     st.compress()
             t += 1
         return self.out
@@ -486,12 +496,11 @@ class _Kernel:
         """Games ``g`` each win one cake of ``tiers`` (四进's bonus) if one is left; a bonus
         never chases (the engine's reading of RULES.md §4 step 6)."""
         st, spec = self.st, self.spec
-        have = st.pool[g, tiers] > 0
+        have = st.pool[tiers, g] > 0
         gi, ti = g[have], tiers[have]
         if gi.size:
-            st.pool[gi, ti] -= 1
-            st.hold[gi, s, ti] += 1
-            st.left[gi] -= 1
+            st.pool[ti, gi] -= 1
+            st.hold[s, ti, gi] += 1
             if st.slot_holder is not None:
                 chased_tier = spec.chase_mask[ti]
                 if chased_tier.any():
@@ -499,13 +508,11 @@ class _Kernel:
 
     def _record_slots(self, g: Array, tiers: Array, s: int, t: int) -> None:
         """Note who took the cake of a chased tier just taken from the pool, and when."""
-        st, spec = self.st, self.spec
+        st = self.st
         assert st.slot_holder is not None and st.slot_time is not None
-        offset = np.asarray(spec.slot_offset, np.int64)[tiers]
-        prizes = np.asarray(spec.prizes, np.int64)[tiers]
-        slot = offset + prizes - st.pool[g, tiers] - 1
-        st.slot_holder[g, slot] = s
-        st.slot_time[g, slot] = t
+        slot = self.offsets[tiers] + self.prizes[tiers] - st.pool[tiers, g] - 1
+        st.slot_holder[slot, g] = s
+        st.slot_time[slot, g] = t
 
     def _chase(self, g: Array, tiers: Array, s: int, t: int) -> None:
         """追: games ``g`` take a cake of ``tiers`` from another player (RULES.md §4 step 6)."""
@@ -517,25 +524,26 @@ class _Kernel:
             gt = g[tiers == tier]
             lo = spec.slot_offset[tier]
             hi = lo + spec.prizes[tier]
-            if hi == lo:
+            if hi == lo or not gt.size:
                 continue
-            holder = st.slot_holder[gt, lo:hi].astype(np.int64)
-            eligible = (holder >= 0) & (holder != s) & ~st.slot_prot[gt, lo:hi]
+            holder = st.slot_holder[lo:hi, gt].astype(np.int64)  # (slots, games)
+            eligible = (holder >= 0) & (holder != s) & ~st.slot_prot[lo:hi, gt]
             if spec.chase_latest:
-                score = np.where(eligible, st.slot_time[gt, lo:hi], -1)
-                slot = score.argmax(axis=1)
+                score = np.where(eligible, st.slot_time[lo:hi, gt], -1)
+                slot = score.argmax(axis=0)
             else:
                 score = np.where(eligible, (s - holder) % p, p + 1)
-                slot = score.argmin(axis=1)
-            found = eligible[np.arange(gt.size), slot]
-            gt, slot = gt[found], slot[found]
+                slot = score.argmin(axis=0)
+            column = np.arange(gt.size)
+            found = eligible[slot, column]
+            gt, slot, column = gt[found], slot[found], column[found]
             if not gt.size:
                 continue
-            victim = holder[found, slot]
-            st.hold[gt, victim, tier] -= 1
-            st.hold[gt, s, tier] += 1
-            st.slot_holder[gt, lo + slot] = s
-            st.slot_time[gt, lo + slot] = t
+            victim = holder[slot, column]
+            st.hold[victim, tier, gt] -= 1
+            st.hold[s, tier, gt] += 1
+            st.slot_holder[lo + slot, gt] = s
+            st.slot_time[lo + slot, gt] = t
 
     def _rare(self, g: Array, codes: Array, s: int, t: int) -> None:
         spec, st = self.spec, self.st
@@ -548,14 +556,14 @@ class _Kernel:
         z = key > 0
         if z.any():
             gz, kz = g[z], key[z]
-            current = st.skey[gz, s]
+            current = st.skey[s, gz]
             update = np.ones(gz.size, bool)
             if spec.exempt and spec.chj_level > 0:
                 update &= (current >> 8) != spec.chj_level
             if spec.best:
                 update &= kz > current
-            st.skey[gz[update], s] = kz[update]
-            st.stime[gz[update], s] = t
+            st.skey[s, gz[update]] = kz[update]
+            st.stime[s, gz[update]] = t
             st.has_zy[gz] = True
         chj = spec.rare_chj[j]
         if chj.any():
@@ -568,44 +576,42 @@ class _Kernel:
     def _chajinhua(self, g: Array, s: int, t: int) -> None:
         """插金花 takes min(2, 对堂 left) 对堂 cakes at once; 追 never takes them back."""
         st, spec = self.st, self.spec
-        before = st.pool[g, 1].astype(np.int64)
+        before = st.pool[1, g].astype(np.int64)
         k = np.minimum(before, 2)
-        st.pool[g, 1] -= k.astype(np.int16)
-        st.hold[g, s, 1] += k.astype(np.int16)
-        st.left[g] -= k.astype(np.int32)
+        st.pool[1, g] -= k.astype(np.int16)
+        st.hold[s, 1, g] += k.astype(np.int16)
         if st.slot_holder is not None and spec.chase_mask[1]:
             assert st.slot_time is not None and st.slot_prot is not None
             first = spec.slot_offset[1] + spec.prizes[1] - before
             for i in (0, 1):
                 rows = k > i
                 gi, slot = g[rows], first[rows] + i
-                st.slot_holder[gi, slot] = s
-                st.slot_time[gi, slot] = t
-                st.slot_prot[gi, slot] = True
+                st.slot_holder[slot, gi] = s
+                st.slot_time[slot, gi] = t
+                st.slot_prot[slot, gi] = True
 
     def _effects(self, g: Array, effect: Array, s: int, t: int) -> None:
-        st, spec = self.st, self.spec
+        st = self.st
         for value in np.unique(effect):
             kind = Effect(int(value))
             gg = g[effect == value]
             if kind is Effect.SWEEP_ALL:
-                st.hold[gg] = 0
-                st.hold[gg, s, :6] = spec.prizes
-                st.pool[gg] = 0
+                st.hold[:, :, gg] = 0
+                st.hold[s, :6, gg] = self.prizes[None, :]
+                st.pool[:, gg] = 0
                 st.mode[gg] = 1
             elif kind is Effect.TAKE_REST:
-                st.hold[gg, s, 1:6] += st.pool[gg, 1:6]
-                st.pool[gg, 1:6] = 0
+                st.hold[s, 1:6, gg] += st.pool[1:6, gg].T
+                st.pool[1:6, gg] = 0
                 st.mode[gg] = 0
             elif kind is Effect.BIANDIJIN:
-                st.hold[gg, s, :6] += st.pool[gg, :6]
-                st.pool[gg] = 0
+                st.hold[s, :6, gg] += st.pool[:6, gg].T
+                st.pool[:, gg] = 0
                 st.mode[gg] = 1
             elif kind is Effect.GRAB:
                 st.mode[gg] = 2
             else:
                 st.mode[gg] = 0
-            st.left[gg] = st.pool[gg, 1:6].sum(axis=1)
             st.reason[gg] = _EFFECT_REASON[kind]
             st.end_turn[gg] = t
             self.next_end = min(self.next_end, t)
@@ -613,7 +619,8 @@ class _Kernel:
     def _check_exhausted(self, g: Array, s: int, t: int) -> None:
         """RULES.md §4 step 7: every non-状元 cake claimed and a standing exists → final."""
         st, spec = self.st, self.spec
-        g = g[(st.left[g] == 0) & (st.end_turn[g] == _BIG)]
+        g = g[st.end_turn[g] == _BIG]
+        g = g[st.left(g) == 0]
         if not g.size:
             return
         zy = st.has_zy[g]
@@ -636,28 +643,28 @@ class _Kernel:
         mode = st.mode[g]
         normal = g[mode == 0]
         if normal.size:
-            score = st.skey[normal].astype(np.int64) * (1 << 32) - st.stime[normal]
-            best = score.argmax(axis=1)
-            st.hold[normal, best, 0] += 1
-            st.pool[normal, 0] = 0
+            score = st.skey[:, normal].astype(np.int64) * (1 << 32) - st.stime[:, normal]
+            best = score.argmax(axis=0)
+            st.hold[best, 0, normal] += 1
+            st.pool[0, normal] = 0
         grab = g[mode == 2]
         if grab.size:
-            shares = self.rng.multinomial(st.pool[grab, :6].astype(np.int64), np.full(p, 1.0 / p))
-            shares = shares.transpose(0, 2, 1).astype(np.int16)  # (games, seat, tier)
-            st.hold[grab, :, :6] += shares
-            st.pool[grab] = 0
+            counts = st.pool[:6, grab].T.astype(np.int64)  # (games, tier)
+            shares = self.rng.multinomial(counts, np.full(p, 1.0 / p))  # (games, tier, seat)
+            st.hold[:, :6, grab] += shares.transpose(2, 1, 0).astype(np.int16)
+            st.pool[:, grab] = 0
             if out.grabbed is not None:
-                out.grabbed[st.gid[grab]] = shares
-        held = st.hold[g, :, :6]
+                out.grabbed[st.gid[grab]] = shares.transpose(0, 2, 1)
+        held = st.hold[:, :6, g]  # (seat, tier, games)
         gid = st.gid[g]
         out.throws[gid] = st.throws[g]
         out.turns[gid] = t + 1
         out.reason[gid] = st.reason[g]
-        out.winner[gid] = held[:, :, 0].argmax(axis=1)
+        out.winner[gid] = held[:, 0, :].argmax(axis=0)
         out.exhausted_first[gid] = st.exh[g]
-        out.seat_tier += held.sum(axis=0)
+        out.seat_tier += held.sum(axis=2)
         if out.holdings is not None:
-            out.holdings[gid] = held
+            out.holdings[gid] = held.transpose(2, 0, 1)
         st.live[g] = False
         st.end_turn[g] = _BIG
         st.dead += g.size
