@@ -117,7 +117,7 @@ def bench_server(
         f"{result['throws']} throws in {result['seconds']:.1f} s: "
         f"{result['throws_per_s']:.0f} throws/s; latency p50 {result['p50_ms']:.1f} ms, "
         f"p99 {result['p99_ms']:.1f} ms ({result['tables']} tables x {players} players, "
-        f"{result['players']} WebSockets, {result['db']})"
+        f"{result['connections']} WebSockets, {result['db']})"
     )
 
 

@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from sqlalchemy import event, text
-from sqlalchemy.engine import Connection, make_url
+from sqlalchemy import create_engine, event, text
+from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+from sqlalchemy.pool import StaticPool
 
 from bobing.engine.errors import InputError
 
+A = TypeVar("A")
+R = TypeVar("R")
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 VERSION_TABLE = "bobing_alembic_version"
 _SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
@@ -74,6 +80,8 @@ class Database:
             kwargs["pool_size"] = 10
             kwargs["max_overflow"] = 10
         self.engine: AsyncEngine = create_async_engine(self.url, **kwargs)
+        self._sync_writer: Engine | None = None
+        self._writer_thread: ThreadPoolExecutor | None = None
         if self.dialect == "sqlite":
             event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
 
@@ -112,9 +120,43 @@ class Database:
         async with self.engine.begin() as conn:
             await conn.execute(text(f'DROP SCHEMA IF EXISTS "{self.schema}" CASCADE'))
 
+    async def run_sync_write(self, fn: Callable[[Connection, A], R], arg: A) -> R:
+        """SQLite only: run ``fn(connection, arg)`` in one transaction in the writer thread.
+
+        The writer has its own synchronous connection (the file is shared with the async
+        engine's readers; WAL lets them read while it writes).
+        """
+        if self.dialect != "sqlite":
+            raise InputError("run_sync_write is for SQLite")
+        if self._writer_thread is None:
+            self._writer_thread = ThreadPoolExecutor(1, thread_name_prefix="bobing-sqlite")
+            url = make_url(self.url).set(drivername="sqlite+pysqlite")
+            self._sync_writer = create_engine(
+                url, connect_args={"timeout": 30, "check_same_thread": False}, poolclass=StaticPool
+            )
+            event.listen(self._sync_writer, "connect", _sqlite_pragmas)
+        engine = self._sync_writer
+        assert engine is not None
+
+        def work() -> R:
+            with engine.begin() as conn:
+                return fn(conn, arg)
+
+        return await asyncio.get_running_loop().run_in_executor(self._writer_thread, work)
+
     async def dispose(self) -> None:
-        """Close every pooled connection."""
+        """Close every pooled connection (and the SQLite writer)."""
         await self.engine.dispose()
+        if self._writer_thread is not None:
+            engine, thread = self._sync_writer, self._writer_thread
+            self._writer_thread = self._sync_writer = None
+
+            def close() -> None:
+                if engine is not None:
+                    engine.dispose()
+
+            await asyncio.get_running_loop().run_in_executor(thread, close)
+            thread.shutdown(wait=True)
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator, MutableMapping
 from contextlib import asynccontextmanager
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -112,6 +112,27 @@ def _version() -> str:
         return "0"
 
 
+class BobingApp(FastAPI):
+    """FastAPI, with table WebSockets handed straight to their handler.
+
+    A socket lives for a whole game, and every frame it sends would otherwise pass through
+    the whole middleware stack; with a thousand phones connected that is most of the
+    server's work (and most of the objects the garbage collector keeps scanning).
+    """
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            path: str = scope["path"]
+            if path.startswith(ws.PREFIX) and "/" not in path[len(ws.PREFIX) :]:
+                code = path[len(ws.PREFIX) :]
+                if code:
+                    scope["app"] = self
+                    scope.setdefault("path_params", {})["code"] = code
+                    await ws.table_socket(WebSocket(scope, receive, send), code)
+                    return
+        await super().__call__(scope, receive, send)
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     """The table server app; the database is migrated when it starts."""
     settings = settings or Settings()
@@ -138,7 +159,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await broker.close()
             await db.dispose()
 
-    app = FastAPI(
+    app = BobingApp(
         title="bobing table server",
         version=_version(),
         summary="博饼 tables over REST and WebSockets; docs/protocol.md describes the WebSocket",

@@ -19,7 +19,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from bobing.realtime.broker import Broker, table_channel
 from bobing.web.protocol import dumps
-from bobing.web.service import PAGE, TableService
+from bobing.web.service import PAGE, TableService, events_frame
 
 log = logging.getLogger("bobing.web")
 
@@ -141,17 +141,15 @@ class Hub:
             events = await self.service.store.events_after(conn.code, conn.last_sent, PAGE)
             if not events and not owed_state:
                 return
-            frame: dict[str, Any] = {"type": "events", "events": [e.to_json() for e in events]}
             if events:
                 conn.last_sent = events[-1].seq
             if len(events) == PAGE:
                 owed_state = True
-                await conn.ws.send_text(dumps(frame))
+                await conn.ws.send_text(events_frame(events, None))
                 continue
             runtime = await self.service.runtime(conn.code)
             if runtime.last_seq != conn.last_sent:
                 runtime = await self.service.fresh_runtime(conn.code)
-            if runtime.last_seq == conn.last_sent:
-                frame["state"] = runtime.state
-            await conn.ws.send_text(dumps(frame))
+            state = runtime.state_json if runtime.last_seq == conn.last_sent else None
+            await conn.ws.send_text(events_frame(events, state))
             return

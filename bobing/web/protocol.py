@@ -183,6 +183,6 @@ def read_command(data: str | bytes) -> Command:
     return parse_command(decode_frame(data))
 
 
-def dumps(frame: dict[str, Any]) -> str:
+def dumps(frame: Any) -> str:
     """Compact JSON with Chinese kept readable."""
     return json.dumps(frame, ensure_ascii=False, separators=(",", ":"))

@@ -156,7 +156,9 @@ class Runtime:
     last_throw: dict[str, Any] | None = None
     end_reason: str | None = None
     command_seqs: dict[str, int] = field(default_factory=dict)
-    state: dict[str, Any] = field(default_factory=dict)
+    state_json: str = "{}"
+    """The state after the last committed event, as JSON text (built once per commit; text
+    rather than dicts keeps the garbage collector's long-lived generation small)."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     evicted: bool = False
 
@@ -370,9 +372,10 @@ class TableService:
             runtime = Runtime(
                 info=info, rules=rule_set, seats=[], status="lobby", last_seq=len(stored)
             )
-            runtime.state = build_state(runtime)
+            state = build_state(runtime)
+            runtime.state_json = dumps(state)
             self._remember(runtime)
-            return Created(code, host_token, play_token, runtime.state)
+            return Created(code, host_token, play_token, state)
         raise ApiError("conflict", "could not find a free table code; try again")
 
     async def join(self, code: str, name: Any) -> dict[str, Any]:
@@ -489,16 +492,10 @@ class TableService:
         runtime.last_seq = stored[-1].seq
         if command_id is not None:
             runtime.command_seqs[command_id] = stored[0].seq
-        runtime.state = build_state(runtime)
+        runtime.state_json = dumps(build_state(runtime))
 
     async def _publish(self, runtime: Runtime, stored: list[StoredEvent]) -> None:
-        frame = dumps(
-            {
-                "type": "events",
-                "events": [e.to_json() for e in stored],
-                "state": runtime.state,
-            }
-        )
+        frame = events_frame(stored, runtime.state_json)
         message = f"{stored[0].seq} {stored[-1].seq} {frame}"
         # The log is committed: if the signal is lost, clients still resync from the log.
         with contextlib.suppress(Exception):
@@ -506,9 +503,9 @@ class TableService:
 
     # -- reading ----------------------------------------------------------------------------
 
-    async def state(self, code: str) -> dict[str, Any]:
-        """The table state (RULES.md §7 result inside, see docs/protocol.md)."""
-        return (await self.fresh_runtime(code)).state
+    async def state_json(self, code: str) -> str:
+        """The table state as JSON text (RULES.md §7 result inside, see docs/protocol.md)."""
+        return (await self.fresh_runtime(code)).state_json
 
     async def events(self, code: str, after: int, limit: int) -> dict[str, Any]:
         """A page of the log after ``after``."""
@@ -527,6 +524,12 @@ class TableService:
 
 
 # -- folding the log ------------------------------------------------------------------------
+
+
+def events_frame(events: Iterable[StoredEvent], state_json: str | None) -> str:
+    """The ``events`` frame as text; the state is spliced in as already-encoded JSON."""
+    head = '{"type":"events","events":' + dumps([e.to_json() for e in events])
+    return head + ("}" if state_json is None else ',"state":' + state_json + "}")
 
 
 def fold(snapshot: TableSnapshot) -> Runtime:
@@ -548,7 +551,7 @@ def fold(snapshot: TableSnapshot) -> Runtime:
         _note(runtime, event)
     if game_events:
         runtime.game = Game.replay(runtime.rules, runtime.names, game_events)
-    runtime.state = build_state(runtime)
+    runtime.state_json = dumps(build_state(runtime))
     return runtime
 
 
@@ -983,15 +986,40 @@ def _named_prizes(value: Any) -> dict[str, dict[str, Any]]:
 # -- views ------------------------------------------------------------------------------
 
 
+RESULT_KEYS = ("status", "ended_by", "next", "zhuangyuan", "holdings", "pool")
+
+
+def game_result(game: Game) -> dict[str, Any]:
+    """``Game.result()`` (RULES.md §7) without its ``events`` list, read off the engine's state.
+
+    ``result()`` serializes every event of the game each time; the state is sent after every
+    throw, so this view skips that (tests check it equals ``result()`` key for key).
+    """
+    state = game.state
+    leader = state.leader()
+    return {
+        "status": "over" if game.is_over else "in_progress",
+        "ended_by": state.ended_by,
+        "next": game.next_player,
+        "zhuangyuan": None
+        if leader is None
+        else {
+            "player": state.players[leader.seat],
+            "hand": None if leader.hand is None else str(leader.hand),
+            "dice": leader.dice,
+            "throw": leader.throw,
+        },
+        "holdings": {
+            name: {str(t): n for t, n in state.holdings(name).items()} for name in state.players
+        },
+        "pool": {str(t): n for t, n in zip(TIERS, state.pool, strict=True)},
+    }
+
+
 def build_state(runtime: Runtime) -> dict[str, Any]:
     """The table state JSON of docs/protocol.md."""
     game = runtime.game
-    result: dict[str, Any] | None = None
-    if game is not None:
-        full = game.result()
-        result = {
-            k: full[k] for k in ("status", "ended_by", "next", "zhuangyuan", "holdings", "pool")
-        }
+    result = None if game is None else game_result(game)
     playing = runtime.status == "playing"
     settings = runtime.info.settings
     return {
@@ -1063,7 +1091,7 @@ def results_csv(runtime: Runtime) -> str:
     writer = csv.writer(buffer, lineterminator="\r\n")
     writer.writerow(CSV_COLUMNS)
     named = runtime.info.settings.get("named_prizes") or {}
-    result = runtime.game.result() if runtime.game is not None else None
+    result = game_result(runtime.game) if runtime.game is not None else None
     winner = (result or {}).get("zhuangyuan") or {}
     over = result is not None and result["status"] == "over"
     for seat in runtime.seats:

@@ -38,7 +38,11 @@ async def running_server(settings: Settings) -> AsyncIterator[str]:
     sock = bind("127.0.0.1", 0)
     port = sock.getsockname()[1]
     config = uvicorn.Config(
-        create_app(settings), log_level="warning", ws_max_size=WS_MAX_SIZE, lifespan="on"
+        create_app(settings),
+        log_level="warning",
+        ws_max_size=WS_MAX_SIZE,
+        ws_per_message_deflate=False,
+        lifespan="on",
     )
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve(sockets=[sock]))

@@ -101,10 +101,11 @@ async def create_table(body: CreateTable, request: Request) -> JSONResponse:
     )
 
 
-@router.get("/tables/{code}", summary="A table's state")
-async def table_state(code: str, request: Request) -> dict[str, Any]:
+@router.get("/tables/{code}", summary="A table's state", response_class=JSONResponse)
+async def table_state(code: str, request: Request) -> Response:
     """Settings, seats, whose turn, the §7 result, the log head and the fairness commitment."""
-    return await service_of(request).state(code)
+    text = await service_of(request).state_json(code)
+    return Response(text.encode("utf-8"), media_type="application/json")
 
 
 @router.post("/tables/{code}/join", status_code=201, summary="Take a seat")

@@ -18,6 +18,7 @@ from bobing.web.protocol import ID_PATTERN, MAX_TOKEN_LENGTH, decode_frame, dump
 from bobing.web.service import Runtime, TableService, hash_token
 
 router = APIRouter()
+PREFIX = "/ws/tables/"
 log = logging.getLogger("bobing.web")
 
 

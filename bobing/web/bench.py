@@ -1,0 +1,259 @@
+"""``bobing bench server``: T tables x N players over real WebSockets against a real server.
+
+Each table plays a closed loop: the player whose turn it is throws, and the next throw is
+sent as soon as the throw's events have reached every player at the table. Latency is the
+time from sending the throw to the moment the last of the table's N sockets received its
+``thrown`` event. The server runs as a separate ``bobing serve`` process (its own core), unless
+``--url`` points at one already running.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bobing.engine.errors import InputError
+
+BENCH_RULES: dict[str, Any] = {
+    # Nothing ends the game during a run: both 六勃 are plain 状元 hands, and 999 cakes a tier.
+    "preset": "modern",
+    "liubohong": "zhuangyuan",
+    "liubohei": "zhuangyuan",
+    "prizes": {
+        "zhuangyuan": 1,
+        **dict.fromkeys(("duitang", "sanhong", "sijin", "erju", "yixiu"), 999),
+    },
+}
+WARMUP_SECONDS = 1.0
+_THROWN = re.compile(r'"type":"thrown","at":"[^"]*","throw":(\d+)')
+
+
+@dataclass
+class TableRun:
+    """One table's closed loop."""
+
+    code: str
+    sockets: dict[str, Any] = field(default_factory=dict)
+    pending: dict[int, list[float]] = field(default_factory=dict)  # throw -> [t0, left, last]
+    next_player: str | None = None
+    turn: int = 1
+    ready: asyncio.Event = field(default_factory=asyncio.Event)
+    latencies: list[tuple[float, float]] = field(default_factory=list)  # (sent, ms)
+    failed: str | None = None
+
+
+def run_bench(
+    *,
+    tables: int,
+    players: int,
+    seconds: float,
+    db: str | None = None,
+    url: str | None = None,
+) -> dict[str, Any]:
+    """Run the benchmark and return its measurements."""
+    with contextlib.ExitStack() as stack:
+        db_label = "external server"
+        if url is None:
+            folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="bobing-bench-"))
+            db = db or f"sqlite+aiosqlite:///{Path(folder) / 'bench.sqlite3'}"
+            db_label = "postgresql" if db.startswith("postgres") else "sqlite"
+            url = stack.enter_context(_server(db, Path(folder)))
+        try:
+            result = asyncio.run(_bench(url.rstrip("/"), tables, players, seconds))
+        except (OSError, TimeoutError) as exc:
+            raise InputError(f"benchmark against {url} failed: {exc}") from None
+        except Exception as exc:
+            if type(exc).__module__.split(".")[0] in ("httpx", "httpcore", "websockets"):
+                raise InputError(f"benchmark against {url} failed: {exc}") from None
+            raise
+        result["db"] = db_label
+        return result
+
+
+@contextlib.contextmanager
+def _server(db: str, folder: Path) -> Any:
+    bobing = Path(sys.executable).with_name("bobing")
+    command = [str(bobing), "serve", "--host", "127.0.0.1", "--port", "0", "--db", db]
+    log = (folder / "server.log").open("w")
+    proc = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=log,
+        text=True,
+        env=dict(os.environ, PYTHONUNBUFFERED="1"),
+    )
+    try:
+        assert proc.stdout is not None
+        found = None
+        for line in proc.stdout:
+            match = re.search(r"serving on (http://\S+)", line)
+            if match:
+                found = match.group(1)
+            if "Ctrl+C" in line:
+                break
+        if found is None:
+            log.flush()
+            raise InputError(
+                "the benchmark server did not start: "
+                + (folder / "server.log").read_text()[-500:].strip()
+            )
+        yield found
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+        if proc.stdout is not None:
+            proc.stdout.close()
+        log.close()
+
+
+async def _bench(base: str, tables: int, players: int, seconds: float) -> dict[str, Any]:
+    import httpx
+    import websockets
+
+    limits = httpx.Limits(max_connections=50)
+    async with httpx.AsyncClient(base_url=base, timeout=60, limits=limits) as http:
+        runs = await _gather_limited(
+            [_setup_table(http, websockets, base, i, players) for i in range(tables)], 20
+        )
+    readers = [
+        asyncio.create_task(_reader(run, name, ws, index == 0))
+        for run in runs
+        for index, (name, ws) in enumerate(run.sockets.items())
+    ]
+    start = time.perf_counter()
+    measure_from = start + WARMUP_SECONDS
+    stop_at = measure_from + seconds
+    drivers = [asyncio.create_task(_drive(run, stop_at)) for run in runs]
+    await asyncio.gather(*drivers)
+    for task in readers:
+        task.cancel()
+    await asyncio.gather(*readers, return_exceptions=True)
+    await _gather_limited([ws.close() for run in runs for ws in run.sockets.values()], 100)
+    failures = [run.failed for run in runs if run.failed]
+    if failures:
+        raise InputError(f"benchmark failed at {len(failures)} tables: {failures[0]}")
+    window = [ms for run in runs for sent, ms in run.latencies if measure_from <= sent < stop_at]
+    window.sort()
+    count = len(window)
+
+    def pct(p: float) -> float:
+        return round(window[min(count - 1, int(p * count))], 2) if count else 0.0
+
+    return {
+        "throws_per_s": round(count / seconds, 1),
+        "p50_ms": pct(0.50),
+        "p99_ms": pct(0.99),
+        "tables": tables,
+        "players": players,
+        "connections": tables * players,
+        "throws": count,
+        "seconds": seconds,
+    }
+
+
+async def _gather_limited(coros: list[Any], limit: int) -> list[Any]:
+    gate = asyncio.Semaphore(limit)
+
+    async def one(coro: Any) -> Any:
+        async with gate:
+            return await coro
+
+    return list(await asyncio.gather(*(one(c) for c in coros)))
+
+
+async def _setup_table(http: Any, websockets: Any, base: str, index: int, players: int) -> TableRun:
+    response = await http.post(
+        "/api/tables", json={"name": f"bench {index}", "mode": "online", "rules": BENCH_RULES}
+    )
+    if response.status_code != 201:
+        raise InputError(f"could not create a bench table: {response.text[:300]}")
+    created = response.json()
+    code = created["code"]
+    run = TableRun(code)
+    tokens = {}
+    for seat in range(players):
+        name = f"p{seat + 1}"
+        joined = await http.post(f"/api/tables/{code}/join", json={"name": name})
+        if joined.status_code != 201:
+            raise InputError(f"could not join bench table {code}: {joined.text[:300]}")
+        tokens[name] = joined.json()["player_token"]
+    ws_base = base.replace("http://", "ws://").replace("https://", "wss://")
+    for name, token in tokens.items():
+        ws = await websockets.connect(f"{ws_base}/ws/tables/{code}?token={token}", max_size=None)
+        await ws.recv()  # welcome
+        await ws.recv()  # the backlog and state
+        run.sockets[name] = ws
+    reply = await http.post(
+        f"/api/tables/{code}/commands",
+        json={"type": "start"},
+        headers={"Authorization": f"Bearer {created['host_token']}"},
+    )
+    if reply.status_code != 200:
+        raise InputError(f"could not start bench table {code}: {reply.text}")
+    state = (await http.get(f"/api/tables/{code}")).json()
+    run.next_player = state["next"]
+    run.turn = state["turn"]
+    # Drain the 'started' frame every socket receives.
+    for ws in run.sockets.values():
+        await ws.recv()
+    return run
+
+
+async def _reader(run: TableRun, name: str, ws: Any, observer: bool) -> None:
+    async for message in ws:
+        if message.startswith('{"type":"ack"'):
+            continue
+        if message.startswith('{"type":"error"'):
+            run.failed = message[:300]
+            run.ready.set()
+            continue
+        found = _THROWN.search(message)
+        if found is None:
+            continue
+        throw = int(found.group(1))
+        now = time.perf_counter()
+        entry = run.pending.get(throw)
+        if entry is None:
+            continue
+        if observer:
+            state = json.loads(message)["state"]
+            run.next_player = state["next"]
+            run.turn = state["turn"]
+        entry[1] -= 1
+        entry[2] = max(entry[2], now)
+        if entry[1] == 0:
+            del run.pending[throw]
+            run.latencies.append((entry[0], (entry[2] - entry[0]) * 1000))
+            run.ready.set()
+
+
+async def _drive(run: TableRun, stop_at: float) -> None:
+    players = len(run.sockets)
+    while time.perf_counter() < stop_at and run.failed is None:
+        player = run.next_player
+        if player is None:
+            run.failed = f"table {run.code} has no next player (game over?)"
+            return
+        throw = run.turn
+        run.ready.clear()
+        run.pending[throw] = [time.perf_counter(), players, 0.0]
+        await run.sockets[player].send(json.dumps({"type": "throw", "turn": throw}))
+        try:
+            await asyncio.wait_for(run.ready.wait(), 30)
+        except TimeoutError:
+            run.failed = f"table {run.code}: throw {throw} did not reach every player in 30 s"
+            return
