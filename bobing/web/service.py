@@ -156,6 +156,7 @@ class Runtime:
     last_throw: dict[str, Any] | None = None
     end_reason: str | None = None
     command_seqs: dict[str, int] = field(default_factory=dict)
+    static_json: str | None = None
     state_json: str = "{}"
     """The state after the last committed event, as JSON text (built once per commit; text
     rather than dicts keeps the garbage collector's long-lived generation small)."""
@@ -492,7 +493,7 @@ class TableService:
         runtime.last_seq = stored[-1].seq
         if command_id is not None:
             runtime.command_seqs[command_id] = stored[0].seq
-        runtime.state_json = dumps(build_state(runtime))
+        runtime.state_json = state_text(runtime)
 
     async def _publish(self, runtime: Runtime, stored: list[StoredEvent]) -> None:
         frame = events_frame(stored, runtime.state_json)
@@ -551,7 +552,7 @@ def fold(snapshot: TableSnapshot) -> Runtime:
         _note(runtime, event)
     if game_events:
         runtime.game = Game.replay(runtime.rules, runtime.names, game_events)
-    runtime.state_json = dumps(build_state(runtime))
+    runtime.state_json = state_text(runtime)
     return runtime
 
 
@@ -1016,22 +1017,31 @@ def game_result(game: Game) -> dict[str, Any]:
     }
 
 
-def build_state(runtime: Runtime) -> dict[str, Any]:
-    """The table state JSON of docs/protocol.md."""
-    game = runtime.game
-    result = None if game is None else game_result(game)
-    playing = runtime.status == "playing"
+STATIC_KEYS = ("code", "name", "mode", "created_at", "referee_thrower", "rules", "named_prizes")
+"""State keys that never change after creation (encoded once per runtime)."""
+
+
+def static_state(runtime: Runtime) -> dict[str, Any]:
+    """The part of the state fixed at creation."""
     settings = runtime.info.settings
     return {
         "code": runtime.code,
         "name": runtime.info.name,
         "mode": runtime.info.mode,
-        "status": runtime.status,
-        "end_reason": runtime.end_reason,
         "created_at": iso(runtime.info.created_at),
         "referee_thrower": bool(settings.get("referee_thrower")),
         "rules": runtime.info.rules,
         "named_prizes": settings.get("named_prizes") or {},
+    }
+
+
+def dynamic_state(runtime: Runtime) -> dict[str, Any]:
+    """The part of the state that moves with the log."""
+    game = runtime.game
+    playing = runtime.status == "playing"
+    return {
+        "status": runtime.status,
+        "end_reason": runtime.end_reason,
         "players": [{"seat": s.seat, "name": s.name} for s in runtime.seats],
         "start_dice": None
         if runtime.start_dice is None
@@ -1045,13 +1055,25 @@ def build_state(runtime: Runtime) -> dict[str, Any]:
         "turn": game.throw_count + 1 if game is not None and not game.is_over else None,
         "throw_count": game.throw_count if game is not None else 0,
         "last_throw": runtime.last_throw,
-        "result": result,
+        "result": None if game is None else game_result(game),
         "last_seq": runtime.last_seq,
         "fairness": {
             "commitment": runtime.info.commitment,
             "server_seed": runtime.info.server_seed if runtime.over else None,
         },
     }
+
+
+def build_state(runtime: Runtime) -> dict[str, Any]:
+    """The table state JSON of docs/protocol.md."""
+    return {**static_state(runtime), **dynamic_state(runtime)}
+
+
+def state_text(runtime: Runtime) -> str:
+    """:func:`build_state` as JSON text, re-encoding only what changes."""
+    if runtime.static_json is None:
+        runtime.static_json = dumps(static_state(runtime))[:-1]  # without the closing brace
+    return runtime.static_json + "," + dumps(dynamic_state(runtime))[1:]
 
 
 def record_of(runtime: Runtime) -> dict[str, Any]:

@@ -59,7 +59,7 @@ async def table_socket(ws: WebSocket, code: str) -> None:
     hub.attach(conn)
     sender = asyncio.create_task(hub.sender(conn))
     try:
-        await _receive(ws, service, conn, sender)
+        await _receive(ws, service, conn)
     finally:
         hub.detach(conn)
         sender.cancel()
@@ -79,19 +79,12 @@ def _welcome(runtime: Runtime, conn: Connection) -> dict[str, object]:
     }
 
 
-async def _receive(
-    ws: WebSocket, service: TableService, conn: Connection, sender: asyncio.Task[None]
-) -> None:
-    while not sender.done():
-        receive = asyncio.ensure_future(ws.receive())
-        done, _ = await asyncio.wait({receive, sender}, return_when=asyncio.FIRST_COMPLETED)
-        if receive not in done:
-            receive.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await receive
-            return
+async def _receive(ws: WebSocket, service: TableService, conn: Connection) -> None:
+    # The sender closes the socket when it gives up (a client too slow to keep up), which
+    # ends this loop too: receive() then reports the disconnect.
+    while True:
         try:
-            message = receive.result()
+            message = await ws.receive()
         except (WebSocketDisconnect, RuntimeError):
             return
         if message["type"] == "websocket.disconnect":
