@@ -10,7 +10,7 @@ the same run, on the same throws:
 - ``bare loop``: a minimal mutable re-implementation (pool, standings, final round; no events,
   no 追, no 跳猴) — what the event log, immutable states and validation cost on top.
 
-Prints the best of ``--repeat`` runs for each, and the ratios.
+Prints the best of ``--repeat`` interleaved rounds for each, and the ratios.
 """
 
 from __future__ import annotations
@@ -100,21 +100,26 @@ def run_bare(throws: Sequence[tuple[int, ...]], players: Sequence[str]) -> tuple
     return used, games
 
 
+Runner = Callable[[Sequence[tuple[int, ...]], Sequence[str]], tuple[int, int]]
+
+
 def measure(
-    fn: Callable[[Sequence[tuple[int, ...]], Sequence[str]], tuple[int, int]],
+    runners: dict[str, Runner],
     throws: Sequence[tuple[int, ...]],
     players: Sequence[str],
     repeat: int,
-) -> tuple[float, int, int]:
-    """Best throws/s over ``repeat`` runs, with the throws and games of a run."""
-    best = 0.0
-    used = games = 0
+) -> dict[str, tuple[float, int, int]]:
+    """Best throws/s of each runner over ``repeat`` rounds (interleaved, so that a busy
+    machine slows them alike), with the throws and games of a run."""
+    best: dict[str, tuple[float, int, int]] = dict.fromkeys(runners, (0.0, 0, 0))
     for _ in range(repeat):
-        start = time.perf_counter()
-        used, games = fn(throws, players)
-        elapsed = time.perf_counter() - start
-        best = max(best, used / elapsed)
-    return best, used, games
+        for name, fn in runners.items():
+            start = time.perf_counter()
+            used, games = fn(throws, players)
+            rate = used / (time.perf_counter() - start)
+            if rate > best[name][0]:
+                best[name] = (rate, used, games)
+    return best
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -126,10 +131,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     players = [f"p{i}" for i in range(args.players)]
     throws = pregenerate(args.throws, args.seed)
-    engine, used, games = measure(run_engine, throws, players, args.repeat)
-    classify, _, _ = measure(run_classify, throws, players, args.repeat)
-    bare, _, bare_games = measure(run_bare, throws, players, args.repeat)
-    print(f"rules: {RULES.preset}, {args.players} players, {used} throws in {games} whole games")
+    runners: dict[str, Runner] = {"engine": run_engine, "classify": run_classify,
+                                  "bare": run_bare}
+    best = measure(runners, throws, players, args.repeat)
+    engine, used, games = best["engine"]
+    classify = best["classify"][0]
+    bare, _, bare_games = best["bare"]
+    print(f"rules: {RULES.preset}, {args.players} players, {used} throws in {games} whole games"
+          f" (best of {args.repeat})")
     print(f"{'engine (Game.throw)':<24}{engine:>12,.0f} throws/s")
     print(f"{'baseline: classify':<24}{classify:>12,.0f} throws/s   "
           f"engine costs {classify / engine:.1f}x classify")

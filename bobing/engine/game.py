@@ -322,7 +322,19 @@ def _round_shown(state: GameState) -> int:
 
 
 class Game:
-    """A game at a table: the current state plus the log of every event so far."""
+    """A game at a table: the current state plus the log of every event so far.
+
+    >>> from bobing.engine.presets import TRADITIONAL
+    >>> game = Game(TRADITIONAL, ["甲", "乙", "丙"])
+    >>> [e.type for e in game.start(thrower="甲", dice=(2, 3))], game.next_player
+    (['started'], '乙')
+    >>> [e.type for e in game.throw("444466")]
+    ['thrown', 'standing']
+    >>> game.throw("123456")[-1]
+    Awarded(throw=2, player='丙', tier='duitang', count=1, source=None, reason='hand')
+    >>> game.can_throw("乙", "444412"), game.result()["zhuangyuan"]["player"]
+    (False, '乙')
+    """
 
     def __init__(self, rules: RuleSet, players: Sequence[str]) -> None:
         self.rules = rules

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import doctest
+import importlib
 import json
 
 import pytest
@@ -107,3 +109,12 @@ def test_versioned_log() -> None:
         events_from_json({"events": []})
     with pytest.raises(RecordError, match="event log"):
         events_from_json([])
+
+
+@pytest.mark.parametrize(
+    "name", ["bobing.engine.events", "bobing.engine.game", "bobing.engine.record",
+             "bobing.cli.game_cmds"]
+)
+def test_doctests(name: str) -> None:
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0
