@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
@@ -121,13 +122,19 @@ def records(draw: st.DrawFn) -> dict[str, Any]:
 
 
 def conserved(state: GameState) -> bool:
+    """Every cake is in the pool or in exactly one player's hands (and its lot says whose)."""
     for index in range(len(TIERS)):
         column = [row[index] for row in state.held]
         if state.pool[index] < 0 or min(column) < 0:
             return False
         if state.pool[index] + sum(column) != state.rules.prizes[index]:
             return False
-    return True
+    lots = Counter((lot.seat, lot.tier) for lot in state.lots)
+    return all(
+        lots[(seat, index)] == row[index]
+        for seat, row in enumerate(state.held)
+        for index in range(1, len(TIERS))  # the 状元 cake has no lot: it is never chased
+    )
 
 
 def play_incrementally(record: dict[str, Any]) -> tuple[Game, list[Any]]:
