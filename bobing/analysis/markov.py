@@ -33,7 +33,7 @@ from bobing.engine.rules import End, RuleSet, Tiaohou
 
 Array = NDArray[Any]
 
-MAX_CELLS = 6_000_000
+MAX_CELLS = 3_000_000
 """Pool states × seats beyond which the chain is refused (memory: 96 bytes per cell)."""
 
 # Reward channels.

@@ -162,13 +162,13 @@ def render_simulation(result: SimulationResult, lang: str) -> None:
         title=t("analysis.sim.endings", lang),
         align=("left", "right", "right"),
     )
+    # The 状元 column is also the chance of winning it (there is one 状元 cake).
     seat_heads = [t("analysis.col.seat", lang), t("analysis.col.cakes", lang)]
-    seat_heads += [tier_name(tier, lang) for tier in TIERS]
-    seat_heads.append(t("analysis.col.zy_rate", lang))
+    # English tier names are long; the pinyin ids are what English-speaking players learn.
+    seat_heads += [str(tier) if lang == "en" else tier_name(tier, lang) for tier in TIERS]
     seat_rows = [
         [str(seat.seat), f"{seat.cakes_mean:.3f}"]
         + [f"{seat.cakes_by_tier[tier]:.3f}" for tier in TIERS]
-        + [_pct(seat.zhuangyuan_rate)]
         for seat in result.seats
     ]
     print_table(
@@ -176,6 +176,7 @@ def render_simulation(result: SimulationResult, lang: str) -> None:
         seat_rows,
         title=t("analysis.sim.seats", lang),
         align=["right"] * len(seat_heads),
+        no_wrap=range(len(seat_heads)),
     )
     if exact is None:
         print_text(t("analysis.sim.no_exact", lang))
