@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import io
 import random
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, redirect_stdout
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -40,7 +41,13 @@ from bobing.engine.events import (
 )
 from bobing.engine.game import Game, GameState, Phase
 from bobing.engine.hands import TIERS, Hand
-from bobing.engine.record import dumps_record, judge_record, load_record, parse_record
+from bobing.engine.record import (
+    Judgement,
+    dumps_record,
+    judge_record,
+    load_record,
+    parse_record,
+)
 from bobing.engine.rules import RuleSet
 from bobing.i18n import lang_from_env, t
 from bobing.i18n.names import effect, explain, hand_name, preset_name, tier_name
@@ -90,11 +97,19 @@ def adjudicate_command(
         if judged.rejudged:
             result["rejudged"] = True
             result["unused_throws"] = judged.unused_throws
-    # Everything is decided before the first line is printed: no partial output on errors.
+    # Everything is decided, and the text rendered, before the first line is printed: on any
+    # error nothing at all reaches stdout.
     if json_output:
         print_json(result)
         return
-    game = judged.game
+    text = io.StringIO()
+    with _errors_exit_2(), redirect_stdout(text):
+        _print_judgement(judged.game, judged, language)
+    sys.stdout.write(text.getvalue())
+    sys.stdout.flush()
+
+
+def _print_judgement(game: Game, judged: Judgement, language: str) -> None:
     header = [_title(game, language)]
     if judged.rejudged:
         key = "game.rejudged" if judged.unused_throws else "game.rejudged.all"
@@ -114,8 +129,9 @@ def adjudicate_command(
 
 def _read_record(source: str) -> dict[str, Any]:
     if source == "-":
+        raw = getattr(sys.stdin, "buffer", None)
         try:
-            text = sys.stdin.read()
+            text = raw.read().decode("utf-8-sig") if raw is not None else sys.stdin.read()
         except UnicodeDecodeError:
             raise RecordError("standard input is not UTF-8 text") from None
         return parse_record(text, "<stdin>")

@@ -25,7 +25,7 @@ RECORD_KEYS = ("rules", "players", "start", "seed", "throws", "grab")
 def load_record(path: str | Path) -> dict[str, Any]:
     """Read a record file, raising :class:`RecordError` for unreadable or malformed JSON."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = Path(path).read_text(encoding="utf-8-sig")  # a BOM from Notepad is fine
     except OSError as exc:
         raise RecordError(f"cannot read record {str(path)!r}: {exc.strerror}") from None
     except UnicodeDecodeError:

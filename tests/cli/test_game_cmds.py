@@ -427,3 +427,33 @@ def test_game_catalogue_is_complete_in_every_language() -> None:
         assert set(messages) == set(reference), lang
         for key, template in messages.items():
             assert template.strip() and fields(template) == fields(reference[key]), (lang, key)
+
+
+def test_stdin_bytes_bom_and_bad_utf8(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def with_bytes(data: bytes) -> tuple[int, str, str]:
+        monkeypatch.setattr(sys, "argv", ["bobing", "adjudicate", "-", "--json"])
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
+        code: Any = 0
+        try:
+            main()
+        except SystemExit as exc:
+            code = exc.code
+        out, err = capsys.readouterr()
+        return code or 0, out, err
+
+    record = '{"players": ["甲", "乙"], "throws": ["444412"]}'.encode()
+    code, out, _ = with_bytes(b"\xef\xbb\xbf" + record)
+    assert code == 0 and json.loads(out)["zhuangyuan"]["player"] == "甲"
+    code, out, err = with_bytes(b"\xff{")
+    assert (code, out) == (2, "") and "not UTF-8" in err
+
+
+def test_a_record_file_with_a_bom(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    path = tmp_path / "bom.json"
+    path.write_bytes(b"\xef\xbb\xbf" + EXAMPLE.read_bytes())
+    code, out, _ = run(capsys, monkeypatch, "adjudicate", str(path), "--json")
+    assert code == 0 and json.loads(out)["status"] == "in_progress"
