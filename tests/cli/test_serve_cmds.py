@@ -1,0 +1,109 @@
+"""``bobing serve``, ``bobing verify`` and ``bobing bench server`` as users run them."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+from bobing.engine.fairness import commitment, derive_faces
+
+BOBING = str(Path(sys.executable).with_name("bobing"))
+SEED = "ab" * 32
+
+
+def run(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([BOBING, *args], capture_output=True, text=True, timeout=timeout)
+
+
+def write_record(path: Path, tamper: bool = False) -> Path:
+    throws = ["".join(map(str, derive_faces(SEED, "K7Q2MX", n, f"n{n}"))) for n in (1, 2)]
+    if tamper:
+        throws[1] = "444444"
+    record = {
+        "rules": "traditional",
+        "players": ["甲", "乙"],
+        "throws": throws,
+        "fairness": {
+            "commitment": commitment(SEED),
+            "server_seed": SEED,
+            "table_id": "K7Q2MX",
+            "start": None,
+            "throws": [{"throw": 1, "nonce": "n1"}, {"throw": 2, "nonce": "n2"}],
+        },
+    }
+    path.write_text(json.dumps(record), encoding="utf-8")
+    return path
+
+
+def test_verify_ok(tmp_path: Path) -> None:
+    result = run("verify", str(write_record(tmp_path / "r.json")))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("ok: 2 server throws of table K7Q2MX")
+    as_json = json.loads(run("verify", "--json", str(tmp_path / "r.json")).stdout)
+    assert as_json["ok"] is True and [c["throw"] for c in as_json["checked"]] == [1, 2]
+
+
+def test_verify_mismatch_and_bad_files(tmp_path: Path) -> None:
+    result = run("verify", str(write_record(tmp_path / "r.json", tamper=True)))
+    assert result.returncode == 2
+    assert result.stderr.startswith("bobing: error: throw 2: recorded 444444 but the seed gives")
+    assert "Traceback" not in result.stderr
+    missing = run("verify", str(tmp_path / "nope.json"))
+    assert missing.returncode == 2 and "cannot read" in missing.stderr
+    (tmp_path / "bad.json").write_text("{oops", encoding="utf-8")
+    bad = run("verify", str(tmp_path / "bad.json"))
+    assert bad.returncode == 2 and "not valid JSON" in bad.stderr
+
+
+def test_serve_refuses_cleanly(tmp_path: Path) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        taken = run(
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--db",
+            f"sqlite:///{tmp_path}/a.db",
+        )
+    assert taken.returncode == 2 and "cannot listen on 127.0.0.1" in taken.stderr
+    assert "Traceback" not in taken.stderr
+    bad_db = run("serve", "--host", "127.0.0.1", "--port", "0", "--db", "mysql://x@y/z")
+    assert bad_db.returncode == 2 and "unsupported database" in bad_db.stderr
+    no_pg = run(
+        "serve",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--db",
+        "postgresql+asyncpg://nobody@127.0.0.1:1/x",
+    )
+    assert no_pg.returncode == 2 and "cannot use the database" in no_pg.stderr
+    assert "Traceback" not in no_pg.stderr
+
+
+def test_bench_server_json() -> None:
+    result = run(
+        "bench",
+        "server",
+        "--tables",
+        "2",
+        "--players",
+        "3",
+        "--seconds",
+        "1",
+        "--json",
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert {"throws_per_s", "p50_ms", "p99_ms", "tables", "players"} <= set(report)
+    assert report["tables"] == 2 and report["players"] == 3
+    assert report["throws_per_s"] > 0 and 0 < report["p50_ms"] <= report["p99_ms"]

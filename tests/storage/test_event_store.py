@@ -1,0 +1,133 @@
+"""The event store on SQLite and PostgreSQL: appends, optimistic concurrency, idempotency."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+
+import pytest
+from sqlalchemy import text
+from sqlalchemy.exc import IntegrityError
+
+from bobing.storage import (
+    Append,
+    CodeTaken,
+    Database,
+    EventStore,
+    Seat,
+    StaleWrite,
+    TableInfo,
+)
+
+
+def info(code: str = "ABC234") -> TableInfo:
+    return TableInfo(
+        code=code,
+        name="桌",
+        mode="online",
+        status="lobby",
+        rules={"preset": "traditional"},
+        settings={"named_prizes": {}},
+        host_token_hash="h" * 64,
+        play_token_hash=None,
+        server_seed="0" * 64,
+        commitment="c" * 64,
+        created_at=datetime(2025, 10, 6, 12, 0, tzinfo=UTC),
+    )
+
+
+async def test_create_and_load(store: EventStore) -> None:
+    stored = await store.create_table(info(), [{"type": "table_created", "name": "桌"}])
+    assert [e.seq for e in stored] == [1]
+    snapshot = await store.load("ABC234")
+    assert snapshot is not None
+    assert snapshot.info == info()
+    assert snapshot.last_seq == 1
+    assert snapshot.events[0].data == {"type": "table_created", "name": "桌"}
+    assert snapshot.events[0].at == info().created_at
+    assert await store.load("NOPE99") is None
+    with pytest.raises(CodeTaken):
+        await store.create_table(info(), [])
+
+
+async def test_append_is_ordered_and_optimistic(store: EventStore) -> None:
+    await store.create_table(info(), [{"type": "table_created"}])
+    first = await store.append(
+        Append("ABC234", 1, [{"type": "a", "n": 1}, {"type": "b"}], command_id="cmd-1")
+    )
+    assert [(e.seq, e.type, e.command_id) for e in first] == [(2, "a", "cmd-1"), (3, "b", None)]
+    # A writer that read the log before it grew loses, and nothing of it is stored.
+    with pytest.raises(StaleWrite):
+        await store.append(Append("ABC234", 1, [{"type": "late"}]))
+    assert await store.last_seq("ABC234") == 3
+    assert await store.command_seq("ABC234", "cmd-1") == 2
+    assert await store.command_seq("ABC234", "other") is None
+    page = await store.events_after("ABC234", 1, 1)
+    assert [e.seq for e in page] == [2]
+    assert [e.to_json()["n"] for e in page] == [1]
+    # Status and seats change with the append that moves the head.
+    seats = [Seat("甲", 1, "t1" * 32), Seat("乙", 2, "t2" * 32)]
+    await store.append(Append("ABC234", 3, [{"type": "joined"}], status="playing", seats=seats))
+    snapshot = await store.load("ABC234")
+    assert snapshot is not None
+    assert snapshot.info.status == "playing"
+    assert snapshot.seats == tuple(seats)
+    assert [e.seq for e in snapshot.events] == [1, 2, 3, 4]
+
+
+async def test_racing_appends_exactly_one_wins(store: EventStore) -> None:
+    await store.create_table(info(), [{"type": "table_created"}])
+    results = await asyncio.gather(
+        *(store.append(Append("ABC234", 1, [{"type": "throw", "by": i}])) for i in range(8)),
+        return_exceptions=True,
+    )
+    won = [r for r in results if not isinstance(r, BaseException)]
+    lost = [r for r in results if isinstance(r, BaseException)]
+    assert len(won) == 1 and len(lost) == 7
+    assert all(isinstance(r, StaleWrite) for r in lost)
+    assert await store.last_seq("ABC234") == 2
+
+
+async def test_many_tables_share_a_batch(store: EventStore) -> None:
+    codes = [f"T{i:05d}" for i in range(30)]
+    for code in codes:
+        await store.create_table(info(code), [{"type": "table_created"}])
+    await asyncio.gather(
+        *(store.append(Append(code, 1, [{"type": "x"}, {"type": "y"}])) for code in codes)
+    )
+    for code in codes:
+        assert await store.last_seq(code) == 3
+
+
+async def test_the_database_refuses_duplicates(db: Database, store: EventStore) -> None:
+    """Even a writer that skips the optimistic check cannot reuse a seq or a command id."""
+    await store.create_table(info(), [{"type": "table_created"}])
+    await store.append(Append("ABC234", 1, [{"type": "a"}], command_id="once"))
+    insert = text(
+        "INSERT INTO bobing_events (table_code, seq, type, data, at, command_id) "
+        "VALUES (:code, :seq, 'x', '{}', :at, :cid)"
+    )
+    at = datetime(2025, 10, 6, tzinfo=UTC)
+    for seq, cid in ((2, None), (9, "once")):
+        with pytest.raises(IntegrityError):
+            async with db.engine.begin() as conn:
+                await conn.execute(insert, {"code": "ABC234", "seq": seq, "at": at, "cid": cid})
+
+
+async def test_migrations_are_idempotent(db: Database) -> None:
+    await db.migrate()
+    await db.migrate()
+    assert await db.ping()
+    async with db.connect() as conn:
+        version = (
+            await conn.execute(text("SELECT version_num FROM bobing_alembic_version"))
+        ).scalar()
+    assert version == "0001"
+
+
+async def test_closed_store_fails_pending_appends(db: Database) -> None:
+    store = EventStore(db)
+    await store.create_table(info(), [{"type": "table_created"}])
+    await store.append(Append("ABC234", 1, [{"type": "a"}]))
+    await store.close()
+    assert await store.last_seq("ABC234") == 2
