@@ -23,6 +23,7 @@ import math
 import os
 import random
 import sys
+import threading
 import warnings
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -1126,9 +1127,15 @@ def default_workers(games: int) -> int:
 
 
 def _mp_context() -> BaseContext:
-    """fork where it exists (no re-import of the caller's ``__main__``), else spawn."""
+    """fork where it is safe (no re-import of the caller's ``__main__``), else spawn.
+
+    fork is safe here when no other Python thread runs (a web server's threads might hold
+    locks); NumPy's native BLAS threads do not matter, the kernel never calls BLAS.
+    """
     methods = get_all_start_methods()
-    return get_context("fork" if "fork" in methods and sys.platform != "darwin" else "spawn")
+    single = threading.active_count() == 1
+    fork = "fork" in methods and sys.platform != "darwin" and single
+    return get_context("fork" if fork else "spawn")
 
 
 def _chunk_tally(job: tuple[KernelSpec, int, np.random.SeedSequence]) -> Tally:
