@@ -13,8 +13,8 @@ rules in pure Python. It is the baseline of ``benchmarks/bench_simulate.py``, an
 play identical throws through it, through the kernel (:func:`play_given`) and through the game
 engine, and require identical outcomes.
 
-Seats are numbered in play order from the starter (seat 0 starts), so the play direction
-never matters here: 追's "backwards" is simply towards lower seat numbers.
+Seats are numbered in play order from the starter (seat 0 here, seat 1 in reports), so the
+play direction never matters: 追's "backwards" is simply towards lower seat numbers.
 """
 
 from __future__ import annotations
