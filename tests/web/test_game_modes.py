@@ -5,14 +5,17 @@ from __future__ import annotations
 import csv
 import io
 import random
+import uuid
 from typing import Any
 
 import httpx
 import pytest
-from webtools import SMALL_PRIZES, Client, create_table, join
+from webtools import SMALL_PRIZES, Client, create_table, join, root_conftest, running_server
 
 from bobing.engine.fairness import verify_record
 from bobing.engine.record import adjudicate
+from bobing.storage import Database
+from bobing.web.settings import Settings
 
 NAMES = ["甲", "乙", "丙", "丁"]
 
@@ -176,3 +179,35 @@ async def test_referee_game(http: httpx.AsyncClient, server: str, referee_throwe
     assert record["start"] == {"thrower": "乙", "dice": [2, 3]}
     for client in (host, *players.values()):
         await client.close()
+
+
+async def test_online_game_on_postgresql() -> None:
+    """The same server on the real PostgreSQL (a fresh schema, dropped afterwards)."""
+    url = root_conftest().need_postgres()
+    schema = f"bobing_web_{uuid.uuid4().hex[:12]}"
+    try:
+        async with (
+            running_server(Settings(db_url=url, db_schema=schema)) as server,
+            httpx.AsyncClient(base_url=server, timeout=10) as http,
+        ):
+            created = await create_table(http, mode="online", prizes=SMALL_PRIZES)
+            code = created["code"]
+            tokens = {n: (await join(http, code, n))["player_token"] for n in NAMES[:3]}
+            host = await Client.connect(server, code, [created["host_token"]], name="host")
+            players = {
+                n: await Client.connect(server, code, [t], name=n) for n, t in tokens.items()
+            }
+            reply = await host.command("start")
+            await host.reach(reply["last_seq"])
+
+            async def act(state: dict[str, Any]) -> dict[str, Any]:
+                return await players[state["next"]].command("throw", turn=state["turn"])
+
+            await play(host, act)
+            verify_record(await check_finished(http, code, [host, *players.values()]))
+            for client in (host, *players.values()):
+                await client.close()
+    finally:
+        database = Database(url, schema=schema)
+        await database.drop_schema()
+        await database.dispose()

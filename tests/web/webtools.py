@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib.util
 import itertools
 import json
 import os
@@ -13,6 +14,7 @@ import subprocess
 import sys
 from collections.abc import AsyncIterator, Callable, Iterable
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 from urllib.parse import urlencode
 
@@ -25,6 +27,16 @@ from bobing.web.serve import WS_MAX_SIZE, bind
 from bobing.web.settings import Settings
 
 _ids = itertools.count(1)
+
+
+def root_conftest() -> ModuleType:
+    """tests/conftest.py (need_postgres ...); every conftest.py is "conftest", so load by path."""
+    path = Path(__file__).resolve().parents[1] / "conftest.py"
+    spec = importlib.util.spec_from_file_location("bobing_tests_root_conftest", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def new_id(prefix: str = "c") -> str:
