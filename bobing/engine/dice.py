@@ -35,7 +35,11 @@ def parse_dice(value: str | Sequence[int]) -> Dice:
     if isinstance(value, str):
         text = value.strip()
         if not text:
-            raise DiceError("no dice given: expected six digits 1-6, e.g. 444412", value=value)
+            raise DiceError(
+                "no dice given: expected six digits 1-6, e.g. 444412",
+                code="no_dice_given",
+                value=value,
+            )
         parts = text.translate(_NORMALIZE).split()
         if len(parts) == 1:
             parts = list(parts[0])
@@ -43,24 +47,37 @@ def parse_dice(value: str | Sequence[int]) -> Dice:
         for part in parts:
             if not part.isdigit() or not part.isascii():
                 raise DiceError(
-                    f"invalid dice {value!r}: {part!r} is not a face 1-6", value=value
+                    f"invalid dice {value!r}: {part!r} is not a face 1-6",
+                    code="dice_not_face",
+                    value=value,
+                    face=part,
                 )
             faces.append(int(part))
     else:
         faces = []
         for face in value:
             if isinstance(face, bool) or not isinstance(face, int):
-                raise DiceError(f"invalid dice {value!r}: {face!r} is not a face 1-6", value=value)
+                raise DiceError(
+                    f"invalid dice {value!r}: {face!r} is not a face 1-6",
+                    code="dice_not_face",
+                    value=value,
+                    face=face,
+                )
             faces.append(face)
     if len(faces) != DICE_COUNT:
         raise DiceError(
             f"invalid dice {_show(value)}: {len(faces)} dice given, a throw has exactly 6",
+            code="dice_too_few" if len(faces) < DICE_COUNT else "dice_too_many",
             value=_show(value),
+            count=len(faces),
         )
     for face in faces:
         if face not in FACES:
             raise DiceError(
-                f"invalid dice {_show(value)}: {face} is not a face 1-6", value=_show(value)
+                f"invalid dice {_show(value)}: {face} is not a face 1-6",
+                code="dice_face_range",
+                value=_show(value),
+                face=face,
             )
     return (faces[0], faces[1], faces[2], faces[3], faces[4], faces[5])
 
@@ -121,7 +138,12 @@ class GivenDice:
         try:
             faces = tuple(next(self._throws))
         except StopIteration:
-            raise DiceError("no more given dice") from None
+            raise DiceError("no more given dice", code="given_dice_exhausted") from None
         if len(faces) != count or any(face not in FACES for face in faces):
-            raise DiceError(f"invalid given dice {faces!r}: expected {count} faces 1-6")
+            raise DiceError(
+                f"invalid given dice {faces!r}: expected {count} faces 1-6",
+                code="given_dice_invalid",
+                faces=faces,
+                count=count,
+            )
         return faces

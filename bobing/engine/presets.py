@@ -89,11 +89,14 @@ def find_preset(name: str) -> RuleSet:
     try:
         return PRESETS[key]
     except KeyError:
-        allowed = ", ".join(
+        choices = [
             f"{pid} ({'/'.join(a for a, p in ALIASES.items() if p == pid)})" for pid in PRESETS
-        )
+        ]
+        allowed = ", ".join(choices)
         raise RulesError(
             f"unknown preset {name!r}; allowed: {allowed}, or a rule file ending in .json",
+            code="unknown_preset",
             key="preset",
             value=name,
+            allowed=choices,
         ) from None

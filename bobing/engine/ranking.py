@@ -53,7 +53,11 @@ def zhuangyuan_level(rules: RuleSet, c: Classification) -> int:
     for index, level in enumerate(_levels(rules), start=1):
         if rules.zhuangyuan_key(level[0]) == key:
             return index
-    raise RulesError(f"{c.dice_text} is not a 状元 hand under these rules")  # pragma: no cover
+    raise RulesError(  # pragma: no cover
+        f"{c.dice_text} is not a 状元 hand under these rules",
+        code="not_zhuangyuan_throw",
+        dice=c.dice_text,
+    )
 
 
 def compare_zhuangyuan(rules: RuleSet, a: Classification, b: Classification) -> int:

@@ -211,7 +211,11 @@ class RuleSet:
         try:
             level = len(self.zhuangyuan_order) - self.zhuangyuan_order.index(c.hand)
         except ValueError:
-            raise RulesError(f"{c.hand} is not a 状元 hand under these rules") from None
+            raise RulesError(
+                f"{c.hand} is not a 状元 hand under these rules",
+                code="not_zhuangyuan_hand",
+                hand=str(c.hand),
+            ) from None
         if c.hand is Hand.WUZI and self.wuzi_compare is WuziCompare.FACE_THEN_KICKER:
             return (level, c.face or 0, c.kicker or 0)
         return (level, c.kicker or 0, 0)
@@ -287,7 +291,7 @@ def allowed_values(switch: str) -> list[str]:
         return [str(t) for t in TIERS]
     if switch == "duitang_patterns":
         return ["six digits 1-6, e.g. 123456 or 334455"]
-    raise RulesError(f"unknown switch {switch!r}")
+    raise RulesError(f"unknown switch {switch!r}", code="unknown_switch", switch=switch)
 
 
 _RANKABLE: tuple[Hand, ...] = (
@@ -311,13 +315,28 @@ def required_zhuangyuan_hands(rules: RuleSet) -> set[Hand]:
     return required
 
 
+def _why_not_zhuangyuan(rules: RuleSet, hand: Hand, why: Mapping[Hand, str]) -> RulesError:
+    """Why ``hand`` may not be in zhuangyuan_order, as data a translation can use."""
+    text = why.get(hand, f"{hand} is not a 状元 hand")
+    if hand is Hand.LIUBOHEI:
+        return RulesError(text, code="why_liubohei_effect", value=str(rules.liubohei))
+    if hand is Hand.BIANDIJIN and rules.six_ones is SixOnes.LIUBOHEI:
+        return RulesError(text, code="why_six_ones_liubohei")
+    if hand is Hand.BIANDIJIN:
+        return RulesError(text, code="why_biandijin_effect", value=str(rules.biandijin))
+    return RulesError(text, code="why_not_zhuangyuan", hand=str(hand))
+
+
 def _check_consistent(rules: RuleSet) -> None:
     order = rules.zhuangyuan_order
     seen: set[Hand] = set()
     for hand in order:
         if hand in seen:
             raise RulesError(
-                f"zhuangyuan_order lists {hand!s} twice", key="zhuangyuan_order", value=str(hand)
+                f"zhuangyuan_order lists {hand!s} twice",
+                code="order_duplicate",
+                key="zhuangyuan_order",
+                value=str(hand),
             )
         seen.add(hand)
     required = required_zhuangyuan_hands(rules)
@@ -326,6 +345,7 @@ def _check_consistent(rules: RuleSet) -> None:
         raise RulesError(
             f"zhuangyuan_order must list {', '.join(missing)}: under these rules "
             f"{'it is a 状元 hand' if len(missing) == 1 else 'they are 状元 hands'}",
+            code="order_missing_hand" if len(missing) == 1 else "order_missing_hands",
             key="zhuangyuan_order",
             value=missing,
         )
@@ -342,23 +362,30 @@ def _check_consistent(rules: RuleSet) -> None:
         reasons = "; ".join(why.get(Hand(h), f"{h} is not a 状元 hand") for h in extra)
         raise RulesError(
             f"zhuangyuan_order must not list {', '.join(extra)}: {reasons}",
+            code="order_extra",
             key="zhuangyuan_order",
             value=extra,
+            reasons=[_why_not_zhuangyuan(rules, Hand(h), why) for h in extra],
         )
     if rules.chase is not None:
         if not rules.chase.tiers:
-            raise RulesError("chase.tiers must name at least one tier", key="chase.tiers")
+            raise RulesError(
+                "chase.tiers must name at least one tier", code="chase_no_tiers", key="chase.tiers"
+            )
         for tier in rules.chase.tiers:
             if tier not in ORDINARY_TIERS:
                 raise RulesError(
                     f"chase.tiers cannot contain {tier!s}; allowed: "
                     + ", ".join(str(t) for t in ORDINARY_TIERS),
+                    code="chase_tier_not_allowed",
                     key="chase.tiers",
                     value=str(tier),
+                    allowed=[str(t) for t in ORDINARY_TIERS],
                 )
     if rules.prizes[0] != 1:
         raise RulesError(
             f"prizes.zhuangyuan must be 1 (one 状元 cake), not {rules.prizes[0]}",
+            code="zhuangyuan_prize_not_one",
             key="prizes.zhuangyuan",
             value=rules.prizes[0],
         )
@@ -376,8 +403,10 @@ def _enum_value(switch: str, value: Any) -> StrEnum:
             pass
     raise RulesError(
         f"invalid value {value!r} for {switch}; allowed: {', '.join(allowed_values(switch))}",
+        code="invalid_switch_value",
         key=switch,
         value=value,
+        allowed=allowed_values(switch),
     )
 
 
@@ -385,6 +414,7 @@ def _parse_order(value: Any) -> tuple[Hand, ...]:
     if not isinstance(value, list) or not value:
         raise RulesError(
             f"zhuangyuan_order must be a non-empty list of hand ids, not {value!r}",
+            code="order_not_list",
             key="zhuangyuan_order",
             value=value,
         )
@@ -394,8 +424,10 @@ def _parse_order(value: Any) -> tuple[Hand, ...]:
             raise RulesError(
                 f"invalid hand {item!r} in zhuangyuan_order; allowed: "
                 + ", ".join(str(h) for h in _RANKABLE),
+                code="order_invalid_hand",
                 key="zhuangyuan_order",
                 value=item,
+                allowed=[str(h) for h in _RANKABLE],
             )
         order.append(Hand(item))
     return tuple(order)
@@ -406,24 +438,37 @@ def _parse_chase(value: Any) -> Chase | None:
         return None
     if not isinstance(value, dict):
         raise RulesError(
-            f'chase must be null or {{"tiers": [...], "from": ...}}, not {value!r}', key="chase"
+            f'chase must be null or {{"tiers": [...], "from": ...}}, not {value!r}',
+            code="chase_not_object",
+            key="chase",
+            value=value,
         )
     unknown = sorted(set(value) - {"tiers", "from"})
     if unknown:
         raise RulesError(
-            f"unknown key {unknown[0]!r} in chase; allowed: tiers, from", key="chase." + unknown[0]
+            f"unknown key {unknown[0]!r} in chase; allowed: tiers, from",
+            code="chase_unknown_key",
+            key="chase." + unknown[0],
+            name=unknown[0],
         )
     tiers_value = value.get("tiers", ["sanhong", "duitang"])
     if not isinstance(tiers_value, list):
-        raise RulesError(f"chase.tiers must be a list, not {tiers_value!r}", key="chase.tiers")
+        raise RulesError(
+            f"chase.tiers must be a list, not {tiers_value!r}",
+            code="chase_tiers_not_list",
+            key="chase.tiers",
+            value=tiers_value,
+        )
     tiers: list[Tier] = []
     for item in tiers_value:
         if not isinstance(item, str) or item not in {str(t) for t in ORDINARY_TIERS}:
             raise RulesError(
                 f"invalid tier {item!r} in chase.tiers; allowed: "
                 + ", ".join(str(t) for t in ORDINARY_TIERS),
+                code="chase_invalid_tier",
                 key="chase.tiers",
                 value=item,
+                allowed=[str(t) for t in ORDINARY_TIERS],
             )
         if Tier(item) not in tiers:
             tiers.append(Tier(item))
@@ -432,8 +477,10 @@ def _parse_chase(value: Any) -> Chase | None:
         raise RulesError(
             f"invalid value {source!r} for chase.from; allowed: "
             + ", ".join(str(s) for s in ChaseFrom),
+            code="invalid_switch_value",
             key="chase.from",
             value=source,
+            allowed=[str(s) for s in ChaseFrom],
         )
     return Chase(tuple(tiers), ChaseFrom(source))
 
@@ -442,7 +489,9 @@ def _parse_patterns(value: Any) -> tuple[str, ...]:
     if not isinstance(value, list) or not value:
         raise RulesError(
             f"duitang_patterns must be a non-empty list of six-digit strings, not {value!r}",
+            code="patterns_not_list",
             key="duitang_patterns",
+            value=value,
         )
     patterns: list[str] = []
     for item in value:
@@ -450,6 +499,7 @@ def _parse_patterns(value: Any) -> tuple[str, ...]:
         if not ok:
             raise RulesError(
                 f"invalid pattern {item!r} in duitang_patterns: six digits 1-6, e.g. 334455",
+                code="invalid_pattern",
                 key="duitang_patterns",
                 value=item,
             )
@@ -461,19 +511,30 @@ def _parse_patterns(value: Any) -> tuple[str, ...]:
 
 def _parse_prizes(value: Any, base: tuple[int, ...]) -> tuple[int, int, int, int, int, int]:
     if not isinstance(value, dict):
-        raise RulesError(f"prizes must be an object of tier counts, not {value!r}", key="prizes")
+        raise RulesError(
+            f"prizes must be an object of tier counts, not {value!r}",
+            code="prizes_not_object",
+            key="prizes",
+            value=value,
+        )
     counts = dict(zip(TIERS, base, strict=True))
     for key, count in value.items():
         if key not in {str(t) for t in TIERS}:
             raise RulesError(
                 f"unknown tier {key!r} in prizes; allowed: " + ", ".join(str(t) for t in TIERS),
+                code="prizes_unknown_tier",
                 key="prizes." + str(key),
+                name=key,
+                allowed=[str(t) for t in TIERS],
             )
         if isinstance(count, bool) or not isinstance(count, int) or not 0 <= count <= 999:
             raise RulesError(
                 f"invalid count {count!r} for prizes.{key}: a whole number 0-{MAX_PRIZE_COUNT}",
+                code="prizes_invalid_count",
                 key="prizes." + key,
                 value=count,
+                tier=key,
+                limit=MAX_PRIZE_COUNT,
             )
         counts[Tier(key)] = count
     c = [counts[t] for t in TIERS]
@@ -492,11 +553,19 @@ def rules_from_json(value: Any) -> RuleSet:
         return find_preset(value)
     if not isinstance(value, Mapping):
         raise RulesError(
-            f"rules must be a preset name or an object, not {type(value).__name__}", key="rules"
+            f"rules must be a preset name or an object, not {type(value).__name__}",
+            code="rules_not_object",
+            key="rules",
+            type=type(value).__name__,
         )
     preset_name = value.get("preset", "traditional")
     if not isinstance(preset_name, str):
-        raise RulesError(f"preset must be a name, not {preset_name!r}", key="preset")
+        raise RulesError(
+            f"preset must be a name, not {preset_name!r}",
+            code="preset_not_name",
+            key="preset",
+            value=preset_name,
+        )
     base = find_preset(preset_name)
     changes: dict[str, Any] = {}
     for key, raw in value.items():
@@ -505,14 +574,20 @@ def rules_from_json(value: Any) -> RuleSet:
         if key not in SWITCHES:
             raise RulesError(
                 f"unknown rule switch {key!r}; allowed: preset, " + ", ".join(SWITCHES),
+                code="unknown_rule_switch",
                 key=key,
+                allowed=["preset", *SWITCHES],
             )
         if key in _ENUM_SWITCHES:
             changes[key] = _enum_value(key, raw)
         elif key == "sijin_bonus":
             if not isinstance(raw, bool):
                 raise RulesError(
-                    f"invalid value {raw!r} for sijin_bonus; allowed: true, false", key=key
+                    f"invalid value {raw!r} for sijin_bonus; allowed: true, false",
+                    code="invalid_switch_value",
+                    key=key,
+                    value=raw,
+                    allowed=["true", "false"],
                 )
             changes[key] = raw
         elif key == "zhuangyuan_order":
@@ -556,11 +631,18 @@ def _read_rule_file(path: Path, text: str) -> RuleSet:
         raw = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise RulesError(
-            f"cannot read rule file {text!r}: {exc.strerror or exc}", key="rules", value=text
+            f"cannot read rule file {text!r}: {exc.strerror or exc}",
+            code="rule_file_unreadable",
+            key="rules",
+            value=text,
+            reason=str(exc.strerror or exc),
         ) from None
     except UnicodeDecodeError:
         raise RulesError(
-            f"rule file {text!r} is not UTF-8 text", key="rules", value=text
+            f"rule file {text!r} is not UTF-8 text",
+            code="rule_file_not_utf8",
+            key="rules",
+            value=text,
         ) from None
     try:
         data = json.loads(raw)
@@ -568,17 +650,28 @@ def _read_rule_file(path: Path, text: str) -> RuleSet:
         raise RulesError(
             f"rule file {text!r} is not valid JSON: {exc.msg} at line {exc.lineno} "
             f"column {exc.colno}",
+            code="rule_file_not_json",
+            key="rules",
+            value=text,
+            reason=exc.msg,
+            line=exc.lineno,
+            column=exc.colno,
+        ) from None
+    except RecursionError:
+        raise RulesError(
+            f"rule file {text!r} is nested too deeply",
+            code="rule_file_too_deep",
             key="rules",
             value=text,
         ) from None
-    except RecursionError:
-        raise RulesError(f"rule file {text!r} is nested too deeply", key="rules") from None
     if not isinstance(data, dict):
         raise RulesError(
             f'rule file {text!r} must hold a JSON object {{"preset": ..., ...}}, '
             f"not {type(data).__name__}",
+            code="rule_file_not_object",
             key="rules",
             value=text,
+            type=type(data).__name__,
         )
     return rules_from_json(data)
 

@@ -106,7 +106,7 @@ def test_unknown_preset_names_it_and_lists_allowed(name: str) -> None:
     assert f"unknown preset {name!r}" in message
     for allowed in ("traditional", "modern", "jinhua", "传统", "通行", "金花", ".json"):
         assert allowed in message
-    assert info.value.code == "invalid_rules"
+    assert info.value.code == "unknown_preset"
     assert isinstance(info.value, ValueError)
     assert isinstance(info.value, BobingError)
 
