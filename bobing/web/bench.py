@@ -63,13 +63,14 @@ def run_bench(
     """Run the benchmark and return its measurements."""
     with contextlib.ExitStack() as stack:
         db_label = "external server"
+        pid: int | None = None
         if url is None:
             folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="bobing-bench-"))
             db = db or f"sqlite+aiosqlite:///{Path(folder) / 'bench.sqlite3'}"
             db_label = "postgresql" if db.startswith("postgres") else "sqlite"
-            url = stack.enter_context(_server(db, Path(folder)))
+            url, pid = stack.enter_context(_server(db, Path(folder)))
         try:
-            result = asyncio.run(_bench(url.rstrip("/"), tables, players, seconds))
+            result = asyncio.run(_bench(url.rstrip("/"), tables, players, seconds, pid))
         except (OSError, TimeoutError) as exc:
             raise InputError(f"benchmark against {url} failed: {exc}") from None
         except Exception as exc:
@@ -107,7 +108,7 @@ def _server(db: str, folder: Path) -> Any:
                 "the benchmark server did not start: "
                 + (folder / "server.log").read_text()[-500:].strip()
             )
-        yield found
+        yield found, proc.pid
     finally:
         proc.terminate()
         try:
@@ -120,7 +121,20 @@ def _server(db: str, folder: Path) -> Any:
         log.close()
 
 
-async def _bench(base: str, tables: int, players: int, seconds: float) -> dict[str, Any]:
+def _cpu_seconds(pid: int | None) -> float | None:
+    """User + system CPU time of a process (Linux /proc), for the server's cost per throw."""
+    if pid is None:
+        return None
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def _bench(
+    base: str, tables: int, players: int, seconds: float, pid: int | None = None
+) -> dict[str, Any]:
     import httpx
     import websockets
 
@@ -138,6 +152,10 @@ async def _bench(base: str, tables: int, players: int, seconds: float) -> dict[s
     measure_from = start + WARMUP_SECONDS
     stop_at = measure_from + seconds
     drivers = [asyncio.create_task(_drive(run, stop_at)) for run in runs]
+    await asyncio.sleep(max(0.0, measure_from - time.perf_counter()))
+    cpu_start, own_start = _cpu_seconds(pid), time.process_time()
+    await asyncio.sleep(max(0.0, stop_at - time.perf_counter()))
+    cpu_end, own_end = _cpu_seconds(pid), time.process_time()
     await asyncio.gather(*drivers)
     for task in readers:
         task.cancel()
@@ -153,7 +171,15 @@ async def _bench(base: str, tables: int, players: int, seconds: float) -> dict[s
     def pct(p: float) -> float:
         return round(window[min(count - 1, int(p * count))], 2) if count else 0.0
 
+    server_cpu = None if cpu_start is None or cpu_end is None or not count else cpu_end - cpu_start
     return {
+        "server_cpu_ms_per_throw": None
+        if server_cpu is None
+        else round(server_cpu / count * 1000, 3),
+        "server_cpu_cores": None if server_cpu is None else round(server_cpu / seconds, 2),
+        "client_cpu_ms_per_throw": round((own_end - own_start) / count * 1000, 3)
+        if count
+        else None,
         "throws_per_s": round(count / seconds, 1),
         "p50_ms": pct(0.50),
         "p99_ms": pct(0.99),
@@ -251,7 +277,9 @@ async def _drive(run: TableRun, stop_at: float) -> None:
         throw = run.turn
         run.ready.clear()
         run.pending[throw] = [time.perf_counter(), players, 0.0]
-        await run.sockets[player].send(json.dumps({"type": "throw", "turn": throw}))
+        await run.sockets[player].send(
+            json.dumps({"type": "throw", "turn": throw, "nonce": f"{run.code}-{throw}"})
+        )
         try:
             await asyncio.wait_for(run.ready.wait(), 30)
         except TimeoutError:
