@@ -196,7 +196,7 @@ def new_state(rules: RuleSet, players: Sequence[str]) -> GameState:
 def validate_players(players: Sequence[str]) -> tuple[str, ...]:
     """Check a seat list: 2-12 distinct, non-empty names of at most 24 characters."""
     if isinstance(players, str) or not isinstance(players, Sequence):
-        raise InputError("players must be a list of names", key="players")
+        raise InputError("players must be a list of names", code="players_not_list", key="players")
     names = tuple(players)
     if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
         raise InputError(
@@ -204,11 +204,15 @@ def validate_players(players: Sequence[str]) -> tuple[str, ...]:
             code="player_count",
             key="players",
             count=len(names),
+            minimum=MIN_PLAYERS,
+            maximum=MAX_PLAYERS,
         )
     seen: set[str] = set()
     for name in names:
         if not isinstance(name, str) or not name.strip():
-            raise InputError(f"invalid player name {name!r}", code="bad_name", key="players")
+            raise InputError(
+                f"invalid player name {name!r}", code="bad_name", key="players", name=name
+            )
         if name != name.strip() or len(name) > MAX_NAME_LENGTH:
             raise InputError(
                 f"invalid player name {name!r}: no surrounding spaces, "
@@ -216,6 +220,7 @@ def validate_players(players: Sequence[str]) -> tuple[str, ...]:
                 code="bad_name",
                 key="players",
                 name=name,
+                limit=MAX_NAME_LENGTH,
             )
         if name in seen:
             raise InputError(
@@ -299,7 +304,7 @@ def apply(state: GameState, event: Event) -> GameState:
             award = Awarded(event.throw, event.player, "zhuangyuan", 1, None, "zhuangyuan")
             state = _move(state, award)
         return state._replace(winner=winner)
-    raise InputError(f"cannot apply event {event!r}")
+    raise InputError(f"cannot apply event {event!r}", code="unknown_event", event=event)
 
 
 def fold(state: GameState, events: Iterable[Event]) -> GameState:
@@ -390,14 +395,22 @@ class Game:
         if self.state.phase is not Phase.NOT_STARTED:
             raise IllegalAction("the game has already started", code="already_started")
         if starter is not None and (thrower is not None or dice is not None):
-            raise InputError("give either a starter or a thrower with two dice, not both")
+            raise InputError(
+                "give either a starter or a thrower with two dice, not both",
+                code="start_both_ways",
+            )
         for name in (starter, thrower):
             if name is not None and not isinstance(name, str):
-                raise InputError(f"a player is named by a string, not {name!r}", code="bad_name")
+                raise InputError(
+                    f"a player is named by a string, not {name!r}", code="bad_name", name=name
+                )
             if name is not None and name not in self.state.seat_of:
                 raise InputError(f"unknown player {name!r}", code="unknown_player", name=name)
         if (thrower is None) != (dice is None):
-            raise InputError("the two-dice start needs both the thrower and the two dice")
+            raise InputError(
+                "the two-dice start needs both the thrower and the two dice",
+                code="start_incomplete",
+            )
         if dice is not None:
             faces = list(dice)
             ok = len(faces) == 2 and all(
@@ -405,7 +418,9 @@ class Game:
             )
             if not ok:
                 raise InputError(
-                    f"invalid start dice {faces!r}: two faces 1-6", code="bad_start_dice"
+                    f"invalid start dice {faces!r}: two faces 1-6",
+                    code="bad_start_dice",
+                    value=faces,
                 )
 
     def can_start(self, **kwargs: Any) -> bool:
@@ -481,7 +496,9 @@ class Game:
             raise IllegalAction("the game is already over", code="game_over")
         if player is not None:
             if not isinstance(player, str):
-                raise InputError(f"a player is named by a string, not {player!r}", code="bad_name")
+                raise InputError(
+                    f"a player is named by a string, not {player!r}", code="bad_name", name=player
+                )
             current = state.players[state.seat_at(state.turn)]
             if player != current:
                 if player not in state.seat_of:
@@ -715,23 +732,44 @@ class Game:
         if state.phase is not Phase.GRAB:
             raise IllegalAction("there is no lights-off grab to settle", code="no_grab")
         if not isinstance(allocation, Mapping):
-            raise RecordError("grab must map player names to tier counts", key="grab")
+            raise RecordError(
+                "grab must map player names to tier counts", code="grab_not_object", key="grab"
+            )
         totals = [0] * len(TIERS)
         for player, counts in allocation.items():
             if player not in state.seat_of:
-                raise RecordError(f"grab: unknown player {player!r}", key="grab", name=player)
+                raise RecordError(
+                    f"grab: unknown player {player!r}",
+                    code="grab_unknown_player",
+                    key="grab",
+                    name=player,
+                )
             if not isinstance(counts, Mapping):
-                raise RecordError(f"grab.{player} must map tiers to counts", key="grab")
+                raise RecordError(
+                    f"grab.{player} must map tiers to counts",
+                    code="grab_counts_not_object",
+                    key="grab",
+                    name=player,
+                )
             for tier, count in counts.items():
                 if tier not in _TIER_INDEX:
                     raise RecordError(
                         f"grab.{player}: unknown tier {tier!r}; allowed: "
                         + ", ".join(str(t) for t in TIERS),
+                        code="grab_unknown_tier",
                         key="grab",
+                        name=player,
+                        value=tier,
+                        allowed=[str(t) for t in TIERS],
                     )
                 if isinstance(count, bool) or not isinstance(count, int) or count < 0:
                     raise RecordError(
-                        f"grab.{player}.{tier}: {count!r} is not a count", key="grab"
+                        f"grab.{player}.{tier}: {count!r} is not a count",
+                        code="grab_invalid_count",
+                        key="grab",
+                        name=player,
+                        tier=tier,
+                        value=count,
                     )
                 totals[_TIER_INDEX[tier]] += count
         for index, tier in enumerate(TIERS):
@@ -739,8 +777,11 @@ class Game:
                 raise RecordError(
                     f"grab must allocate exactly the unclaimed cakes: {state.pool[index]} "
                     f"{tier} left, {totals[index]} allocated",
+                    code="grab_wrong_total",
                     key="grab",
                     tier=str(tier),
+                    left=state.pool[index],
+                    allocated=totals[index],
                 )
 
     def can_grab(self, allocation: Mapping[str, Mapping[str, int]]) -> bool:

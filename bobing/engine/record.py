@@ -27,9 +27,16 @@ def load_record(path: str | Path) -> dict[str, Any]:
     try:
         text = Path(path).read_text(encoding="utf-8-sig")  # a BOM from Notepad is fine
     except OSError as exc:
-        raise RecordError(f"cannot read record {str(path)!r}: {exc.strerror}") from None
+        raise RecordError(
+            f"cannot read record {str(path)!r}: {exc.strerror}",
+            code="record_unreadable",
+            path=str(path),
+            reason=str(exc.strerror),
+        ) from None
     except UnicodeDecodeError:
-        raise RecordError(f"record {str(path)!r} is not UTF-8 text") from None
+        raise RecordError(
+            f"record {str(path)!r} is not UTF-8 text", code="record_not_utf8", path=str(path)
+        ) from None
     return parse_record(text, str(path))
 
 
@@ -44,12 +51,23 @@ def parse_record(text: str, source: str = "<record>") -> dict[str, Any]:
     except json.JSONDecodeError as exc:
         raise RecordError(
             f"record {source!r} is not valid JSON: {exc.msg} at line {exc.lineno} "
-            f"column {exc.colno}"
+            f"column {exc.colno}",
+            code="record_not_json",
+            path=source,
+            reason=exc.msg,
+            line=exc.lineno,
+            column=exc.colno,
         ) from None
     except RecursionError:
-        raise RecordError(f"record {source!r} is nested too deeply") from None
+        raise RecordError(
+            f"record {source!r} is nested too deeply", code="record_too_deep", path=source
+        ) from None
     if not isinstance(data, dict):
-        raise RecordError(f"a record is a JSON object, not {type(data).__name__}")
+        raise RecordError(
+            f"a record is a JSON object, not {type(data).__name__}",
+            code="record_not_object",
+            type=type(data).__name__,
+        )
     return data
 
 
@@ -65,25 +83,40 @@ def _throw_entry(index: int, entry: Any) -> tuple[str | None, tuple[int, ...] | 
         if unknown:
             raise RecordError(
                 f"{where}: unknown key {unknown[0]!r}; allowed: dice, tiaohou, player",
+                code="throw_unknown_key",
                 throw=index,
                 key=unknown[0],
             )
         raw_player = entry.get("player")
         if raw_player is not None and not isinstance(raw_player, str):
-            raise RecordError(f"{where}: player must be a name", throw=index)
+            raise RecordError(
+                f"{where}: player must be a name", code="throw_player_not_name", throw=index
+            )
         player = raw_player
         tiaohou = entry.get("tiaohou", False)
         if not isinstance(tiaohou, bool):
-            raise RecordError(f"{where}: tiaohou must be true or false", throw=index)
+            raise RecordError(
+                f"{where}: tiaohou must be true or false",
+                code="throw_tiaohou_not_bool",
+                throw=index,
+            )
         dice = entry.get("dice")
         if tiaohou and dice is not None:
-            raise RecordError(f"{where}: a 跳猴 has no dice", throw=index)
+            raise RecordError(
+                f"{where}: a 跳猴 has no dice", code="throw_tiaohou_with_dice", throw=index
+            )
         if not tiaohou and dice is None:
-            raise RecordError(f"{where}: no dice (give \"dice\" or \"tiaohou\": true)", throw=index)
+            raise RecordError(
+                f"{where}: no dice (give \"dice\" or \"tiaohou\": true)",
+                code="throw_no_dice",
+                throw=index,
+            )
     else:
         raise RecordError(
             f"{where}: expected six digits like \"444412\" or an object, not {entry!r}",
+            code="throw_not_dice",
             throw=index,
+            value=entry,
         )
     if tiaohou:
         return player, None
@@ -91,18 +124,37 @@ def _throw_entry(index: int, entry: Any) -> tuple[str | None, tuple[int, ...] | 
         faces_ok = all(type(d) is int and 1 <= d <= 6 for d in dice)
         if not faces_ok or len(dice) != DICE_COUNT:
             raise RecordError(
-                f"{where}: dice {dice!r} are not six faces 1-6", throw=index, key="dice"
+                f"{where}: dice {dice!r} are not six faces 1-6",
+                code="throw_dice_list",
+                throw=index,
+                key="dice",
+                value=dice,
             )
         dice = "".join(str(d) for d in dice)
     if not isinstance(dice, str):
-        raise RecordError(f"{where}: dice must be six digits, not {dice!r}", throw=index)
+        raise RecordError(
+            f"{where}: dice must be six digits, not {dice!r}",
+            code="throw_dice_not_text",
+            throw=index,
+            value=dice,
+        )
     if len(dice) != DICE_COUNT or not dice.isascii() or not dice.isdigit():
         raise RecordError(
-            f"{where}: {dice!r} is not six digits 1-6 ({len(dice)} characters)", throw=index
+            f"{where}: {dice!r} is not six digits 1-6 ({len(dice)} characters)",
+            code="throw_dice_length",
+            throw=index,
+            value=dice,
+            length=len(dice),
         )
     bad = [c for c in dice if c not in "123456"]
     if bad:
-        raise RecordError(f"{where}: {dice!r} has a {bad[0]}, faces are 1-6", throw=index)
+        raise RecordError(
+            f"{where}: {dice!r} has a {bad[0]}, faces are 1-6",
+            code="throw_dice_face",
+            throw=index,
+            value=dice,
+            face=bad[0],
+        )
     return player, tuple(int(c) for c in dice)
 
 
@@ -111,19 +163,33 @@ def _start_args(start: Any) -> dict[str, Any]:
         return {}
     if not isinstance(start, dict):
         raise RecordError(
-            'start must be {"starter": NAME} or {"thrower": NAME, "dice": [a, b]}', key="start"
+            'start must be {"starter": NAME} or {"thrower": NAME, "dice": [a, b]}',
+            code="start_not_object",
+            key="start",
+            value=start,
         )
     unknown = sorted(set(start) - {"starter", "thrower", "dice"})
     if unknown:
         raise RecordError(
-            f"start: unknown key {unknown[0]!r}; allowed: starter, thrower, dice", key="start"
+            f"start: unknown key {unknown[0]!r}; allowed: starter, thrower, dice",
+            code="start_unknown_key",
+            key="start",
+            name=unknown[0],
         )
     if "starter" in start:
         if set(start) != {"starter"}:
-            raise RecordError("start: give a starter, or a thrower with two dice", key="start")
+            raise RecordError(
+                "start: give a starter, or a thrower with two dice",
+                code="start_starter_and_dice",
+                key="start",
+            )
         return {"starter": start["starter"]}
     if set(start) != {"thrower", "dice"}:
-        raise RecordError("start: the two-dice start needs thrower and dice", key="start")
+        raise RecordError(
+            "start: the two-dice start needs thrower and dice",
+            code="start_needs_thrower_and_dice",
+            key="start",
+        )
     dice = start["dice"]
     ok = (
         isinstance(dice, list)
@@ -131,7 +197,12 @@ def _start_args(start: Any) -> dict[str, Any]:
         and all(isinstance(d, int) and not isinstance(d, bool) and 1 <= d <= 6 for d in dice)
     )
     if not ok:
-        raise RecordError(f"start.dice must be two faces 1-6, not {dice!r}", key="start.dice")
+        raise RecordError(
+            f"start.dice must be two faces 1-6, not {dice!r}",
+            code="start_dice_invalid",
+            key="start.dice",
+            value=dice,
+        )
     return {"thrower": start["thrower"], "dice": tuple(dice)}
 
 
@@ -141,7 +212,7 @@ def record_rules(record: Mapping[str, Any]) -> RuleSet:
     try:
         return rules_from_json(spec)
     except RulesError as exc:
-        raise RecordError(f"rules: {exc}", key="rules") from None
+        raise RecordError(f"rules: {exc}", code="record_rules", key="rules", inner=exc) from None
 
 
 class Judgement(NamedTuple):
@@ -172,7 +243,9 @@ def judge_record(record: Mapping[str, Any], rules: RuleSet | None = None) -> Jud
     uses the record's ``grab`` if it fits, else the record's seed.
     """
     if not isinstance(record, Mapping):
-        raise RecordError("a record is a JSON object")
+        raise RecordError(
+            "a record is a JSON object", code="record_not_mapping", type=type(record).__name__
+        )
     own = rules if rules is not None and "rules" not in record else record_rules(record)
     game = _play_strict(record, own)
     if rules is None or rules == own:
@@ -184,50 +257,62 @@ def _play_strict(record: Mapping[str, Any], rules: RuleSet) -> Game:
     from bobing.engine.game import Game
 
     if "players" not in record:
-        raise RecordError("record has no players", key="players")
+        raise RecordError("record has no players", code="record_no_players", key="players")
     players = record["players"]
     if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
-        raise RecordError("players must be a list of names", key="players")
+        raise RecordError(
+            "players must be a list of names", code="players_not_list", key="players"
+        )
     try:
         game = Game(rules, players)
     except InputError as exc:
-        raise RecordError(f"players: {exc}", key="players") from None
+        raise RecordError(
+            f"players: {exc}", code="record_players", key="players", inner=exc
+        ) from None
     seed = _seed(record)
     try:
         game.start(**_start_args(record.get("start")))
     except InputError as exc:
-        raise RecordError(f"start: {exc}", key="start") from None
+        raise RecordError(f"start: {exc}", code="record_start", key="start", inner=exc) from None
     throws = record.get("throws", [])
     if not isinstance(throws, list):
-        raise RecordError("throws must be a list", key="throws")
+        raise RecordError("throws must be a list", code="throws_not_list", key="throws")
     for index, entry in enumerate(throws, start=1):
         player, faces = _throw_entry(index, entry)
         if game.is_over:
             raise RecordError(
                 f"throw {index}: the game is already over ({len(throws) - index + 1} throw(s) "
                 "after the end)",
+                code="throw_after_end",
                 throw=index,
+                count=len(throws) - index + 1,
             )
         if game.next_player is None:
             raise RecordError(
                 f"throw {index}: the lights-off grab must be settled before any more throws",
+                code="throw_during_grab",
                 throw=index,
             )
         try:
             game.throw(faces, player=player, tiaohou=faces is None)
         except (IllegalAction, InputError) as exc:
-            raise RecordError(f"throw {index}: {exc}", throw=index) from None
+            raise RecordError(
+                f"throw {index}: {exc}", code="record_throw", throw=index, inner=exc
+            ) from None
     grab = record.get("grab")
     if game.phase == "grab":
         if grab is not None:
             if not isinstance(grab, dict):
-                raise RecordError("grab must map player names to tier counts", key="grab")
+                raise RecordError(
+                    "grab must map player names to tier counts", code="grab_not_object", key="grab"
+                )
             game.grab(grab)
         else:
             game.grab(rng=random.Random(seed if seed is not None else 0))
     elif grab is not None:
         raise RecordError(
             "grab: the game did not end with a lights-off grab (六勃黑 under grab_end)",
+            code="grab_without_grab",
             key="grab",
         )
     return game
@@ -236,7 +321,12 @@ def _play_strict(record: Mapping[str, Any], rules: RuleSet) -> Game:
 def _seed(record: Mapping[str, Any]) -> int | None:
     seed = record.get("seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-        raise RecordError(f"seed must be a whole number, not {seed!r}", key="seed")
+        raise RecordError(
+            f"seed must be a whole number, not {seed!r}",
+            code="seed_not_integer",
+            key="seed",
+            value=seed,
+        )
     return seed
 
 

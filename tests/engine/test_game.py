@@ -109,9 +109,9 @@ def test_default_start_is_the_first_listed_player() -> None:
     [
         ({"starter": "戊"}, InputError, "unknown_player"),
         ({"thrower": "戊", "dice": (1, 2)}, InputError, "unknown_player"),
-        ({"starter": "甲", "thrower": "乙", "dice": (1, 2)}, InputError, "invalid_input"),
-        ({"thrower": "甲"}, InputError, "invalid_input"),
-        ({"dice": (1, 2)}, InputError, "invalid_input"),
+        ({"starter": "甲", "thrower": "乙", "dice": (1, 2)}, InputError, "start_both_ways"),
+        ({"thrower": "甲"}, InputError, "start_incomplete"),
+        ({"dice": (1, 2)}, InputError, "start_incomplete"),
         ({"thrower": "甲", "dice": (0, 2)}, InputError, "bad_start_dice"),
         ({"thrower": "甲", "dice": (1, 2, 3)}, InputError, "bad_start_dice"),
         ({"thrower": "甲", "dice": (True, 2)}, InputError, "bad_start_dice"),
