@@ -39,6 +39,7 @@ STATUS: dict[str, int] = {
     "conflict": 409,
     "unavailable": 503,
     "not_found": 404,
+    "internal_error": 500,
 }
 """Every error code the server sends, with its HTTP status (docs/protocol.md lists them)."""
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from typing import Any
 
 import httpx
@@ -255,3 +256,22 @@ async def test_unknown_table_socket(server: str) -> None:
     client = await Client.connect(server, "ZZZZZZ")
     assert client.welcome is not None and client.welcome["code"] == "table_not_found"
     await client.close()
+
+
+async def test_database_trouble_is_a_clean_503(
+    http: httpx.AsyncClient, server: str, db_url: str
+) -> None:
+    created, _ = await lobby(http)
+    code = created["code"]
+    host = await Client.connect(server, code, [created["host_token"]], lang="en")
+    # Break the database under the running server: the log table disappears.
+    path = db_url.split(":///", 1)[1]
+    with sqlite3.connect(path) as conn:
+        conn.execute("DROP TABLE bobing_events")
+    error = await host.command("start")
+    assert error["type"] == "error" and error["code"] == "unavailable"
+    assert (await host.command("ping"))["type"] == "pong"  # the socket survives
+    body = problem(await http.get(f"/api/tables/{code}/events"), 503, "unavailable")
+    assert "Traceback" not in body["detail"]
+    problem(await http.post(f"/api/tables/{code}/join", json={"name": "丙"}), 503, "unavailable")
+    await host.close()
