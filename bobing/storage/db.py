@@ -100,6 +100,12 @@ class Database:
                 await conn.execute(text("SELECT pg_advisory_xact_lock(4207001)"))
             await conn.run_sync(_upgrade)
 
+    async def checkpoint(self) -> None:
+        """SQLite: copy the WAL back into the database file without blocking the writer."""
+        if self.dialect == "sqlite":
+            async with self.engine.connect() as conn:
+                await conn.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)")
+
     async def ping(self) -> bool:
         """Whether the database answers a trivial query."""
         try:
@@ -168,6 +174,9 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA busy_timeout=30000")
+    # Checkpoints normally run inside a committing transaction; the server runs them in the
+    # background instead (Database.checkpoint), this is only the safety net.
+    cursor.execute("PRAGMA wal_autocheckpoint=20000")
     cursor.close()
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator, MutableMapping
 from contextlib import asynccontextmanager
@@ -134,6 +136,17 @@ class BobingApp(FastAPI):
         await super().__call__(scope, receive, send)
 
 
+async def _checkpoints(db: Database, every: float = 2.0) -> None:
+    # SQLite's automatic checkpoint would run inside some throw's commit (and fsync there);
+    # a passive one in the background keeps the WAL short without delaying anybody.
+    while True:
+        await asyncio.sleep(every)
+        try:
+            await db.checkpoint()
+        except Exception:  # retried on the next round
+            log.warning("background checkpoint failed", exc_info=True)
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     """The table server app; the database is migrated when it starts."""
     settings = settings or Settings()
@@ -152,9 +165,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.service = service
         app.state.hub = hub
         app.state.settings = settings
+        checkpoints = asyncio.create_task(_checkpoints(db)) if db.dialect == "sqlite" else None
         try:
             yield
         finally:
+            if checkpoints is not None:
+                checkpoints.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await checkpoints
             await hub.close_all()
             await store.close()
             await broker.close()
