@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from e2etools import (
+    PHONE,
     Browser,
     Server,
     create_table,
@@ -42,8 +43,12 @@ def test_three_phones_online_game(browser: Browser, server: Server) -> None:
     expect(host.get_by_text("你已入座：甲")).to_be_visible()
     pages = {"甲": host}
     for name in ("乙", "丙"):
-        # 乙's phone animates the dice and plays sounds (the others ask for reduced motion)
-        page = browser.page(browser.context(reduced_motion=name != "乙"), name=name)
+        # 乙's phone animates the dice and plays sounds; 丙's is a small 360-px phone
+        ctx = browser.context(
+            reduced_motion=name != "乙",
+            viewport={"width": 360, "height": 780} if name == "丙" else PHONE,
+        )
+        page = browser.page(ctx, name=name)
         page.goto(f"{server.url}/t/{code}")
         page.get_by_label("你的名字").fill(name)
         page.get_by_role("button", name="入座").click()
@@ -68,6 +73,7 @@ def test_three_phones_online_game(browser: Browser, server: Server) -> None:
     tv.goto(f"{server.url}/t/{code}/tv")
     expect(tv.locator(".tv-seats li")).to_have_count(3)
 
+    assert fits(pages["丙"]), "the lobby scrolls sideways on a 360-px phone"
     host.get_by_role("button", name="掷开局骰").click()
     for page in pages.values():
         expect(page.locator(".start-result")).to_contain_text("甲 掷出")
@@ -76,6 +82,7 @@ def test_three_phones_online_game(browser: Browser, server: Server) -> None:
     host.get_by_role("button", name="开始博饼").click()
     for page in pages.values():
         expect(page.locator(".play")).to_be_visible()
+    assert fits(pages["丙"]), "the table screen scrolls sideways on a 360-px phone"
 
     announced = []
     for turn in range(1, 8):
@@ -116,7 +123,13 @@ def test_three_phones_online_game(browser: Browser, server: Server) -> None:
         assert state(page)["result"] == final["result"]
     held = sum(sum(h.values()) for h in final["result"]["holdings"].values())
     assert held + sum(final["result"]["pool"].values()) == 63
+    assert fits(pages["丙"])
     expect(host.locator(".log-thrown")).to_have_count(7)
+
+
+def fits(page: Page) -> bool:
+    """Whether the page needs no horizontal scrolling."""
+    return bool(page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"))
 
 
 def type_dice(page: Page, dice: str) -> None:
@@ -228,6 +241,7 @@ def test_pass_and_play_on_one_page_and_fairness(browser: Browser, server: Server
     for name in ("甲", "乙"):
         page.get_by_label("玩家名字").fill(name)
         page.get_by_role("button", name="添加").click()
+        expect(page.locator(".seat-name").last).to_have_text(name)
     expect(page.locator(".seat-name")).to_have_text(["甲", "乙"])
     page.get_by_role("button", name="开始博饼").click()
     for turn in range(1, 7):

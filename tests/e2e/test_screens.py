@@ -65,7 +65,13 @@ def test_rules_page_states_every_switch_and_examples(browser: Browser, server: S
     example = host.locator(".example", has_text="四红带十二")
     expect(example).to_contain_text("四颗红四，另两颗合计12点")
     expect(host.locator(".example", has_text="四进")).to_have_count(3)
+    host.evaluate("window.scrollTo(0, 0)")
     browser.shot(host, "rules")
+    host.evaluate(
+        "window.scrollTo(0, document.querySelector('#r-examples').getBoundingClientRect().top"
+        " + window.scrollY - 70)"
+    )
+    browser.shot(host, "rules-examples")
 
 
 def test_keyboard_only_join_and_missing_table(browser: Browser, server: Server) -> None:

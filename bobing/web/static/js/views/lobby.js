@@ -227,12 +227,14 @@ export class LobbyPanel {
       this.nameInput.focus();
       return;
     }
+    // clear at once, so a name typed while this one is on its way is kept
+    this.nameInput.value = "";
     try {
       const seat = await this.session.join(name);
-      this.nameInput.value = "";
       announce(t("lobby.joined_as", { player: seat.name, seat: seat.seat }));
       this.nameInput.focus();
     } catch (err) {
+      if (!this.nameInput.value) this.nameInput.value = name;
       showError(err);
     }
   }
