@@ -244,6 +244,12 @@ def test_pass_and_play_on_one_page_and_fairness(browser: Browser, server: Server
         expect(page.locator(".seat-name").last).to_have_text(name)
     expect(page.locator(".seat-name")).to_have_text(["甲", "乙"])
     page.get_by_role("button", name="开始博饼").click()
+    # the host pauses: no throwing until it resumes
+    page.get_by_role("button", name="暂停").click()
+    expect(page.locator(".paused-note")).to_have_text("主持人暂停了游戏，稍候继续")
+    expect(page.locator(".throw-btn")).to_have_count(0)
+    page.get_by_role("button", name="继续").click()
+    expect(page.locator(".paused-note")).to_be_hidden()
     for turn in range(1, 7):
         wait_turn(page, turn)
         nxt = state(page)["next"]
@@ -264,3 +270,30 @@ def test_pass_and_play_on_one_page_and_fairness(browser: Browser, server: Server
     # the engine agrees with the browser
     checks = verify_record(fetch_json(f"{server.url}/api/tables/{code}/record"))
     assert len([c for c in checks if c.throw > 0]) == throws
+
+
+def test_referee_lights_off_grab(browser: Browser, server: Server) -> None:
+    host = browser.page(name="grab")
+    create_table(host, server.url, mode="referee", name="关灯")
+    for name in ("甲", "乙"):
+        host.get_by_label("玩家名字").fill(name)
+        host.get_by_role("button", name="添加").click()
+        expect(host.locator(".seat-name").last).to_have_text(name)
+    host.get_by_role("button", name="开始博饼").click()
+    type_dice(host, "442356")
+    wait_throws(host, 1)
+    # 六勃黑 under the traditional rules: lights off, the host shares out what was grabbed
+    host.locator("body").click(position={"x": 2, "y": 200})
+    for face in "555555":
+        host.keyboard.press(face)
+    expect(host.locator(".ref-preview .ref-effect")).to_contain_text("关灯抢饼")
+    host.get_by_role("button", name="确认").click()
+    expect(host.get_by_role("heading", name="关灯抢饼")).to_be_visible()
+    expect(host.locator(".turn-main")).to_have_text("关灯抢饼中")
+    host.get_by_role("button", name="随机分配").click()
+    wait_status(host, "over")
+    expect(host.locator(".end-reason")).to_have_text("六勃黑，本局结束")
+    expect(host.locator(".winner-hand")).to_have_text("抢到状元饼")
+    final = state(host)["result"]
+    assert sum(final["pool"].values()) == 0
+    assert sum(sum(h.values()) for h in final["holdings"].values()) == 63

@@ -105,5 +105,5 @@ export const SWITCH_VALUES = Object.freeze({
 
 export const CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ";
 export const MAX_PLAYERS = 12;
-export const NAME_MAX = 16;
+export const NAME_MAX = 24;
 export const TABLE_NAME_MAX = 40;
