@@ -127,6 +127,7 @@ def test_simulate_plot(
         (["--workers", "-1"], "invalid --workers -1"),
     ],
 )
+@pytest.mark.usefixtures("english")
 def test_simulate_bad_input(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
@@ -179,6 +180,7 @@ def test_plan_text_with_tables(
         (["--players", "8", "--extra-cost", "abc"], "invalid extra cost 'abc'"),
     ],
 )
+@pytest.mark.usefixtures("english")
 def test_plan_bad_input(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,

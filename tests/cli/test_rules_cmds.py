@@ -73,7 +73,7 @@ def test_console_classify_six_arguments() -> None:
     ],
 )
 def test_console_bad_input(args: list[str], message: str) -> None:
-    done = run_console(*args)
+    done = run_console(*args, env={"BOBING_LANG": "en"})
     assert done.returncode == 2
     assert done.stdout == ""
     assert done.stderr.startswith(message)
@@ -225,6 +225,7 @@ BAD_INPUT = [
 
 
 @pytest.mark.parametrize(("args", "message"), BAD_INPUT, ids=lambda v: str(v)[:40])
+@pytest.mark.usefixtures("english")
 def test_bad_input(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
