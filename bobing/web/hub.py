@@ -26,15 +26,26 @@ log = logging.getLogger("bobing.web")
 
 @dataclass(eq=False)
 class Connection:
-    """One client socket at one table."""
+    """One client socket at one table.
+
+    Frames go out directly when nothing is queued or being sent for this socket (the common
+    case: one ``transport.write`` inside the broker callback); otherwise they wait in the
+    queue for the socket's sender task, which keeps them in order.
+    """
 
     ws: WebSocket
     code: str
     lang: str
     token_hashes: list[str]
     last_sent: int
-    queue: asyncio.Queue[tuple[Any, ...]] = field(default_factory=lambda: asyncio.Queue(5000))
+    queue: asyncio.Queue[tuple[Any, ...]] = field(default_factory=asyncio.Queue)
     overflowed: bool = False
+    caught_up: bool = False
+    """The backlog after ``?after=`` has been sent; only then may frames go out directly."""
+    busy: bool = False
+    """The sender task is in the middle of a send."""
+    stalled: Any = None
+    """A direct send that had to wait (back-pressure): the sender task finishes it first."""
 
     def push(self, item: tuple[Any, ...]) -> None:
         """Queue a frame; a connection that cannot keep up is closed (it will resync)."""
@@ -48,9 +59,55 @@ class Connection:
                 self.queue.get_nowait()
                 self.queue.put_nowait(("close",))
 
+    @property
+    def idle(self) -> bool:
+        """Nothing queued, being sent or stalled: a new frame may be written right away."""
+        return (
+            self.caught_up
+            and not self.busy
+            and self.stalled is None
+            and not self.overflowed
+            and self.queue.empty()
+        )
+
+    def send_now(self, text: str) -> None:
+        """Write a frame from synchronous code (the caller checked :attr:`idle`)."""
+        coro = self.ws.send_text(text)
+        try:
+            waiting = coro.send(None)
+        except StopIteration:
+            return
+        except Exception:  # the socket is gone; the receive loop will notice
+            coro.close()
+            return
+        # The transport is paused: let the sender task finish this send before anything else.
+        self.stalled = (coro, waiting)
+        self.push(("stalled",))
+
     def send(self, frame: dict[str, Any]) -> None:
-        """Queue a reply frame (ack, error, pong ...)."""
-        self.push(("raw", dumps(frame)))
+        """Send a reply frame (ack, error, pong ...)."""
+        text = dumps(frame)
+        if self.idle:
+            self.send_now(text)
+        else:
+            self.push(("raw", text))
+
+
+class _Resume:
+    """Await a coroutine that was started by hand and suspended on ``waiting``."""
+
+    def __init__(self, coro: Any, waiting: Any) -> None:
+        self.coro = coro
+        self.waiting = waiting
+
+    def __await__(self) -> Any:
+        yielded = self.waiting
+        while True:
+            yield yielded
+            try:
+                yielded = self.coro.send(None)
+            except StopIteration as done:
+                return done.value
 
 
 class Hub:
@@ -65,6 +122,7 @@ class Hub:
 
     def attach(self, conn: Connection) -> None:
         """Start delivering the table's events to ``conn``."""
+        conn.queue = asyncio.Queue(self.queue_size)
         members = self.tables.setdefault(conn.code, set())
         members.add(conn)
         if conn.code not in self._unsubscribe:
@@ -94,7 +152,11 @@ class Hub:
             return
         self.service.signal(code, last)
         for conn in tuple(self.tables.get(code, ())):
-            conn.push(("events", first, last, frame))
+            if conn.idle and first == conn.last_sent + 1:
+                conn.last_sent = last
+                conn.send_now(frame)
+            else:
+                conn.push(("events", first, last, frame))
 
     @property
     def connection_count(self) -> int:
@@ -114,25 +176,41 @@ class Hub:
         """Send the backlog after ``conn.last_sent``, then every queued frame, in order."""
         try:
             await self._catch_up(conn, always=True)
+            conn.caught_up = True
             while True:
                 item = await conn.queue.get()
-                kind = item[0]
-                if kind == "raw":
-                    await conn.ws.send_text(item[1])
-                elif kind == "events":
-                    _, first, last, frame = item
-                    if last <= conn.last_sent:
-                        continue
-                    if first == conn.last_sent + 1:
-                        await conn.ws.send_text(frame)
-                        conn.last_sent = last
-                    else:
-                        await self._catch_up(conn)
-                elif kind == "close":
-                    await conn.ws.close(1013, "too slow: reconnect with ?after=<last seq>")
-                    return
+                conn.busy = True
+                try:
+                    if not await self._send_item(conn, item):
+                        return
+                finally:
+                    conn.busy = False
         except (WebSocketDisconnect, RuntimeError, OSError):
             return
+
+    async def _send_item(self, conn: Connection, item: tuple[Any, ...]) -> bool:
+        kind = item[0]
+        if kind == "stalled":
+            coro, waiting = conn.stalled
+            try:
+                await _Resume(coro, waiting)
+            finally:
+                conn.stalled = None
+        elif kind == "raw":
+            await conn.ws.send_text(item[1])
+        elif kind == "events":
+            _, first, last, frame = item
+            if last <= conn.last_sent:
+                return True
+            if first == conn.last_sent + 1:
+                conn.last_sent = last
+                await conn.ws.send_text(frame)
+            else:
+                await self._catch_up(conn)
+        elif kind == "close":
+            await conn.ws.close(1013, "too slow: reconnect with ?after=<last seq>")
+            return False
+        return True
 
     async def _catch_up(self, conn: Connection, *, always: bool = False) -> None:
         # On connect the state is always sent (with the backlog, possibly empty).

@@ -19,7 +19,8 @@ NAMES = ["甲", "乙", "丙"]
 async def started_table(
     http: httpx.AsyncClient, server: str, mode: str = "online", **body: Any
 ) -> tuple[dict[str, Any], dict[str, str], Client]:
-    created = await create_table(http, mode=mode, prizes=SMALL_PRIZES, **body)
+    body.setdefault("prizes", SMALL_PRIZES)
+    created = await create_table(http, mode=mode, **body)
     code = created["code"]
     tokens = {n: (await join(http, code, n))["player_token"] for n in NAMES}
     host = await Client.connect(server, code, [created["host_token"]], name="host")
@@ -242,3 +243,30 @@ async def test_server_killed_and_restarted_loses_nothing(tmp_path: Path) -> None
                 await client.close()
     finally:
         process.stop()
+
+
+async def test_a_stalled_reader_still_gets_everything_in_order(
+    http: httpx.AsyncClient, server: str
+) -> None:
+    """A phone that stops reading: the server's writes back up, then drain in order."""
+    created, _, host = await started_table(
+        http,
+        server,
+        mode="pass_and_play",
+        rules={"preset": "modern", "liubohong": "zhuangyuan", "liubohei": "zhuangyuan"},
+        prizes={"duitang": 99, "sanhong": 99, "sijin": 99, "erju": 99, "yixiu": 99},
+    )
+    code = created["code"]
+    phone = await Client.connect(server, code, [created["play_token"]])
+    # Reads nothing for a while, and lets the library buffer only one frame for it.
+    sleepy = await Client.connect(server, code, name="sleepy", max_queue=1)
+    for turn in range(1, 151):
+        reply = await phone.command("throw", turn=turn)
+        if reply["type"] == "error":  # a short game may end first
+            assert reply["code"] == "not_playing", reply
+            break
+    state = (await http.get(f"/api/tables/{code}")).json()
+    await sleepy.reach(state["last_seq"], timeout=30)  # the client checks seqs are contiguous
+    assert sleepy.events == (await http.get(f"/api/tables/{code}/events")).json()["events"]
+    for client in (host, phone, sleepy):
+        await client.close()

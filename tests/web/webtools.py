@@ -10,6 +10,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Callable, Iterable
@@ -154,10 +155,23 @@ class Client:
         tokens: Iterable[str] = (),
         after: int = 0,
         name: str = "",
+        max_queue: int = 16,
+        rcvbuf: int | None = None,
         **extra: str,
     ) -> Client:
+        sock = None
+        if rcvbuf is not None:
+            # A tiny receive buffer makes the server's writes back up quickly (a slow phone).
+            host, port = base.removeprefix("http://").split(":")
+            sock = socket.socket()
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+            sock.connect((host, int(port)))
+            sock.setblocking(False)
         ws = await websockets.connect(
-            ws_url(base, code, tokens, after, **extra), max_size=4 * WS_MAX_SIZE
+            ws_url(base, code, tokens, after, **extra),
+            max_size=4 * WS_MAX_SIZE,
+            max_queue=max_queue,
+            sock=sock,
         )
         client = cls(ws, name)
         client.welcome = await client.until(lambda f: f["type"] in ("welcome", "error"))

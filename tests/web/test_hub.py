@@ -1,0 +1,77 @@
+"""The hub's ordering when a direct write has to wait (back-pressure), at the unit level.
+
+Real sockets rarely back up on loopback (kernel buffers hold megabytes), so this drives the
+hub with a socket stand-in whose writes block until released.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from bobing.realtime.memory import MemoryBroker
+from bobing.web.hub import Connection, Hub
+
+
+class SlowSocket:
+    """Just enough of a Starlette WebSocket: send_text waits while the gate is closed."""
+
+    def __init__(self) -> None:
+        self.gate = asyncio.Event()
+        self.gate.set()
+        self.sent: list[str] = []
+
+    async def send_text(self, text: str) -> None:
+        await self.gate.wait()
+        self.sent.append(text)
+
+    async def close(self, code: int = 1000, reason: str | None = None) -> None:
+        self.sent.append(f"closed {code}")
+
+
+class NoBacklogService:
+    """The hub asks the service only for catch-ups; nothing is missing here."""
+
+    def signal(self, code: str, last: int) -> None:
+        pass
+
+
+async def test_frames_stay_in_order_through_a_stall() -> None:
+    broker = MemoryBroker()
+    hub = Hub(broker, NoBacklogService(), queue_size=100)  # type: ignore[arg-type]
+    sock = SlowSocket()
+    conn = Connection(sock, "T", "en", [], last_sent=0)  # type: ignore[arg-type]
+    hub.attach(conn)
+    conn.caught_up = True
+    sender = asyncio.create_task(_sender_without_catch_up(hub, conn))
+    await asyncio.sleep(0)
+
+    await broker.publish("bobing:table:T", "1 1 frame-1")
+    assert sock.sent == ["frame-1"]  # written directly, synchronously
+    sock.gate.clear()
+    await broker.publish("bobing:table:T", "2 3 frame-2")  # this write stalls
+    assert conn.stalled is not None and not conn.idle
+    await broker.publish("bobing:table:T", "4 4 frame-4")  # queued behind it
+    conn.send({"type": "ack", "id": "x"})
+    await asyncio.sleep(0.01)
+    assert sock.sent == ["frame-1"]
+    sock.gate.set()
+    for _ in range(20):
+        await asyncio.sleep(0)
+    assert sock.sent == ["frame-1", "frame-2", "frame-4", '{"type":"ack","id":"x"}']
+    assert conn.idle and conn.last_sent == 4
+    await broker.publish("bobing:table:T", "5 5 frame-5")
+    assert sock.sent[-1] == "frame-5"
+    sender.cancel()
+    hub.detach(conn)
+    assert broker.channels() == []
+
+
+async def _sender_without_catch_up(hub: Hub, conn: Connection) -> Any:
+    while True:
+        item = await conn.queue.get()
+        conn.busy = True
+        try:
+            await hub._send_item(conn, item)
+        finally:
+            conn.busy = False
