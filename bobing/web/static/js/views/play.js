@@ -1,7 +1,7 @@
 // The table in play: the bowl, the award and why, whose turn, the cakes left, holdings, the
 // 状元 standing, the log; a throw button (or shake), the referee's pad, host controls.
 
-import { h, mount, randomId } from "../dom.js";
+import { h, mount, randomId, sleep, reducedMotion } from "../dom.js";
 import { t } from "../i18n.js";
 import { COMMAND, EVENT, MODE, PHASE, STATUS, TIERS } from "../protocol.js";
 import { Bowl, diceRow } from "../dice.js";
@@ -156,6 +156,12 @@ export class PlayPanel {
     });
   }
 
+  /** Show the game's last throw, then resolve (the ceremony follows). */
+  finish(detail) {
+    this.update(detail);
+    return this.queue.then(() => sleep(reducedMotion() ? 300 : 1600));
+  }
+
   async apply({ events, live }) {
     const thrown = events.filter((e) => e.type === EVENT.THROWN);
     const last = thrown[thrown.length - 1];
@@ -206,7 +212,9 @@ export class PlayPanel {
   paintTurn(rolling) {
     const st = this.session.state;
     const parts = [];
-    if (st.status === STATUS.PAUSED) {
+    if (st.status === STATUS.OVER) {
+      parts.push(h("span", { class: "turn-main" }, t("play.game_over")));
+    } else if (st.status === STATUS.PAUSED) {
       parts.push(h("span", { class: "turn-main" }, t("play.paused")));
     } else if (st.phase === PHASE.GRAB) {
       parts.push(h("span", { class: "turn-main" }, t("play.grab_phase")));
@@ -308,7 +316,8 @@ export class PlayPanel {
     else if (kind === "grab") this.paintGrab();
     else {
       let text;
-      if (st.status === STATUS.PAUSED) text = t("play.paused_note");
+      if (st.status === STATUS.OVER) text = t("play.game_over");
+      else if (st.status === STATUS.PAUSED) text = t("play.paused_note");
       else if (st.phase === PHASE.GRAB) text = t("play.grab_wait");
       else if (st.mode === MODE.REFEREE) text = t("play.referee_wait", { player: st.next || "" });
       else if (st.mode === MODE.PASS_AND_PLAY) text = t("play.shared_wait");

@@ -53,7 +53,8 @@ export class TableView {
 
   panelKind() {
     const st = this.session.state;
-    if (!st) return this.session.gone ? "gone" : "loading";
+    if (this.session.gone) return "gone";
+    if (!st) return "loading";
     if (st.status === STATUS.LOBBY) return "lobby";
     if (st.status === STATUS.OVER) return "over";
     return "play";
@@ -67,7 +68,17 @@ export class TableView {
 
   update(detail) {
     this.topbar();
+    if (this.finishing) return;
     const kind = this.panelKind();
+    if (kind === "over" && this.kind === "play" && detail.live && !detail.finished && this.panel.finish) {
+      // let everyone see the throw that ended the game before the ceremony
+      this.finishing = true;
+      this.panel.finish(detail).then(() => {
+        this.finishing = false;
+        this.update({ events: [], live: true, finished: true });
+      });
+      return;
+    }
     if (kind !== this.kind) {
       if (this.panel && this.panel.destroy) this.panel.destroy();
       this.kind = kind;

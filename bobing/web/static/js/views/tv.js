@@ -1,6 +1,6 @@
 // The big screen (/t/CODE/tv): read-only, large type, for a TV or a projector.
 
-import { h, mount } from "../dom.js";
+import { h, mount, sleep, reducedMotion } from "../dom.js";
 import { t } from "../i18n.js";
 import { EVENT, STATUS, PHASE } from "../protocol.js";
 import { Bowl, diceRow } from "../dice.js";
@@ -55,13 +55,14 @@ export class TvView {
     this.topbar();
     const thrown = events.filter((e) => e.type === EVENT.THROWN);
     const last = thrown[thrown.length - 1];
-    if (live && last && this.session.state.status !== STATUS.OVER) {
+    if (live && last) {
       this.paint({ rolling: true });
       rattle(0.8);
       await this.bowl.roll(last.dice ? last.dice.split("").map(Number) : null, { seed: last.throw, minMs: 900, onSettle: settle });
       this.shown = last.throw;
       const d = describeThrow(last, this.session.state.rules);
       announce(`${last.player}：${d.name}`);
+      if (this.session.state.status === STATUS.OVER) await sleep(reducedMotion() ? 300 : 2000);
     }
     if (live && events.some((e) => e.type === EVENT.ZHUANGYUAN)) gong();
     this.paint();
