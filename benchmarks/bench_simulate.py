@@ -1,16 +1,17 @@
 """Whole-game simulation speed: the NumPy kernel against a per-throw pure-Python simulation.
 
     .venv/bin/python benchmarks/bench_simulate.py [--players 10] [--rules traditional]
-        [--repeat 3] [--baseline-games 400] [--kernel-games 400000] [--games 2000000]
+        [--repeat 5] [--baseline-games 600] [--kernel-games 131072] [--games 2000000]
 
 Both play complete games of the same rules (every switch the same) in this process. The
 baseline is :func:`bobing.analysis.simulate.simulate_reference`: one game at a time, one throw
 at a time (six ``random.randint`` dice, a dictionary lookup to classify, the RULES.md §4
 steps in plain Python). The kernel is :func:`bobing.analysis.simulate.simulate`.
 
-Baseline and one-worker kernel runs alternate ``--repeat`` times and the best rate of each
-counts, so a burst of load on a shared machine hurts both alike. Then ``--games`` games run
-over every core, twice, and must give the same result as with one worker. The engine's own
+Baseline and one-worker kernel runs of about a second each alternate ``--repeat`` times and
+the best rate of each counts, so a burst of load on a shared machine hurts both alike. Then
+``--games`` games run over every core, twice, and must give the same result as with one
+worker. The engine's own
 ``Game`` (events, immutable state) is timed too, for scale.
 """
 
@@ -57,9 +58,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--players", type=int, default=10)
     parser.add_argument("--rules", default="traditional")
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--baseline-games", type=int, default=400)
-    parser.add_argument("--kernel-games", type=int, default=400_000)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--baseline-games", type=int, default=600)
+    parser.add_argument("--kernel-games", type=int, default=131_072)
     parser.add_argument("--engine-games", type=int, default=60)
     parser.add_argument("--games", type=int, default=2_000_000)
     args = parser.parse_args(argv)
