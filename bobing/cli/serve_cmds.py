@@ -31,12 +31,16 @@ def serve(
             "(default: SQLite in your data directory)"
         ),
     ] = None,
+    schema: Annotated[
+        str | None,
+        typer.Option(help="PostgreSQL only: keep the server's tables in this schema"),
+    ] = None,
 ) -> None:
     """Run the table server: the browser UI, REST under /api, WebSockets under /ws."""
     from bobing.web.serve import run_server
     from bobing.web.settings import Settings
 
-    run_server(Settings(db_url=db), host, port)
+    run_server(Settings(db_url=db, db_schema=schema), host, port)
 
 
 def verify(

@@ -69,7 +69,12 @@ def run_bench(
             folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="bobing-bench-"))
             db = db or f"sqlite+aiosqlite:///{Path(folder) / 'bench.sqlite3'}"
             db_label = "postgresql" if db.startswith("postgres") else "sqlite"
-            url, pid = stack.enter_context(_server(db, Path(folder)))
+            schema = None
+            if db_label == "postgresql":
+                # A schema of its own, dropped afterwards: reruns start clean.
+                schema = f"bobing_bench_{os.getpid()}_{int(time.time())}"
+                stack.callback(_drop_schema, db, schema)
+            url, pid = stack.enter_context(_server(db, Path(folder), schema))
         try:
             result = asyncio.run(_bench(url.rstrip("/"), tables, players, seconds, pid))
         except (OSError, TimeoutError) as exc:
@@ -83,9 +88,11 @@ def run_bench(
 
 
 @contextlib.contextmanager
-def _server(db: str, folder: Path) -> Any:
+def _server(db: str, folder: Path, schema: str | None = None) -> Any:
     bobing = Path(sys.executable).with_name("bobing")
     command = [str(bobing), "serve", "--host", "127.0.0.1", "--port", "0", "--db", db]
+    if schema is not None:
+        command += ["--schema", schema]
     log = (folder / "server.log").open("w")
     proc = subprocess.Popen(
         command,
@@ -120,6 +127,19 @@ def _server(db: str, folder: Path) -> Any:
         if proc.stdout is not None:
             proc.stdout.close()
         log.close()
+
+
+def _drop_schema(db: str, schema: str) -> None:
+    from bobing.storage.db import Database
+
+    async def drop() -> None:
+        database = Database(db, schema=schema)
+        try:
+            await database.drop_schema()
+        finally:
+            await database.dispose()
+
+    asyncio.run(drop())
 
 
 def _cpu_seconds(pid: int | None) -> float | None:
