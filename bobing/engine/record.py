@@ -32,6 +32,7 @@ def load_record(path: str | Path) -> dict[str, Any]:
             code="record_unreadable",
             path=str(path),
             reason=str(exc.strerror),
+            errno=exc.errno,
         ) from None
     except UnicodeDecodeError:
         raise RecordError(

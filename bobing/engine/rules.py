@@ -636,6 +636,7 @@ def _read_rule_file(path: Path, text: str) -> RuleSet:
             key="rules",
             value=text,
             reason=str(exc.strerror or exc),
+            errno=exc.errno,
         ) from None
     except UnicodeDecodeError:
         raise RulesError(

@@ -10,7 +10,9 @@ A :class:`~bobing.engine.errors.BobingError` carries a stable ``code``, the valu
 * a list or tuple is joined, by default with ", " (``{allowed}``); the format spec, if any,
   is the separator (``{allowed:、}``); items that are errors are localized;
 * the spec ``tier`` or ``hand`` names a tier or hand id in the reader's language
-  (``{tier:tier}`` → 对堂).
+  (``{tier:tier}`` → 对堂);
+* the spec ``os`` explains an ``errno`` (``{errno:os}`` → 没有这个文件 from ``errors.os.ENOENT``),
+  or shows the error's English ``reason`` for an errno the catalogue does not know.
 
 ``message`` (the English text) is available to a template that does not find it in params:
 generic codes (``invalid_input`` ...) and codes raised with several English wordings use it.
@@ -20,6 +22,7 @@ so a missing or out-of-date translation never hides what went wrong.
 
 from __future__ import annotations
 
+import errno as errnos
 import string
 from collections.abc import Mapping
 from typing import Any
@@ -31,9 +34,10 @@ __all__ = ["error_template", "localize", "render"]
 
 
 class _Formatter(string.Formatter):
-    def __init__(self, lang: str) -> None:
+    def __init__(self, lang: str, params: Mapping[str, Any]) -> None:
         super().__init__()
         self.lang = lang
+        self.params = params
 
     def format_field(self, value: Any, format_spec: str) -> str:
         if isinstance(value, BobingError):
@@ -43,6 +47,10 @@ class _Formatter(string.Formatter):
             return (format_spec or ", ").join(items)
         if format_spec in ("tier", "hand"):
             return t(f"{format_spec}.{value}", self.lang)
+        if format_spec == "os":
+            name = errnos.errorcode.get(value, "") if isinstance(value, int) else ""
+            text = catalogue(self.lang).get(f"errors.os.{name}")
+            return str(text) if isinstance(text, str) else str(self.params.get("reason", value))
         return str(super().format_field(value, format_spec))
 
     def convert_field(self, value: Any, conversion: str | None) -> Any:
@@ -99,7 +107,7 @@ def render(exc: BobingError, lang: str | None = None) -> str | None:
         else:
             return None
     try:
-        return _Formatter(lang).format(template, **values)
+        return _Formatter(lang, params).format(template, **values)
     except (AttributeError, IndexError, KeyError, TypeError, ValueError):
         return None
 
