@@ -258,6 +258,16 @@ def test_pass_and_play_on_one_page_and_fairness(browser: Browser, server: Server
         page.get_by_role("button", name=f"{nxt}，掷骰子！").click()
         wait_turn(page, turn + 1)
         expect(page.locator(".award-who")).to_have_text(f"第 {turn} 掷 · {nxt}")
+    # a second shared device, from the play-token link the host hands out
+    token = page.evaluate(f"JSON.parse(localStorage.getItem('bobing.t.{code}')).playToken")
+    second = browser.page(name="second device")
+    second.goto(f"{server.url}/t/{code}#play={token}")
+    expect(second.locator(".throw-btn")).to_be_visible()
+    assert "play" in second.evaluate("() => window.bobing.roles")
+    assert "#play" not in second.url, "the token is taken off the address bar"
+    done = state(page)["throw_count"]
+    second.locator(".throw-btn").click()
+    wait_throws(page, done + 1)
     throws = state(page)["throw_count"]
     # the host ends the game early; the seed is revealed and every throw checks out
     page.get_by_role("button", name="结束本局").click()
