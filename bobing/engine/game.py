@@ -717,6 +717,8 @@ class Game:
                 return events, fold(state, won)
             if state.phase is not Phase.MAIN and state.phase is not Phase.FINAL:
                 return events, state
+            if True not in state.skip:  # the usual case: nobody is to lose a turn
+                return events, state
             seat = state.seat_at(state.turn)
             if not state.skip[seat]:
                 return events, state
