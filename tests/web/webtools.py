@@ -172,6 +172,8 @@ class Client:
             max_size=4 * WS_MAX_SIZE,
             max_queue=max_queue,
             sock=sock,
+            # A test client that stopped reading cannot see the server's close frame.
+            close_timeout=1,
         )
         client = cls(ws, name)
         client.welcome = await client.until(lambda f: f["type"] in ("welcome", "error"))
