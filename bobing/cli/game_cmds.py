@@ -50,6 +50,7 @@ from bobing.engine.record import (
 )
 from bobing.engine.rules import RuleSet
 from bobing.i18n import lang_from_env, t
+from bobing.i18n.errors import localize
 from bobing.i18n.names import effect, explain, hand_name, preset_name, tier_name
 
 _HELP_LANG = lang_from_env()
@@ -68,11 +69,14 @@ def register(app: typer.Typer) -> None:
 
 @contextmanager
 def _errors_exit_2() -> Iterator[None]:
-    """Bad input becomes ``bobing: error: ...`` on stderr and exit code 2, never a traceback."""
+    """Bad input becomes one line on stderr (``bobing: 错误：…``) and exit code 2, never a
+    traceback: the same line as :func:`bobing.cli.main` prints."""
     try:
         yield
     except BobingError as exc:
-        typer.echo(f"bobing: error: {exc}", err=True)  # one line, never wrapped
+        from bobing.cli import error_line  # the package imports this module
+
+        typer.echo(error_line(exc), err=True)  # one line in the reader's language, never wrapped
         raise typer.Exit(2) from None
 
 
@@ -511,7 +515,7 @@ def _ask_names(terminal: Terminal, rules: RuleSet, lang: str) -> list[str] | Non
         try:
             Game(rules, names)
         except InputError as exc:
-            print_text(t("game.play.bad_players", lang, error=str(exc)))
+            print_text(t("game.play.bad_players", lang, error=localize(exc, lang)))
             continue
         return names
 
