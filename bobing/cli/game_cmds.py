@@ -63,8 +63,16 @@ NAME_SEPARATORS = str.maketrans({"、": ",", "，": ",", "\n": ","})
 
 def register(app: typer.Typer) -> None:
     """Add ``adjudicate`` and ``play`` to ``app``."""
-    app.command("adjudicate", help=t("game.help.adjudicate", _HELP_LANG))(adjudicate_command)
-    app.command("play", help=t("game.help.play", _HELP_LANG))(play_command)
+    app.command(
+        "adjudicate",
+        help=t("game.help.adjudicate", _HELP_LANG),
+        short_help=t("game.help.adjudicate.short", _HELP_LANG),
+    )(adjudicate_command)
+    app.command(
+        "play",
+        help=t("game.help.play", _HELP_LANG),
+        short_help=t("game.help.play.short", _HELP_LANG),
+    )(play_command)
 
 
 @contextmanager
