@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import random
+import re
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -114,11 +115,18 @@ def adjudicate_command(
     if json_output:
         print_json(result)
         return
-    text = io.StringIO()
-    with _errors_exit_2(), redirect_stdout(text):
-        _print_judgement(judged.game, judged, language)
-    sys.stdout.write(text.getvalue())
+    with _errors_exit_2():
+        text = _rendered(lambda: _print_judgement(judged.game, judged, language))
+    sys.stdout.write(text)
     sys.stdout.flush()
+
+
+def _rendered(render: Callable[[], None]) -> str:
+    """What ``render`` prints, with runs of blank lines (table edges) made single."""
+    buffer = io.StringIO()
+    with redirect_stdout(buffer):
+        render()
+    return re.sub(r"\n{3,}", "\n\n", buffer.getvalue())
 
 
 def _print_judgement(game: Game, judged: Judgement, language: str) -> None:
@@ -638,10 +646,13 @@ class Session:
         except KeyboardInterrupt:
             print_text("", t("game.play.quit", lang, throws=game.throw_count))
             return 130
-        print_text("", t("game.play.results", lang))
-        _print_holdings(game, lang)
-        _print_standings(game, lang)
-        print_text(*_zhuangyuan_lines(game, lang))
+        def results() -> None:
+            print_text("", t("game.play.results", lang))
+            _print_holdings(game, lang)
+            _print_standings(game, lang)
+            print_text(*_zhuangyuan_lines(game, lang))
+
+        sys.stdout.write(_rendered(results))
         return 0
 
     def _start(self) -> None:

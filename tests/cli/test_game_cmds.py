@@ -463,3 +463,17 @@ def test_a_record_file_with_a_bom(
     path.write_bytes(b"\xef\xbb\xbf" + EXAMPLE.read_bytes())
     code, out, _ = run(capsys, monkeypatch, "adjudicate", str(path), "--json")
     assert code == 0 and json.loads(out)["status"] == "in_progress"
+
+
+def test_docs_show_real_output(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = Path(__file__).resolve().parents[2]
+    docs = (root / "docs" / "records.md").read_text(encoding="utf-8")
+    monkeypatch.chdir(root)
+    code, out, _ = run(capsys, monkeypatch, "adjudicate", "tests/golden/records/example.json")
+    assert code == 0
+    assert f"$ bobing adjudicate tests/golden/records/example.json\n{out}```" in docs
+    for option in ("--players", "--players-file", "--rules", "--physical", "--seed", "--save",
+                   "--lang", "--json"):
+        assert option in docs
