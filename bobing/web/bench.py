@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from bobing.engine.errors import InputError
+from bobing.web.serve import loop_factory
 
 BENCH_RULES: dict[str, Any] = {
     # Nothing ends the game during a run: both 六勃 are plain 状元 hands, and 999 cakes a tier.
@@ -76,7 +77,8 @@ def run_bench(
                 stack.callback(_drop_schema, db, schema)
             url, pid = stack.enter_context(_server(db, Path(folder), schema))
         try:
-            result = asyncio.run(_bench(url.rstrip("/"), tables, players, seconds, pid))
+            with asyncio.Runner(loop_factory=loop_factory()) as runner:
+                result = runner.run(_bench(url.rstrip("/"), tables, players, seconds, pid))
         except (OSError, TimeoutError) as exc:
             raise InputError(f"benchmark against {url} failed: {exc}") from None
         except Exception as exc:
@@ -208,6 +210,8 @@ async def _bench(
         "throws_per_s": round(count / seconds, 1),
         "p50_ms": pct(0.50),
         "p99_ms": pct(0.99),
+        "p90_ms": pct(0.90),
+        "max_ms": round(window[-1], 2) if count else 0.0,
         "tables": tables,
         "players": players,
         "connections": tables * players,

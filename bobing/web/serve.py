@@ -89,6 +89,17 @@ def print_banner(local: str, lan: list[str], out: TextIO) -> None:
     print("bobing: press Ctrl+C to stop", file=out, flush=True)
 
 
+def loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """uvloop's event loop when available (it comes with uvicorn[standard]; not on Windows):
+    with a thousand sockets, the loop's own overhead is a large part of each frame's cost."""
+    try:
+        import uvloop
+    except ImportError:
+        return None
+    factory: Callable[[], asyncio.AbstractEventLoop] = uvloop.new_event_loop
+    return factory
+
+
 def run_server(
     settings: Settings,
     host: str,
@@ -102,7 +113,8 @@ def run_server(
     sock = bind(host, port)
     actual_port = int(sock.getsockname()[1])
     try:
-        asyncio.run(_serve(settings, sock, host, actual_port, out, on_ready))
+        with asyncio.Runner(loop_factory=loop_factory()) as runner:
+            runner.run(_serve(settings, sock, host, actual_port, out, on_ready))
     except KeyboardInterrupt:
         pass
     finally:
