@@ -17,8 +17,10 @@ def chromium() -> str:
     return path
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 def playwright_instance(chromium: str) -> Iterator[Playwright]:
+    # Per test: the sync API runs an event loop in this thread while it is open, which would
+    # break the asyncio tests that run after the browser tests.
     with sync_playwright() as p:
         yield p
 
