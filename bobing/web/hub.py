@@ -187,6 +187,13 @@ class Hub:
                     conn.busy = False
         except (WebSocketDisconnect, RuntimeError, OSError):
             return
+        except Exception:
+            # Typically the database failing during a catch-up. Never leave a socket that
+            # silently stops sending: close it, the client reconnects with ?after=.
+            log.exception("sender failed at table %s", conn.code)
+            conn.overflowed = True  # nothing more is queued or written directly
+            with contextlib.suppress(Exception):
+                await conn.ws.close(1011, "server error: reconnect with ?after=<last seq>")
 
     async def _send_item(self, conn: Connection, item: tuple[Any, ...]) -> bool:
         kind = item[0]

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
 from typing import Any
 
 import httpx
 import pytest
-from webtools import Client, create_table, join
+import websockets
+from webtools import Client, create_table, join, ws_url
 
 PROBLEM_KEYS = {"type", "title", "status", "detail", "code", "params"}
 
@@ -271,6 +273,15 @@ async def test_database_trouble_is_a_clean_503(
     error = await host.command("start")
     assert error["type"] == "error" and error["code"] == "unavailable"
     assert (await host.command("ping"))["type"] == "pong"  # the socket survives
+    # A socket opened now cannot get the table or its backlog: an error frame, then the
+    # server closes it (1011) so that the client retries later.
+    async with websockets.connect(ws_url(server, code, lang="en")) as late:
+        first = json.loads(await late.recv())
+        assert first["type"] == "welcome" or first["code"] == "unavailable"
+        with pytest.raises(websockets.ConnectionClosed) as closed:
+            while True:
+                await asyncio.wait_for(late.recv(), 10)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1011
     body = problem(await http.get(f"/api/tables/{code}/events"), 503, "unavailable")
     assert "Traceback" not in body["detail"]
     problem(await http.post(f"/api/tables/{code}/join", json={"name": "丙"}), 503, "unavailable")

@@ -177,6 +177,9 @@ class Client:
         )
         client = cls(ws, name)
         client.welcome = await client.until(lambda f: f["type"] in ("welcome", "error"))
+        if client.welcome["type"] == "welcome":
+            # The first events frame (the backlog, maybe empty) always carries the state.
+            await client.until(lambda f: f["type"] == "events" and "state" in f)
         return client
 
     @property

@@ -40,6 +40,12 @@ async def table_socket(ws: WebSocket, code: str) -> None:
         await ws.send_text(dumps(exc.frame(lang, None)))
         await ws.close(4404)
         return
+    except Exception:
+        log.exception("cannot load table %s", code)
+        error = ApiError("unavailable", "the database does not answer; reconnect later")
+        await ws.send_text(dumps(error.frame(lang, None)))
+        await ws.close(1011)
+        return
     after_text = ws.query_params.get("after", "0")
     after = int(after_text) if after_text.isdigit() and len(after_text) < 12 else -1
     if after < 0:

@@ -62,7 +62,24 @@ export function rememberRecent(code, name) {
   code = normalizeCode(code);
   const list = recentTables().filter((item) => item.code !== code);
   list.unshift({ code, name, at: Date.now() });
-  write(RECENT, list.slice(0, MAX_RECENT));
+  const kept = list.slice(0, MAX_RECENT);
+  write(RECENT, kept);
+  prune(new Set(kept.map((item) => item.code)));
+}
+
+/** Forget tables that are neither recent nor touched for a month. */
+function prune(keep) {
+  const month = 30 * 24 * 3600 * 1000;
+  try {
+    for (let i = localStorage.length - 1; i >= 0; i--) {
+      const key = localStorage.key(i);
+      if (!key || !key.startsWith(PREFIX) || keep.has(key.slice(PREFIX.length))) continue;
+      const data = read(key, {});
+      if (!data.savedAt || Date.now() - data.savedAt > month) localStorage.removeItem(key);
+    }
+  } catch {
+    // storage unavailable: nothing to prune
+  }
 }
 
 export function prefs() {
