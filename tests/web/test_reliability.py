@@ -126,6 +126,7 @@ async def test_resync_after_missing_events(http: httpx.AsyncClient, server: str)
     back = await Client.connect(server, code, after=seen, name="late")
     await back.reach(reply["last_seq"])
     assert back.events == phone.events[seen:]
+    assert seen > 0 and back.events[0]["seq"] == seen + 1
     page = (await http.get(f"/api/tables/{code}/events", params={"after": seen, "limit": 3})).json()
     assert page["events"] == phone.events[seen : seen + 3]
     for client in (host, phone, back):
@@ -208,14 +209,12 @@ async def test_server_killed_and_restarted_loses_nothing(tmp_path: Path) -> None
                 assert logged[: len(events)] == events, name
             # Reconnect from the last seq each client saw: no gap, no duplicate.
             host = await Client.connect(
-                url, code, [created["host_token"]], after=len(seen["host"]), name="host"
+                url, code, [created["host_token"]], history=seen["host"], name="host"
             )
-            host.events = seen["host"]
             again = await Client.connect(url, code, [created["host_token"]], name="fresh")
             players = {}
             for name, token in tokens.items():
-                client = await Client.connect(url, code, [token], after=len(seen[name]), name=name)
-                client.events = seen[name]
+                client = await Client.connect(url, code, [token], history=seen[name], name=name)
                 players[name] = client
             state = (await http.get(f"/api/tables/{code}")).json()
             await host.reach(state["last_seq"])

@@ -138,9 +138,11 @@ def ws_url(base: str, code: str, tokens: Iterable[str] = (), after: int = 0, **e
 class Client:
     """A WebSocket client that keeps every event it has seen, in order."""
 
-    def __init__(self, ws: Any, name: str = "") -> None:
+    def __init__(self, ws: Any, name: str = "", after: int = 0) -> None:
         self.ws = ws
         self.name = name
+        self.after = after
+        """The seq this client had seen before connecting (``?after=``)."""
         self.events: list[dict[str, Any]] = []
         self.state: dict[str, Any] | None = None
         self.replies: dict[str, dict[str, Any]] = {}
@@ -157,8 +159,12 @@ class Client:
         name: str = "",
         max_queue: int = 16,
         rcvbuf: int | None = None,
+        history: list[dict[str, Any]] | None = None,
         **extra: str,
     ) -> Client:
+        """Connect; with ``history`` (events seen before), resume after its last seq."""
+        if history:
+            after = history[-1]["seq"]
         sock = None
         if rcvbuf is not None:
             # A tiny receive buffer makes the server's writes back up quickly (a slow phone).
@@ -175,7 +181,8 @@ class Client:
             # A test client that stopped reading cannot see the server's close frame.
             close_timeout=1,
         )
-        client = cls(ws, name)
+        client = cls(ws, name, after)
+        client.events = list(history or [])
         client.welcome = await client.until(lambda f: f["type"] in ("welcome", "error"))
         if client.welcome["type"] == "welcome":
             # The first events frame (the backlog, maybe empty) always carries the state.
@@ -184,7 +191,7 @@ class Client:
 
     @property
     def last_seq(self) -> int:
-        return self.events[-1]["seq"] if self.events else 0
+        return self.events[-1]["seq"] if self.events else self.after
 
     async def close(self) -> None:
         await self.ws.close()
