@@ -165,7 +165,9 @@ async def _serve(
         raise InputError("the server could not start", code="start_failed")
     tune_gc()
     local, lan = urls(host, port)
-    print_banner(local, lan, out)
+    # Serving matters more than the banner (stdout may be a closed pipe).
+    with contextlib.suppress(OSError):
+        print_banner(local, lan, out)
     if on_ready is not None:
         on_ready(local)
     await task
