@@ -13,7 +13,30 @@ from bobing.web.problems import ApiError
 from bobing.web.protocol import STATE_CHANGING, read_command
 from bobing.web.service import PAGE, TableService, hash_token
 
-router = APIRouter(prefix="/api")
+
+class Problem(BaseModel):
+    """An RFC 9457 problem (``application/problem+json``); ``code`` is stable, text translated."""
+
+    type: str = Field(examples=["urn:bobing:problem:name_taken"])
+    title: str = Field(examples=["Name taken"])
+    status: int = Field(examples=[409])
+    detail: str = Field(examples=["“甲” is already seated at this table."])
+    code: str = Field(examples=["name_taken"], description="see docs/protocol.md, Errors")
+    params: dict[str, Any] = Field(default_factory=dict, examples=[{"name": "甲"}])
+
+
+_PROBLEM = {"model": Problem, "content": {"application/problem+json": {}}}
+router = APIRouter(
+    prefix="/api",
+    responses={
+        400: {**_PROBLEM, "description": "malformed request"},
+        404: {**_PROBLEM, "description": "no such table"},
+        409: {**_PROBLEM, "description": "not possible in the table's current state"},
+        413: {**_PROBLEM, "description": "body too large"},
+        422: {**_PROBLEM, "description": "invalid field, name, rules or dice"},
+        503: {**_PROBLEM, "description": "the database is unreachable"},
+    },
+)
 
 
 class CreateTable(BaseModel):
