@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 import os
+import string
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import typer.main
 
-from bobing.cli import main
+from bobing.cli import app, main
 
 BOBING = Path(sys.executable).parent / "bobing"
 EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "2013-prizes.csv"
@@ -207,3 +209,39 @@ def test_console_script_lists_and_runs_the_commands() -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["exact"] is None
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_every_option_is_documented() -> None:
+    docs = (ROOT / "docs" / "analytics.md").read_text(encoding="utf-8")
+    commands = {c.name: c for c in app.registered_commands}
+    for name in ("simulate", "plan"):
+        command = commands[name]
+        assert command.callback is not None
+        click_command = typer.main.get_command_from_info(
+            command, pretty_exceptions_short=True, rich_markup_mode=None
+        )
+        for param in click_command.params:
+            for opt in param.opts:
+                if opt.startswith("--"):
+                    assert opt in docs, (name, opt)
+
+
+def test_catalogues_agree_across_languages() -> None:
+    folder = ROOT / "bobing" / "i18n"
+    files = {
+        lang: json.loads((folder / lang / "analysis.json").read_text(encoding="utf-8"))
+        for lang in ("zh-Hans", "zh-Hant", "en")
+    }
+    reference = files["en"]
+
+    def fields(text: str) -> set[str]:
+        return {f for _, f, _, _ in string.Formatter().parse(text) if f}
+
+    for lang, messages in files.items():
+        assert set(messages) == set(reference), lang
+        for key, text in messages.items():
+            assert text.strip(), (lang, key)
+            assert fields(text) == fields(reference[key]), (lang, key)
