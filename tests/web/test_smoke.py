@@ -1,3 +1,5 @@
+"""The shortest path through the server: health, a table, two players, one throw."""
+
 from __future__ import annotations
 
 import httpx
@@ -28,6 +30,8 @@ async def test_online_flow(http: httpx.AsyncClient, server: str) -> None:
     reply = await thrower.command("throw", turn=turn, nonce="abc")
     assert reply["type"] == "ack", reply
     await host.reach(reply["last_seq"])
-    print(host.events)
+    types = [e["type"] for e in host.events]
+    assert types[:4] == ["table_created", "player_joined", "player_joined", "started"]
+    assert types[4:6] == ["dice", "thrown"] and host.events[4]["nonce"] == "abc"
     for c in (host, ca, cb):
         await c.close()
