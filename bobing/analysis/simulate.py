@@ -287,6 +287,7 @@ class ChunkOutcome:
     turns: Array
     reason: Array
     winner: Array
+    """The seat holding the 状元 cake (only with ``detail``; -1 otherwise)."""
     exhausted_first: Array
     seat_tier: Array
     """Cakes per seat and tier, summed over the chunk's games: shape (players, 6)."""
@@ -315,7 +316,7 @@ class _Chunk:
         "end_turn",
         "mode",
         "reason",
-        "throws",
+        "skipped",
         "exh",
         "live",
         "skip",
@@ -337,7 +338,7 @@ class _Chunk:
         self.end_turn: Array = np.full(n, _BIG, np.int32)
         self.mode: Array = np.zeros(n, np.int8)  # 0: resolve standings, 1: decided, 2: grab
         self.reason: Array = np.zeros(n, np.int8)
-        self.throws: Array = np.zeros(n, np.int32)
+        self.skipped: Array = np.zeros(n, np.int32)  # turns lost to 跳猴; throws = turns - this
         self.exh: Array = np.zeros(n, bool)
         self.live: Array = np.ones(n, bool)
         self.skip: Array | None = np.zeros((p, n), bool) if spec.skip_on_jump else None
@@ -351,6 +352,8 @@ class _Chunk:
     def _index(self) -> None:
         self.size = len(self.gid)
         self.games: Array = np.arange(self.size, dtype=np.int64)
+        # Throw index → start of its tier's row in ``pool`` (row 6, always empty, for none).
+        self.row_of: Array = (self.spec.table & 7).astype(np.int64) * self.size
 
     def left(self, g: Array) -> Array:
         """Non-状元 cakes still unclaimed in games ``g``."""
@@ -359,11 +362,11 @@ class _Chunk:
 
     def compress(self) -> None:
         """Drop finished games."""
-        keep = self.live
+        keep = np.flatnonzero(self.live)
         for name in self._PER_GAME:
             value = getattr(self, name)
             if value is not None:
-                setattr(self, name, np.ascontiguousarray(value[..., keep]))
+                setattr(self, name, value.take(keep, axis=-1))
         self.dead = 0
         self._index()
 
@@ -426,38 +429,36 @@ class _Kernel:
                 skipped = st.skip[s].copy()
                 if skipped.any():
                     st.skip[s] = False
+                    st.skipped += skipped
                     idle = skipped
             if st.dead:
                 idle = ~st.live if idle is None else idle | ~st.live
-            jump: Array | None
+            jump: Array | None = None
             if self.given is None:
                 u: Array = self.rng.integers(0, OUTCOMES, size=a, dtype=np.uint32)
-                jump = self.rng.random(a) < spec.tiaohou if spec.tiaohou > 0 else None
+                if spec.tiaohou > 0:
+                    jump = self.rng.random(a) < spec.tiaohou
+                    u[jump] = JUMP
             else:
                 width = self.given.shape[1]
-                over = st.throws >= width
+                thrown = t - st.skipped
+                over = thrown >= width
                 if idle is not None:
                     over &= ~idle
                 if over.any():
                     raise InputError(f"given throws ran out after {width} throws")
-                u = self.given[st.gid, np.minimum(st.throws, width - 1)]
+                u = self.given[st.gid, np.minimum(thrown, width - 1)]
                 jump = u == JUMP
-            code: Array = spec.table[u]
-            if jump is not None:
-                code[jump] = _NONE_CODE
             if idle is not None:
-                code[idle] = _NONE_CODE
-                st.throws += ~idle
+                u[idle] = JUMP  # nothing happens: the table maps it to no tier
                 if jump is not None:
                     jump &= ~idle
-            else:
-                st.throws += 1
             if st.skip is not None and jump is not None:
                 st.skip[s, jump] = True
             # The common case: an ordinary tier takes one cake if one is left. Game g's cake
             # of tier k is at k * a + g in both the pool and the thrower's holdings.
-            tier = code & 7
-            flat = tier.astype(np.int64) * a + st.games
+            code: Array = spec.table[u]
+            flat = st.row_of[u] + st.games
             pool = st.pool.reshape(-1)
             avail = pool[flat] > 0
             took = np.flatnonzero(avail)
@@ -467,12 +468,13 @@ class _Kernel:
                 pool[cell] -= 1
                 st.hold[s].reshape(-1)[cell] += 1
                 if st.slot_holder is not None:
-                    tt = tier[took].astype(np.int64)
+                    tt = (code[took] & 7).astype(np.int64)
                     chased_tier = spec.chase_mask[tt]
                     if chased_tier.any():
                         self._record_slots(took[chased_tier], tt[chased_tier], s, t)
                 emptied = took[pool[cell] == 0]
             if spec.chase_on:
+                tier = code & 7
                 missed = np.flatnonzero(~avail & spec.chase_mask[tier])
                 if missed.size:
                     missed = missed[st.left(missed) > 0]
@@ -656,15 +658,15 @@ class _Kernel:
             st.pool[:, grab] = 0
             if out.grabbed is not None:
                 out.grabbed[st.gid[grab]] = shares.transpose(0, 2, 1)
-        held = st.hold[:, :6, g]  # (seat, tier, games)
+        held = st.hold[:, :6].take(g, axis=2)  # (seat, tier, games)
         gid = st.gid[g]
-        out.throws[gid] = st.throws[g]
+        out.throws[gid] = t + 1 - st.skipped[g]
         out.turns[gid] = t + 1
         out.reason[gid] = st.reason[g]
-        out.winner[gid] = held[:, 0, :].argmax(axis=0)
         out.exhausted_first[gid] = st.exh[g]
         out.seat_tier += held.sum(axis=2)
         if out.holdings is not None:
+            out.winner[gid] = held[:, 0, :].argmax(axis=0)
             out.holdings[gid] = held.transpose(2, 0, 1)
         st.live[g] = False
         st.end_turn[g] = _BIG
