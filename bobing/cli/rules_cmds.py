@@ -4,7 +4,7 @@ the rules engine on the command line.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -37,6 +37,9 @@ from bobing.i18n.names import (
     switch_value,
     tier_name,
 )
+
+if TYPE_CHECKING:
+    from bobing.analysis.markov import GameLength
 
 _HELP_LANG = lang_from_env()
 
@@ -127,15 +130,56 @@ def odds_command(
     rules: RulesOption = None,
     json_output: JsonOption = False,
     lang: LangOption = None,
+    game: Annotated[
+        bool, typer.Option("--game", help=t("cli.help.opt.game", _HELP_LANG))
+    ] = False,
+    players: Annotated[
+        int,
+        typer.Option("--players", metavar="N", help=t("cli.help.opt.players", _HELP_LANG)),
+    ] = 10,
 ) -> None:
     """The exact odds of one throw: per hand, per tier, and the 状元 kickers."""
     language = lang_from_option(lang)
     ruleset = rules_from_option(rules)
     result = odds(ruleset)
+    length = None
+    if game:
+        # NumPy is imported only when asked: plain ``bobing odds`` stays instant.
+        from bobing.analysis.markov import expected_game_length
+
+        length = expected_game_length(ruleset, players)
     if json_output:
-        print_json(result.to_json(), indent=2)
+        data = result.to_json()
+        if length is not None:
+            data["game"] = length.to_json()
+        print_json(data, indent=2)
         return
     render_odds(result, language)
+    if length is not None:
+        render_game_length(length, language)
+
+
+def render_game_length(length: GameLength, lang: str) -> None:
+    """Print the exact expectations of a whole game (the Markov chain's answer)."""
+    rows = [
+        [t("cli.odds.game.throws", lang), f"{length.throws_mean:.2f}"],
+        [t("cli.odds.game.rounds", lang), f"{length.rounds_mean:.2f}"],
+        [
+            t("cli.odds.game.dry", lang),
+            f"{length.exhausted_before_zhuangyuan * 100:.2f}%",
+        ],
+    ]
+    rows += [
+        [t(f"cli.odds.game.ended_by.{reason}", lang), f"{share * 100:.2f}%"]
+        for reason, share in length.ended_by.items()
+        if share > 0
+    ]
+    print_table(
+        [t("cli.odds.game.col.what", lang), t("cli.odds.game.col.value", lang)],
+        rows,
+        title=t("cli.odds.game.title", lang, players=length.players),
+        align=("left", "right"),
+    )
 
 
 def _share_cells(share: Share) -> list[str]:
