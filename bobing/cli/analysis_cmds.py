@@ -31,7 +31,11 @@ _HELP_LANG = lang_from_env()
 
 def register(app: typer.Typer) -> None:
     """Add ``simulate`` and ``plan`` to ``app``."""
-    app.command("simulate", help=t("analysis.help.simulate", _HELP_LANG))(simulate_command)
+    app.command(
+        "simulate",
+        help=t("analysis.help.simulate", _HELP_LANG),
+        short_help=t("analysis.help.simulate.short", _HELP_LANG),
+    )(simulate_command)
     app.command("plan", help=t("analysis.help.plan", _HELP_LANG))(plan_command)
 
 

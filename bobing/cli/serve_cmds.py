@@ -10,10 +10,18 @@ from typing import Annotated
 import typer
 
 from bobing.engine.errors import RecordError
+from bobing.i18n import lang_from_env, t
+
+_LANG = lang_from_env()
+
+
+def _h(key: str) -> str:
+    return t(key, _LANG)
+
 
 bench_app = typer.Typer(
     name="bench",
-    help="Measure the table server under load.",
+    help=_h("bench.help"),
     no_args_is_help=True,
     rich_markup_mode=None,
 )
@@ -21,19 +29,16 @@ bench_app = typer.Typer(
 
 def serve(
     host: Annotated[
-        str, typer.Option(help="address to listen on (0.0.0.0: every network interface)")
+        str, typer.Option(help=_h("serve.opt.host"))
     ] = "0.0.0.0",
-    port: Annotated[int, typer.Option(help="TCP port (0: any free port)", min=0, max=65535)] = 8000,
+    port: Annotated[int, typer.Option(help=_h("serve.opt.port"), min=0, max=65535)] = 8000,
     db: Annotated[
         str | None,
-        typer.Option(
-            help="database URL: sqlite+aiosqlite:///FILE or postgresql+asyncpg://USER@HOST/DB "
-            "(default: SQLite in your data directory)"
-        ),
+        typer.Option(help=_h("serve.opt.db")),
     ] = None,
     schema: Annotated[
         str | None,
-        typer.Option(help="PostgreSQL only: keep the server's tables in this schema"),
+        typer.Option(help=_h("serve.opt.schema")),
     ] = None,
 ) -> None:
     """Run the table server: the browser UI, REST under /api, WebSockets under /ws."""
@@ -45,9 +50,9 @@ def serve(
 
 def verify(
     record: Annotated[
-        Path, typer.Argument(help="a game record (JSON) from /api/tables/CODE/record; - for stdin")
+        Path, typer.Argument(help=_h("verify.arg.record"))
     ],
-    as_json: Annotated[bool, typer.Option("--json", help="print the checks as JSON")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help=_h("verify.opt.json"))] = False,
 ) -> None:
     """Check that every server-rolled throw of a record follows from the revealed seed."""
     from bobing.engine.fairness import verify_record
@@ -96,19 +101,19 @@ def _read(path: Path) -> str:
         raise RecordError(f"cannot read {str(path)!r}: {reason}") from None
 
 
-@bench_app.command("server")
+@bench_app.command("server", help=_h("bench.server.help"))
 def bench_server(
-    tables: Annotated[int, typer.Option(help="tables played at once", min=1, max=2000)] = 100,
-    players: Annotated[int, typer.Option(help="players per table", min=2, max=12)] = 10,
-    seconds: Annotated[float, typer.Option(help="measured duration", min=1.0)] = 10.0,
+    tables: Annotated[int, typer.Option(help=_h("bench.opt.tables"), min=1, max=2000)] = 100,
+    players: Annotated[int, typer.Option(help=_h("bench.opt.players"), min=2, max=12)] = 10,
+    seconds: Annotated[float, typer.Option(help=_h("bench.opt.seconds"), min=1.0)] = 10.0,
     db: Annotated[
         str | None,
-        typer.Option(help="database URL for the started server (default: a temporary SQLite)"),
+        typer.Option(help=_h("bench.opt.db")),
     ] = None,
     url: Annotated[
-        str | None, typer.Option(help="target a running server instead of starting one")
+        str | None, typer.Option(help=_h("bench.opt.url"))
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="print the result as JSON")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help=_h("bench.opt.json"))] = False,
 ) -> None:
     """Drive TABLES x PLAYERS simulated players over WebSockets; report throws/s and latency."""
     from bobing.web.bench import run_bench
@@ -127,6 +132,6 @@ def bench_server(
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to ``app``."""
-    app.command("serve")(serve)
-    app.command("verify")(verify)
+    app.command("serve", help=_h("serve.help"), short_help=_h("serve.help.short"))(serve)
+    app.command("verify", help=_h("verify.help"), short_help=_h("verify.help.short"))(verify)
     app.add_typer(bench_app, name="bench")
