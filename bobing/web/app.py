@@ -24,7 +24,7 @@ from bobing.storage.db import Database
 from bobing.storage.event_store import EventStore
 from bobing.web.hub import Hub
 from bobing.web.problems import ApiError, from_bobing
-from bobing.web.routes import api, ws
+from bobing.web.routes import analysis, api, ws
 from bobing.web.service import TableService
 from bobing.web.settings import Settings
 
@@ -186,6 +186,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.include_router(api.router)
     app.include_router(ws.router)
+    app.include_router(analysis.router)
 
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError) -> JSONResponse:

@@ -1,0 +1,346 @@
+"""The "规则与概率" page's data: exact odds, how long a game takes, and the two charts.
+
+``/api/odds`` is the exact per-throw distribution (milliseconds). ``/api/game-length`` is the
+Markov chain's exact expectations plus a modest seeded simulation for the spread and the seats;
+the charts are drawn from that simulation. Both can take a second or more, so they run in a
+worker thread, one at a time (matplotlib's settings are process-wide, and one computation at a
+time bounds the memory the chain needs), and their results are kept in a small LRU per app:
+the same rules and table size always give the same numbers and the same bytes.
+
+Rules come from ``?rules=`` (a preset id or alias, or a rule object as JSON text), from
+``?table=CODE`` (that table's rules, fixed when it was created), or from the body of
+``POST /api/odds``. A rule file path is never read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, replace
+from typing import Annotated, Any, TypeVar
+
+from fastapi import APIRouter, Body, Query, Request
+from fastapi.responses import JSONResponse, Response
+
+from bobing.analysis import markov, plots, simulate
+from bobing.analysis.odds import odds as exact_odds
+from bobing.analysis.simulate import MAX_PLAYERS, MIN_PLAYERS, SimulationResult
+from bobing.engine.errors import BobingError
+from bobing.engine.hands import TIERS
+from bobing.engine.presets import DEFAULT_RULES, find_preset
+from bobing.engine.rules import RuleSet, rules_from_json
+from bobing.i18n import normalize_lang
+from bobing.web.problems import ApiError, from_bobing
+from bobing.web.routes.api import Problem
+from bobing.web.service import TableService
+
+T = TypeVar("T")
+
+GAMES = 20_000
+"""Games simulated per (rules, players): enough for p50/p90 to within a throw or two."""
+SEED = 2013
+"""The simulation's fixed seed: the same request always gives the same numbers and pictures."""
+THROW_BUDGET = 5_000_000
+"""At most about this many throws per simulation (big custom prize sets get fewer games)."""
+MIN_GAMES = 500
+CACHE_SIZE = 32
+"""Entries per LRU (game lengths; charts keep twice as many, one per language)."""
+MAX_AGE = 3600
+"""Seconds browsers may reuse an answer: it depends only on its URL (a table's rules are fixed)."""
+CHARTS = ("length", "seats")
+
+_PROBLEM = {"model": Problem, "content": {"application/problem+json": {}}}
+router = APIRouter(
+    prefix="/api",
+    tags=["analysis"],
+    responses={
+        400: {**_PROBLEM, "description": "malformed request"},
+        404: {**_PROBLEM, "description": "no such table"},
+        422: {**_PROBLEM, "description": "invalid rules or number of players"},
+        503: {**_PROBLEM, "description": "the database is unreachable (only with ?table=)"},
+    },
+)
+
+RulesParam = Annotated[
+    str | None,
+    Query(
+        description="a preset id or alias (traditional, modern, jinhua, 通行 …) or a rule object"
+        " of RULES.md §5 as JSON text; default traditional",
+        examples=["modern"],
+    ),
+]
+TableParam = Annotated[
+    str | None,
+    Query(description="a table code: use that table's rules (instead of rules=)"),
+]
+PlayersParam = Annotated[
+    int,
+    Query(ge=MIN_PLAYERS, le=MAX_PLAYERS, description="players at the table"),
+]
+LangParam = Annotated[
+    str | None,
+    Query(description="chart labels: zh-Hans (default), zh-Hant or en; else Accept-Language"),
+]
+
+
+# -- rules --------------------------------------------------------------------------------------
+
+
+def _checked(rules: RuleSet) -> RuleSet:
+    if rules.total_cakes == 0:
+        message = "the rules play for no cakes at all"
+        raise ApiError("invalid_rules", message, message=message)
+    return rules
+
+
+def rules_of(value: Any) -> RuleSet:
+    """Rules from a preset id or alias, a rule object, or a rule object as JSON text."""
+    try:
+        if value is None:
+            return DEFAULT_RULES
+        if isinstance(value, str):
+            text = value.strip()
+            if not text.startswith("{"):
+                return find_preset(text)
+            try:
+                value = json.loads(text)
+            except json.JSONDecodeError as exc:
+                message = f"rules {text[:80]!r} are not valid JSON ({exc.msg})"
+                raise ApiError("invalid_rules", message, message=message, value=text[:80]) from None
+        return _checked(rules_from_json(value))
+    except BobingError as exc:
+        raise from_bobing(exc) from None
+
+
+async def requested_rules(request: Request, rules: Any, table: str | None) -> RuleSet:
+    """The rules a request asks about: ``table`` (that table's rules) or ``rules``."""
+    if table is not None:
+        if rules is not None:
+            raise ApiError(
+                "invalid_field",
+                "give either rules or table, not both",
+                field="table",
+                message="give either rules or table, not both",
+            )
+        service: TableService = request.app.state.service
+        return (await service.runtime(table)).rules
+    return rules_of(rules)
+
+
+def rules_key(rules: RuleSet) -> str:
+    """A cache key for rules: every switch, in a fixed order."""
+    return json.dumps(rules.to_json(), sort_keys=True, ensure_ascii=False)
+
+
+def chart_lang(request: Request, lang: str | None) -> str:
+    """``?lang=``, else the first Accept-Language tag, normalized."""
+    wanted = lang or request.headers.get("accept-language", "")
+    return normalize_lang(wanted.split(",")[0].split(";")[0] if wanted else None)
+
+
+# -- the computations ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class GameLengthReport:
+    """What ``/api/game-length`` answers, and the simulation the charts are drawn from."""
+
+    json: dict[str, Any]
+    result: SimulationResult
+
+
+def games_for(rules: RuleSet, exact_mean: float | None) -> int:
+    """Games to simulate: :data:`GAMES`, fewer when games are long (big custom prize sets)."""
+    mean = exact_mean
+    if mean is None:
+        # No exact chain (too many pool states). A rough length: the throws it takes to win
+        # the slowest tier's cakes, unless a game-ending throw (六勃红 …) usually comes first.
+        tiers = exact_odds(rules).tiers
+        slowest = max(
+            (
+                rules.prize_count(tier) / tiers[tier].share.probability
+                for tier in TIERS[1:]
+                if rules.prize_count(tier) and tiers[tier].share.count
+            ),
+            default=1.0,
+        )
+        classes, _ = simulate.outcome_classes(rules)
+        ending = sum(oc.count for oc in classes if oc.effect) / simulate.OUTCOMES
+        mean = min(slowest, 1 / ending) if ending else slowest
+    return max(MIN_GAMES, min(GAMES, int(THROW_BUDGET / max(mean, 1.0))))
+
+
+def _distribution(result: SimulationResult, name: str) -> dict[str, Any]:
+    dist = result.throws if name == "throws" else result.rounds
+    summary: dict[str, Any] = dist.summary()
+    summary["p5"] = dist.quantile(0.05)
+    summary["p95"] = dist.quantile(0.95)
+    return summary
+
+
+def game_length(rules: RuleSet, players: int) -> GameLengthReport:
+    """The exact expectations (when the chain applies) and a seeded simulation."""
+    exact = markov.exact_or_none(rules, players)
+    games = games_for(rules, exact.throws_mean if exact is not None else None)
+    result = simulate.simulate(rules, players, games, seed=SEED, workers=1)
+    result = replace(result, exact=exact)
+    sim = result.to_json()
+    for key in ("rules", "exact", "players", "tiaohou"):
+        sim.pop(key)
+    sim["throws"] = _distribution(result, "throws")
+    sim["rounds"] = _distribution(result, "rounds")
+    body = {
+        "players": players,
+        "rules": rules.overrides(),
+        "exact": exact.to_json() if exact is not None else None,
+        "simulation": sim,
+    }
+    return GameLengthReport(body, result)
+
+
+def chart(report: GameLengthReport, kind: str, lang: str) -> bytes:
+    """One chart as SVG bytes."""
+    draw = plots.length_svg if kind == "length" else plots.seats_svg
+    return draw(report.result, lang).encode("utf-8")
+
+
+class AnalysisCache:
+    """Small LRUs of computed answers; a computation runs once however many ask at once."""
+
+    def __init__(self, size: int = CACHE_SIZE) -> None:
+        self.size = size
+        self.lengths: OrderedDict[Hashable, GameLengthReport] = OrderedDict()
+        self.charts: OrderedDict[Hashable, bytes] = OrderedDict()
+        self._pending: dict[Hashable, asyncio.Future[Any]] = {}
+        self._lock = asyncio.Lock()  # one computation at a time (see the module docstring)
+
+    async def get(
+        self, store: OrderedDict[Hashable, T], key: Hashable, compute: Callable[[], T], size: int
+    ) -> T:
+        """The cached value of ``key``, computed in a worker thread on a miss."""
+        if key in store:
+            store.move_to_end(key)
+            return store[key]
+        pending = self._pending.get(key)
+        if pending is None:
+            pending = asyncio.ensure_future(self._compute(store, key, compute, size))
+            self._pending[key] = pending
+            pending.add_done_callback(lambda done: self._settled(key, done))
+        # Shielded: a client that goes away does not cancel what others are waiting for.
+        value: T = await asyncio.shield(pending)
+        return value
+
+    def _settled(self, key: Hashable, done: asyncio.Future[Any]) -> None:
+        self._pending.pop(key, None)
+        if not done.cancelled():
+            done.exception()  # retrieved here: a waiter that left must not leave it unseen
+
+    async def _compute(
+        self, store: OrderedDict[Hashable, T], key: Hashable, compute: Callable[[], T], size: int
+    ) -> T:
+        async with self._lock:
+            value = await asyncio.to_thread(compute)
+        store[key] = value
+        while len(store) > size:
+            store.popitem(last=False)
+        return value
+
+
+def cache_of(request: Request) -> AnalysisCache:
+    """The app's analysis cache (made on first use)."""
+    state = request.app.state
+    cache: AnalysisCache | None = getattr(state, "analysis_cache", None)
+    if cache is None:
+        cache = AnalysisCache()
+        state.analysis_cache = cache
+    return cache
+
+
+async def cached_length(request: Request, rules: RuleSet, players: int) -> GameLengthReport:
+    """The game-length report of ``rules`` at ``players``, from the cache when possible."""
+    cache = cache_of(request)
+    key = (rules_key(rules), players)
+    return await cache.get(cache.lengths, key, lambda: game_length(rules, players), cache.size)
+
+
+def _cached_json(body: dict[str, Any]) -> JSONResponse:
+    return JSONResponse(body, headers={"Cache-Control": f"public, max-age={MAX_AGE}"})
+
+
+# -- routes -------------------------------------------------------------------------------------
+
+
+@router.get("/odds", summary="Exact odds of one throw under a rule set")
+async def odds_get(
+    request: Request, rules: RulesParam = None, table: TableParam = None
+) -> JSONResponse:
+    """Per hand, per tier (at the start of a game), the 状元 order and kickers (``bobing odds``)."""
+    chosen = await requested_rules(request, rules, table)
+    return _cached_json(exact_odds(chosen).to_json())
+
+
+@router.post("/odds", summary="Exact odds of one throw under a posted rule object")
+async def odds_post(
+    request: Request,
+    rules: Annotated[
+        dict[str, Any],
+        Body(
+            description="a rule object of RULES.md §5",
+            examples=[{"preset": "modern", "chase": {"tiers": ["duitang"]}}],
+        ),
+    ],
+) -> dict[str, Any]:
+    """As ``GET /api/odds``, for rules that are not a preset."""
+    return exact_odds(rules_of(rules)).to_json()
+
+
+@router.get("/game-length", summary="How long a game lasts: exact means and a simulation")
+async def game_length_get(
+    request: Request,
+    players: PlayersParam = 10,
+    rules: RulesParam = None,
+    table: TableParam = None,
+) -> JSONResponse:
+    """``exact``: the Markov chain's means (null where it does not apply); ``simulation``:
+    20 000 seeded games (fewer for huge prize sets) with p5/p50/p90/p95/p99, how games end
+    and the seats' fairness."""
+    chosen = await requested_rules(request, rules, table)
+    report = await cached_length(request, chosen, players)
+    return _cached_json(report.json)
+
+
+@router.get(
+    "/charts/{kind}.svg",
+    summary="A chart of the simulation: length or seats",
+    response_class=Response,
+    responses={200: {"content": {"image/svg+xml": {}}}},
+)
+async def chart_svg(
+    request: Request,
+    kind: str,
+    players: PlayersParam = 10,
+    rules: RulesParam = None,
+    table: TableParam = None,
+    lang: LangParam = None,
+) -> Response:
+    """``length``: the distribution of throws per game; ``seats``: cakes and the 状元 per seat."""
+    if kind not in CHARTS:
+        raise ApiError("not_found", f"no chart {kind!r}", path=request.url.path)
+    chosen = await requested_rules(request, rules, table)
+    language = chart_lang(request, lang)
+    report = await cached_length(request, chosen, players)
+    cache = cache_of(request)
+    key = (rules_key(chosen), players, kind, language)
+    svg = await cache.get(cache.charts, key, lambda: chart(report, kind, language), 2 * cache.size)
+    return Response(
+        svg,
+        media_type="image/svg+xml",
+        headers={
+            "Cache-Control": f"public, max-age={MAX_AGE}",
+            # Opened on its own, the picture may not run anything (it is only text and paths).
+            "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'",
+            "X-Content-Type-Options": "nosniff",
+        },
+    )
