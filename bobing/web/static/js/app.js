@@ -4,6 +4,7 @@
 //   /t/CODE           the table (lobby → play → ceremony), #play=TOKEN adds a shared-device token
 //   /t/CODE/tv        the big screen (read-only)
 //   /t/CODE/rules     the table's rules in words
+//   /odds[/PRESET], /t/CODE/odds   规则与概率: the odds, how long a game takes, the charts
 
 import { $, mount, h } from "./dom.js";
 import { detectLang, setLang, onLangChange, t } from "./i18n.js";
@@ -12,6 +13,7 @@ import { TableSession } from "./session.js";
 import { unlock } from "./sound.js";
 import { HomeView } from "./views/home.js";
 import { RulesView } from "./views/rules.js";
+import { OddsView } from "./views/odds.js";
 import { TableView } from "./views/table.js";
 import { TvView } from "./views/tv.js";
 import { renderNetbar } from "./ui.js";
@@ -20,10 +22,12 @@ let view = null;
 let session = null;
 
 function parseRoute(path) {
-  let m = path.match(/^\/t\/([A-Za-z0-9]{4,12})\/?(tv|rules)?\/?$/);
+  let m = path.match(/^\/t\/([A-Za-z0-9]{4,12})\/?(tv|rules|odds)?\/?$/);
   if (m) return { name: m[2] || "table", code: normalizeCode(m[1]) };
   m = path.match(/^\/rules(?:\/([a-z_]+))?\/?$/);
   if (m) return { name: "rules", preset: m[1] || "traditional" };
+  m = path.match(/^\/odds(?:\/([a-z_]+))?\/?$/);
+  if (m) return { name: "odds", preset: m[1] || "traditional" };
   return { name: "home" };
 }
 
@@ -74,6 +78,9 @@ function route() {
       break;
     case "rules":
       view = new RulesView(main, { session, preset: r.preset, navigate });
+      break;
+    case "odds":
+      view = new OddsView(main, { session, preset: r.preset, navigate });
       break;
     default:
       view = new HomeView(main, { navigate });
