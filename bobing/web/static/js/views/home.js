@@ -10,6 +10,7 @@ import { saveTable, recentTables, rememberRecent, normalizeCode } from "../store
 import { renderTopbar, icon, showError, toast } from "../ui.js";
 import { Bowl } from "../dice.js";
 import { loadPresets } from "./rules.js";
+import { oddsNavLink } from "./odds.js";
 import { BAD_NAME } from "./lobby.js";
 
 const EDITABLE = [
@@ -41,7 +42,7 @@ export class HomeView {
   destroy() {}
 
   async render() {
-    renderTopbar({ extra: [h("a", { href: "/rules", "data-link": "", class: "icon-btn", "aria-label": t("nav.rules_general"), title: t("nav.rules_general") }, icon("book"))] });
+    renderTopbar({ extra: [oddsNavLink(), h("a", { href: "/rules", "data-link": "", class: "icon-btn", "aria-label": t("nav.rules_general"), title: t("nav.rules_general") }, icon("book"))] });
     if (this.tableName === null) this.tableName = t("home.default_name");
     mount(this.main, this.page());
     if (!this.presets) {

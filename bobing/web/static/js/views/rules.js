@@ -8,6 +8,7 @@ import { TIERS } from "../protocol.js";
 import { diceRow } from "../dice.js";
 import { rankingLines, switchLines, exampleThrows, handName, why, effect, tierName } from "../game.js";
 import { renderTopbar, icon, showError } from "../ui.js";
+import { oddsLink } from "./odds.js";
 
 let presetCache = null;
 
@@ -80,6 +81,7 @@ export class RulesView {
       h("h1", { class: "title" }, st ? t("rules.of_table", { name: st.name }) : t(`preset.${rules.preset}`)),
       presetLinks,
       h("p", { class: "lede" }, t("rules.intro")),
+      oddsLink(this.session ? `/t/${this.session.code}/odds` : `/odds/${rules.preset}`),
       h(
         "section",
         { class: "card", "aria-labelledby": "r-order" },
