@@ -90,7 +90,8 @@ def test_odds_page_numbers_charts_and_languages(browser: Browser, server: Server
     expect(page.locator('.odds-table tr[data-hand="liubohei"]')).to_have_class(
         re.compile("is-zhuangyuan")
     )
-    expect(page.locator('.tier-odd[data-tier="yixiu"]')).to_contain_text("含六勃紅、四進")
+    expect(page.locator('.tier-odd[data-tier="yixiu"]')).to_contain_text("含四進")
+    expect(page.locator("#o-tiers + .hint ~ .hint")).to_have_text("六勃紅一擲通吃，每一檔都算上了它。")
 
 
 def test_odds_of_a_table(browser: Browser, server: Server) -> None:

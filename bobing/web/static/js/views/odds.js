@@ -280,6 +280,9 @@ export class OddsView {
     const odds = this.odds;
     const tiers = TIERS.filter((tier) => odds.tiers[tier]);
     const top = Math.max(...tiers.map((tier) => odds.tiers[tier].probability), 1e-9);
+    // a hand that counts for every tier (六勃红 sweeping the table) is said once, below
+    const won = tiers.filter((tier) => odds.tiers[tier].count).map((tier) => Object.keys(odds.tiers[tier].sources));
+    const sweeps = won.length > 1 ? won[0].filter((hand) => won.every((hands) => hands.includes(hand))) : [];
     return h(
       "section",
       { class: "card", "aria-labelledby": "o-tiers" },
@@ -292,7 +295,7 @@ export class OddsView {
           const share = odds.tiers[tier];
           // 状元 comes from several hands; another tier from its own hand, plus any sweep or bonus
           const sources = Object.keys(share.sources);
-          const extra = sources.filter((hand) => hand !== tier);
+          const extra = sources.filter((hand) => hand !== tier && !sweeps.includes(hand));
           const from = tier === "zhuangyuan" ? t("odds.from", { hands: sources.map(handLabel).join(t("list.sep")) }) : extra.length ? t("odds.also", { hands: extra.map(handLabel).join(t("list.sep")) }) : null;
           return h(
             "li",
@@ -300,7 +303,7 @@ export class OddsView {
             h(
               "div",
               { class: "tier-odd-head" },
-              h("span", { class: "tier-odd-name" }, tierName(tier), h("span", { class: "tier-odd-title" }, t(`tier.${tier}.title`))),
+              h("span", { class: "tier-odd-name" }, tierName(tier), t(`tier.${tier}.title`) === tierName(tier) ? null : h("span", { class: "tier-odd-title" }, t(`tier.${tier}.title`))),
               h("span", { class: "tier-odd-pct" }, fmtPct(share.probability)),
             ),
             h("div", { class: "bar", "aria-hidden": "true" }, h("span", { class: "bar-fill", style: { width: `${Math.max(0.6, (100 * share.probability) / top).toFixed(2)}%` } })),
@@ -313,6 +316,7 @@ export class OddsView {
           );
         }),
       ),
+      sweeps.length ? h("p", { class: "hint" }, t("odds.sweep", { hands: sweeps.map(handLabel).join(t("list.sep")) })) : null,
     );
   }
 
