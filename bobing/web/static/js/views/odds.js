@@ -349,7 +349,7 @@ export class OddsView {
               { class: "kicker-row" },
               h("span", { class: "kicker-name" }, label(k)),
               h("span", { class: "bar small", "aria-hidden": "true" }, h("span", { class: "bar-fill gold", style: { width: `${((100 * n) / top).toFixed(2)}%` } })),
-              h("span", { class: "kicker-count" }, t("odds.kicker_share", { share: fmtShare(n / total), n: fmtInt(n) })),
+              h("span", { class: "kicker-count" }, t(n === 1 ? "odds.kicker_share_one" : "odds.kicker_share", { share: fmtShare(n / total), n: fmtInt(n) })),
             ),
           ),
         ),
