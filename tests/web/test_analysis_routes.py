@@ -12,6 +12,8 @@ import httpx
 import pytest
 from webtools import SMALL_PRIZES, create_table
 
+from bobing.analysis import plots
+from bobing.analysis import simulate as simulation
 from bobing.analysis.markov import expected_game_length
 from bobing.analysis.odds import odds
 from bobing.analysis.simulate import simulate
@@ -127,7 +129,7 @@ async def test_charts_are_svg_in_the_asked_language(http: httpx.AsyncClient) -> 
     assert "throws per game" in texts["length", "en"]
     assert "Seat fairness" in texts["seats", "en"]
     assert texts["length", "en"] != texts["seats", "en"]
-    if analysis.plots.cjk_font() is not None:
+    if plots.cjk_font() is not None:
         assert texts["length", "en"] != texts["length", "zh-Hant"]
     # Accept-Language when there is no ?lang=
     headers = {"Accept-Language": "en-GB,en;q=0.8"}
@@ -262,3 +264,10 @@ async def test_openapi_documents_the_routes(http: httpx.AsyncClient) -> None:
     params = {p["name"] for p in paths["/api/game-length"]["get"]["parameters"]}
     assert params == {"players", "rules", "table"}
     assert "422" in paths["/api/game-length"]["get"]["responses"]
+
+
+def test_table_sizes_are_the_simulations() -> None:
+    assert (analysis.MIN_PLAYERS, analysis.MAX_PLAYERS) == (
+        simulation.MIN_PLAYERS,
+        simulation.MAX_PLAYERS,
+    )

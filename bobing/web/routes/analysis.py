@@ -19,14 +19,12 @@ import json
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, replace
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 from fastapi import APIRouter, Body, Query, Request
 from fastapi.responses import JSONResponse, Response
 
-from bobing.analysis import markov, plots, simulate
 from bobing.analysis.odds import odds as exact_odds
-from bobing.analysis.simulate import MAX_PLAYERS, MIN_PLAYERS, SimulationResult
 from bobing.engine.errors import BobingError
 from bobing.engine.hands import TIERS
 from bobing.engine.presets import DEFAULT_RULES, find_preset
@@ -35,6 +33,12 @@ from bobing.i18n import normalize_lang
 from bobing.web.problems import ApiError, from_bobing
 from bobing.web.routes.api import Problem
 from bobing.web.service import TableService
+
+if TYPE_CHECKING:
+    from bobing.analysis.simulate import SimulationResult
+
+# NumPy and matplotlib (bobing.analysis.markov, simulate, plots) are imported on first use, so a
+# server whose page nobody opens never loads them.
 
 T = TypeVar("T")
 
@@ -50,6 +54,8 @@ CACHE_SIZE = 32
 MAX_AGE = 3600
 """Seconds browsers may reuse an answer: it depends only on its URL (a table's rules are fixed)."""
 CHARTS = ("length", "seats")
+MIN_PLAYERS, MAX_PLAYERS = 2, 30
+"""Table sizes, as ``bobing.analysis.simulate`` accepts them (a test keeps them equal)."""
 
 _PROBLEM = {"model": Problem, "content": {"application/problem+json": {}}}
 router = APIRouter(
@@ -166,8 +172,10 @@ def games_for(rules: RuleSet, exact_mean: float | None) -> int:
             ),
             default=1.0,
         )
-        classes, _ = simulate.outcome_classes(rules)
-        ending = sum(oc.count for oc in classes if oc.effect) / simulate.OUTCOMES
+        from bobing.analysis.simulate import OUTCOMES, outcome_classes
+
+        classes, _ = outcome_classes(rules)
+        ending = sum(oc.count for oc in classes if oc.effect) / OUTCOMES
         mean = min(slowest, 1 / ending) if ending else slowest
     return max(MIN_GAMES, min(GAMES, int(THROW_BUDGET / max(mean, 1.0))))
 
@@ -182,9 +190,12 @@ def _distribution(result: SimulationResult, name: str) -> dict[str, Any]:
 
 def game_length(rules: RuleSet, players: int) -> GameLengthReport:
     """The exact expectations (when the chain applies) and a seeded simulation."""
-    exact = markov.exact_or_none(rules, players)
+    from bobing.analysis.markov import exact_or_none
+    from bobing.analysis.simulate import simulate
+
+    exact = exact_or_none(rules, players)
     games = games_for(rules, exact.throws_mean if exact is not None else None)
-    result = simulate.simulate(rules, players, games, seed=SEED, workers=1)
+    result = simulate(rules, players, games, seed=SEED, workers=1)
     result = replace(result, exact=exact)
     sim = result.to_json()
     for key in ("rules", "exact", "players", "tiaohou"):
@@ -202,6 +213,8 @@ def game_length(rules: RuleSet, players: int) -> GameLengthReport:
 
 def chart(report: GameLengthReport, kind: str, lang: str) -> bytes:
     """One chart as SVG bytes."""
+    from bobing.analysis import plots
+
     draw = plots.length_svg if kind == "length" else plots.seats_svg
     return draw(report.result, lang).encode("utf-8")
 
