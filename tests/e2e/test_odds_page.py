@@ -65,6 +65,7 @@ def test_odds_page_numbers_charts_and_languages(browser: Browser, server: Server
     page.get_by_role("button", name="多一个人").click()
     expect(page.get_by_label("几个人玩")).to_have_value("11")
     expect(page.locator(".stat-mean")).to_contain_text("228.6 掷")
+    expect(page.locator("#announcer")).to_contain_text("11 个人、每掷约 10 秒")
     page.get_by_label("每掷约几秒").fill("6")
     page.get_by_label("每掷约几秒").dispatch_event("change")
     expect(page.locator(".stat-mean")).to_contain_text("约 23 分钟")
@@ -91,7 +92,8 @@ def test_odds_page_numbers_charts_and_languages(browser: Browser, server: Server
         re.compile("is-zhuangyuan")
     )
     expect(page.locator('.tier-odd[data-tier="yixiu"]')).to_contain_text("含四進")
-    expect(page.locator("#o-tiers + .hint ~ .hint")).to_have_text("六勃紅一擲通吃，每一檔都算上了它。")
+    sweep = page.locator("#o-tiers + .hint ~ .hint")
+    expect(sweep).to_have_text("六勃紅一擲通吃，每一檔都算上了它。")
 
 
 def test_odds_of_a_table(browser: Browser, server: Server) -> None:

@@ -9,7 +9,7 @@ import { t, lang, num } from "../i18n.js";
 import { ApiError } from "../api.js";
 import { TIERS } from "../protocol.js";
 import { handLabel, tierName } from "../game.js";
-import { renderTopbar, icon, showError, errorText } from "../ui.js";
+import { renderTopbar, icon, showError, errorText, announce } from "../ui.js";
 
 const PRESETS = ["traditional", "modern", "jinhua"];
 const MIN_PLAYERS = 2;
@@ -108,7 +108,7 @@ export class OddsView {
     this.loadingOdds = false;
     this.requested = 0; // the newest game-length request (older answers are dropped)
     this.timer = null;
-    this.lengthBox = h("div", { class: "odds-length-body", "aria-live": "polite" });
+    this.lengthBox = h("div", { class: "odds-length-body" });
     this.onUpdate = () => {
       if (!this.seenState && this.session.state) {
         this.seenState = true;
@@ -170,7 +170,7 @@ export class OddsView {
     if (this.requested >= 0) this.render();
   }
 
-  async loadLength() {
+  async loadLength({ speak = false } = {}) {
     const players = this.playerCount();
     const ticket = ++this.requested;
     this.lengthBox.setAttribute("aria-busy", "true");
@@ -188,7 +188,8 @@ export class OddsView {
     }
     this.lengthBox.removeAttribute("aria-busy");
     this.lengthBox.classList.remove("is-busy");
-    this.paintLength();
+    const summary = this.paintLength();
+    if (speak && summary) announce(summary);
   }
 
   setPlayers(n) {
@@ -197,7 +198,7 @@ export class OddsView {
     if (this.playersInput) this.playersInput.value = String(value);
     clearTimeout(this.timer);
     // typing "12" passes through "1": wait for a pause before asking the server
-    this.timer = setTimeout(() => this.loadLength(), 250);
+    this.timer = setTimeout(() => this.loadLength({ speak: true }), 250);
   }
 
   page(st) {
@@ -407,11 +408,12 @@ export class OddsView {
     );
   }
 
+  /** Draw the game-length numbers and charts; returns the summary sentence. */
   paintLength() {
     const data = this.length;
     if (!data) {
       if (this.lengthError) mount(this.lengthBox, h("p", { class: "hint", role: "alert" }, errorText(this.lengthError)));
-      return;
+      return null;
     }
     const sim = data.simulation;
     const exact = data.exact;
@@ -438,6 +440,15 @@ export class OddsView {
         h("figcaption", { class: "hint" }, caption),
       );
     };
+    const summary = t("odds.length_summary", {
+      players: data.players,
+      seconds: secs,
+      mean: minutes(meanThrows, secs),
+      median: minutes(sim.throws.p50, secs),
+      low: minutes(sim.throws.p5, secs),
+      high: minutes(sim.throws.p95, secs),
+      p99: minutes(sim.throws.p99, secs),
+    });
     mount(
       this.lengthBox,
       h(
@@ -448,19 +459,7 @@ export class OddsView {
         tile("stat-median", t("odds.median"), t("odds.throws_n", { n: fmtInt(sim.throws.p50) }), t("odds.minutes_n", { n: minutes(sim.throws.p50, secs) })),
         tile("stat-range", t("odds.range90"), t("odds.range_throws", { a: fmtInt(sim.throws.p5), b: fmtInt(sim.throws.p95) }), t("odds.range_minutes", { a: minutes(sim.throws.p5, secs), b: minutes(sim.throws.p95, secs) })),
       ),
-      h(
-        "p",
-        { class: "length-summary" },
-        t("odds.length_summary", {
-          players: data.players,
-          seconds: secs,
-          mean: minutes(meanThrows, secs),
-          median: minutes(sim.throws.p50, secs),
-          low: minutes(sim.throws.p5, secs),
-          high: minutes(sim.throws.p95, secs),
-          p99: minutes(sim.throws.p99, secs),
-        }),
-      ),
+      h("p", { class: "length-summary" }, summary),
       h("h3", { class: "sub-title" }, t("odds.ended_title")),
       h("ul", { class: "endings" }, endings),
       first > 0 ? h("p", { class: "hint" }, t("odds.exhausted_first", { p: fmtPct(first) })) : null,
@@ -477,6 +476,7 @@ export class OddsView {
       ),
       h("p", { class: "hint method" }, exact ? t("odds.method", { games: fmtInt(sim.games) }) : t("odds.method_sim", { games: fmtInt(sim.games) })),
     );
+    return summary;
   }
 
   explainCard() {
