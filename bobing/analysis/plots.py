@@ -133,8 +133,18 @@ def _seat_axes(ax: Axes, result: SimulationResult, lang: str) -> None:
     ax.set_title(t("analysis.plot.seats_title", lang), fontsize=10)
 
 
-def figure(result: SimulationResult, lang: str | None = None, *, parts: str = "both") -> Figure:
-    """A matplotlib Figure: ``parts`` = ``both``, ``length`` or ``seats``."""
+def figure(
+    result: SimulationResult,
+    lang: str | None = None,
+    *,
+    parts: str = "both",
+    compact: bool = False,
+) -> Figure:
+    """A matplotlib Figure: ``parts`` = ``both``, ``length`` or ``seats``.
+
+    ``compact`` draws a single part narrower, so its text stays legible when a phone
+    scales the picture to the width of its screen.
+    """
     from matplotlib import rc_context
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -147,7 +157,7 @@ def figure(result: SimulationResult, lang: str | None = None, *, parts: str = "b
             _length_axes(left, result, language)
             _seat_axes(right, result, language)
         else:
-            fig = Figure(figsize=(7, 4.2), layout="constrained")
+            fig = Figure(figsize=(4.6, 3.6) if compact else (7, 4.2), layout="constrained")
             ax = fig.subplots()
             (_length_axes if parts == "length" else _seat_axes)(ax, result, language)
         FigureCanvasAgg(fig)
@@ -169,16 +179,22 @@ def _metadata(fmt: str) -> dict[str, Any]:
     return {"Date": None} if fmt == "svg" else {}
 
 
-def length_svg(result: SimulationResult, lang: str | None = None) -> str:
-    """The game-length distribution as SVG text."""
+def length_svg(
+    result: SimulationResult, lang: str | None = None, *, compact: bool = False
+) -> str:
+    """The game-length distribution as SVG text (``compact``: sized for a phone)."""
     language = _label_lang(lang)
-    return _render(figure(result, language, parts="length"), "svg", language).decode("utf-8")
+    fig = figure(result, language, parts="length", compact=compact)
+    return _render(fig, "svg", language).decode("utf-8")
 
 
-def seats_svg(result: SimulationResult, lang: str | None = None) -> str:
-    """Expected cakes and the chance of the 状元 per seat, as SVG text."""
+def seats_svg(
+    result: SimulationResult, lang: str | None = None, *, compact: bool = False
+) -> str:
+    """Expected cakes and the chance of the 状元 per seat, as SVG (``compact``: for a phone)."""
     language = _label_lang(lang)
-    return _render(figure(result, language, parts="seats"), "svg", language).decode("utf-8")
+    fig = figure(result, language, parts="seats", compact=compact)
+    return _render(fig, "svg", language).decode("utf-8")
 
 
 def write_plot(result: SimulationResult, path: str | Path, lang: str | None = None) -> Path:

@@ -48,3 +48,19 @@ def test_write_plot(result: SimulationResult, tmp_path: Path) -> None:
         plots.write_plot(result, tmp_path / "a.jpg")
     with pytest.raises(InputError, match="cannot write"):
         plots.write_plot(result, tmp_path / "no" / "such" / "dir.svg")
+
+
+def _width_pt(svg: str) -> float:
+    import re
+
+    match = re.search(r'<svg[^>]*\bwidth="([\d.]+)pt"', svg)
+    assert match, svg[:300]
+    return float(match.group(1))
+
+
+@pytest.mark.parametrize("draw", [plots.length_svg, plots.seats_svg])
+def test_compact_charts_are_narrower_for_phones(result: SimulationResult, draw: object) -> None:
+    assert callable(draw)
+    wide, narrow = draw(result, "en"), draw(result, "en", compact=True)
+    # Same labels, drawn on a narrower page: a phone shrinks it less, so the text stays legible.
+    assert "<svg" in narrow and _width_pt(narrow) < 0.7 * _width_pt(wide)

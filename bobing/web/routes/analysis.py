@@ -216,7 +216,7 @@ def chart(report: GameLengthReport, kind: str, lang: str) -> bytes:
     from bobing.analysis import plots
 
     draw = plots.length_svg if kind == "length" else plots.seats_svg
-    return draw(report.result, lang).encode("utf-8")
+    return draw(report.result, lang, compact=True).encode("utf-8")
 
 
 class AnalysisCache:
