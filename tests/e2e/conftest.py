@@ -7,8 +7,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from e2etools import SCREENSHOT_DIR, Browser, Server, root_conftest, running_server
-from playwright.sync_api import Playwright, sync_playwright
+from e2etools import (
+    EXPECT_TIMEOUT_MS,
+    SCREENSHOT_DIR,
+    Browser,
+    Server,
+    root_conftest,
+    running_server,
+)
+from playwright.sync_api import Playwright, expect, sync_playwright
+
+expect.set_options(timeout=EXPECT_TIMEOUT_MS)
 
 
 @pytest.fixture(scope="session")

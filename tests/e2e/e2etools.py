@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import os
+import random
 import re
 import signal
 import socket
@@ -53,12 +54,44 @@ def root_conftest() -> ModuleType:
     return module
 
 
+TIMEOUT_MS = 30_000
+"""Page actions and waits give up after this long; generous because CI runs on two loaded
+cores, yet bounded (waits end as soon as their condition holds)."""
+EXPECT_TIMEOUT_MS = 20_000
+"""``expect(...)`` assertions retry this long (Playwright's own default is 5 s)."""
+
+
+def _ephemeral_ports() -> range:
+    """The range the kernel picks client ports from (Linux; the IANA range elsewhere)."""
+    try:
+        low, high = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()
+        return range(int(low), int(high) + 1)
+    except (OSError, ValueError):
+        return range(49152, 65536)
+
+
 def free_port() -> int:
-    """A TCP port that is free right now on 127.0.0.1."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+    """A TCP port free right now on 127.0.0.1, outside the range of client ports.
+
+    A server that is killed and restarted on its port (test_resilience) must get that port
+    back. An ephemeral port could meanwhile be handed to some client socket — even to the
+    browser's own reconnection attempt, which then connects to itself (TCP simultaneous open)
+    and keeps the port busy. Ports below the ephemeral range are only ever taken by bind().
+    """
+    ephemeral = _ephemeral_ports()
+    low, high = (10_000, ephemeral.start) if ephemeral.start > 11_000 else (1024, 65536)
+    rng = random.SystemRandom()
+    for _ in range(200):
+        port = rng.randrange(low, high)
+        if port in ephemeral:
+            continue
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free TCP port in {low}-{high}")
 
 
 class Server:
@@ -81,33 +114,34 @@ class Server:
                 stderr=subprocess.STDOUT,
                 env=dict(os.environ, PYTHONUNBUFFERED="1", BOBING_LANG="en"),
             )
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 2 * TIMEOUT_MS / 1000
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError("bobing serve exited:\n" + self.log_path.read_text())
             with (
                 contextlib.suppress(OSError, urllib.error.URLError),
-                urllib.request.urlopen(self.url + "/api/health", timeout=1) as response,
+                urllib.request.urlopen(self.url + "/api/health", timeout=5) as response,
             ):
                 if response.status == 200:
                     return
             time.sleep(0.1)
+        self.stop()
         raise RuntimeError("bobing serve did not answer /api/health:\n" + self.log_path.read_text())
 
     def kill(self) -> None:
         """SIGKILL, like a crash: no shutdown hooks."""
         if self.proc is not None and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGKILL)
-            self.proc.wait(10)
+            self.proc.wait(TIMEOUT_MS / 1000)
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
             self.proc.terminate()
             try:
-                self.proc.wait(10)
+                self.proc.wait(TIMEOUT_MS / 1000)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
-                self.proc.wait(10)
+                self.proc.wait(TIMEOUT_MS / 1000)
 
 
 @contextlib.contextmanager
@@ -141,7 +175,7 @@ class Browser:
         }
         options.update(kw)
         ctx = self.browser.new_context(**options)
-        ctx.set_default_timeout(10_000)
+        ctx.set_default_timeout(TIMEOUT_MS)
         self.contexts.append(ctx)
         return ctx
 

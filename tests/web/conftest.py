@@ -7,9 +7,16 @@ from pathlib import Path
 
 import httpx
 import pytest
-from webtools import running_server
+from webtools import TIMEOUT, close_clients, running_server
 
 from bobing.web.settings import Settings
+
+
+@pytest.fixture(autouse=True)
+async def _close_clients() -> AsyncIterator[None]:
+    """Every WebSocket client a test opened is closed when it ends, passed or failed."""
+    yield
+    await close_clients()
 
 
 @pytest.fixture
@@ -25,5 +32,5 @@ async def server(db_url: str) -> AsyncIterator[str]:
 
 @pytest.fixture
 async def http(server: str) -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(base_url=server, timeout=10) as client:
+    async with httpx.AsyncClient(base_url=server, timeout=TIMEOUT) as client:
         yield client

@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 import websockets
-from webtools import Client, create_table, join, ws_url
+from webtools import TIMEOUT, Client, create_table, join, ws_url
 
 PROBLEM_KEYS = {"type", "title", "status", "detail", "code", "params"}
 
@@ -280,7 +280,7 @@ async def test_database_trouble_is_a_clean_503(
         assert first["type"] == "welcome" or first["code"] == "unavailable"
         with pytest.raises(websockets.ConnectionClosed) as closed:
             while True:
-                await asyncio.wait_for(late.recv(), 10)
+                await asyncio.wait_for(late.recv(), TIMEOUT)
         assert closed.value.rcvd is not None and closed.value.rcvd.code == 1011
     body = problem(await http.get(f"/api/tables/{code}/events"), 503, "unavailable")
     assert "Traceback" not in body["detail"]

@@ -10,7 +10,15 @@ from typing import Any
 
 import httpx
 import pytest
-from webtools import SMALL_PRIZES, Client, create_table, join, root_conftest, running_server
+from webtools import (
+    SMALL_PRIZES,
+    TIMEOUT,
+    Client,
+    create_table,
+    join,
+    root_conftest,
+    running_server,
+)
 
 from bobing.engine.fairness import verify_record
 from bobing.engine.record import adjudicate
@@ -188,7 +196,7 @@ async def test_online_game_on_postgresql() -> None:
     try:
         async with (
             running_server(Settings(db_url=url, db_schema=schema)) as server,
-            httpx.AsyncClient(base_url=server, timeout=10) as http,
+            httpx.AsyncClient(base_url=server, timeout=TIMEOUT) as http,
         ):
             created = await create_table(http, mode="online", prizes=SMALL_PRIZES)
             code = created["code"]

@@ -7,6 +7,8 @@ hub with a socket stand-in whose writes block until released.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import Callable
 from typing import Any
 
 from bobing.realtime.memory import MemoryBroker
@@ -56,15 +58,26 @@ async def test_frames_stay_in_order_through_a_stall() -> None:
     await asyncio.sleep(0.01)
     assert sock.sent == ["frame-1"]
     sock.gate.set()
-    for _ in range(20):
-        await asyncio.sleep(0)
+    await until(lambda: len(sock.sent) == 4 and conn.idle)
     assert sock.sent == ["frame-1", "frame-2", "frame-4", '{"type":"ack","id":"x"}']
     assert conn.idle and conn.last_sent == 4
     await broker.publish("bobing:table:T", "5 5 frame-5")
     assert sock.sent[-1] == "frame-5"
     sender.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await sender
     hub.detach(conn)
     assert broker.channels() == []
+
+
+async def until(condition: Callable[[], bool], timeout: float = 30) -> None:
+    """Let the event loop run until ``condition()`` holds (the sender task works meanwhile)."""
+
+    async def loop() -> None:
+        while not condition():
+            await asyncio.sleep(0)
+
+    await asyncio.wait_for(loop(), timeout)
 
 
 async def _sender_without_catch_up(hub: Hub, conn: Connection) -> Any:

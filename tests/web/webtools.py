@@ -13,6 +13,7 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import AsyncIterator, Callable, Iterable
 from pathlib import Path
 from types import ModuleType
@@ -28,6 +29,15 @@ from bobing.web.serve import WS_MAX_SIZE, bind
 from bobing.web.settings import Settings
 
 _ids = itertools.count(1)
+
+TIMEOUT = 30.0
+"""How long a test waits for a frame or a condition before it fails. Generous, because CI runs
+on two loaded cores; only a failing test ever waits this long (waits end on the condition)."""
+
+_open_clients: list[Client] = []
+"""Every client connected during the current test: closed at its end even when it fails (an
+unclosed socket is otherwise reported, as a ResourceWarning, in whichever later test the
+garbage collector happens to run)."""
 
 
 def root_conftest() -> ModuleType:
@@ -46,83 +56,112 @@ def new_id(prefix: str = "c") -> str:
 
 
 @contextlib.asynccontextmanager
-async def running_server(settings: Settings) -> AsyncIterator[str]:
-    """A real Uvicorn server on an ephemeral 127.0.0.1 port in this event loop."""
+async def running_server(settings: Settings, **options: Any) -> AsyncIterator[str]:
+    """A real Uvicorn server on an ephemeral 127.0.0.1 port in this event loop.
+
+    ``options`` go to ``uvicorn.Config`` (e.g. ``ws_ping_interval=None``).
+    """
     sock = bind("127.0.0.1", 0)
     port = sock.getsockname()[1]
     config = uvicorn.Config(
         create_app(settings),
-        log_level="warning",
-        ws_max_size=WS_MAX_SIZE,
-        ws_per_message_deflate=False,
-        lifespan="on",
+        **{
+            "log_level": "warning",
+            "ws_max_size": WS_MAX_SIZE,
+            "ws_per_message_deflate": False,
+            "lifespan": "on",
+            "timeout_graceful_shutdown": 5,
+            **options,
+        },
     )
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve(sockets=[sock]))
     try:
+        deadline = time.monotonic() + TIMEOUT
         while not server.started:
             if task.done():
                 await task
                 raise RuntimeError("server did not start")
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"server did not start within {TIMEOUT:.0f} s")
             await asyncio.sleep(0.01)
         yield f"http://127.0.0.1:{port}"
     finally:
+        # Clients the test left open are closed first: the server's graceful shutdown would
+        # otherwise wait for them.
+        await close_clients()
         server.should_exit = True
-        with contextlib.suppress(asyncio.CancelledError):
-            await asyncio.wait_for(task, 10)
-        sock.close()
+        try:
+            with contextlib.suppress(asyncio.CancelledError):
+                try:
+                    await asyncio.wait_for(asyncio.shield(task), TIMEOUT)
+                except TimeoutError:
+                    server.force_exit = True
+                    await asyncio.wait_for(task, TIMEOUT)
+        finally:
+            sock.close()
+
+
+async def close_clients() -> None:
+    """Close every client of the current test that is still open (see ``_open_clients``)."""
+    while _open_clients:
+        client = _open_clients.pop()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(client.ws.close(), TIMEOUT)
 
 
 class ServeProcess:
-    """``bobing serve`` as a separate process (for restart tests)."""
+    """``bobing serve`` as a separate process (for restart tests).
 
-    def __init__(self, db_url: str) -> None:
+    Its output goes to a file, never to a pipe nobody reads (a full pipe would block the
+    server); the address is read from that file with a deadline, so a server that never comes
+    up fails the test instead of hanging it.
+    """
+
+    def __init__(self, db_url: str, log_path: Path) -> None:
         self.db_url = db_url
-        self.proc: subprocess.Popen[str] | None = None
+        self.log_path = log_path
+        self.proc: subprocess.Popen[bytes] | None = None
         self.url = ""
 
     def start(self) -> str:
         bobing = Path(sys.executable).with_name("bobing")
         env = dict(os.environ, PYTHONUNBUFFERED="1")
-        self.proc = subprocess.Popen(
-            [str(bobing), "serve", "--host", "127.0.0.1", "--port", "0", "--db", self.db_url],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-        )
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            found = re.search(r"serving on (http://\S+)", line)
+        offset = self.log_path.stat().st_size if self.log_path.exists() else 0
+        with self.log_path.open("ab") as log:
+            self.proc = subprocess.Popen(
+                [str(bobing), "serve", "--host", "127.0.0.1", "--port", "0", "--db", self.db_url],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env=env,
+            )
+        deadline = time.monotonic() + 2 * TIMEOUT
+        while time.monotonic() < deadline:
+            output = self.log_path.read_bytes()[offset:].decode("utf-8", "replace")
+            found = re.search(r"serving on (http://\S+)", output)
             if found:
                 self.url = found.group(1)
                 return self.url
-        raise RuntimeError(
-            "bobing serve exited: " + (self.proc.stderr.read() if self.proc.stderr else "")
-        )
+            if self.proc.poll() is not None:
+                raise RuntimeError("bobing serve exited:\n" + output)
+            time.sleep(0.05)
+        self.stop()
+        raise RuntimeError("bobing serve did not start:\n" + self.log_path.read_text("utf-8"))
 
     def kill(self) -> None:
         """SIGKILL: no shutdown hooks, no flushing — what a crash looks like."""
         if self.proc is not None and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGKILL)
-            self.proc.wait(10)
-        self._close()
+            self.proc.wait(TIMEOUT)
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
             self.proc.terminate()
             try:
-                self.proc.wait(10)
+                self.proc.wait(TIMEOUT)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
-                self.proc.wait(10)
-        self._close()
-
-    def _close(self) -> None:
-        if self.proc is not None:
-            for stream in (self.proc.stdout, self.proc.stderr):
-                if stream is not None:
-                    stream.close()
+                self.proc.wait(TIMEOUT)
 
 
 def ws_url(base: str, code: str, tokens: Iterable[str] = (), after: int = 0, **extra: str) -> str:
@@ -157,12 +196,19 @@ class Client:
         tokens: Iterable[str] = (),
         after: int = 0,
         name: str = "",
-        max_queue: int = 16,
+        max_queue: int | None = None,
         rcvbuf: int | None = None,
         history: list[dict[str, Any]] | None = None,
+        ping_interval: float | None = 20,
         **extra: str,
     ) -> Client:
-        """Connect; with ``history`` (events seen before), resume after its last seq."""
+        """Connect; with ``history`` (events seen before), resume after its last seq.
+
+        By default the client buffers every frame until the test reads it (``max_queue=None``):
+        with a bounded queue the library stops reading the socket once the queue is full, so
+        the server's keepalive pings go unanswered and, on a slow machine, the server drops a
+        client that a test only reads at the end (1011 "keepalive ping timeout").
+        """
         if history:
             after = history[-1]["seq"]
         sock = None
@@ -178,10 +224,12 @@ class Client:
             max_size=4 * WS_MAX_SIZE,
             max_queue=max_queue,
             sock=sock,
+            ping_interval=ping_interval,
             # A test client that stopped reading cannot see the server's close frame.
             close_timeout=1,
         )
         client = cls(ws, name, after)
+        _open_clients.append(client)
         client.events = list(history or [])
         client.welcome = await client.until(lambda f: f["type"] in ("welcome", "error"))
         if client.welcome["type"] == "welcome":
@@ -194,9 +242,11 @@ class Client:
         return self.events[-1]["seq"] if self.events else self.after
 
     async def close(self) -> None:
+        with contextlib.suppress(ValueError):
+            _open_clients.remove(self)
         await self.ws.close()
 
-    async def recv(self, timeout: float = 10) -> dict[str, Any]:
+    async def recv(self, timeout: float = TIMEOUT) -> dict[str, Any]:
         frame: dict[str, Any] = json.loads(await asyncio.wait_for(self.ws.recv(), timeout))
         if frame["type"] == "events":
             for event in frame["events"]:
@@ -214,7 +264,7 @@ class Client:
         return frame
 
     async def until(
-        self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 10
+        self, predicate: Callable[[dict[str, Any]], bool], timeout: float = TIMEOUT
     ) -> dict[str, Any]:
         async def loop() -> dict[str, Any]:
             while True:
@@ -238,7 +288,7 @@ class Client:
         )
         return self.replies.pop(command_id)
 
-    async def reach(self, seq: int, timeout: float = 10) -> None:
+    async def reach(self, seq: int, timeout: float = TIMEOUT) -> None:
         """Read until this client has seen event ``seq`` and the state after it."""
         if self.last_seq >= seq and self.state is not None and self.state["last_seq"] >= seq:
             return
