@@ -36,6 +36,8 @@ STATUS: dict[str, int] = {
     "unknown_player": 422,
     "illegal_action": 409,
     "invalid_grab": 422,
+    "nothing_to_undo": 409,
+    "not_last_throw": 409,
     "conflict": 409,
     "unavailable": 503,
     "not_found": 404,

@@ -17,7 +17,7 @@ ID_PATTERN = re.compile(r"[A-Za-z0-9_.:\-]{1,64}")
 MAX_TOKEN_LENGTH = 200
 
 STATE_CHANGING = frozenset(
-    {"throw", "grab", "reorder", "remove", "start_dice", "start", "pause", "resume", "end"}
+    {"throw", "grab", "reorder", "remove", "start_dice", "start", "pause", "resume", "end", "undo"}
 )
 CONNECTION_COMMANDS = frozenset({"auth", "ping"})
 COMMANDS = STATE_CHANGING | CONNECTION_COMMANDS
@@ -129,6 +129,7 @@ FIELDS: dict[str, dict[str, Check]] = {
     "pause": {},
     "resume": {},
     "end": {},
+    "undo": {"throw": _positive_int},
     "auth": {"token": _text(MAX_TOKEN_LENGTH)},
     "ping": {},
 }

@@ -29,7 +29,7 @@ from typing import Any
 
 from bobing.engine.dice import parse_dice
 from bobing.engine.errors import BobingError
-from bobing.engine.events import EVENT_TYPES, event_from_json
+from bobing.engine.events import EVENT_TYPES, Event, Thrown, event_from_json
 from bobing.engine.fairness import (
     START_THROW,
     commitment,
@@ -155,6 +155,9 @@ class Runtime:
     fair_throws: list[dict[str, Any]] = field(default_factory=list)
     last_throw: dict[str, Any] | None = None
     end_reason: str | None = None
+    seed_revealed: bool = False
+    throw_seqs: dict[int, int] = field(default_factory=dict)
+    """The seq of each surviving throw's first event (its ``dice``), by throw number."""
     command_seqs: dict[str, int] = field(default_factory=dict)
     static_json: str | None = None
     state_json: str = "{}"
@@ -543,17 +546,42 @@ def fold(snapshot: TableSnapshot) -> Runtime:
         status=info.status,
         last_seq=snapshot.last_seq,
     )
-    game_events = []
+    game_events: list[Event] = []
     for event in snapshot.events:
         if event.command_id is not None:
             runtime.command_seqs[event.command_id] = event.seq
         if event.type in EVENT_TYPES:
             game_events.append(event_from_json(event.data))
+        elif event.type == "throw_undone":
+            del game_events[_throw_index(game_events, event.data["throw"]) :]
         _note(runtime, event)
     if game_events:
         runtime.game = Game.replay(runtime.rules, runtime.names, game_events)
+        runtime.last_throw = _last_thrown(game_events)
     runtime.state_json = state_text(runtime)
     return runtime
+
+
+def _throw_index(events: list[Event], throw: int) -> int:
+    """Where throw ``throw`` begins among a game's events (its ``thrown`` event)."""
+    for index in range(len(events) - 1, -1, -1):
+        event = events[index]
+        if isinstance(event, Thrown) and event.throw == throw:
+            return index
+    raise ValueError(f"no throw {throw} among the game's events")
+
+
+def _last_thrown(events: list[Event]) -> dict[str, Any] | None:
+    """``last_throw`` of the state: the last ``thrown`` event of the game, if any."""
+    for event in reversed(events):
+        if isinstance(event, Thrown):
+            return {
+                "throw": event.throw,
+                "player": event.player,
+                "dice": event.dice,
+                "hand": event.hand,
+            }
+    return None
 
 
 def _note(runtime: Runtime, event: StoredEvent) -> None:
@@ -567,8 +595,16 @@ def _note(runtime: Runtime, event: StoredEvent) -> None:
             "hand": data.get("hand"),
         }
     elif event.type == "dice":
+        runtime.throw_seqs[data["throw"]] = event.seq
         if data.get("nonce") is not None:
             runtime.fair_throws.append({"throw": data["throw"], "nonce": data["nonce"]})
+    elif event.type == "throw_undone":
+        undone = data["throw"]
+        runtime.throw_seqs.pop(undone, None)
+        runtime.fair_throws = [f for f in runtime.fair_throws if f["throw"] < undone]
+        runtime.end_reason = None
+    elif event.type == "seed_revealed":
+        runtime.seed_revealed = True
     elif event.type == "start_dice":
         runtime.start_dice = {
             "thrower": data["thrower"],
@@ -900,6 +936,60 @@ def plan_end(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
     return Plan(_ending(runtime, "host"), status="over")
 
 
+def plan_undo(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
+    """The host voids the last throw of a referee table (faces typed wrong).
+
+    The log stays append-only: a ``throw_undone`` event names the throw, and the game becomes
+    the fold of the events before it (everything the throw brought about is gone with it:
+    cakes, standing, the final round, a grab, the end). A game that throw ended resumes; one
+    the host ended does not.
+    """
+    _need_host(roles, "undo a throw")
+    mode = runtime.info.mode
+    if mode != "referee":
+        raise ApiError(
+            "wrong_mode",
+            f"a {mode} table rolls its own dice: only a referee table can undo a throw",
+            mode=mode,
+        )
+    game = runtime.game
+    if game is None:
+        raise ApiError("not_playing", "the game has not started", status=runtime.status)
+    if runtime.over and runtime.end_reason != "game_over":
+        raise ApiError(
+            "not_playing", "the host ended the game; it cannot be resumed", status=runtime.status
+        )
+    last = game.throw_count
+    if last == 0:
+        raise ApiError("nothing_to_undo", "there is no throw to undo yet")
+    wanted = args.get("throw")
+    if wanted is not None and wanted != last:
+        raise ApiError(
+            "not_last_throw",
+            f"throw {wanted} is not the last throw; the last is throw {last}",
+            throw=wanted,
+            last=last,
+        )
+    index = _throw_index(game.events, last)
+    thrown = game.events[index]
+    assert isinstance(thrown, Thrown)
+    kept = game.events[:index]
+    undone = {
+        "type": "throw_undone",
+        "throw": last,
+        "player": thrown.player,
+        "dice": thrown.dice,
+        "hand": thrown.hand,
+        "from_seq": runtime.throw_seqs[last],
+    }
+
+    def commit(rt: Runtime) -> None:
+        rt.game = Game.replay(rt.rules, rt.names, kept)
+        rt.last_throw = _last_thrown(kept)
+
+    return Plan([undone], status="playing" if runtime.over else None, commit=commit)
+
+
 _PLANS: dict[str, Callable[[Runtime, Roles, Mapping[str, Any]], Plan]] = {
     "throw": plan_throw,
     "grab": plan_grab,
@@ -910,6 +1000,7 @@ _PLANS: dict[str, Callable[[Runtime, Roles, Mapping[str, Any]], Plan]] = {
     "pause": plan_pause,
     "resume": plan_resume,
     "end": plan_end,
+    "undo": plan_undo,
 }
 
 
@@ -1055,13 +1146,55 @@ def dynamic_state(runtime: Runtime) -> dict[str, Any]:
         "turn": game.throw_count + 1 if game is not None and not game.is_over else None,
         "throw_count": game.throw_count if game is not None else 0,
         "last_throw": runtime.last_throw,
+        "skipping": skipping(game),
+        "final_round": final_round(game),
         "result": None if game is None else game_result(game),
         "last_seq": runtime.last_seq,
         "fairness": {
             "commitment": runtime.info.commitment,
-            "server_seed": runtime.info.server_seed if runtime.over else None,
+            "server_seed": _revealed_seed(runtime),
         },
     }
+
+
+def _revealed_seed(runtime: Runtime) -> str | None:
+    # Once revealed it stays public, even if an undo resumes the game (referee tables only,
+    # whose throws are real dice: nothing left to predict but a random grab).
+    return runtime.info.server_seed if runtime.over or runtime.seed_revealed else None
+
+
+def skipping(game: Game | None) -> list[str]:
+    """Who will lose their next turn to a 跳猴 (seat order)."""
+    if game is None or game.phase not in (Phase.MAIN, Phase.FINAL):
+        return []
+    state = game.state
+    return [name for name, flag in zip(state.players, state.skip, strict=True) if flag]
+
+
+def final_round(game: Game | None) -> dict[str, Any] | None:
+    """The last round, once it has begun: up to which turn, who throws last, how many throws.
+
+    ``until_turn`` is the engine's turn index (the ``final`` event's); ``last_thrower`` and
+    ``throws_left`` (this one included) count the turns to come, skipping the players who are
+    to lose a turn — a 跳猴 during the last round may still change them.
+    """
+    if game is None or game.phase is not Phase.FINAL:
+        return None
+    state = game.state
+    until = state.final_until
+    if until is None:  # pragma: no cover - the final phase always has its last turn
+        return None
+    skip = list(state.skip)
+    last: str | None = None
+    left = 0
+    for turn in range(state.turn, until + 1):
+        seat = state.seat_at(turn)
+        if skip[seat]:
+            skip[seat] = False
+            continue
+        last = state.players[seat]
+        left += 1
+    return {"until_turn": until, "last_thrower": last, "throws_left": left}
 
 
 def build_state(runtime: Runtime) -> dict[str, Any]:
@@ -1080,7 +1213,7 @@ def record_of(runtime: Runtime) -> dict[str, Any]:
     """RULES.md §6 record plus ``table`` and ``fairness`` (the seed only once over)."""
     fairness = {
         "commitment": runtime.info.commitment,
-        "server_seed": runtime.info.server_seed if runtime.over else None,
+        "server_seed": _revealed_seed(runtime),
         "table_id": runtime.code,
         "start": None
         if runtime.start_dice is None or runtime.start_dice.get("nonce") is None
