@@ -194,7 +194,8 @@ def test_referee_game_to_the_ceremony(browser: Browser, server: Server, tmp_path
     # 丙 skips; 甲 throws 一秀: every ordinary cake is taken → the round is finished
     type_dice(host, "412355")
     wait_throws(host, 6)
-    expect(host.locator(".turn-bar")).to_contain_text("最后一轮")
+    expect(host.locator(".turn-bar")).to_contain_text("最后一轮，到 丙 为止")
+    assert state(host)["final_round"] == {"until_turn": 8, "last_thrower": "丙", "throws_left": 2}
     for _ in range(4):
         if state(host)["status"] == "over":
             break

@@ -56,7 +56,10 @@ export function awardLines(details, state) {
     else if (!tier) lines.push(t("award.nothing"));
   }
   if (details.grab) lines.push(t("award.grab_open"));
-  if (details.final) lines.push(t("award.final"));
+  if (details.final) {
+    const fin = state.final_round;
+    lines.push(fin && fin.last_thrower ? t("award.final_until", { player: fin.last_thrower }) : t("award.final"));
+  }
   return lines;
 }
 
@@ -106,6 +109,8 @@ export function logLine(e, rules) {
       return e.reason === "host" ? t("log.ended_host") : null;
     case EVENT.SEED_REVEALED:
       return t("log.seed_revealed");
+    case EVENT.THROW_UNDONE:
+      return t("log.undone", { n: e.throw, player: e.player, hand: describeThrow(e, rules).name });
     default:
       return null;
   }

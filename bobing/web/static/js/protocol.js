@@ -12,6 +12,7 @@ export const EVENT = Object.freeze({
   RESUMED: "resumed",
   ENDED: "ended",
   SEED_REVEALED: "seed_revealed",
+  THROW_UNDONE: "throw_undone",
   // the game engine's
   STARTED: "started",
   THROWN: "thrown",
@@ -45,6 +46,7 @@ export const COMMAND = Object.freeze({
   PAUSE: "pause",
   RESUME: "resume",
   END: "end",
+  UNDO: "undo",
   AUTH: "auth",
   PING: "ping",
 });
@@ -71,6 +73,11 @@ export const MODE = Object.freeze({
 });
 
 export const ROLE = Object.freeze({ HOST: "host", PLAY: "play", PLAYER: "player" });
+
+/** Event types that a `throw_undone` voids between its `from_seq` and itself. */
+export const VOIDABLE = Object.freeze(
+  new Set(["dice", "started", "thrown", "skipped", "awarded", "standing", "skip_next", "final", "grab_open", "game_over", "zhuangyuan", "ended"]),
+);
 
 /** The six tiers, highest first. */
 export const TIERS = Object.freeze(["zhuangyuan", "duitang", "sanhong", "sijin", "erju", "yixiu"]);

@@ -61,6 +61,7 @@ export class RefereePad {
 
   key(ev) {
     if (!this.el.isConnected || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    if (document.querySelector("dialog[open]")) return; // keys belong to the open question
     const tag = (ev.target && ev.target.tagName) || "";
     if (["INPUT", "TEXTAREA", "SELECT"].includes(tag)) return;
     if (/^[1-6]$/.test(ev.key)) {

@@ -4,7 +4,7 @@
 import { api } from "./api.js";
 import { TableConnection, CONN } from "./conn.js";
 import { lang } from "./i18n.js";
-import { EVENT, MODE, ROLE, STATUS, PHASE, COMMAND } from "./protocol.js";
+import { EVENT, MODE, ROLE, STATUS, PHASE, COMMAND, VOIDABLE } from "./protocol.js";
 import { loadTable, saveTable, rememberRecent } from "./store.js";
 
 const SAVE_DELAY_MS = 150;
@@ -23,6 +23,8 @@ export class TableSession extends EventTarget {
       this.events = [];
       this.lastSeq = 0;
     }
+    this.voided = new Set();
+    this.markVoided(this.events);
     this.roles = [];
     this.me = saved.playerName || null;
     this.status = CONN.CONNECTING;
@@ -106,6 +108,7 @@ export class TableSession extends EventTarget {
     if (events.length) {
       this.events = this.events.concat(events);
       this.lastSeq = events[events.length - 1].seq;
+      this.markVoided(events);
     }
     if (state) {
       this.state = state;
@@ -179,13 +182,35 @@ export class TableSession extends EventTarget {
     return seat;
   }
 
+  /** Undo the last throw (referee tables, host only); `n` is the throw the host saw as last. */
+  undo(n) {
+    return this.send(COMMAND.UNDO, { throw: n });
+  }
+
   // ---- derived views of the log ------------------------------------------------------------
 
-  /** Everything that happened on throw `n`: the thrown event and what followed from it. */
+  /** Note the events that `throw_undone` events among `events` void (docs/protocol.md). */
+  markVoided(events) {
+    for (const undo of events) {
+      if (undo.type !== EVENT.THROW_UNDONE) continue;
+      for (let i = this.events.length - 1; i >= 0; i--) {
+        const e = this.events[i];
+        if (e.seq < undo.from_seq) break;
+        if (e.seq < undo.seq && VOIDABLE.has(e.type)) this.voided.add(e.seq);
+      }
+    }
+  }
+
+  /** Whether an event of the log belongs to a throw that was undone. */
+  isVoided(e) {
+    return this.voided.has(e.seq);
+  }
+
+  /** Everything that happened on throw `n` (as it stands): the thrown event and what followed. */
   throwDetails(n) {
     const out = { thrown: null, awards: [], standing: null, skipNext: false, final: null, gameOver: null, grab: false };
     for (const e of this.events) {
-      if (e.throw !== n) continue;
+      if (e.throw !== n || this.voided.has(e.seq)) continue;
       if (e.type === EVENT.THROWN) out.thrown = e;
       else if (e.type === EVENT.AWARDED) out.awards.push(e);
       else if (e.type === EVENT.STANDING) out.standing = e;
@@ -198,6 +223,6 @@ export class TableSession extends EventTarget {
   }
 
   throws() {
-    return this.events.filter((e) => e.type === EVENT.THROWN);
+    return this.events.filter((e) => e.type === EVENT.THROWN && !this.voided.has(e.seq));
   }
 }

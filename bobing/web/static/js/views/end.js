@@ -11,7 +11,7 @@ import { cakes, logLine } from "../award.js";
 import { verifyRecord, usesWebCrypto } from "../fair.js";
 import { icon, announce, showError } from "../ui.js";
 import { gong } from "../sound.js";
-import { tierShort } from "./play.js";
+import { tierShort, canUndo, undoButton } from "./play.js";
 
 function endReason(state) {
   if (state.end_reason === "host") return t("end.by_host");
@@ -157,10 +157,13 @@ export class EndPanel {
     for (let i = this.session.events.length - 1; i >= 0; i--) {
       const e = this.session.events[i];
       const line = logLine(e, rules);
-      if (line) items.push(h("li", { class: `log-item log-${e.type}` }, e.type === "thrown" && e.dice ? diceRow(e.dice, { size: "xs" }) : null, h("span", {}, line)));
+      const voided = this.session.isVoided(e);
+      if (line) items.push(h("li", { class: `log-item log-${e.type}${voided ? " is-voided" : ""}`, title: voided ? t("log.voided") : null }, e.type === "thrown" && e.dice ? diceRow(e.dice, { size: "xs" }) : null, h("span", {}, line)));
     }
     const log = h("details", { class: "card log-card" }, h("summary", { class: "card-title" }, t("end.full_log", { n: this.session.throws().length })), h("ol", { class: "log", reversed: true }, items));
-    const actions = h("div", { class: "btn-row center" }, h("a", { href: "/", "data-link": "", class: "btn btn-ghost" }, t("end.new_table")), h("a", { href: `/t/${code}/tv`, "data-link": "", class: "btn btn-ghost" }, icon("tv"), t("nav.tv")));
+    // a referee who typed the game-ending throw wrong takes it back here (the game resumes)
+    const undo = this.session.isHost() && canUndo(st) ? undoButton(this.session) : null;
+    const actions = h("div", { class: "btn-row center" }, undo, h("a", { href: "/", "data-link": "", class: "btn btn-ghost" }, t("end.new_table")), h("a", { href: `/t/${code}/tv`, "data-link": "", class: "btn btn-ghost" }, icon("tv"), t("nav.tv")));
     const keep = this.verifyBox;
     mount(this.el, ceremony, h("div", { class: "end-grid" }, results, fairness), log, actions);
     this.verifyBox = keep;

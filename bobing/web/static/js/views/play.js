@@ -71,9 +71,10 @@ export function holdingsTable(state, { me = null } = {}) {
       (state.players || []).map((p) => {
         const held = (result.holdings || {})[p.name] || {};
         const isNext = state.next === p.name;
+        const sitsOut = (state.skipping || []).includes(p.name);
         return h(
           "tr",
-          { class: [isNext ? "is-next" : "", p.name === me ? "is-me" : ""].join(" ") },
+          { class: [isNext ? "is-next" : "", p.name === me ? "is-me" : "", sitsOut ? "sits-out" : ""].join(" ") },
           h(
             "th",
             { scope: "row" },
@@ -81,6 +82,7 @@ export function holdingsTable(state, { me = null } = {}) {
             h("span", { class: "holder-name" }, p.name),
             isNext ? h("span", { class: "turn-dot", role: "img", "aria-label": t("play.their_turn") }) : null,
             lead === p.name ? h("span", { class: "crown", title: t("play.leader"), role: "img", "aria-label": t("play.leader") }, "★") : null,
+            sitsOut ? h("span", { class: "badge badge-muted sits-out-badge", title: t("play.sits_out_hint") }, t("play.sits_out")) : null,
           ),
           tiers.map((tier) => h("td", { class: held[tier] ? "has" : "zero" }, held[tier] ? String(held[tier]) : "·")),
           h("td", { class: "total" }, String(cakes(held))),
@@ -163,7 +165,9 @@ export class PlayPanel {
   }
 
   async apply({ events, live }) {
-    const thrown = events.filter((e) => e.type === EVENT.THROWN);
+    const undone = events.filter((e) => e.type === EVENT.THROW_UNDONE);
+    if (live && undone.length) this.noteUndone(undone[undone.length - 1]);
+    const thrown = events.filter((e) => e.type === EVENT.THROWN && !this.session.isVoided(e));
     const last = thrown[thrown.length - 1];
     if (live && last) {
       this.paintTurn(true);
@@ -180,6 +184,15 @@ export class PlayPanel {
       return;
     }
     this.paintAll();
+  }
+
+  noteUndone(e) {
+    const st = this.session.state;
+    const d = describeThrow(e, st.rules);
+    const text = t("play.undone", { n: e.throw, player: e.player, hand: d.name });
+    announce(text);
+    toast(text);
+    this.lastShown = null; // show the throw that stands now
   }
 
   celebrate(thrown) {
@@ -225,7 +238,16 @@ export class PlayPanel {
       parts.push(h("span", { class: "turn-no" }, t("play.throw_no", { n: st.turn })));
       parts.push(h("span", { class: "turn-main" }, mine ? t("play.your_turn") : t("play.turn_of", { player: st.next })));
     }
-    if (st.phase === PHASE.FINAL) parts.push(h("span", { class: "badge badge-gold" }, t("play.final_round")));
+    if (st.phase === PHASE.FINAL) {
+      const fin = st.final_round;
+      parts.push(
+        h(
+          "span",
+          { class: "badge badge-gold final-badge", title: fin ? t("play.final_left", { n: fin.throws_left }) : "" },
+          fin && fin.last_thrower ? t("play.final_until", { player: fin.last_thrower }) : t("play.final_round"),
+        ),
+      );
+    }
     mount(this.turnBar, parts);
     this.pausedBox.hidden = st.status !== STATUS.PAUSED;
     this.pausedBox.textContent = st.status === STATUS.PAUSED ? t("play.paused_note") : "";
@@ -259,6 +281,8 @@ export class PlayPanel {
       h("p", { class: `award-name hand-${d.hand || "tiaohou"}` }, d.name),
       h("p", { class: "award-why" }, d.why),
       lines.length ? h("ul", { class: "award-lines" }, lines.map((line) => h("li", {}, line))) : null,
+      // the referee sees here what was entered: a typo is taken back right where it shows
+      this.session.isHost() && canUndo(st) ? h("div", { class: "award-undo" }, undoButton(this.session)) : null,
     );
   }
 
@@ -283,10 +307,11 @@ export class PlayPanel {
       const e = events[i];
       const line = logLine(e, st.rules);
       if (!line) continue;
+      const voided = this.session.isVoided(e);
       items.push(
         h(
           "li",
-          { class: `log-item log-${e.type}` },
+          { class: `log-item log-${e.type}${voided ? " is-voided" : ""}`, title: voided ? t("log.voided") : null },
           e.type === EVENT.THROWN && e.dice ? diceRow(e.dice, { size: "xs" }) : null,
           h("span", {}, line),
         ),
@@ -548,3 +573,38 @@ export class PlayPanel {
   }
 }
 
+
+// ---- undoing a mistyped throw (referee tables, host only) ----------------------------------------
+
+/** Whether the host may undo the last throw now (docs/protocol.md, Undoing a throw). */
+export function canUndo(state) {
+  if (!state || state.mode !== MODE.REFEREE || !state.last_throw) return false;
+  if (state.status === STATUS.OVER) return state.end_reason === "game_over";
+  return state.status === STATUS.PLAYING || state.status === STATUS.PAUSED;
+}
+
+/** The host's "undo the last throw" button: asks first, naming the throw it voids. */
+export function undoButton(session) {
+  return h(
+    "button",
+    { type: "button", class: "btn btn-ghost undo-btn", "data-fk": "undo", onclick: () => askUndo(session) },
+    icon("undo"),
+    t("host.undo"),
+  );
+}
+
+async function askUndo(session) {
+  const st = session.state;
+  const last = st && st.last_throw;
+  if (!last) return;
+  const d = describeThrow(last, st.rules);
+  const body = [t("host.undo_body", { n: last.throw, player: last.player, hand: d.name, dice: last.dice || "—" })];
+  if (st.status === STATUS.OVER) body.push(t("host.undo_resumes"));
+  const yes = await confirmDialog({ title: t("host.undo_title", { n: last.throw }), body: body.join(" "), yes: t("host.undo_yes"), danger: true });
+  if (!yes) return;
+  try {
+    await session.undo(last.throw);
+  } catch (err) {
+    showError(err);
+  }
+}

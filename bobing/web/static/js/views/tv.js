@@ -53,7 +53,7 @@ export class TvView {
 
   async apply({ events, live }) {
     this.topbar();
-    const thrown = events.filter((e) => e.type === EVENT.THROWN);
+    const thrown = events.filter((e) => e.type === EVENT.THROWN && !this.session.isVoided(e));
     const last = thrown[thrown.length - 1];
     if (live && last) {
       this.paint({ rolling: true });
@@ -135,6 +135,8 @@ export class TvView {
     if (st.status === STATUS.PAUSED) next = t("play.paused");
     else if (st.phase === PHASE.GRAB) next = t("play.grab_phase");
     else if (st.next) next = t("tv.next", { player: st.next, n: st.turn });
+    const fin = st.final_round;
+    if (fin && fin.last_thrower && !rolling) next = `${next} · ${t("play.final_until", { player: fin.last_thrower })}`;
     const leader = leaderText(st.result, st.rules);
     mount(
       this.main,
