@@ -17,6 +17,11 @@ const LOG_LIMIT = 60;
 const SHAKE_DELTA = 14;
 const SHAKE_GAP_MS = 1500;
 
+/** Which throw the bowl shows: its number and faces (an undone throw's number comes again). */
+export function shownKey(thrown) {
+  return thrown ? `${thrown.throw}:${thrown.dice || "-"}` : "";
+}
+
 function facesOf(thrown) {
   return thrown && thrown.dice ? thrown.dice.split("").map(Number) : null;
 }
@@ -178,7 +183,7 @@ export class PlayPanel {
         await this.bowl.roll(facesOf(last), { seed: last.throw, minMs: 650, onSettle: settle });
       }
       this.myRoll = null;
-      this.lastShown = last.throw;
+      this.lastShown = shownKey(last);
       this.paintAll();
       this.celebrate(last);
       return;
@@ -192,7 +197,6 @@ export class PlayPanel {
     const text = t("play.undone", { n: e.throw, player: e.player, hand: d.name });
     announce(text);
     toast(text);
-    this.lastShown = null; // show the throw that stands now
   }
 
   celebrate(thrown) {
@@ -256,7 +260,7 @@ export class PlayPanel {
   paintBowl() {
     if (this.bowl.rolling) return;
     const last = this.session.state.last_throw;
-    const key = last ? last.throw : 0;
+    const key = shownKey(last);
     if (this.lastShown === key && this.bowl.tray.childElementCount + (this.bowl.stamp.hidden ? 0 : 1) > 0) return;
     this.lastShown = key;
     if (!last) this.bowl.show([], { seed: 1 });

@@ -9,7 +9,7 @@ import { describeThrow, awardLines, leaderText } from "../award.js";
 import { qrSvg } from "../qr.js";
 import { renderTopbar, announce, icon } from "../ui.js";
 import { rattle, settle, gong } from "../sound.js";
-import { poolView, holdingsTable } from "./play.js";
+import { poolView, holdingsTable, shownKey } from "./play.js";
 import { inviteUrl } from "./lobby.js";
 import { resultsTable } from "./end.js";
 
@@ -59,7 +59,7 @@ export class TvView {
       this.paint({ rolling: true });
       rattle(0.8);
       await this.bowl.roll(last.dice ? last.dice.split("").map(Number) : null, { seed: last.throw, minMs: 900, onSettle: settle });
-      this.shown = last.throw;
+      this.shown = shownKey(last);
       const d = describeThrow(last, this.session.state.rules);
       announce(`${last.player}：${d.name}`);
       if (this.session.state.status === STATUS.OVER) await sleep(reducedMotion() ? 300 : 2000);
@@ -109,9 +109,9 @@ export class TvView {
       );
       return;
     }
-    if (!this.bowl.rolling && this.shown !== (st.last_throw ? st.last_throw.throw : 0)) {
+    if (!this.bowl.rolling && this.shown !== shownKey(st.last_throw)) {
       const last = st.last_throw;
-      this.shown = last ? last.throw : 0;
+      this.shown = shownKey(last);
       if (!last) this.bowl.show([], {});
       else if (!last.dice) this.bowl.show([], { seed: last.throw, stamp: t("tiaohou.short") });
       else this.bowl.show(last.dice, { seed: last.throw });
