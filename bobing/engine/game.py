@@ -834,11 +834,15 @@ class Game:
 
     # -- results and records -----------------------------------------------------------------
 
-    def result(self) -> dict[str, Any]:
-        """The ``--json`` object of ``bobing adjudicate`` (RULES.md §7)."""
+    def result(self, events: bool = True) -> dict[str, Any]:
+        """The ``--json`` object of ``bobing adjudicate`` (RULES.md §7).
+
+        ``events=False`` leaves the event list out: serializing every event of the game is
+        most of the cost, and a table server sends the result after every throw.
+        """
         state = self.state
         leader = state.leader()
-        return {
+        out: dict[str, Any] = {
             "status": "over" if state.phase is Phase.OVER else "in_progress",
             "ended_by": state.ended_by,
             "next": self.next_player,
@@ -855,11 +859,13 @@ class Game:
                 for name in state.players
             },
             "pool": {str(t): n for t, n in zip(TIERS, state.pool, strict=True)},
-            "events": [event.to_json() for event in self.events],
-            "phase": str(state.phase),
-            "throws": state.throws,
-            "round": _round_shown(state),
         }
+        if events:
+            out["events"] = [event.to_json() for event in self.events]
+        out["phase"] = str(state.phase)
+        out["throws"] = state.throws
+        out["round"] = _round_shown(state)
+        return out
 
     @classmethod
     def replay(cls, rules: RuleSet, players: Sequence[str], events: Iterable[Event]) -> Game:

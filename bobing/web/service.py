@@ -1082,30 +1082,9 @@ RESULT_KEYS = ("status", "ended_by", "next", "zhuangyuan", "holdings", "pool")
 
 
 def game_result(game: Game) -> dict[str, Any]:
-    """``Game.result()`` (RULES.md §7) without its ``events`` list, read off the engine's state.
-
-    ``result()`` serializes every event of the game each time; the state is sent after every
-    throw, so this view skips that (tests check it equals ``result()`` key for key).
-    """
-    state = game.state
-    leader = state.leader()
-    return {
-        "status": "over" if game.is_over else "in_progress",
-        "ended_by": state.ended_by,
-        "next": game.next_player,
-        "zhuangyuan": None
-        if leader is None
-        else {
-            "player": state.players[leader.seat],
-            "hand": None if leader.hand is None else str(leader.hand),
-            "dice": leader.dice,
-            "throw": leader.throw,
-        },
-        "holdings": {
-            name: {str(t): n for t, n in state.holdings(name).items()} for name in state.players
-        },
-        "pool": {str(t): n for t, n in zip(TIERS, state.pool, strict=True)},
-    }
+    """The state's ``result``: RULES.md §7 without its ``events`` list (``Game.result``)."""
+    result = game.result(events=False)
+    return {key: result[key] for key in RESULT_KEYS}
 
 
 STATIC_KEYS = ("code", "name", "mode", "created_at", "referee_thrower", "rules", "named_prizes")

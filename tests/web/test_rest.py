@@ -105,6 +105,8 @@ def test_result_view_matches_the_engine() -> None:
             game.throw(tuple(rng.randint(1, 6) for _ in range(6)))
         full = game.result()
         assert game_result(game) == {k: full[k] for k in RESULT_KEYS}
+        assert game.result(events=False) == {k: v for k, v in full.items() if k != "events"}
+        assert list(full) == [*RESULT_KEYS, "events", "phase", "throws", "round"]
 
 
 def test_every_error_code_is_translated() -> None:
