@@ -13,10 +13,10 @@ from webtools import SMALL_PRIZES, Client, create_table, join, running_server
 from bobing.engine.fairness import verify_record
 from bobing.engine.game import Game
 from bobing.engine.record import adjudicate
+from bobing.web.service import RESULT_KEYS
 from bobing.web.settings import Settings
 
 NAMES = ["甲", "乙", "丙"]
-RESULT_KEYS = ("status", "ended_by", "next", "zhuangyuan", "holdings", "pool")
 
 
 async def referee_table(
