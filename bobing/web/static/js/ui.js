@@ -81,7 +81,8 @@ export function errorText(err) {
 }
 
 export function showError(err) {
-  toast(errorText(err), { kind: "error" });
+  // errors stay longer than news: they are what a person must read and act on
+  toast(errorText(err), { kind: "error", ms: 10000 });
 }
 
 // ---- dialogs ----------------------------------------------------------------------------------
