@@ -41,6 +41,11 @@ async function request(method, path, { body, token, raw = false } = {}) {
   return response.status === 204 ? null : response.json();
 }
 
+/** GET a JSON resource (problems become ApiError). */
+export function getJson(path) {
+  return request("GET", path);
+}
+
 const enc = encodeURIComponent;
 
 export const api = {

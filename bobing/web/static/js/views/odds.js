@@ -6,7 +6,7 @@
 
 import { h, s, mount } from "../dom.js";
 import { t, lang, num } from "../i18n.js";
-import { ApiError } from "../api.js";
+import { getJson } from "../api.js";
 import { TIERS } from "../protocol.js";
 import { handLabel, tierName } from "../game.js";
 import { renderTopbar, icon, showError, errorText, announce } from "../ui.js";
@@ -38,25 +38,6 @@ export function oddsNavLink(href = "/odds") {
 /** The link from a rules page to this page for the same rules. */
 export function oddsLink(href) {
   return h("a", { href, "data-link": "", class: "odds-link" }, chartIcon(), h("span", {}, t("odds.link")), h("span", { "aria-hidden": "true" }, "→"));
-}
-
-async function getJson(path) {
-  let response;
-  try {
-    response = await fetch(path, { headers: { Accept: "application/json", "Accept-Language": lang() } });
-  } catch (err) {
-    throw new ApiError({ code: "network", detail: String(err && err.message) }, 0);
-  }
-  if (!response.ok) {
-    let problem = {};
-    try {
-      problem = await response.json();
-    } catch {
-      problem = {};
-    }
-    throw new ApiError(problem, response.status);
-  }
-  return response.json();
 }
 
 function numberFormat(options) {
