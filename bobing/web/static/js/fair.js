@@ -168,9 +168,12 @@ function recordedDice(entry) {
 }
 
 /**
- * Check a game record's fairness block: the seed against the commitment (and against the one
- * this device saw before the first throw, if given), then every server-dice throw.
- * Returns {ok, commitmentOk, earlyCommitmentOk, checks: [{throw, nonce, expected, recorded, ok}]}.
+ * Check a game record's fairness block like `bobing verify` (docs/fairness.md): the seed against
+ * the commitment (and against the one this device saw before the first throw, if given); at a
+ * server-dice table every throw must have an entry and derive from the seed, and so must the
+ * start dice (reported apart: they are not a throw). A referee table's dice are real dice.
+ * Returns {ok, referee, commitmentOk, earlyCommitmentOk, start, checks: [{throw, nonce, expected,
+ * recorded, ok, missing}]}.
  */
 export async function verifyRecord(record, { seenCommitment = null } = {}) {
   const fair = record && record.fairness;
@@ -180,21 +183,53 @@ export async function verifyRecord(record, { seenCommitment = null } = {}) {
   const tableId = fair.table_id;
   const commitmentOk = (await sha256Hex(hexToBytes(seed))) === fair.commitment;
   const earlyCommitmentOk = seenCommitment ? seenCommitment === fair.commitment : null;
+  const referee = Boolean(record.table && record.table.mode === "referee");
+  const named = Array.isArray(fair.throws) ? fair.throws : [];
+  if (referee) {
+    // real dice: nothing to derive; an entry here would itself be a forgery
+    const ok = commitmentOk && earlyCommitmentOk !== false && !named.length && !fair.start;
+    return { ok, referee, commitmentOk, earlyCommitmentOk, start: null, checks: [] };
+  }
   const sign = await hmacSigner(hexToBytes(seed));
-  const checks = [];
-  const start = fair.start;
-  if (start && start.nonce !== null && start.nonce !== undefined) {
-    const expected = (await facesWith(sign, tableId, 0, String(start.nonce), 2)).join("");
-    const recorded = (start.dice || []).join("");
-    checks.push({ throw: 0, nonce: String(start.nonce), expected, recorded, ok: expected === recorded });
+  let start = null;
+  const recordStart = record.start && Array.isArray(record.start.dice) ? record.start.dice.join("") : null;
+  if (fair.start && fair.start.nonce !== null && fair.start.nonce !== undefined) {
+    const expected = (await facesWith(sign, tableId, 0, String(fair.start.nonce), 2)).join("");
+    const recorded = recordStart !== null ? recordStart : (fair.start.dice || []).join("");
+    start = { throw: 0, nonce: String(fair.start.nonce), expected, recorded, ok: expected === recorded };
+  } else if (recordStart !== null) {
+    start = { throw: 0, nonce: null, expected: null, recorded: recordStart, ok: false, missing: true };
   }
   const throws = Array.isArray(record.throws) ? record.throws : [];
-  for (const item of fair.throws || []) {
-    const number = item.throw;
-    const recorded = recordedDice(throws[number - 1]);
-    const expected = (await facesWith(sign, tableId, number, String(item.nonce), 6)).join("");
-    checks.push({ throw: number, nonce: String(item.nonce), expected, recorded, ok: expected === recorded });
+  const nonces = new Map();
+  let extra = false;
+  for (const item of named) {
+    if (!item || !Number.isInteger(item.throw) || item.throw < 1 || item.throw > throws.length || nonces.has(item.throw)) extra = true;
+    else nonces.set(item.throw, String(item.nonce));
   }
-  const ok = commitmentOk && earlyCommitmentOk !== false && checks.every((c) => c.ok);
-  return { ok, commitmentOk, earlyCommitmentOk, checks };
+  const checks = [];
+  for (let number = 1; number <= throws.length; number++) {
+    const recorded = recordedDice(throws[number - 1]);
+    if (!nonces.has(number)) {
+      checks.push({ throw: number, nonce: null, expected: null, recorded, ok: false, missing: true });
+      continue;
+    }
+    const nonce = nonces.get(number);
+    const expected = (await facesWith(sign, tableId, number, nonce, 6)).join("");
+    checks.push({ throw: number, nonce, expected, recorded, ok: expected === recorded });
+  }
+  const ok = commitmentOk && earlyCommitmentOk !== false && !extra && (!start || start.ok) && checks.every((c) => c.ok);
+  return { ok, referee, commitmentOk, earlyCommitmentOk, start, checks };
+}
+
+/**
+ * The thrower's check: `event` is the first event of our acknowledged throw `turn`, sent with
+ * `nonce`. Honest servers answer with a `dice` event of that throw carrying that nonce; any
+ * other answer means the server rolled with randomness of its own choosing.
+ * Returns {ok, nonce} (nonce: what the server used, or null when it is not a dice event).
+ */
+export function nonceVerdict(event, turn, nonce) {
+  const isDice = Boolean(event) && event.type === "dice" && event.throw === turn;
+  const used = isDice ? event.nonce : null;
+  return { ok: isDice && used === nonce, nonce: used };
 }

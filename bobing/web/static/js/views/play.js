@@ -111,6 +111,13 @@ export class PlayPanel {
     this.logBox = h("section", { class: "card log-card", "aria-labelledby": "log-title" });
     this.hostBox = h("div", { class: "host-bar" });
     this.pausedBox = h("div", { class: "paused-note", role: "status", hidden: true });
+    this.nonceBox = h("div", { class: "nonce-alert", role: "alert", hidden: true });
+    this.onNonce = (ev) => {
+      this.paintNonceAlert();
+      this.paintLog();
+      announce(t("play.nonce_alert", { n: ev.detail.throw }));
+    };
+    session.addEventListener("nonce", this.onNonce);
     this.queue = Promise.resolve();
     this.myRoll = null;
     this.throwing = false;
@@ -138,6 +145,7 @@ export class PlayPanel {
         "div",
         { class: "play-main" },
         this.turnBar,
+        this.nonceBox,
         this.pausedBox,
         h("div", { class: "bowl-stage" }, this.bowl.el),
         this.awardBox,
@@ -153,6 +161,19 @@ export class PlayPanel {
     if (this.pad) this.pad.destroy();
     window.removeEventListener("devicemotion", this.onMotion);
     document.removeEventListener("keydown", this.onKey);
+    this.session.removeEventListener("nonce", this.onNonce);
+  }
+
+  /** The thrower's warning: the server did not roll with the nonce this device sent. */
+  paintNonceAlert() {
+    const alerts = this.session.nonceAlerts;
+    this.nonceBox.hidden = !alerts.length;
+    if (!alerts.length) return;
+    mount(
+      this.nonceBox,
+      h("strong", {}, "⚠ ", t("play.nonce_alert_title")),
+      h("p", {}, t("play.nonce_alert_body", { list: alerts.map((a) => a.throw).join(t("list.sep")), n: alerts.length })),
+    );
   }
 
   update(detail) {
@@ -216,6 +237,7 @@ export class PlayPanel {
     const st = this.session.state;
     if (!st) return;
     this.paintTurn(false);
+    this.paintNonceAlert();
     this.paintBowl();
     this.paintAward();
     this.paintAction();
@@ -309,6 +331,10 @@ export class PlayPanel {
     const events = this.session.events;
     for (let i = events.length - 1; i >= 0 && items.length < LOG_LIMIT; i--) {
       const e = events[i];
+      const alert = this.session.nonceAlerts.find((a) => a.seq === e.seq);
+      if (alert) {
+        items.push(h("li", { class: "log-item log-nonce-alert" }, h("span", {}, t("log.nonce_alert", { n: alert.throw, sent: alert.sent, nonce: alert.nonce || "—" }))));
+      }
       const line = logLine(e, st.rules);
       if (!line) continue;
       const voided = this.session.isVoided(e);
