@@ -40,12 +40,51 @@ def serve(
         str | None,
         typer.Option(help=_h("serve.opt.schema")),
     ] = None,
+    header_timeout: Annotated[
+        float,
+        typer.Option(help=_h("serve.opt.header_timeout"), min=0, max=3600,
+                     envvar="BOBING_HEADER_TIMEOUT", metavar="SECONDS"),
+    ] = 10.0,
+    idle_timeout: Annotated[
+        float,
+        typer.Option(help=_h("serve.opt.idle_timeout"), min=0, max=3600,
+                     envvar="BOBING_IDLE_TIMEOUT", metavar="SECONDS"),
+    ] = 30.0,
+    max_connections_per_address: Annotated[
+        int,
+        typer.Option(help=_h("serve.opt.max_connections"), min=0, max=1_000_000,
+                     envvar="BOBING_MAX_CONNECTIONS_PER_ADDRESS", metavar="N"),
+    ] = 100,
+    max_header_bytes: Annotated[
+        int,
+        typer.Option(help=_h("serve.opt.max_header_bytes"), min=1024, max=1 << 20,
+                     envvar="BOBING_MAX_HEADER_BYTES", metavar="BYTES"),
+    ] = 16 * 1024,
+    max_body_bytes: Annotated[
+        int,
+        typer.Option(help=_h("serve.opt.max_body_bytes"), min=1024, max=16 << 20,
+                     envvar="BOBING_MAX_BODY_BYTES", metavar="BYTES"),
+    ] = 64 * 1024,
+    max_frame_bytes: Annotated[
+        int,
+        typer.Option(help=_h("serve.opt.max_frame_bytes"), min=512, max=1 << 20,
+                     envvar="BOBING_MAX_FRAME_BYTES", metavar="BYTES"),
+    ] = 4096,
 ) -> None:
     """Run the table server: the browser UI, REST under /api, WebSockets under /ws."""
+    from bobing.web.limits_transport import TransportLimits
     from bobing.web.serve import run_server
     from bobing.web.settings import Settings
 
-    run_server(Settings(db_url=db, db_schema=schema), host, port)
+    limits = TransportLimits(
+        header_timeout=header_timeout,
+        idle_timeout=idle_timeout,
+        max_connections_per_address=max_connections_per_address,
+        max_header_bytes=max_header_bytes,
+        max_body_bytes=max_body_bytes,
+        max_frame_bytes=max_frame_bytes,
+    )
+    run_server(Settings(db_url=db, db_schema=schema, transport=limits), host, port)
 
 
 def verify(

@@ -5,9 +5,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, MutableMapping
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
 
 from fastapi import FastAPI, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
@@ -15,7 +14,7 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.staticfiles import StaticFiles
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
 
 from bobing.engine.errors import BobingError
 from bobing.i18n import normalize_lang
@@ -23,6 +22,7 @@ from bobing.realtime.broker import get_broker
 from bobing.storage.db import Database
 from bobing.storage.event_store import EventStore
 from bobing.web.hub import Hub
+from bobing.web.limits_transport import RequestLimits
 from bobing.web.problems import ApiError, from_bobing
 from bobing.web.routes import analysis, api, ws
 from bobing.web.service import TableService
@@ -42,53 +42,6 @@ def request_lang(request: Request) -> str:
 def problem_response(request: Request, error: ApiError) -> JSONResponse:
     """An RFC 9457 response in the client's language."""
     return JSONResponse(error.problem(request_lang(request)), error.status, media_type=PROBLEM)
-
-
-class BodyLimit:
-    """Refuse request bodies over ``limit`` bytes with a ``too_large`` problem."""
-
-    def __init__(self, app: ASGIApp, limit: int) -> None:
-        self.app = app
-        self.limit = limit
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        declared = 0
-        for name, value in scope.get("headers", ()):
-            if name == b"content-length":
-                declared = int(value) if value.isdigit() else 0
-        if declared > self.limit:
-            await self._refuse(scope, receive, send, declared)
-            return
-        seen = 0
-
-        async def limited() -> MutableMapping[str, Any]:
-            nonlocal seen
-            message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.limit:
-                    raise ApiError(
-                        "too_large",
-                        f"request body over the limit of {self.limit} bytes",
-                        size=seen,
-                        limit=self.limit,
-                    )
-            return message
-
-        await self.app(scope, limited, send)
-
-    async def _refuse(self, scope: Scope, receive: Receive, send: Send, size: int) -> None:
-        error = ApiError(
-            "too_large",
-            f"request body of {size} bytes is over the limit of {self.limit}",
-            size=size,
-            limit=self.limit,
-        )
-        response = problem_response(Request(scope, receive), error)
-        await response(scope, receive, send)
 
 
 class SpaStatic(StaticFiles):
@@ -227,7 +180,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     if settings.static_dir.is_dir():
         app.mount("/", SpaStatic(directory=settings.static_dir, html=True), name="static")
-    app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
+    app.add_middleware(RequestLimits, limits=settings.transport)
     return app
 
 

@@ -94,7 +94,9 @@ def run_bench(
 @contextlib.contextmanager
 def _server(db: str, folder: Path, schema: str | None = None) -> Any:
     bobing = Path(sys.executable).with_name("bobing")
+    # Every simulated phone connects from 127.0.0.1: lift the per-address connection cap.
     command = [str(bobing), "serve", "--host", "127.0.0.1", "--port", "0", "--db", db]
+    command += ["--max-connections-per-address", "0"]
     if schema is not None:
         command += ["--schema", schema]
     log = (folder / "server.log").open("w")

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from bobing.web import jsonin
 from bobing.web.problems import ApiError
 
 MAX_FRAME_BYTES = 4096
@@ -32,20 +33,18 @@ class Command:
     args: dict[str, Any] = field(default_factory=dict)
 
 
-def decode_frame(data: str | bytes) -> dict[str, Any]:
-    """The JSON object of one frame; ``too_large`` or ``malformed`` otherwise."""
+def decode_frame(data: str | bytes, limit: int = MAX_FRAME_BYTES) -> dict[str, Any]:
+    """The JSON object of one frame; ``too_large``, ``malformed``, ``too_deep`` or ``bad_text``
+    otherwise (:mod:`bobing.web.jsonin`, shared with REST bodies)."""
     size = len(data.encode("utf-8") if isinstance(data, str) else data)
-    if size > MAX_FRAME_BYTES:
+    if size > limit:
         raise ApiError(
             "too_large",
-            f"frame of {size} bytes is over the limit of {MAX_FRAME_BYTES}",
+            f"frame of {size} bytes is over the limit of {limit}",
             size=size,
-            limit=MAX_FRAME_BYTES,
+            limit=limit,
         )
-    try:
-        value = json.loads(data)
-    except (ValueError, UnicodeDecodeError):
-        raise ApiError("malformed", "the frame is not valid JSON") from None
+    value = jsonin.loads(data, what="frame")
     if not isinstance(value, dict):
         raise ApiError("malformed", f"a frame must be a JSON object, not {type(value).__name__}")
     return value

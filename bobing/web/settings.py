@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bobing.web.limits_transport import TransportLimits
+
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 
 
@@ -18,7 +20,8 @@ class Settings:
     """PostgreSQL schema for every table (tests use one per run)."""
     broker_url: str = "memory://"
     static_dir: Path = field(default=STATIC_DIR)
-    max_body_bytes: int = 64 * 1024
+    transport: TransportLimits = field(default_factory=TransportLimits)
+    """Timeouts, connections per address, body and frame sizes (docs/security.md)."""
     runtime_cache: int = 5000
     send_queue: int = 5000
     """Frames waiting for one slow WebSocket before it is dropped (it resyncs on reconnect)."""

@@ -33,3 +33,4 @@ def browser(tmp_path: Path) -> Iterator[object]:
             b.assert_clean()
         finally:
             b.close()
+
