@@ -289,6 +289,18 @@ def verify(record: Mapping[str, Any], seen: Mapping[str, Any] | None = None) -> 
         return result
     seed, table_id = _seed_and_table(fair, required=True)
     assert seed is not None
+    disputes = fair.get("disputes") or []
+    if disputes:
+        first = disputes[0] if isinstance(disputes, list) else {}
+        first = first if isinstance(first, Mapping) else {}
+        raise _fail(
+            f"throw {first.get('throw')}: {first.get('player')}'s device reported that it sent "
+            f"the nonce {first.get('sent')!r} but the server rolled with {first.get('nonce')!r}"
+            f" ({len(disputes)} throws disputed): the server chose the randomness",
+            "fairness_disputed",
+            throw=first.get("throw"), player=first.get("player"), sent=first.get("sent"),
+            nonce=first.get("nonce"), count=len(disputes),
+        )
     entries = _entries(fair, len(throws))
     missing = [n for n in range(1, len(throws) + 1) if n not in entries]
     if missing:

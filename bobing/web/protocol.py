@@ -18,7 +18,19 @@ ID_PATTERN = re.compile(r"[A-Za-z0-9_.:\-]{1,64}")
 MAX_TOKEN_LENGTH = 200
 
 STATE_CHANGING = frozenset(
-    {"throw", "grab", "reorder", "remove", "start_dice", "start", "pause", "resume", "end", "undo"}
+    {
+        "throw",
+        "grab",
+        "reorder",
+        "remove",
+        "start_dice",
+        "start",
+        "pause",
+        "resume",
+        "end",
+        "undo",
+        "dispute",
+    }
 )
 CONNECTION_COMMANDS = frozenset({"auth", "ping"})
 COMMANDS = STATE_CHANGING | CONNECTION_COMMANDS
@@ -129,6 +141,7 @@ FIELDS: dict[str, dict[str, Check]] = {
     "resume": {},
     "end": {},
     "undo": {"throw": _positive_int},
+    "dispute": {"throw": _positive_int, "nonce": _nonce},
     "auth": {"token": _text(MAX_TOKEN_LENGTH)},
     "ping": {},
 }
@@ -136,6 +149,7 @@ REQUIRED: dict[str, tuple[str, ...]] = {
     "reorder": ("players",),
     "remove": ("player",),
     "auth": ("token",),
+    "dispute": ("throw", "nonce"),
 }
 
 

@@ -309,3 +309,60 @@ def test_the_thrower_s_browser_flags_a_server_that_ignores_its_nonce(
         assert done.returncode == 2
         assert "throw 2: this device sent the nonce" in done.stderr
         assert "but the server rolled with 'server-chosen'" in done.stderr
+
+
+async def test_a_dispute_reaches_every_phone_and_fails_the_record(tmp_path: Path) -> None:
+    """The thrower's phone files a dispute (as the browser does when its nonce did not come
+    back): every phone gets ``nonce_disputed``, the record carries it, verify fails on it."""
+    from webtools import Client
+
+    server = ServeProcess(f"sqlite+aiosqlite:///{tmp_path / 'd.sqlite3'}", tmp_path / "d.log")
+    base = server.start()
+    try:
+        created = call(base, "POST", "/api/tables", {"name": "dispute"})
+        code, host = created["code"], created["host_token"]
+        tokens = {
+            name: call(base, "POST", f"/api/tables/{code}/join", {"name": name})["player_token"]
+            for name in ("甲", "乙")
+        }
+        a = await Client.connect(base, code, [tokens["甲"]], name="甲")
+        b = await Client.connect(base, code, [tokens["乙"]], name="乙")
+        watcher = await Client.connect(base, code, name="spectator")
+        assert (await a.command("start_dice", nonce="s0"))["type"] == "error"  # host only
+        call(base, "POST", f"/api/tables/{code}/commands", {"type": "start"}, host)
+        state = call(base, "GET", f"/api/tables/{code}")
+        first = {"甲": a, "乙": b}[state["next"]]
+        other = b if first is a else a
+        assert (await first.command("throw", turn=1, nonce="mine-1"))["type"] == "ack"
+        # refused: the honest server did roll with that nonce; not the thrower; no such throw
+        same = await first.command("dispute", throw=1, nonce="mine-1")
+        assert same["code"] == "illegal_action"
+        assert (await other.command("dispute", throw=1, nonce="x"))["code"] == "forbidden"
+        assert (await first.command("dispute", throw=7, nonce="x"))["code"] == "invalid_field"
+        assert (await first.command("dispute", throw=1))["code"] == "invalid_field"
+        # the claim
+        ack = await first.command("dispute", throw=1, nonce="what-i-sent")
+        assert ack["type"] == "ack"
+        await watcher.reach(ack["last_seq"])
+        disputed = [e for e in watcher.events if e["type"] == "nonce_disputed"]
+        assert disputed == [
+            {**disputed[0], "throw": 1, "player": first.name, "sent": "what-i-sent",
+             "nonce": "mine-1"}
+        ]
+        again = await first.command("dispute", throw=1, nonce="what-i-sent")
+        assert again["type"] == "ack" and again["last_seq"] == ack["last_seq"]  # nothing new
+        call(base, "POST", f"/api/tables/{code}/commands", {"type": "end"}, host)
+        record = call(base, "GET", f"/api/tables/{code}/record")
+        assert record["fairness"]["disputes"] == [
+            {"throw": 1, "player": first.name, "sent": "what-i-sent", "nonce": "mine-1"}
+        ]
+        with pytest.raises(RecordError, match="reported that it sent the nonce 'what-i-sent'"):
+            verify(record)
+        done = verify_cli(tmp_path, record, lang="zh-Hans")
+        assert done.returncode == 2
+        assert f"第 1 掷：{first.name} 的设备报告它发出的随机数是 'what-i-sent'" in done.stderr
+        for client in (a, b, watcher):
+            await client.close()
+    finally:
+        server.stop()
+    assert "Traceback" not in (tmp_path / "d.log").read_text()

@@ -172,8 +172,9 @@ function recordedDice(entry) {
  * the commitment (and against the one this device saw before the first throw, if given); at a
  * server-dice table every throw must have an entry and derive from the seed, and so must the
  * start dice (reported apart: they are not a throw). A referee table's dice are real dice.
+ * A dispute (a thrower's device reporting the server ignored its nonce) fails the record.
  * Returns {ok, referee, commitmentOk, earlyCommitmentOk, start, checks: [{throw, nonce, expected,
- * recorded, ok, missing}]}.
+ * recorded, ok, missing}], disputes}.
  */
 export async function verifyRecord(record, { seenCommitment = null } = {}) {
   const fair = record && record.fairness;
@@ -190,6 +191,7 @@ export async function verifyRecord(record, { seenCommitment = null } = {}) {
     const ok = commitmentOk && earlyCommitmentOk !== false && !named.length && !fair.start;
     return { ok, referee, commitmentOk, earlyCommitmentOk, start: null, checks: [] };
   }
+  const disputes = Array.isArray(fair.disputes) ? fair.disputes : [];
   const sign = await hmacSigner(hexToBytes(seed));
   let start = null;
   const recordStart = record.start && Array.isArray(record.start.dice) ? record.start.dice.join("") : null;
@@ -218,8 +220,8 @@ export async function verifyRecord(record, { seenCommitment = null } = {}) {
     const expected = (await facesWith(sign, tableId, number, nonce, 6)).join("");
     checks.push({ throw: number, nonce, expected, recorded, ok: expected === recorded });
   }
-  const ok = commitmentOk && earlyCommitmentOk !== false && !extra && (!start || start.ok) && checks.every((c) => c.ok);
-  return { ok, referee, commitmentOk, earlyCommitmentOk, start, checks };
+  const ok = commitmentOk && earlyCommitmentOk !== false && !extra && !disputes.length && (!start || start.ok) && checks.every((c) => c.ok);
+  return { ok, referee, commitmentOk, earlyCommitmentOk, start, checks, disputes };
 }
 
 /**

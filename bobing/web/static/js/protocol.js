@@ -13,6 +13,7 @@ export const EVENT = Object.freeze({
   ENDED: "ended",
   SEED_REVEALED: "seed_revealed",
   THROW_UNDONE: "throw_undone",
+  NONCE_DISPUTED: "nonce_disputed",
   // the game engine's
   STARTED: "started",
   THROWN: "thrown",
@@ -47,6 +48,7 @@ export const COMMAND = Object.freeze({
   RESUME: "resume",
   END: "end",
   UNDO: "undo",
+  DISPUTE: "dispute",
   AUTH: "auth",
   PING: "ping",
 });

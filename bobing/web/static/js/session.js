@@ -216,6 +216,14 @@ export class TableSession extends EventTarget {
     this.nonceAlerts.push(alert);
     this.flushSave();
     this.dispatchEvent(new CustomEvent("nonce", { detail: alert }));
+    // Tell the table through the log (docs/fairness.md): a server that drops this too is
+    // still caught by this phone's warning and by `bobing verify --seen`.
+    this.send(COMMAND.DISPUTE, { throw: alert.throw, nonce: alert.sent }).catch((err) => console.warn(err));
+  }
+
+  /** The throws some thrower's device disputed, as the log tells everyone. */
+  disputes() {
+    return this.events.filter((e) => e.type === EVENT.NONCE_DISPUTED);
   }
 
   /**

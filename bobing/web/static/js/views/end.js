@@ -184,6 +184,7 @@ export class EndPanel {
       else if (!report.commitmentOk) summary = t("fair.bad_commitment");
       else if (report.earlyCommitmentOk === false) summary = t("fair.bad_early_commitment");
       else if (alerts.length) summary = t("fair.bad_nonces", { n: alerts.length, list: alerts.map((a) => a.throw).join(t("list.sep")) });
+      else if (report.disputes && report.disputes.length) summary = t("fair.bad_disputed", { list: report.disputes.map((d) => d.throw).join(t("list.sep")) });
       else if (missing.length) summary = t("fair.bad_missing", { n: missing.length });
       else if (report.start && !report.start.ok) summary = t("fair.bad_start");
       else if (bad.length) summary = t("fair.bad_throws", { n: bad.length });

@@ -164,15 +164,18 @@ export class PlayPanel {
     this.session.removeEventListener("nonce", this.onNonce);
   }
 
-  /** The thrower's warning: the server did not roll with the nonce this device sent. */
+  /** The warning: the server did not roll with the nonce this device (or a thrower's) sent. */
   paintNonceAlert() {
     const alerts = this.session.nonceAlerts;
-    this.nonceBox.hidden = !alerts.length;
-    if (!alerts.length) return;
+    const mine = new Set(alerts.map((a) => a.throw));
+    const others = this.session.disputes().filter((e) => !mine.has(e.throw));
+    this.nonceBox.hidden = !alerts.length && !others.length;
+    if (this.nonceBox.hidden) return;
     mount(
       this.nonceBox,
       h("strong", {}, "⚠ ", t("play.nonce_alert_title")),
-      h("p", {}, t("play.nonce_alert_body", { list: alerts.map((a) => a.throw).join(t("list.sep")), n: alerts.length })),
+      alerts.length ? h("p", {}, t("play.nonce_alert_body", { list: alerts.map((a) => a.throw).join(t("list.sep")), n: alerts.length })) : null,
+      others.map((e) => h("p", {}, t("play.nonce_disputed", { n: e.throw, player: e.player }))),
     );
   }
 
@@ -191,6 +194,12 @@ export class PlayPanel {
   }
 
   async apply({ events, live }) {
+    const disputed = events.filter((e) => e.type === EVENT.NONCE_DISPUTED && !this.session.nonceAlerts.some((a) => a.throw === e.throw));
+    if (live && disputed.length) {
+      const e = disputed[disputed.length - 1];
+      announce(t("play.nonce_disputed", { n: e.throw, player: e.player }));
+      toast(t("play.nonce_disputed", { n: e.throw, player: e.player }), { kind: "error" });
+    }
     const undone = events.filter((e) => e.type === EVENT.THROW_UNDONE);
     if (live && undone.length) this.noteUndone(undone[undone.length - 1]);
     const thrown = events.filter((e) => e.type === EVENT.THROWN && !this.session.isVoided(e));
@@ -335,6 +344,8 @@ export class PlayPanel {
       if (alert) {
         items.push(h("li", { class: "log-item log-nonce-alert" }, h("span", {}, t("log.nonce_alert", { n: alert.throw, sent: alert.sent, nonce: alert.nonce || "—" }))));
       }
+      // this phone's own alert above already says it, in more detail
+      if (e.type === EVENT.NONCE_DISPUTED && this.session.nonceAlerts.some((a) => a.throw === e.throw)) continue;
       const line = logLine(e, st.rules);
       if (!line) continue;
       const voided = this.session.isVoided(e);
