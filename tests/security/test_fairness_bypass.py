@@ -118,26 +118,29 @@ def test_a_forged_throw_without_entries_fails(
     assert done.stdout == ""
 
 
-@pytest.mark.parametrize(
-    ("tamper", "message"),
-    [
-        (lambda r: r["fairness"]["throws"].pop(2), "throw 3 has no fairness entry"),
-        (lambda r: r["fairness"]["throws"].append({"throw": 2, "nonce": "x"}),
-         "names throw 2 twice"),
-        (lambda r: r["fairness"]["throws"].append({"throw": 9, "nonce": "x"}),
-         "names throw 9 but the record has 5 throws"),
-        (lambda r: r["fairness"]["throws"][1].update(nonce="other"), "throw 2: recorded"),
-        (lambda r: r["throws"].__setitem__(3, {"player": r["throws"][3]["player"],
-                                               "tiaohou": True}),
-         "throw 4: a 跳猴 cannot come from server dice"),
-        (lambda r: r["start"].update(dice=[6, 6]), "the record's start dice 66"),
-        (lambda r: r["fairness"].update(start=None), "fairness.start does not"),
-        (lambda r: r["fairness"]["start"].update(dice=[6, 6], nonce="s1"), "start dice"),
-        (lambda r: r["table"].update(mode="referee"), "referee table (real dice) but names 5"),
-        (lambda r: r["table"].update(mode="arcade"), "unknown table mode 'arcade'"),
-        (lambda r: r["fairness"].update(server_seed="0" * 64), "does not match the commitment"),
-    ],
-)
+TAMPERINGS = [
+    (lambda r: r["fairness"]["throws"].pop(2), "throw 3 has no fairness entry"),
+    (lambda r: r["fairness"]["throws"].append({"throw": 2, "nonce": "x"}),
+     "names throw 2 twice"),
+    (lambda r: r["fairness"]["throws"].append({"throw": 9, "nonce": "x"}),
+     "names throw 9 but the record has 5 throws"),
+    (lambda r: r["fairness"]["throws"][1].update(nonce="other"), "throw 2: recorded"),
+    (lambda r: r["throws"].__setitem__(3, {"player": r["throws"][3]["player"],
+                                           "tiaohou": True}),
+     "throw 4: a 跳猴 cannot come from server dice"),
+    # 7 - d is another face for every d: the dice change for sure
+    (lambda r: r["start"].update(dice=[7 - d for d in r["start"]["dice"]]),
+     "the record's start dice"),
+    (lambda r: r["fairness"].update(start=None), "fairness.start does not"),
+    (lambda r: r["fairness"]["start"].update(dice=[7 - d for d in r["start"]["dice"]]),
+     "are not the fairness block's"),
+    (lambda r: r["table"].update(mode="referee"), "referee table (real dice) but names 5"),
+    (lambda r: r["table"].update(mode="arcade"), "unknown table mode 'arcade'"),
+    (lambda r: r["fairness"].update(server_seed="0" * 64), "does not match the commitment"),
+]
+
+
+@pytest.mark.parametrize(("tamper", "message"), TAMPERINGS)
 def test_every_tampering_is_named(
     records: dict[str, dict[str, Any]], tmp_path: Path, tamper: Any, message: str
 ) -> None:
@@ -247,9 +250,9 @@ def test_what_a_device_saw_and_sent(records: dict[str, dict[str, Any]], tmp_path
 def test_the_thrower_s_browser_flags_a_server_that_ignores_its_nonce(
     browser: Any, tmp_path: Path
 ) -> None:
-    """The server's dice event for throw 2 carries a nonce the phone never sent (rewritten on the
-    wire, as a server patched to ignore client nonces would send it): the phone says so at once,
-    in the table's log, and the fairness card fails after the game."""
+    """The server's events for the start dice and for throw 2 carry nonces the phone never sent
+    (rewritten on the wire, as a server patched to ignore client nonces would send them): the
+    phone says so at once, in the table's log, and the fairness card fails after the game."""
     from e2etools import create_table, running_server, state, wait_status, wait_turn
     from playwright.sync_api import WebSocketRoute, expect
 
@@ -257,11 +260,13 @@ def test_the_thrower_s_browser_flags_a_server_that_ignores_its_nonce(
         server = ws.connect_to_server()
 
         def down(message: str | bytes) -> None:
-            if isinstance(message, str) and '"dice"' in message:
+            if isinstance(message, str) and ('"dice"' in message or '"start_dice"' in message):
                 frame = json.loads(message)
                 for event in frame.get("events", []):
                     if event["type"] == "dice" and event.get("throw") == 2:
                         event["nonce"] = "server-chosen"
+                    if event["type"] == "start_dice":
+                        event["nonce"] = "start-chosen"
                 message = json.dumps(frame, ensure_ascii=False)
             ws.send(message)
 
@@ -275,21 +280,28 @@ def test_the_thrower_s_browser_flags_a_server_that_ignores_its_nonce(
             page.get_by_label("玩家名字").fill(name)
             page.get_by_role("button", name="添加").click()
             expect(page.locator(".seat-name").last).to_have_text(name)
+        # the start dice: the server's start_dice event comes back with another nonce
+        page.get_by_role("button", name="掷开局骰").click()
+        expect(page.get_by_role("button", name="重掷开局骰")).to_be_visible()
         page.get_by_role("button", name="开始博饼").click()
         wait_turn(page, 1)
+        alert = page.locator(".nonce-alert")
+        expect(alert).to_contain_text("服务器掷开局骰时没有用本机发出的随机数")
+        expect(alert).not_to_contain_text("第 1 掷")
         page.locator(".throw-btn").click()
         wait_turn(page, 2)
-        expect(page.locator(".nonce-alert")).to_be_hidden()  # throw 1 carried our nonce
+        expect(alert).not_to_contain_text("第 1 掷")  # throw 1 carried our nonce
         page.locator(".throw-btn").click()
         wait_turn(page, 3)
-        alert = page.locator(".nonce-alert")
         expect(alert).to_be_visible()
         expect(alert).to_contain_text("这几掷的点数可能不公平")
         expect(alert).to_contain_text("服务器掷第 2 掷时没有用本机发出的随机数")
-        expect(page.locator(".log-nonce-alert")).to_contain_text(
-            "第 2 掷：本机发出的随机数是"
-        )
-        expect(page.locator(".log-nonce-alert")).to_contain_text("服务器却用 server-chosen 掷骰")
+        logged = page.locator(".log-nonce-alert")
+        expect(logged).to_have_count(2)
+        expect(logged.first).to_contain_text("第 2 掷：本机发出的随机数是")
+        expect(logged.first).to_contain_text("服务器却用 server-chosen 掷骰")
+        expect(logged.last).to_contain_text("开局骰：本机发出的随机数是")
+        expect(logged.last).to_contain_text("服务器却用 start-chosen 掷骰")
         # it survives a reload (the phone keeps what it saw)
         page.reload()
         expect(page.locator(".nonce-alert")).to_be_visible()
@@ -298,7 +310,9 @@ def test_the_thrower_s_browser_flags_a_server_that_ignores_its_nonce(
         page.get_by_role("dialog").get_by_role("button", name="结束").click()
         wait_status(page, "over")
         page.get_by_role("button", name="验证每一掷").click()
-        expect(page.locator(".verdict")).to_have_text("服务器在第 2 掷没有用本机的随机数！")
+        expect(page.locator(".verdict")).to_have_text(
+            "服务器在第 2 掷没有用本机的随机数！ 服务器掷开局骰时没有用本机的随机数！"
+        )
         # and the phone's file makes `bobing verify --seen` fail on the same throw
         seen = page.evaluate("() => window.bobing.seen")
         code = state(page)["code"]
@@ -366,3 +380,44 @@ async def test_a_dispute_reaches_every_phone_and_fails_the_record(tmp_path: Path
     finally:
         server.stop()
     assert "Traceback" not in (tmp_path / "d.log").read_text()
+
+
+def test_the_browser_check_agrees_with_bobing_verify(
+    browser: Any, records: dict[str, dict[str, Any]], tmp_path: Path
+) -> None:
+    """The 公平验证 card (js/fair.js) passes exactly the records `bobing verify` passes."""
+    from e2etools import running_server
+
+    cases = [records["server"], records["referee"]]
+    for tamper, _ in TAMPERINGS:
+        forged = copy.deepcopy(records["server"])
+        tamper(forged)
+        cases.append(forged)
+    forged = copy.deepcopy(records["server"])
+    forged["throws"][0]["dice"] = "444444"
+    forged["fairness"]["throws"] = []
+    cases.append(forged)
+    disputed = copy.deepcopy(records["server"])
+    disputed["fairness"]["disputes"] = [{"throw": 1, "player": "甲", "sent": "a", "nonce": "b"}]
+    cases.append(disputed)
+    expected = []
+    for case in cases:
+        try:
+            verify(case)
+            expected.append(True)
+        except RecordError:
+            expected.append(False)
+    assert expected[:2] == [True, True] and not any(expected[2:])
+    with running_server(tmp_path) as served:
+        page = browser.page(name="verifier")
+        page.goto(served.url + "/")
+        got = page.evaluate(
+            """async (cases) => {
+                const f = await import('/js/fair.js');
+                const out = [];
+                for (const record of cases) out.push((await f.verifyRecord(record)).ok);
+                return out;
+            }""",
+            cases,
+        )
+    assert got == expected

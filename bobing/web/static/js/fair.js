@@ -184,7 +184,9 @@ export async function verifyRecord(record, { seenCommitment = null } = {}) {
   const tableId = fair.table_id;
   const commitmentOk = (await sha256Hex(hexToBytes(seed))) === fair.commitment;
   const earlyCommitmentOk = seenCommitment ? seenCommitment === fair.commitment : null;
-  const referee = Boolean(record.table && record.table.mode === "referee");
+  const mode = record.table ? record.table.mode : undefined;
+  const knownMode = mode === undefined || ["online", "pass_and_play", "referee"].includes(mode);
+  const referee = mode === "referee";
   const named = Array.isArray(fair.throws) ? fair.throws : [];
   if (referee) {
     // real dice: nothing to derive; an entry here would itself be a forgery
@@ -197,8 +199,11 @@ export async function verifyRecord(record, { seenCommitment = null } = {}) {
   const recordStart = record.start && Array.isArray(record.start.dice) ? record.start.dice.join("") : null;
   if (fair.start && fair.start.nonce !== null && fair.start.nonce !== undefined) {
     const expected = (await facesWith(sign, tableId, 0, String(fair.start.nonce), 2)).join("");
-    const recorded = recordStart !== null ? recordStart : (fair.start.dice || []).join("");
-    start = { throw: 0, nonce: String(fair.start.nonce), expected, recorded, ok: expected === recorded };
+    const own = (fair.start.dice || []).join("");
+    const recorded = recordStart !== null ? recordStart : own;
+    // the record's start and the fairness block's must be the same two dice by the same thrower
+    const same = recordStart === null || (own === recordStart && fair.start.thrower === record.start.thrower);
+    start = { throw: 0, nonce: String(fair.start.nonce), expected, recorded, ok: same && expected === recorded };
   } else if (recordStart !== null) {
     start = { throw: 0, nonce: null, expected: null, recorded: recordStart, ok: false, missing: true };
   }
@@ -220,18 +225,19 @@ export async function verifyRecord(record, { seenCommitment = null } = {}) {
     const expected = (await facesWith(sign, tableId, number, nonce, 6)).join("");
     checks.push({ throw: number, nonce, expected, recorded, ok: expected === recorded });
   }
-  const ok = commitmentOk && earlyCommitmentOk !== false && !extra && !disputes.length && (!start || start.ok) && checks.every((c) => c.ok);
+  const ok = knownMode && commitmentOk && earlyCommitmentOk !== false && !extra && !disputes.length && (!start || start.ok) && checks.every((c) => c.ok);
   return { ok, referee, commitmentOk, earlyCommitmentOk, start, checks, disputes };
 }
 
 /**
- * The thrower's check: `event` is the first event of our acknowledged throw `turn`, sent with
- * `nonce`. Honest servers answer with a `dice` event of that throw carrying that nonce; any
+ * The thrower's check: `event` is the first event of our acknowledged throw `turn` (0: the start
+ * dice), sent with `nonce`. Honest servers answer with a `dice` event of that throw carrying that nonce; any
  * other answer means the server rolled with randomness of its own choosing.
  * Returns {ok, nonce} (nonce: what the server used, or null when it is not a dice event).
  */
 export function nonceVerdict(event, turn, nonce) {
-  const isDice = Boolean(event) && event.type === "dice" && event.throw === turn;
+  // throw 0 is the two start dice, whose event is `start_dice`
+  const isDice = Boolean(event) && (turn === 0 ? event.type === "start_dice" : event.type === "dice" && event.throw === turn);
   const used = isDice ? event.nonce : null;
   return { ok: isDice && used === nonce, nonce: used };
 }

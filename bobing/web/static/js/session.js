@@ -196,7 +196,7 @@ export class TableSession extends EventTarget {
       const event = this.eventAt(check.seq);
       if (!event) return true; // the events frame is still on its way
       const verdict = nonceVerdict(event, check.turn, check.nonce);
-      this.sent[check.turn] = check.nonce;
+      if (check.turn > 0) this.sent[check.turn] = check.nonce;
       if (!verdict.ok) this.flagNonce({ throw: check.turn, sent: check.nonce, nonce: verdict.nonce, seq: check.seq });
       return false;
     });
@@ -217,8 +217,9 @@ export class TableSession extends EventTarget {
     this.flushSave();
     this.dispatchEvent(new CustomEvent("nonce", { detail: alert }));
     // Tell the table through the log (docs/fairness.md): a server that drops this too is
-    // still caught by this phone's warning and by `bobing verify --seen`.
-    this.send(COMMAND.DISPUTE, { throw: alert.throw, nonce: alert.sent }).catch((err) => console.warn(err));
+    // still caught by this phone's warning and by `bobing verify --seen`. (The start dice are
+    // not a throw: they stay this phone's warning.)
+    if (alert.throw > 0) this.send(COMMAND.DISPUTE, { throw: alert.throw, nonce: alert.sent }).catch((err) => console.warn(err));
   }
 
   /** The throws some thrower's device disputed, as the log tells everyone. */

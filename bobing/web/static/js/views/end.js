@@ -183,7 +183,13 @@ export class EndPanel {
       if (report.referee) summary = report.ok ? t("fair.referee_ok") : t("fair.bad_referee");
       else if (!report.commitmentOk) summary = t("fair.bad_commitment");
       else if (report.earlyCommitmentOk === false) summary = t("fair.bad_early_commitment");
-      else if (alerts.length) summary = t("fair.bad_nonces", { n: alerts.length, list: alerts.map((a) => a.throw).join(t("list.sep")) });
+      else if (alerts.length) {
+        const throws = alerts.filter((a) => a.throw > 0).map((a) => a.throw);
+        summary = [
+          throws.length ? t("fair.bad_nonces", { n: throws.length, list: throws.join(t("list.sep")) }) : null,
+          alerts.some((a) => a.throw === 0) ? t("fair.bad_start_nonce") : null,
+        ].filter(Boolean).join(" ");
+      }
       else if (report.disputes && report.disputes.length) summary = t("fair.bad_disputed", { list: report.disputes.map((d) => d.throw).join(t("list.sep")) });
       else if (missing.length) summary = t("fair.bad_missing", { n: missing.length });
       else if (report.start && !report.start.ok) summary = t("fair.bad_start");
@@ -200,7 +206,7 @@ export class EndPanel {
           { class: "verify-facts" },
           h("li", {}, report.commitmentOk ? t("fair.fact_commitment") : t("fair.bad_commitment")),
           report.earlyCommitmentOk === null ? null : h("li", {}, report.earlyCommitmentOk ? t("fair.fact_early") : t("fair.bad_early_commitment")),
-          report.referee ? null : h("li", {}, Object.keys(this.session.sent).length ? t("fair.fact_nonces", { n: Object.keys(this.session.sent).length - alerts.length }) : t("fair.fact_no_nonces")),
+          report.referee ? null : h("li", {}, Object.keys(this.session.sent).length ? t("fair.fact_nonces", { n: Object.keys(this.session.sent).length - alerts.filter((a) => a.throw > 0).length }) : t("fair.fact_no_nonces")),
           h("li", {}, t(usesWebCrypto() ? "fair.fact_webcrypto" : "fair.fact_fallback")),
         ),
         rows.length

@@ -169,12 +169,14 @@ export class PlayPanel {
     const alerts = this.session.nonceAlerts;
     const mine = new Set(alerts.map((a) => a.throw));
     const others = this.session.disputes().filter((e) => !mine.has(e.throw));
+    const throws = alerts.filter((a) => a.throw > 0);
     this.nonceBox.hidden = !alerts.length && !others.length;
     if (this.nonceBox.hidden) return;
     mount(
       this.nonceBox,
       h("strong", {}, "⚠ ", t("play.nonce_alert_title")),
-      alerts.length ? h("p", {}, t("play.nonce_alert_body", { list: alerts.map((a) => a.throw).join(t("list.sep")), n: alerts.length })) : null,
+      throws.length ? h("p", {}, t("play.nonce_alert_body", { list: throws.map((a) => a.throw).join(t("list.sep")), n: throws.length })) : null,
+      alerts.some((a) => a.throw === 0) ? h("p", {}, t("play.nonce_alert_start")) : null,
       others.map((e) => h("p", {}, t("play.nonce_disputed", { n: e.throw, player: e.player }))),
     );
   }
@@ -342,7 +344,8 @@ export class PlayPanel {
       const e = events[i];
       const alert = this.session.nonceAlerts.find((a) => a.seq === e.seq);
       if (alert) {
-        items.push(h("li", { class: "log-item log-nonce-alert" }, h("span", {}, t("log.nonce_alert", { n: alert.throw, sent: alert.sent, nonce: alert.nonce || "—" }))));
+        const key = alert.throw ? "log.nonce_alert" : "log.nonce_alert_start";
+        items.push(h("li", { class: "log-item log-nonce-alert" }, h("span", {}, t(key, { n: alert.throw, sent: alert.sent, nonce: alert.nonce || "—" }))));
       }
       // this phone's own alert above already says it, in more detail
       if (e.type === EVENT.NONCE_DISPUTED && this.session.nonceAlerts.some((a) => a.throw === e.throw)) continue;
