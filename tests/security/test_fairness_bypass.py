@@ -283,6 +283,9 @@ def test_the_thrower_s_browser_flags_a_server_that_ignores_its_nonce(
         # the start dice: the server's start_dice event comes back with another nonce
         page.get_by_role("button", name="掷开局骰").click()
         expect(page.get_by_role("button", name="重掷开局骰")).to_be_visible()
+        # said at once, in the lobby
+        said = page.locator(".toast-error", has_text="服务器掷开局骰时没有用本机发出的随机数")
+        expect(said).to_be_visible()
         page.get_by_role("button", name="开始博饼").click()
         wait_turn(page, 1)
         alert = page.locator(".nonce-alert")
