@@ -13,7 +13,14 @@ class Serve:
     from it with a deadline, and the process is always stopped.
     """
 
-    def __init__(self, folder: Path, *options: str, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        *options: str,
+        env: dict[str, str] | None = None,
+        max_files: int | None = None,
+    ) -> None:
+        """``max_files``: the server process's open-file limit (RLIMIT_NOFILE), e.g. 1024."""
         import os
         import re
         import subprocess
@@ -23,12 +30,19 @@ class Serve:
         bobing = Path(sys.executable).with_name("bobing")
         command = [str(bobing), "serve", "--host", "127.0.0.1", "--port", "0"]
         command += ["--db", f"sqlite+aiosqlite:///{folder / 'serve.sqlite3'}", *options]
+        def limit_files() -> None:
+            import resource
+
+            if max_files is not None:
+                resource.setrlimit(resource.RLIMIT_NOFILE, (max_files, max_files))
+
         with self.log_path.open("ab") as log:
             self.proc = subprocess.Popen(
                 command,
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 env=dict(os.environ, PYTHONUNBUFFERED="1", BOBING_LANG="en", **(env or {})),
+                preexec_fn=limit_files,
             )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:

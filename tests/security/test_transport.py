@@ -14,6 +14,7 @@ import json
 import socket
 import urllib.error
 import urllib.request
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -148,6 +149,37 @@ def test_silent_sockets_cannot_lock_out_new_clients(served: Serve) -> None:
     refused = next(a for a in answers if a[0] == 429)
     assert refused[1]["params"] == {"limit": CAP}
     assert request(served, "GET", "/api/health")[0] == 200
+
+
+def test_the_issue_s_lock_out_is_gone(tmp_path: Path) -> None:
+    """The issue's numbers: 1,100 silent sockets against a server limited to 1,024 open files
+    (the common default), at the default connection cap. They come from 127.0.0.2; a player
+    at 127.0.0.3 is served while they are all still open, and every silent one is closed by
+    the server (refused at once over the cap, or after the header timeout)."""
+    server = Serve(tmp_path, "--header-timeout", "2", max_files=1024)
+    attackers: list[socket.socket] = []
+    try:
+        for _ in range(1100):
+            sock = socket.socket()
+            sock.settimeout(WAIT)
+            sock.bind(("127.0.0.2", 0))
+            sock.connect((server.host, server.port))
+            attackers.append(sock)
+        player = socket.socket()
+        player.settimeout(WAIT)
+        player.bind(("127.0.0.3", 0))
+        player.connect((server.host, server.port))
+        with player:
+            player.sendall(b"GET /api/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            status, body = response(read_all(player))
+        assert (status, body) == (200, {"status": "ok"})
+        codes = Counter(response(read_all(sock))[1]["code"] for sock in attackers)
+        assert codes == {"too_many_connections": 1000, "request_timeout": 100}
+    finally:
+        for sock in attackers:
+            sock.close()
+        server.stop()
+    assert "Traceback" not in server.log()
 
 
 async def test_websockets_count_against_the_cap(served: Serve) -> None:
