@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 from bobing.engine.hands import Classification, Hand
-from bobing.engine.rules import RankedPrize, RuleSet
+from bobing.engine.switches import RankedPrize, RuleSet
 
 # Below every 状元 hand: 六勃黑 and 遍地锦 when not listed, then the ordinary tiers, then nothing.
 _BELOW_ZHUANGYUAN: dict[Hand, int] = {
