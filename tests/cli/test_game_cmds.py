@@ -477,6 +477,11 @@ def test_docs_show_real_output(
     for option in ("--players", "--players-file", "--rules", "--physical", "--seed", "--save",
                    "--lang", "--json"):
         assert option in docs
+    for args in (["tests/golden/records/closed.json", "--lang", "en"],
+                 ["tests/golden/records/ranked_2013.json"]):
+        code, out, _ = run(capsys, monkeypatch, "adjudicate", *args)
+        assert code == 0
+        assert f"$ bobing adjudicate {' '.join(args)}\n{out}```" in docs
 
 
 # -- RULES.md §8: closes and ranked sessions -----------------------------------------------------
@@ -583,3 +588,13 @@ def test_play_thirteen_players_with_max_players(
     assert code == 0, err
     code, out, err = run(capsys, monkeypatch, "play", "--rules", rules, stdin="")
     assert "玩家名字（2–13 人" in out
+
+
+def test_docs_ranked_json_is_real() -> None:
+    root = Path(__file__).resolve().parents[2]
+    docs = (root / "docs" / "records.md").read_text(encoding="utf-8")
+    block = docs.split("and the same with `--json` (events left out here):\n\n```json\n")[1]
+    shown = json.loads(block.split("```")[0])
+    result = adjudicate(load_record(root / "tests" / "golden" / "records" / "ranked_2013.json"))
+    assert shown == {key: result[key] for key in shown}
+    assert set(shown) == {"status", "ended_by", "zhuangyuan", "pool", "ranking"}
