@@ -574,8 +574,10 @@ def test_play_a_ranked_session_shows_the_ranking(
                          rules, stdin="11\n123456\n444412\n")
     assert code == 0, err
     assert "排名（每人只取博到的最高奖项）：" in out
-    lines = [line for line in out.splitlines() if "一等奖" in line]
-    assert len(lines) == 1 and "444412" in lines[0]
+    assert "目前第一：乙，对堂（123456，第 1 掷）——一等奖" in out  # 1+1 from 甲: 乙 starts
+    table = out.split("排名（每人只取博到的最高奖项）：")[1]
+    lines = [line for line in table.splitlines() if "一等奖" in line]
+    assert len(lines) == 1 and "444412" in lines[0] and "甲" in lines[0]
 
 
 def test_play_thirteen_players_with_max_players(
