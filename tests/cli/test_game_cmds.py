@@ -600,3 +600,15 @@ def test_docs_ranked_json_is_real() -> None:
     result = adjudicate(load_record(root / "tests" / "golden" / "records" / "ranked_2013.json"))
     assert shown == {key: result[key] for key in shown}
     assert set(shown) == {"status", "ended_by", "zhuangyuan", "pool", "ranking"}
+
+
+def test_text_status_while_time_is_called(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    record = {"players": ["甲", "乙", "丙"], "throws": ["444412", {"close": True}]}
+    code, out, _ = run(capsys, monkeypatch, "adjudicate", write(tmp_path, record))
+    assert code == 0
+    assert "进行中，已宣布结束：第 1 轮，轮到 乙（博到 丙 为止）" in out
+    code, out, _ = run(capsys, monkeypatch, "adjudicate", write(tmp_path, record), "--json")
+    result = json.loads(out)
+    assert result["status"] == "in_progress" and result["closed"] is True
