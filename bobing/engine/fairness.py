@@ -197,6 +197,16 @@ def _digits(value: Any) -> str:
     return repr(value)
 
 
+def _throws(record: Mapping[str, Any]) -> list[Any]:
+    """The record's throws, numbered from 1 (a close entry of RULES.md §8.1 is not a throw)."""
+    from bobing.engine.record_format import is_close
+
+    throws = record.get("throws", [])
+    if not isinstance(throws, list):
+        raise _fail("throws must be a list", "fairness_bad_throws")
+    return [entry for entry in throws if not is_close(entry)]
+
+
 def _mode(record: Mapping[str, Any]) -> str | None:
     table = record.get("table")
     mode = table.get("mode") if isinstance(table, Mapping) else None
@@ -268,9 +278,7 @@ def verify(record: Mapping[str, Any], seen: Mapping[str, Any] | None = None) -> 
             'the record has no "fairness" block: nothing to verify', "fairness_missing_block"
         )
     mode = _mode(record)
-    throws = record.get("throws", [])
-    if not isinstance(throws, list):
-        raise _fail("throws must be a list", "fairness_bad_throws")
+    throws = _throws(record)
     if mode == REFEREE_MODE:
         seed, table_id = _seed_and_table(fair, required=False)
         named = fair.get("throws") or []
@@ -411,8 +419,7 @@ def verify_seen(record: Mapping[str, Any], seen: Mapping[str, Any]) -> tuple[int
     items = seen.get("throws", [])
     if not isinstance(items, list):
         raise _fail("the device's throws must be a list", "seen_bad_entry", value=items)
-    throws = record.get("throws", [])
-    assert isinstance(throws, list)
+    throws = _throws(record)
     entries = _entries(fair, len(throws))
     sent = 0
     for item in items:

@@ -403,6 +403,10 @@ def test_the_browser_check_agrees_with_bobing_verify(
     disputed = copy.deepcopy(records["server"])
     disputed["fairness"]["disputes"] = [{"throw": 1, "player": "甲", "sent": "a", "nonce": "b"}]
     cases.append(disputed)
+    # a close (RULES.md §8.1) is not a throw: the numbers after it still match
+    closed = copy.deepcopy(records["server"])
+    closed["throws"].insert(2, {"close": True})
+    cases.append(closed)
     expected = []
     for case in cases:
         try:
@@ -410,7 +414,7 @@ def test_the_browser_check_agrees_with_bobing_verify(
             expected.append(True)
         except RecordError:
             expected.append(False)
-    assert expected[:2] == [True, True] and not any(expected[2:])
+    assert expected[:2] == [True, True] and not any(expected[2:-1]) and expected[-1]
     with running_server(tmp_path) as served:
         page = browser.page(name="verifier")
         page.goto(served.url + "/")

@@ -207,7 +207,8 @@ export async function verifyRecord(record, { seenCommitment = null } = {}) {
   } else if (recordStart !== null) {
     start = { throw: 0, nonce: null, expected: null, recorded: recordStart, ok: false, missing: true };
   }
-  const throws = Array.isArray(record.throws) ? record.throws : [];
+  // a close ({"close": true}, RULES.md §8.1) is not a throw and has no number
+  const throws = (Array.isArray(record.throws) ? record.throws : []).filter((e) => !(e && typeof e === "object" && e.close === true));
   const nonces = new Map();
   let extra = false;
   for (const item of named) {
