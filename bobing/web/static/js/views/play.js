@@ -16,6 +16,7 @@ import { keepFocus } from "./lobby.js";
 const LOG_LIMIT = 60;
 const SHAKE_DELTA = 14;
 const SHAKE_GAP_MS = 1500;
+const ROLL_MS = 650;
 
 /** Which throw the bowl shows: its number and faces (an undone throw's number comes again). */
 export function shownKey(thrown) {
@@ -111,7 +112,8 @@ export class PlayPanel {
     this.logBox = h("section", { class: "card log-card", "aria-labelledby": "log-title" });
     this.hostBox = h("div", { class: "host-bar" });
     this.pausedBox = h("div", { class: "paused-note", role: "status", hidden: true });
-    this.queue = Promise.resolve();
+    this.settled = Promise.resolve();
+    this.pending = null;
     this.myRoll = null;
     this.throwing = false;
     this.pad = null;
@@ -156,39 +158,65 @@ export class PlayPanel {
   }
 
   update(detail) {
-    this.queue = this.queue.then(() => this.apply(detail)).catch((err) => {
-      // never leave the queue broken; show the state as it is
+    // Never queue behind an animation: the bowl shows the latest throw, a newer one cuts a
+    // stale tumble short, and everything else is painted at once.
+    try {
+      this.apply(detail);
+    } catch (err) {
       console.warn(err);
       this.paintAll();
-    });
+    }
   }
 
-  /** Show the game's last throw, then resolve (the ceremony follows). */
-  finish(detail) {
+  /** Show the game's last throw, then resolve (the ceremony follows at once). */
+  async finish(detail) {
     this.update(detail);
-    return this.queue.then(() => sleep(reducedMotion() ? 300 : 1600));
+    await this.settled;
+    await sleep(reducedMotion() ? 200 : 900);
   }
 
-  async apply({ events, live }) {
+  apply({ events, live }) {
     const undone = events.filter((e) => e.type === EVENT.THROW_UNDONE);
     if (live && undone.length) this.noteUndone(undone[undone.length - 1]);
     const thrown = events.filter((e) => e.type === EVENT.THROWN && !this.session.isVoided(e));
     const last = thrown[thrown.length - 1];
     if (live && last) {
-      this.paintTurn(true);
-      if (this.myRoll && this.myRoll.turn === last.throw) {
-        await this.myRoll.done;
-      } else {
-        rattle(0.8);
-        await this.bowl.roll(facesOf(last), { seed: last.throw, minMs: 650, onSettle: settle });
-      }
-      this.myRoll = null;
-      this.lastShown = shownKey(last);
-      this.paintAll();
-      this.celebrate(last);
+      this.showThrow(last);
       return;
     }
     this.paintAll();
+  }
+
+  /** Roll the bowl to `last`; a throw that arrives meanwhile replaces it (no queue). */
+  showThrow(last) {
+    this.pending = last;
+    document.dispatchEvent(new CustomEvent("bobing:throw", { detail: { throw: last.throw } }));
+    this.paintTurn(true);
+    let done;
+    if (this.myRoll && this.myRoll.turn === last.throw) {
+      done = this.myRoll.done;
+    } else {
+      // a bowl that is still tumbling for an older throw lands at once on this one
+      const behind = this.bowl.rolling;
+      rattle(0.8);
+      done = this.bowl.roll(facesOf(last), { seed: last.throw, minMs: behind ? 0 : ROLL_MS, onSettle: settle });
+    }
+    this.myRoll = null;
+    this.settled = done.then(() => {
+      if (this.pending !== last) return this.settled; // a newer throw took over
+      this.pending = null;
+      this.lastShown = shownKey(last);
+      this.bowl.el.dataset.shown = String(last.throw);
+      this.paintAll();
+      this.celebrate(last);
+      this.dispatchShown(last);
+      return undefined;
+    });
+    this.paintAll();
+  }
+
+  dispatchShown(last) {
+    document.dispatchEvent(new CustomEvent("bobing:shown", { detail: { thrown: last, state: this.session.state, session: this.session } }));
   }
 
   noteUndone(e) {
@@ -215,7 +243,7 @@ export class PlayPanel {
   paintAll() {
     const st = this.session.state;
     if (!st) return;
-    this.paintTurn(false);
+    this.paintTurn(Boolean(this.pending));
     this.paintBowl();
     this.paintAward();
     this.paintAction();
@@ -258,9 +286,10 @@ export class PlayPanel {
   }
 
   paintBowl() {
-    if (this.bowl.rolling) return;
+    if (this.bowl.rolling || this.pending) return;
     const last = this.session.state.last_throw;
     const key = shownKey(last);
+    this.bowl.el.dataset.shown = last ? String(last.throw) : "0";
     if (this.lastShown === key && this.bowl.tray.childElementCount + (this.bowl.stamp.hidden ? 0 : 1) > 0) return;
     this.lastShown = key;
     if (!last) this.bowl.show([], { seed: 1 });
@@ -271,6 +300,7 @@ export class PlayPanel {
   paintAward() {
     const st = this.session.state;
     const last = st.last_throw;
+    if (this.pending) return; // the award shows once the dice land
     if (!last) {
       mount(this.awardBox, h("p", { class: "award-empty" }, t("play.no_throw_yet")));
       return;
