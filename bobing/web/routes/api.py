@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from bobing.engine.presets import DEFAULT_RULES, PRESETS
 from bobing.web.problems import ApiError
 from bobing.web.protocol import STATE_CHANGING, read_command
+from bobing.web.serve import invite_base
 from bobing.web.service import PAGE, TableService
 from bobing.web.tokens import hash_token
 
@@ -90,6 +91,16 @@ async def health(request: Request) -> dict[str, str]:
     if not await request.app.state.db.ping():
         raise ApiError("unavailable", "the database does not answer")
     return {"status": "ok"}
+
+
+@router.get("/invite", summary="The address to invite other phones with")
+async def invite(request: Request) -> dict[str, Any]:
+    """``{"base", "lan", "loopback_only"}``: the base URL for invite links and QR codes (a LAN
+    address when the browser is on 127.0.0.1), every LAN URL, and whether only this machine
+    can reach the server (then no phone can join: the UI warns)."""
+    host = request.headers.get("host") or (request.url.hostname or "")
+    origin = f"{request.url.scheme}://{host}" if host else str(request.base_url).rstrip("/")
+    return invite_base(getattr(request.app.state, "listen", None), host, origin)
 
 
 @router.get("/presets", summary="The rule presets, as full rule objects")
