@@ -12,6 +12,9 @@ import { icon, announce, showError, confirmDialog, toast } from "../ui.js";
 import { rattle, settle, chime, gong, unlock } from "../sound.js";
 import { prefs, setPref } from "../store.js";
 import { keepFocus } from "./lobby.js";
+import { SeatTools, AutoThrowNote } from "../seats.js";
+import { reactionBar } from "../reactions.js";
+import { celebrateThrow } from "../life.js";
 
 const LOG_LIMIT = 60;
 const SHAKE_DELTA = 14;
@@ -133,6 +136,8 @@ export class PlayPanel {
       }
     };
     document.addEventListener("keydown", this.onKey);
+    this.seatTools = new SeatTools(session);
+    this.autoNote = new AutoThrowNote(session);
     this.el = h(
       "div",
       { class: "play" },
@@ -142,17 +147,24 @@ export class PlayPanel {
         this.turnBar,
         this.pausedBox,
         h("div", { class: "bowl-stage" }, this.bowl.el),
+        this.autoNote.el,
         this.awardBox,
         this.actionBox,
+        this.seatTools.el,
+        reactionBar(session),
       ),
       h("div", { class: "play-side" }, this.leaderBox, this.poolBox, this.playersBox, this.logBox, this.hostBox),
     );
-    if (prefs().shake) this.enableShake(false);
+    // shake to throw is on by default where the phone allows it without asking; where it
+    // needs permission (iOS) one tap on the shake button turns it on
+    this.shakeActive = false;
+    if (prefs().shake !== false) this.enableShake(false).then((ok) => this.setShakeActive(ok));
     this.paintAll();
   }
 
   destroy() {
     if (this.pad) this.pad.destroy();
+    this.autoNote.destroy();
     window.removeEventListener("devicemotion", this.onMotion);
     document.removeEventListener("keydown", this.onKey);
   }
@@ -235,6 +247,7 @@ export class PlayPanel {
     const tier = d.hand ? tierOf(d.hand, st.rules) : null;
     if (tier === "zhuangyuan" || ["liubohong", "liubohei", "biandijin"].includes(d.hand)) gong();
     else if (tier) chime(1 + TIERS.length - TIERS.indexOf(tier) - 1);
+    celebrateThrow(thrown, st);
     this.awardBox.classList.remove("flash");
     void this.awardBox.offsetWidth;
     this.awardBox.classList.add("flash");
@@ -252,6 +265,8 @@ export class PlayPanel {
     mount(this.playersBox, h("h2", { id: "players-title", class: "card-title" }, t("play.holdings")), holdingsTable(st, { me: this.session.me }));
     this.paintLog();
     this.paintHost();
+    this.seatTools.update();
+    this.autoNote.update();
   }
 
   paintTurn(rolling) {
@@ -399,9 +414,9 @@ export class PlayPanel {
         motionOk
           ? h(
               "button",
-              { type: "button", class: "btn btn-ghost btn-small shake-btn", "aria-pressed": String(Boolean(prefs().shake)), onclick: (ev) => this.toggleShake(ev.currentTarget) },
+              { type: "button", class: "btn btn-ghost btn-small shake-btn", "aria-pressed": String(this.shakeActive), onclick: (ev) => this.toggleShake(ev.currentTarget) },
               icon("shake"),
-              t(prefs().shake ? "play.shake_on" : "play.shake_off"),
+              t(this.shakeActive ? "play.shake_on" : "play.shake_off"),
             )
           : null,
         h("p", { class: "hint kbd-hint" }, t("play.key_hint")),
@@ -529,8 +544,17 @@ export class PlayPanel {
 
   // ---- shake to throw ------------------------------------------------------------------------
 
+  setShakeActive(on) {
+    this.shakeActive = on;
+    const button = this.actionBox.querySelector(".shake-btn");
+    if (button) {
+      button.setAttribute("aria-pressed", String(on));
+      mount(button, icon("shake"), t(on ? "play.shake_on" : "play.shake_off"));
+    }
+  }
+
   async toggleShake(button) {
-    const on = !prefs().shake;
+    const on = !this.shakeActive;
     if (on) {
       const ok = await this.enableShake(true);
       if (!ok) {
@@ -541,8 +565,7 @@ export class PlayPanel {
       window.removeEventListener("devicemotion", this.onMotion);
     }
     setPref("shake", on);
-    button.setAttribute("aria-pressed", String(on));
-    mount(button, icon("shake"), t(on ? "play.shake_on" : "play.shake_off"));
+    this.setShakeActive(on);
   }
 
   async enableShake(ask) {

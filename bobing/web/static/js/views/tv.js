@@ -12,6 +12,8 @@ import { rattle, settle, gong } from "../sound.js";
 import { poolView, holdingsTable, shownKey } from "./play.js";
 import { inviteUrl } from "./lobby.js";
 import { resultsTable } from "./end.js";
+import { recentThrows, zhuangyuanRace } from "../tv_extras.js";
+import { celebrateThrow, celebrateEnd } from "../life.js";
 
 export class TvView {
   constructor(main, session, ctx) {
@@ -74,6 +76,8 @@ export class TvView {
       this.shown = shownKey(last);
       const d = describeThrow(last, this.session.state.rules);
       announce(`${last.player}：${d.name}`);
+      celebrateThrow(last, this.session.state);
+      if (this.session.state.status === STATUS.OVER) celebrateEnd(this.session.state);
       this.pending = null;
       this.paint();
     });
@@ -116,6 +120,7 @@ export class TvView {
             z && z.dice ? diceRow(z.dice, { size: "lg" }) : null,
           ),
           h("section", { class: "card" }, resultsTable(st)),
+          h("div", { class: "tv-over-side" }, zhuangyuanRace(this.session), qr),
         ),
       );
       return;
@@ -162,6 +167,7 @@ export class TvView {
           h("section", { class: "card" }, h("h2", { class: "card-title" }, t("play.pool")), poolView(st)),
           h("section", { class: "card" }, holdingsTable(st)),
         ),
+        h("div", { class: "tv-third" }, zhuangyuanRace(this.session), recentThrows(this.session)),
       ),
     );
   }
