@@ -17,7 +17,9 @@ export function celebrateThrow(thrown, state) {
   const d = describeThrow(thrown, state.rules);
   if (!d.hand) return;
   const tier = tierOf(d.hand, state.rules);
-  if (worthCalling(d.hand, tier)) say(`${d.name}！`.replace("！！", "！"));
+  // spoken without the romanized id in brackets: "Zhuangyuan with golden flowers!"
+  const spoken = d.name.replace(/\s*[（(][^）)]*[）)]/g, "").replace(/[！!]+$/, "");
+  if (worthCalling(d.hand, tier)) say(t("voice.hand", { hand: spoken }));
   if (tier === "zhuangyuan") confetti();
 }
 

@@ -30,6 +30,19 @@ function facesOf(thrown) {
   return thrown && thrown.dice ? thrown.dice.split("").map(Number) : null;
 }
 
+/**
+ * Roll the bowl; resolves as soon as the faces are in it (the landing is decoration), or when
+ * a newer roll cut this one short.
+ */
+function rollShown(bowl, faces, options) {
+  let shown;
+  const promise = new Promise((resolve) => {
+    shown = resolve;
+  });
+  bowl.roll(faces, { ...options, onShown: shown }).then(shown, shown);
+  return promise;
+}
+
 export function tierShort(tier) {
   return t(`tier.short.${tier}`);
 }
@@ -204,17 +217,17 @@ export class PlayPanel {
     this.pending = last;
     document.dispatchEvent(new CustomEvent("bobing:throw", { detail: { throw: last.throw } }));
     this.paintTurn(true);
-    let done;
+    let shown;
     if (this.myRoll && this.myRoll.turn === last.throw) {
-      done = this.myRoll.done;
+      shown = this.myRoll.shown;
     } else {
-      // a bowl that is still tumbling for an older throw lands at once on this one
+      // a bowl still busy with an older throw shows this one at once (no queue, no tumble)
       const behind = this.bowl.rolling;
-      rattle(0.8);
-      done = this.bowl.roll(facesOf(last), { seed: last.throw, minMs: behind ? 0 : ROLL_MS, onSettle: settle });
+      if (!behind) rattle(0.8);
+      shown = rollShown(this.bowl, facesOf(last), { seed: last.throw, minMs: ROLL_MS, quick: behind, onSettle: settle });
     }
     this.myRoll = null;
-    this.settled = done.then(() => {
+    this.settled = shown.then(() => {
       if (this.pending !== last) return this.settled; // a newer throw took over
       this.pending = null;
       this.lastShown = shownKey(last);
@@ -433,10 +446,11 @@ export class PlayPanel {
     this.paintButton();
     const turn = this.session.state.turn;
     const previous = this.bowl.faces.length ? this.bowl.faces.slice() : "blank";
-    rattle(1.1);
+    const behind = this.bowl.rolling;
+    if (!behind) rattle(1.1);
     const thrown = this.session.throwDice({ nonce: randomId(20) });
     const faces = thrown.then(facesOf, () => previous);
-    this.myRoll = { turn, done: this.bowl.roll(faces, { seed: turn, minMs: 800, onSettle: settle }) };
+    this.myRoll = { turn, shown: rollShown(this.bowl, faces, { seed: turn, minMs: 800, quick: behind, onSettle: settle }) };
     try {
       await thrown;
     } catch (err) {
@@ -572,7 +586,8 @@ export class PlayPanel {
     const DME = window.DeviceMotionEvent;
     if (!DME) return false;
     if (typeof DME.requestPermission === "function") {
-      if (!ask) return false; // iOS asks only from a tap
+      // Chromium grants it without a prompt; iOS refuses a call that is not from a tap (no
+      // prompt either), and the shake button then asks with one tap
       try {
         if ((await DME.requestPermission()) !== "granted") return false;
       } catch {

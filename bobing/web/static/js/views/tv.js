@@ -70,8 +70,8 @@ export class TvView {
     this.pending = last;
     this.paint({ rolling: true });
     const behind = this.bowl.rolling;
-    rattle(0.8);
-    this.bowl.roll(last.dice ? last.dice.split("").map(Number) : null, { seed: last.throw, minMs: behind ? 0 : 900, onSettle: settle }).then(() => {
+    if (!behind) rattle(0.8);
+    this.bowl.roll(last.dice ? last.dice.split("").map(Number) : null, { seed: last.throw, minMs: 900, quick: behind, onSettle: settle }).then(() => {
       if (this.pending !== last) return;
       this.shown = shownKey(last);
       const d = describeThrow(last, this.session.state.rules);
