@@ -10,6 +10,7 @@ import typer
 from bobing.analysis.planner import ENGINE_SEATS, Plan, plan, read_prizes
 from bobing.analysis.plots import FORMATS, write_plot
 from bobing.analysis.simulate import REASONS, SimulationResult, simulate
+from bobing.cli.click_i18n import cli_lang
 from bobing.cli.render import (
     JsonOption,
     LangOption,
@@ -23,10 +24,10 @@ from bobing.cli.render import (
 from bobing.engine.errors import InputError
 from bobing.engine.hands import TIERS
 from bobing.engine.rules import RuleSet
-from bobing.i18n import lang_from_env, t
+from bobing.i18n import t
 from bobing.i18n.names import preset_name, tier_name
 
-_HELP_LANG = lang_from_env()
+_HELP_LANG = cli_lang()  # --lang or BOBING_LANG: one language per help page
 
 
 def register(app: typer.Typer) -> None:

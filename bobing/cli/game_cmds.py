@@ -14,6 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
+from bobing.cli.click_i18n import cli_lang
 from bobing.cli.render import (
     Align,
     JsonOption,
@@ -50,11 +51,11 @@ from bobing.engine.record import (
     parse_record,
 )
 from bobing.engine.rules import RuleSet
-from bobing.i18n import lang_from_env, t
+from bobing.i18n import t
 from bobing.i18n.errors import localize
 from bobing.i18n.names import effect, explain, hand_name, preset_name, tier_name
 
-_HELP_LANG = lang_from_env()
+_HELP_LANG = cli_lang()  # --lang or BOBING_LANG: one language per help page
 
 # What people type for a die out of the bowl, and to stop.
 TIAOHOU_WORDS = frozenset({"t", "tiaohou", "跳猴", "跳", "j"})

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from bobing.analysis.odds import Odds, Share, odds
+from bobing.cli.click_i18n import cli_lang
 from bobing.cli.render import (
     JsonOption,
     LangOption,
@@ -24,7 +25,7 @@ from bobing.engine.errors import InputError
 from bobing.engine.hands import Classification, Hand
 from bobing.engine.ranking import zhuangyuan_level
 from bobing.engine.rules import SWITCHES, RuleSet, load_rules
-from bobing.i18n import lang_from_env, t
+from bobing.i18n import t
 from bobing.i18n.names import (
     effect,
     explain,
@@ -41,7 +42,7 @@ from bobing.i18n.names import (
 if TYPE_CHECKING:
     from bobing.analysis.markov import GameLength
 
-_HELP_LANG = lang_from_env()
+_HELP_LANG = cli_lang()  # --lang or BOBING_LANG: one language per help page
 
 
 def register(app: typer.Typer) -> None:
