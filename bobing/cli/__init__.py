@@ -18,6 +18,11 @@ from bobing.i18n.errors import localize
 HELP_LANG = cli_lang()
 install(HELP_LANG)
 click = import_module(click_package())
+_UsageError: type[Exception] = click.exceptions.UsageError
+_ClickException: type[Exception] = click.exceptions.ClickException
+_Abort: type[BaseException] = getattr(
+    click.exceptions, "Abort", getattr(import_module("typer"), "Abort", KeyboardInterrupt)
+)
 
 app = typer.Typer(
     name="bobing",
@@ -79,14 +84,14 @@ def main() -> None:
     except BobingError as exc:
         typer.echo(error_line(exc), err=True)
         sys.exit(2)
-    except click.exceptions.UsageError as exc:
+    except _UsageError as exc:
         sys.exit(usage_error(exc))
-    except click.exceptions.Abort:
+    except _Abort:
         typer.echo(t("cli.click.aborted", error_lang()), err=True)
         sys.exit(1)
-    except click.exceptions.ClickException as exc:
-        exc.show()
-        sys.exit(exc.exit_code)
+    except _ClickException as exc:
+        exc.show()  # type: ignore[attr-defined]
+        sys.exit(exc.exit_code)  # type: ignore[attr-defined]
     sys.exit(code if isinstance(code, int) else 0)
 
 
