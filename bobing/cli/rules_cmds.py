@@ -282,9 +282,13 @@ def rules_command(
 
 def render_rules(rules: RuleSet, lang: str) -> None:
     """Print the switches with their meanings and the 状元 order in ``lang``."""
+    source, summary = _about_parts(t(f"rules.preset.{rules.preset}.about", lang))
+    order_words = " > ".join(generic_hand_name(h, lang) for h in rules.zhuangyuan_order)
+    # plain words first (what the game is, the 状元 order); where the rules come from last
     print_text(
         t("cli.rules.title", lang, rules=_rules_label(rules, lang)),
-        t(f"rules.preset.{rules.preset}.about", lang),
+        t("cli.rules.plain", lang, order=order_words),
+        t("cli.rules.summary", lang, summary=summary) if summary else "",
     )
     lines: list[str] = [""]
     for switch in SWITCHES:
@@ -301,6 +305,17 @@ def render_rules(rules: RuleSet, lang: str) -> None:
     print_text(*lines, "")
     order = [f"  {i}. {line}" for i, line in enumerate(ranking_lines(rules, lang), start=1)]
     print_text(t("cli.rules.order", lang), *order, "  " + t("rank.tie", lang))
+    if source:
+        print_text("", t("cli.rules.source", lang, source=source))
+
+
+def _about_parts(about: str) -> tuple[str, str]:
+    """A preset's note split into where it comes from and what it says ("seed 001 §1: …")."""
+    for mark in ("：", ": "):
+        head, found, tail = about.partition(mark)
+        if found:
+            return head.strip(), tail.strip()
+    return "", about
 
 
 __all__ = ["classification_json", "register", "render_odds", "render_rules"]

@@ -466,3 +466,15 @@ def test_docs_odds_table_is_real(
     assert code == 0
     docs = README.parent / "docs" / "rules.md"
     assert f"$ bobing odds\n{out}" in docs.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(("lang", "jargon"), [("zh-Hans", "种子"), ("en", "seed")])
+def test_rules_lead_with_plain_words(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, lang: str, jargon: str
+) -> None:
+    code, out, _ = run(capsys, monkeypatch, "rules", "--lang", lang)
+    assert code == 0
+    lines = [line for line in out.splitlines() if line.strip()]
+    assert jargon not in "\n".join(lines[:3])  # the opening is for people, not for sources
+    assert ("状元从大到小" if lang != "en" else "highest first") in lines[1]
+    assert jargon in lines[-1]  # where the rules come from, at the end
