@@ -107,6 +107,7 @@ def adjudicate_command(
         ruleset = rules_from_option(rules) if rules is not None else None
         data = _read_record(record)
         judged = judge_record(data, ruleset)
+        renumbered = judged.rejudged and _throws(judge_record(data).game) != _throws(judged.game)
         result = judged.game.result()
         if judged.rejudged:
             result["rejudged"] = True
@@ -117,7 +118,7 @@ def adjudicate_command(
         print_json(result)
         return
     with _errors_exit_2():
-        text = _rendered(lambda: _print_judgement(judged.game, judged, language))
+        text = _rendered(lambda: _print_judgement(judged.game, judged, language, renumbered))
     sys.stdout.write(text)
     sys.stdout.flush()
 
@@ -130,7 +131,14 @@ def _rendered(render: Callable[[], None]) -> str:
     return re.sub(r"\n{3,}", "\n\n", buffer.getvalue())
 
 
-def _print_judgement(game: Game, judged: Judgement, language: str) -> None:
+def _throws(game: Game) -> list[tuple[int, str, str | None]]:
+    """Each throw as (number, player, dice): to tell whether re-judging renumbered them."""
+    return [(e.throw, e.player, e.dice) for e in game.events if isinstance(e, Thrown)]
+
+
+def _print_judgement(
+    game: Game, judged: Judgement, language: str, renumbered: bool = False
+) -> None:
     header = [_title(game, language)]
     if judged.rejudged:
         key = "game.rejudged" if judged.unused_throws else "game.rejudged.all"
@@ -138,6 +146,9 @@ def _print_judgement(game: Game, judged: Judgement, language: str) -> None:
             t(key, language, rules=_rules_label(game.rules, language),
               unused=judged.unused_throws)
         )
+    if renumbered:
+        # the same dice, but other turns: say why the numbers differ from the record's
+        header.append(t("game.rejudged.renumbered", language))
     header.append(_status(game, language))
     print_text(*header)
     _print_holdings(game, language)

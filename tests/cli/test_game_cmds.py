@@ -477,3 +477,23 @@ def test_docs_show_real_output(
     for option in ("--players", "--players-file", "--rules", "--physical", "--seed", "--save",
                    "--lang", "--json"):
         assert option in docs
+
+
+def test_rejudging_says_why_throws_are_renumbered(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    golden = Path(__file__).parents[1] / "golden" / "records"
+    # traditional → modern: a 跳猴 no longer costs a turn, so the turns (and numbers) move
+    code, out, _ = run(
+        capsys, monkeypatch, "adjudicate", str(golden / "example.json"), "--rules", "modern",
+        "--lang", "en",
+    )
+    assert code == 0
+    assert "throw numbers and who threw when differ from the record" in out
+    # jinhua → modern changes no turn: nothing to explain
+    code, out, _ = run(
+        capsys, monkeypatch, "adjudicate", str(golden / "jinhua_in_progress.json"),
+        "--rules", "modern", "--lang", "en",
+    )
+    assert code == 0
+    assert "re-judged under" in out and "differ from the record" not in out
