@@ -545,9 +545,9 @@ class TableService:
         """The RULES.md §6 record with the fairness block."""
         return record_of(await self.fresh_runtime(code))
 
-    async def results_csv(self, code: str) -> str:
+    async def results_csv(self, code: str, lang: str | None = None) -> str:
         """Results as CSV, one row per seat."""
-        return results_csv(await self.fresh_runtime(code))
+        return results_csv(await self.fresh_runtime(code), lang)
 
 
 def _need_seated_at(runtime: Runtime, name: str) -> None:

@@ -237,3 +237,26 @@ def test_invite_base_on_every_interface() -> None:
     assert got["lan"] == lan
     assert got["base"] == (lan[0] if lan else "http://127.0.0.1:8000")
     assert got["loopback_only"] is not lan
+
+
+async def test_results_csv_in_the_readers_language(http: httpx.AsyncClient, server: str) -> None:
+    created = await create_table(http, mode="referee")
+    code = created["code"]
+    for n in NAMES:
+        await join(http, code, n)
+    host = await Client.connect(server, code, [created["host_token"]])
+    await host.command("start", starter="甲")
+    end = await host.command("throw", turn=1, dice="444444")  # 六勃红 takes all, the end
+    assert end["type"] == "ack", end
+    await host.reach(end["last_seq"])
+    assert host.state is not None and host.state["status"] == "over"
+    plain = (await http.get(f"/api/tables/{code}/results.csv")).text.lstrip("\ufeff")
+    assert plain.splitlines()[0].startswith("seat,player,zhuangyuan,duitang")
+    assert plain.splitlines()[1].endswith(",liubohong")  # stable ids for programs
+    chinese = (await http.get(f"/api/tables/{code}/results.csv?lang=zh-Hans")).text
+    head, first = chinese.lstrip("\ufeff").splitlines()[:2]
+    assert head == "座位,玩家,状元,对堂,三红,四进,二举,一秀,饼数,奖品价值,状元牌型"
+    assert first.startswith("1,甲,1,") and first.endswith(",六勃红")
+    english = (await http.get(f"/api/tables/{code}/results.csv?lang=en")).text
+    assert english.lstrip("\ufeff").startswith("Seat,Player,Zhuangyuan,Duitang")
+    assert english.splitlines()[1].endswith(",Six reds (liubohong)")

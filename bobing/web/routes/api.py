@@ -9,6 +9,7 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from bobing.engine.presets import DEFAULT_RULES, PRESETS
+from bobing.i18n import normalize_lang
 from bobing.web.problems import ApiError
 from bobing.web.protocol import STATE_CHANGING, read_command
 from bobing.web.serve import invite_base
@@ -173,9 +174,22 @@ async def record(code: str, request: Request) -> dict[str, Any]:
     response_class=Response,
     responses={200: {"content": {"text/csv": {}}}},
 )
-async def results(code: str, request: Request) -> Response:
+async def results(
+    code: str,
+    request: Request,
+    lang: Annotated[
+        str | None,
+        Query(
+            max_length=20,
+            description="zh-Hans | zh-Hant | en: headers and hand names for people; "
+            "without it the columns are the stable ids",
+        ),
+    ] = None,
+) -> Response:
     """One row per seat: cakes per tier, total, prize value, the 状元 hand."""
-    text = await service_of(request).results_csv(code)
+    text = await service_of(request).results_csv(
+        code, None if lang is None else normalize_lang(lang)
+    )
     return Response(
         text.encode("utf-8"),
         media_type="text/csv; charset=utf-8",

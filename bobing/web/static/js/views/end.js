@@ -2,7 +2,7 @@
 // reveal with an in-browser check of every throw.
 
 import { h, mount } from "../dom.js";
-import { t } from "../i18n.js";
+import { t, lang } from "../i18n.js";
 import { TIERS, MODE } from "../protocol.js";
 import { api } from "../api.js";
 import { diceRow } from "../dice.js";
@@ -145,7 +145,7 @@ export class EndPanel {
         "div",
         { class: "btn-row downloads" },
         h("a", { class: "btn btn-ghost", href: `/api/tables/${code}/record`, download: `bobing-${code}.json` }, icon("download"), t("end.download_record")),
-        h("a", { class: "btn btn-ghost", href: `/api/tables/${code}/results.csv`, download: `bobing-${code}.csv` }, icon("download"), t("end.download_csv")),
+        h("a", { class: "btn btn-ghost", href: `/api/tables/${code}/results.csv?lang=${lang()}`, download: `bobing-${code}.csv` }, icon("download"), t("end.download_csv")),
       ),
     );
     const fair = st.fairness || {};
