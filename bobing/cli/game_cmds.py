@@ -594,12 +594,36 @@ class Terminal:
         if not self.animate:
             return
         shuffle = random.Random()  # never the game's dice: the animation must not change them
-        for _ in range(8):
-            sys.stdout.write("\r  " + " ".join(str(shuffle.randint(1, 6)) for _ in faces))
+        with self._keys_held():
+            for _ in range(8):
+                sys.stdout.write("\r  " + " ".join(str(shuffle.randint(1, 6)) for _ in faces))
+                sys.stdout.flush()
+                time.sleep(0.04)
+            sys.stdout.write("\r  " + " ".join(map(str, faces)) + "\n")
             sys.stdout.flush()
-            time.sleep(0.04)
-        sys.stdout.write("\r  " + " ".join(map(str, faces)) + "\n")
-        sys.stdout.flush()
+
+    @contextmanager
+    def _keys_held(self) -> Iterator[None]:
+        """While the dice tumble, keys are not echoed (an Enter would move the line and leave
+        every frame on screen) and are dropped afterwards (not taken as the next throw)."""
+        try:
+            import termios
+            import tty
+        except ImportError:  # not a POSIX terminal
+            yield
+            return
+        try:
+            fd = sys.stdin.fileno()
+            saved = termios.tcgetattr(fd)
+        except (OSError, ValueError, termios.error):  # stdin is not a terminal
+            yield
+            return
+        try:
+            tty.setcbreak(fd)
+            yield
+        finally:
+            termios.tcflush(fd, termios.TCIFLUSH)
+            termios.tcsetattr(fd, termios.TCSADRAIN, saved)
 
 
 class _Stop(Exception):
