@@ -68,15 +68,6 @@ def open_table(
     return page
 
 
-def play_throws(server: Server, code: str, tokens: dict[str, str], count: int) -> None:
-    """Throw ``count`` times at an online table, each by the player whose turn it is."""
-    for _ in range(count):
-        table = api(server, "GET", f"/api/tables/{code}")
-        if table["status"] != "playing":
-            return
-        command(server, code, tokens[table["next"]], "throw", turn=table["turn"])
-
-
 def in_viewport(page: Page, selector: str) -> bool:
     inside: bool = page.evaluate(
         """sel => { const r = document.querySelector(sel).getBoundingClientRect();
@@ -104,13 +95,16 @@ def luminance(page: Page, selector: str, prop: str = "color") -> float:
 
 
 def test_big_screen_end_is_readable_and_fills_the_room(browser: Browser, server: Server) -> None:
-    code, host, tokens = new_table(server, ["甲", "乙", "丙"])
+    code, host, _ = new_table(server, ["甲", "乙", "丙"], mode="referee")
     command(server, code, host, "start", starter="甲")
-    play_throws(server, code, tokens, 9)
+    throws = ["123456", "444412", "112233", "441256", "222231", "456123", "444466", "333341"]
+    for turn, dice in enumerate([*throws, "145236"], start=1):
+        command(server, code, host, "throw", turn=turn, dice=dice)
     ctx = browser.context(viewport=TV, device_scale_factor=1)
     tv = open_table(browser, server, code, name="tv", ctx=ctx, path="/tv")
     expect(tv.locator(".tv-recent-list li")).to_have_count(6)
-    expect(tv.locator(".tv-race")).to_be_visible()
+    expect(tv.locator(".tv-race-list li")).to_have_count(2)  # 乙's 四红 then 甲's bigger one
+    expect(tv.locator(".tv-race-list li").first).to_contain_text("四红带十二")
     expect(tv.locator(".tv-qr .qr")).to_be_visible()
     # three columns across the whole width
     boxes = [tv.locator(sel).bounding_box() for sel in (".tv-left", ".tv-right", ".tv-third")]
@@ -354,7 +348,7 @@ def test_default_table_name_follows_the_language(browser: Browser, server: Serve
 def test_voice_confetti_reactions_share_rematch_and_history(
     browser: Browser, server: Server
 ) -> None:
-    code, host, tokens = new_table(server, ["甲", "乙"])
+    code, host, tokens = new_table(server, ["甲", "乙"], mode="referee")
     moving = browser.context(reduced_motion=False)
     moving.add_init_script(
         "window.__spoken = []; if (window.speechSynthesis) {"
@@ -379,9 +373,8 @@ def test_voice_confetti_reactions_share_rematch_and_history(
     jia.get_by_role("button", name="发送 👏").click()
     expect(jia.locator("#toasts")).to_contain_text("表情每 1.5 秒只能发一个")
     # the game ends; the ceremony calls the winner and throws confetti
-    for _ in range(3):
-        table = api(server, "GET", f"/api/tables/{code}")
-        command(server, code, tokens[table["next"]], "throw", turn=table["turn"])
+    for turn, dice in enumerate(["444466", "123456", "145236"], start=1):
+        command(server, code, host, "throw", turn=turn, dice=dice)
     command(server, code, host, "end")
     expect(jia.locator(".seal")).to_be_visible()
     jia.wait_for_function("Number(document.documentElement.dataset.confetti || 0) >= 1")
@@ -397,6 +390,8 @@ def test_voice_confetti_reactions_share_rematch_and_history(
         jia.get_by_role("button", name="保存图片").click()
     assert download.value.suggested_filename == f"bobing-{code}.png"
     jia.locator(".share-card").scroll_into_view_if_needed()
+    jia.wait_for_function("!document.querySelector('canvas.confetti')")
+    jia.evaluate("document.querySelector('#toasts').replaceChildren()")
     browser.shot(jia, "share-card")
     # play again with the same people: both phones move, each with its own seat
     expect(yi.locator(".rematch-wait")).to_be_visible()
