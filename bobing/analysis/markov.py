@@ -27,7 +27,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from bobing.analysis.simulate import REASONS, Effect, check_players, check_tiaohou, outcome_classes
+from bobing.analysis.limits import check_players, check_tiaohou
+from bobing.analysis.outcomes import EFFECT_REASON, REASONS, outcome_classes
 from bobing.engine.errors import InputError
 from bobing.engine.rules import End, RuleSet, Tiaohou
 
@@ -41,14 +42,6 @@ _THROWS, _ROUNDS = 0, 1
 _ENDED = {1: 2, 2: 3, 3: 4}  # REASONS index → channel
 _EXHAUSTED_FIRST = 5
 _CHANNELS = 6
-
-_ENDING = {
-    Effect.SWEEP_ALL: 1,
-    Effect.TAKE_REST: 1,
-    Effect.GRAB: 2,
-    Effect.END_SHARE: 2,
-    Effect.BIANDIJIN: 3,
-}
 
 
 @dataclass(frozen=True)
@@ -95,7 +88,7 @@ def _moves(rules: RuleSet, tiaohou: float) -> list[_Move]:
     classes, _ = outcome_classes(rules)
     grouped: dict[tuple[int, int, bool, bool, int], float] = defaultdict(float)
     for oc in classes:
-        ending = _ENDING.get(oc.effect, 0)
+        ending = EFFECT_REASON.get(oc.effect, 0)
         key = (oc.tier, oc.bonus, oc.key > 0, oc.chajinhua_duitang, ending)
         grouped[key] += (1.0 - tiaohou) * oc.count / 6**6
     if tiaohou > 0:

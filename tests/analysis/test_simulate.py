@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-import bobing.analysis.simulate as simulate_module
+import bobing.analysis.outcomes as outcomes_module
 from bobing.analysis.simulate import (
     JUMP,
     OUTCOMES,
@@ -348,5 +348,5 @@ def test_distribution_summary() -> None:
 
 
 def test_doctests() -> None:
-    result = doctest.testmod(simulate_module, optionflags=doctest.ELLIPSIS)
+    result = doctest.testmod(outcomes_module, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
