@@ -178,6 +178,12 @@ def expected_game_length(rules: RuleSet, players: int, *, tiaohou: float = 0.0) 
         idx = np.flatnonzero(level == lv)
         c = digits[idx]
         for z in (1, 0):
+            if lv == 0 and z == 1:
+                # Every cake claimed and a standing: not a state of the chain. The throw that
+                # gets there opens the final window instead (summed in closed form above), so
+                # nothing ever moves into it; and with no throw that ends the game it would be
+                # a state that is never left (its cycle solve would divide by zero).
+                continue
             m = idx.size
             acc = np.broadcast_to(base, (m, _CHANNELS, n)).transpose(1, 0, 2).copy()
             stay = np.zeros(m)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import doctest
 import itertools
 import math
+import warnings
 from collections import Counter
 from typing import Any
 
@@ -173,6 +174,30 @@ def test_exact_agrees_with_simulation_under_other_switches(
 ) -> None:
     exact = expected_game_length(load_rules(spec), players, tiaohou=tiaohou)
     _within_ci(exact, spec, players, 60_000, tiaohou)
+
+
+# A rule set in which no throw ends the game (六勃红 and 六勃黑 are plain 状元 hands): the
+# chain once divided by zero on the state "every cake claimed, a standing exists", which no
+# throw ever enters (the right answer came out, with numpy's RuntimeWarning printed).
+NO_ENDING = {
+    "preset": "traditional",
+    "liubohong": "zhuangyuan",
+    "liubohei": "zhuangyuan",
+    "chajinhua_duitang": "none",
+    "zhuangyuan_order": ["chajinhua", "liubohong", "liubohei", "wuhong", "wuzi", "sihong"],
+}
+
+
+def test_rules_where_no_throw_ends_the_game_raise_no_warning() -> None:
+    with warnings.catch_warnings(), np.errstate(all="raise"):
+        warnings.simplefilter("error")
+        small = expected_game_length(load_rules({**NO_ENDING, "prizes": TINY}), 3)
+        full = expected_game_length(load_rules(NO_ENDING), 4)
+    brute = brute_force(load_rules({**NO_ENDING, "prizes": TINY}), 3, 0.0)
+    assert small.throws_mean == pytest.approx(brute["throws"], rel=1e-9)
+    assert small.rounds_mean == pytest.approx(brute["rounds"], rel=1e-9)
+    assert full.ended_by == {"exhausted": 1.0, "liubohong": 0.0, "liubohei": 0.0, "biandijin": 0.0}
+    _within_ci(full, NO_ENDING, 4, 40_000, 0.0)
 
 
 def test_research_figures() -> None:

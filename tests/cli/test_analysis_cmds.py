@@ -211,6 +211,43 @@ def test_console_script_lists_and_runs_the_commands() -> None:
     assert json.loads(done.stdout)["exact"] is None
 
 
+def test_no_warning_reaches_the_user_under_rules_where_no_throw_ends_the_game(
+    tmp_path: Path,
+) -> None:
+    # The exact chain once printed numpy's "divide by zero" RuntimeWarning for these rules.
+    rules = tmp_path / "no-ending.json"
+    rules.write_text(
+        json.dumps(
+            {
+                "preset": "traditional",
+                "liubohong": "zhuangyuan",
+                "liubohei": "zhuangyuan",
+                "chajinhua_duitang": "none",
+                "zhuangyuan_order": [
+                    "chajinhua", "liubohong", "liubohei", "wuhong", "wuzi", "sihong"
+                ],
+            }
+        ),
+        encoding="utf-8",
+    )
+    environ = {k: v for k, v in os.environ.items() if k != "BOBING_LANG"}
+    environ["PYTHONWARNINGS"] = "error"
+    for args in (
+        ["odds", "--game", "--players", "4", "--rules", str(rules), "--json"],
+        ["simulate", "-n", "4", "-g", "2000", "--seed", "3", "--rules", str(rules), "--json"],
+    ):
+        done = subprocess.run(
+            [str(BOBING), *args], capture_output=True, text=True, env=environ, timeout=120,
+            check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert done.stderr == ""
+        data = json.loads(done.stdout)
+        game = data["game"] if "game" in data else data["exact"]
+        assert game["ended_by"]["exhausted"] == 1.0
+        assert 200 < game["throws_mean"] < 260
+
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
