@@ -166,11 +166,16 @@ def _header_map(row: list[str], source: str) -> dict[str, int]:
     return found
 
 
-def _price(text: str, where: str) -> Decimal:
+def _without_currency(text: str) -> str:
+    """``"1,270 元"`` → ``"1270"``: the currency marks and thousands separators people type."""
     cleaned = text.strip()
     for mark in ("元", "¥", "￥", "RMB", "CNY"):
         cleaned = cleaned.replace(mark, "")
-    cleaned = cleaned.replace(",", "").strip()
+    return cleaned.replace(",", "").strip()
+
+
+def _price(text: str, where: str) -> Decimal:
+    cleaned = _without_currency(text)
     try:
         value = Decimal(cleaned)
     except InvalidOperation:
@@ -299,6 +304,8 @@ class Plan:
     extra_cost: Decimal
     games: int
     seed: int
+    contribution: Decimal | None = None
+    """What each person pays in, when the event collects a fixed amount (else AA)."""
 
     @property
     def cakes_per_player(self) -> dict[Tier, float]:
@@ -325,6 +332,18 @@ class Plan:
         return (self.total_cost / self.players).quantize(Decimal("0.01"))
 
     @property
+    def collected(self) -> Decimal | None:
+        """Everyone's contribution together (None without a fixed contribution)."""
+        return None if self.contribution is None else self.contribution * self.players
+
+    @property
+    def balance(self) -> Decimal | None:
+        """Collected minus spent: a surplus above 0 (say, for the class fund), a deficit below
+        (say, the organiser covers the overrun); None without a fixed contribution."""
+        collected = self.collected
+        return None if collected is None else collected - self.total_cost
+
+    @property
     def value_per_player(self) -> float | None:
         """Expected value of the prizes one player takes home (by each tier's mean price)."""
         if self.prizes is None:
@@ -335,6 +354,15 @@ class Plan:
             if count:
                 value += cakes * float(self.prizes.tier_cost(tier)) / count
         return value
+
+    def _contribution_json(self) -> dict[str, float] | None:
+        if self.contribution is None or self.collected is None or self.balance is None:
+            return None
+        return {
+            "per_person": _money(self.contribution),
+            "collected": _money(self.collected),
+            "balance": _money(self.balance),
+        }
 
     def to_json(self) -> dict[str, Any]:
         """The ``bobing plan --json`` object."""
@@ -374,6 +402,7 @@ class Plan:
             "extra_cost": _money(self.extra_cost),
             "total_cost": _money(self.total_cost),
             "per_person": _money(self.per_person),
+            "contribution": self._contribution_json(),
             "value_per_player": round(value, 2) if value is not None else None,
         }
 
@@ -415,6 +444,7 @@ def plan(
     seconds_per_throw: float = 10.0,
     prizes: PrizeList | None = None,
     extra_cost: Decimal | float | str = 0,
+    contribution: Decimal | float | str | None = None,
     games: int = 20_000,
     seed: int = 0,
     tiaohou: float = 0.0,
@@ -425,12 +455,8 @@ def plan(
             f"invalid seconds per throw {seconds_per_throw!r}: a positive number",
             value=seconds_per_throw,
         )
-    try:
-        extra = Decimal(str(extra_cost))
-    except InvalidOperation:
-        raise InputError(f"invalid extra cost {extra_cost!r}: a number") from None
-    if not extra.is_finite() or extra < 0:
-        raise InputError(f"invalid extra cost {extra_cost!r}: a number of at least 0")
+    extra = _amount(extra_cost, "extra cost")
+    each = None if contribution is None else _amount(contribution, "contribution")
     if games < 100:
         raise InputError(f"invalid number of games {games}: at least 100 for a plan", value=games)
     check_tiaohou(tiaohou)
@@ -453,7 +479,25 @@ def plan(
         extra_cost=extra,
         games=games,
         seed=seed,
+        contribution=each,
     )
+
+
+MAX_AMOUNT = Decimal(10) ** 9
+"""The largest sum of money the planner accepts (a billion yuan)."""
+
+
+def _amount(value: Decimal | float | str, what: str) -> Decimal:
+    """A sum of money of at least 0 (``what`` names it in the error)."""
+    try:
+        amount = Decimal(_without_currency(str(value)))
+    except InvalidOperation:
+        raise InputError(f"invalid {what} {value!r}: a number", value=str(value)) from None
+    if not amount.is_finite() or not 0 <= amount <= MAX_AMOUNT:
+        raise InputError(
+            f"invalid {what} {value!r}: a number from 0 to {MAX_AMOUNT:,}", value=str(value)
+        )
+    return amount
 
 
 __all__ = [

@@ -202,6 +202,9 @@ def plan_command(
     extra_cost: Annotated[
         str, typer.Option("--extra-cost", metavar="YUAN", help=_help("extra_cost"))
     ] = "0",
+    contribution: Annotated[
+        str | None, typer.Option("--contribution", metavar="YUAN", help=_help("contribution"))
+    ] = None,
     games: Annotated[int, typer.Option("--games", "-g", help=_help("plan_games"))] = 20_000,
     seed: Annotated[int, typer.Option("--seed", help=_help("plan_seed"))] = 0,
     tiaohou: Annotated[float, typer.Option("--tiaohou", metavar="P", help=_help("tiaohou"))] = 0.0,
@@ -220,6 +223,7 @@ def plan_command(
         seconds_per_throw=seconds_per_throw,
         prizes=prize_list,
         extra_cost=extra_cost,
+        contribution=contribution,
         games=games,
         seed=seed,
         tiaohou=tiaohou,
@@ -228,6 +232,25 @@ def plan_command(
         print_json(result.to_json(), indent=2)
         return
     render_plan(result, language)
+
+
+def _render_contribution(result: Plan, lang: str) -> None:
+    """What was collected against what is spent: the surplus, the deficit, or neither."""
+    assert result.contribution is not None and result.collected is not None
+    balance = result.balance
+    assert balance is not None
+    outcome = "surplus" if balance > 0 else "deficit" if balance < 0 else "even"
+    print_text(
+        t(
+            "analysis.plan.contribution",
+            lang,
+            each=f"{result.contribution:.2f}",
+            players=result.players,
+            collected=f"{result.collected:.2f}",
+            total=f"{result.total_cost:.2f}",
+        ),
+        t(f"analysis.plan.{outcome}", lang, amount=f"{abs(balance):.2f}"),
+    )
 
 
 def _minutes(value: float) -> str:
@@ -323,6 +346,8 @@ def render_plan(result: Plan, lang: str) -> None:
                 share=f"{result.per_person:.2f}",
             )
         )
+    if result.contribution is not None:
+        _render_contribution(result, lang)
     if max(sizes) > ENGINE_SEATS:
         print_text("", t("analysis.plan.big_table", lang, size=max(sizes), seats=ENGINE_SEATS))
     print_text("", t("analysis.plan.best_throw_note", lang))

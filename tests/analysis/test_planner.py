@@ -58,6 +58,28 @@ def test_the_2013_event_budget() -> None:
     assert 10 < minutes["p50"] < 35
 
 
+def test_a_fixed_contribution_reports_the_deficit_or_the_surplus() -> None:
+    # seed 000: 200 yuan each, 2632.6 spent, "超出者由组织者消化": 32.6 yuan over.
+    rules = load_rules("traditional")
+    prizes = read_prizes(EXAMPLE)
+    party = plan(rules, 13, prizes=prizes, extra_cost="1362.6", contribution="200", games=500)
+    assert party.collected == Decimal("2600")
+    assert party.balance == Decimal("-32.6")
+    assert party.to_json()["contribution"] == {
+        "per_person": 200.0,
+        "collected": 2600.0,
+        "balance": -32.6,
+    }
+    # A class of 40 at 4 tables, 50 yuan each, prizes only: the rest goes to the class fund.
+    small = parse_prizes(HEADER + "a,状元,1,100\nb,对堂,2,40\nc,一秀,10,5\n")
+    fund = plan(rules, 40, tables=4, prizes=small, contribution="50 元", games=500)
+    assert fund.total_cost == 4 * Decimal(230)
+    assert fund.balance == 40 * 50 - 4 * 230 > 0
+    # Without a contribution the plan is AA and says nothing about a balance.
+    aa = plan(rules, 13, prizes=prizes, games=500)
+    assert aa.balance is None and aa.to_json()["contribution"] is None
+
+
 def test_prizes_only_aa_share() -> None:
     result = plan(load_rules("traditional"), 13, prizes=read_prizes(EXAMPLE), games=500)
     assert result.per_person == Decimal("97.69")
@@ -164,6 +186,9 @@ def test_split_tables() -> None:
         ({"extra_cost": "lots"}, "extra cost 'lots'"),
         ({"extra_cost": "-1"}, "extra cost '-1'"),
         ({"games": 10}, "at least 100"),
+        ({"contribution": "a lot"}, "contribution 'a lot': a number"),
+        ({"contribution": "-200"}, "contribution '-200'"),
+        ({"contribution": "1e12"}, "contribution '1e12'"),
     ],
 )
 def test_bad_plan_arguments(kwargs: dict[str, object], message: str) -> None:

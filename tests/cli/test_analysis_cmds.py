@@ -156,6 +156,20 @@ def test_plan_2013_json(
     assert data["tables"][0]["players"] == 13
     assert set(data["minutes"]) == {"mean", "p5", "p50", "p95"}
     assert set(data["cakes_per_player"]) == {"mean", "by_tier"}
+    assert data["contribution"] is None
+    code, out, err = run(
+        capsys, monkeypatch, "plan", "--players", "13", "--prizes", str(EXAMPLE),
+        "--extra-cost", "1362.6", "--contribution", "200", "--games", "500", "--lang", "en",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "200.00 yuan × 13 = 2600.00 yuan collected; spending 2632.60 yuan" in out
+    assert "deficit 32.60 yuan" in out
+    code, out, err = run(
+        capsys, monkeypatch, "plan", "-n", "20", "--prizes", str(EXAMPLE),
+        "--contribution", "70", "-g", "500", "--lang", "zh-Hant",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "結餘 130.00 元" in out
 
 
 def test_plan_text_with_tables(
@@ -180,6 +194,7 @@ def test_plan_text_with_tables(
         (["--players", "40"], "use --tables 2 or more"),
         (["--players", "8", "--seconds-per-throw", "0"], "invalid seconds per throw 0"),
         (["--players", "8", "--extra-cost", "abc"], "invalid extra cost 'abc'"),
+        (["--players", "8", "--contribution", "-5"], "invalid contribution '-5'"),
     ],
 )
 @pytest.mark.usefixtures("english")
