@@ -20,6 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from bobing.analysis.outcomes import (
+    CLOSED,
     EFFECT_REASON,
     JUMP,
     NO_TIER,
@@ -32,7 +33,16 @@ from bobing.analysis.outcomes import (
 )
 from bobing.engine.errors import InputError
 from bobing.engine.hands import TIERS, Hand
-from bobing.engine.rules import ChajinhuaLugu, ChaseFrom, End, RuleSet, Standing, Tiaohou
+from bobing.engine.rules import (
+    ChajinhuaDuitang,
+    ChajinhuaLugu,
+    ChaseFrom,
+    End,
+    LiubohongEffect,
+    RuleSet,
+    Standing,
+    Tiaohou,
+)
 
 Array = NDArray[Any]
 
@@ -68,6 +78,12 @@ class KernelSpec:
     """0: immediate, 1: finish_round, 2: one_more_round."""
     skip_on_jump: bool
     tiaohou: float
+    chj_at_end: bool = False
+    """插金花 takes the 对堂 cakes left on winning the 状元 (``chajinhua_duitang``: ``at_end``)."""
+    spare_chj: bool = False
+    """六勃红's sweep leaves the cakes 插金花 brought with their holder."""
+    close_after: int = 0
+    """Time is called after this many throws (RULES.md §8.1); 0: never."""
 
     @property
     def chase_on(self) -> bool:
@@ -76,9 +92,15 @@ class KernelSpec:
 
 
 def kernel_spec(
-    rules: RuleSet, players: int, tiaohou: float = 0.0, *, given_jumps: bool = False
+    rules: RuleSet,
+    players: int,
+    tiaohou: float = 0.0,
+    *,
+    given_jumps: bool = False,
+    close_after: int = 0,
 ) -> KernelSpec:
-    """Compile ``rules`` for the kernel (``given_jumps``: given throws may contain 跳猴)."""
+    """Compile ``rules`` for the kernel (``given_jumps``: given throws may contain 跳猴;
+    ``close_after``: time is called after that many throws)."""
     classes, index = outcome_classes(rules)
     codes = np.empty(len(classes), np.uint16)
     rare: list[OutcomeClass] = []
@@ -122,6 +144,13 @@ def kernel_spec(
         end_rounds=end_rounds,
         skip_on_jump=rules.tiaohou is Tiaohou.VOID_SKIP_NEXT and (tiaohou > 0 or given_jumps),
         tiaohou=tiaohou,
+        chj_at_end=rules.chajinhua_duitang is ChajinhuaDuitang.AT_END and chj_level > 0,
+        spare_chj=(
+            rules.liubohong_spares_chajinhua
+            and rules.liubohong is LiubohongEffect.TAKE_ALL_END
+            and rules.chajinhua_duitang is ChajinhuaDuitang.IMMEDIATE
+        ),
+        close_after=close_after,
     )
 
 
@@ -136,7 +165,8 @@ class ChunkOutcome:
     turns: Array
     reason: Array
     winner: Array
-    """The seat holding the 状元 cake (only with ``detail``; -1 otherwise)."""
+    """The seat holding the 状元 cake (only with ``detail``; -1 otherwise, and when nobody
+    holds it: a close before any 状元 hand)."""
     exhausted_first: Array
     seat_tier: Array
     """Cakes per seat and tier, summed over the chunk's games: shape (players, 6)."""
@@ -167,8 +197,11 @@ class _Chunk:
         "reason",
         "skipped",
         "exh",
+        "final",
+        "closed",
         "live",
         "skip",
+        "chj_held",
         "slot_holder",
         "slot_time",
         "slot_prot",
@@ -189,8 +222,12 @@ class _Chunk:
         self.reason: Array = np.zeros(n, np.int8)
         self.skipped: Array = np.zeros(n, np.int32)  # turns lost to 跳猴; throws = turns - this
         self.exh: Array = np.zeros(n, bool)
+        self.final: Array = np.zeros(n, bool)  # every cake claimed with a standing: final phase
+        self.closed: Array = np.zeros(n, bool)  # time was called
         self.live: Array = np.ones(n, bool)
         self.skip: Array | None = np.zeros((p, n), bool) if spec.skip_on_jump else None
+        # 对堂 cakes each seat holds because of 插金花 (spared by 六勃红's sweep).
+        self.chj_held: Array | None = np.zeros((p, n), np.int16) if spec.spare_chj else None
         k = spec.slots
         self.slot_holder: Array | None = np.full((k, n), -1, np.int8) if k else None
         self.slot_time: Array | None = np.zeros((k, n), np.int32) if k else None
@@ -334,6 +371,8 @@ class _Kernel:
                 emptied = np.concatenate([emptied, rare])
             if emptied.size:
                 self._check_exhausted(emptied, s, t)
+            if spec.close_after:
+                self._close(s, t)
             if t >= self.next_end:
                 self._finish(np.flatnonzero(st.end_turn == t), t)
                 self.next_end = int(st.end_turn.min()) if st.size else _BIG
@@ -343,6 +382,20 @@ class _Kernel:
         return self.out
 
     # Pieces --------------------------------------------------------------------------------
+
+    def _close(self, s: int, t: int) -> None:
+        """The bell: games that have just reached ``close_after`` throws end at the end of this
+        round, at once under ``end`` = ``immediate``, unless they end earlier (RULES.md §8.1)."""
+        st, spec = self.st, self.spec
+        due = st.live & ~st.closed & (st.end_turn > t)
+        due &= t + 1 - st.skipped >= spec.close_after
+        g = np.flatnonzero(due)
+        if not g.size:
+            return
+        st.closed[g] = True
+        end = t if spec.end_rounds == 0 else t + spec.players - 1 - s
+        st.end_turn[g] = np.minimum(st.end_turn[g], end)
+        self.next_end = min(self.next_end, end)
 
     def _take_bonus(self, g: Array, tiers: Array, s: int, t: int) -> None:
         """Games ``g`` each win one cake of ``tiers`` (四进's bonus) if one is left; a bonus
@@ -432,6 +485,8 @@ class _Kernel:
         k = np.minimum(before, 2)
         st.pool[1, g] -= k.astype(np.int16)
         st.hold[s, 1, g] += k.astype(np.int16)
+        if st.chj_held is not None:
+            st.chj_held[s, g] += k.astype(np.int16)
         if st.slot_holder is not None and spec.chase_mask[1]:
             assert st.slot_time is not None and st.slot_prot is not None
             first = spec.slot_offset[1] + spec.prizes[1] - before
@@ -447,12 +502,27 @@ class _Kernel:
         for value in np.unique(effect):
             kind = Effect(int(value))
             gg = g[effect == value]
+            if kind is Effect.TAKE_ONE:
+                self._take_one(gg, s, t)
+                continue
             if kind is Effect.SWEEP_ALL:
                 st.hold[:, :, gg] = 0
                 st.hold[s, :6, gg] = self.prizes[None, :]
+                if st.chj_held is not None:
+                    # 不能追缴状元插金花所得: what 插金花 brought stays with its holder.
+                    kept = st.chj_held[:, gg].copy()
+                    kept[s] = 0
+                    st.hold[:, 1, gg] += kept
+                    st.hold[s, 1, gg] -= kept.sum(axis=0).astype(np.int16)
                 st.pool[:, gg] = 0
                 st.mode[gg] = 1
-            elif kind is Effect.TAKE_REST:
+            elif kind is Effect.FRIENDLY:
+                # The 状元 cake and the 对堂 left; every other unclaimed cake stays shared.
+                st.hold[s, 0, gg] += 1
+                st.hold[s, 1, gg] += st.pool[1, gg]
+                st.pool[:2, gg] = 0
+                st.mode[gg] = 1
+            elif kind in (Effect.TAKE_REST, Effect.BIANDIJIN_REST):
                 st.hold[s, 1:6, gg] += st.pool[1:6, gg].T
                 st.pool[1:6, gg] = 0
                 st.mode[gg] = 0
@@ -468,10 +538,26 @@ class _Kernel:
             st.end_turn[gg] = t
             self.next_end = min(self.next_end, t)
 
+    def _take_one(self, g: Array, s: int, t: int) -> None:
+        """六勃黑 ``take_one``: one cake of the best ordinary tier left in the pool, if any."""
+        st, spec = self.st, self.spec
+        has = st.pool[1:6, g] > 0  # (5 tiers, games)
+        some = has.any(axis=0)
+        g = g[some]
+        if not g.size:
+            return
+        tiers = has[:, some].argmax(axis=0).astype(np.int64) + 1
+        st.pool[tiers, g] -= 1
+        st.hold[s, tiers, g] += 1
+        if st.slot_holder is not None:
+            chased_tier = spec.chase_mask[tiers]
+            if chased_tier.any():
+                self._record_slots(g[chased_tier], tiers[chased_tier], s, t)
+
     def _check_exhausted(self, g: Array, s: int, t: int) -> None:
         """RULES.md §4 step 7: every non-状元 cake claimed and a standing exists → final."""
         st, spec = self.st, self.spec
-        g = g[st.end_turn[g] == _BIG]
+        g = g[~st.final[g] & (st.reason[g] == 0)]  # not yet final, not ended by an effect
         g = g[st.left(g) == 0]
         if not g.size:
             return
@@ -483,8 +569,9 @@ class _Kernel:
             p = spec.players
             round_end = t + p - 1 - s
             per_rule = t if spec.end_rounds == 0 else t + spec.end_rounds * p - 1 - s
-            end = np.where(st.exh[final], round_end, per_rule)
+            end = np.minimum(np.where(st.exh[final], round_end, per_rule), st.end_turn[final])
             st.end_turn[final] = end
+            st.final[final] = True
             self.next_end = min(self.next_end, int(end.min()))
         st.exh[g[~zy]] = True
 
@@ -495,10 +582,22 @@ class _Kernel:
         mode = st.mode[g]
         normal = g[mode == 0]
         if normal.size:
+            # A close with cakes still unclaimed (a game that ends by itself has none left,
+            # or ends by an effect with its own reason).
+            st.reason[normal[(st.reason[normal] == 0) & (st.left(normal) > 0)]] = CLOSED
+            # The best standing takes the 状元 cake; with no standing (a close before any
+            # 状元 hand) it stays in the pool.
+            normal = normal[st.has_zy[normal]]
             score = st.skey[:, normal].astype(np.int64) * (1 << 32) - st.stime[:, normal]
             best = score.argmax(axis=0)
             st.hold[best, 0, normal] += 1
             st.pool[0, normal] = 0
+            if spec.chj_at_end:
+                # 插金花 paid at the end: the 对堂 cakes nobody won go with the 状元.
+                chj = (st.skey[best, normal] >> 8) == spec.chj_level
+                gb, sb = normal[chj], best[chj]
+                st.hold[sb, 1, gb] += st.pool[1, gb]
+                st.pool[1, gb] = 0
         grab = g[mode == 2]
         if grab.size:
             counts = st.pool[:6, grab].T.astype(np.int64)  # (games, tier)
@@ -515,7 +614,7 @@ class _Kernel:
         out.exhausted_first[gid] = st.exh[g]
         out.seat_tier += held.sum(axis=2)
         if out.holdings is not None:
-            out.winner[gid] = held[:, 0, :].argmax(axis=0)
+            out.winner[gid] = np.where(held[:, 0, :].any(axis=0), held[:, 0, :].argmax(axis=0), -1)
             out.holdings[gid] = held.transpose(2, 0, 1)
         st.live[g] = False
         st.end_turn[g] = _BIG
@@ -523,14 +622,21 @@ class _Kernel:
 
 
 def play_given(
-    rules: RuleSet, players: int, throws: Sequence[Sequence[int]], *, seed: int = 0
+    rules: RuleSet,
+    players: int,
+    throws: Sequence[Sequence[int]],
+    *,
+    seed: int = 0,
+    close_after: int = 0,
 ) -> list[GameTrace]:
-    """Play each game of ``throws`` (throw indices, :data:`JUMP` for 跳猴) through the kernel."""
+    """Play each game of ``throws`` (throw indices, :data:`JUMP` for 跳猴) through the kernel
+    (``close_after``: time is called after that many throws)."""
     width = max(len(row) for row in throws)
     given = np.full((len(throws), width), 0, np.int64)
     for i, row in enumerate(throws):
         given[i, : len(row)] = row
-    spec = kernel_spec(rules, players, given_jumps=bool((given == JUMP).any()))
+    jumps = bool((given == JUMP).any())
+    spec = kernel_spec(rules, players, given_jumps=jumps, close_after=close_after)
     out = run_chunk(spec, len(throws), seed, given=given, detail=True)
     assert out.holdings is not None and out.grabbed is not None
     return [

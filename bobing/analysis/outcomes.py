@@ -31,8 +31,12 @@ OUTCOMES = 6**6
 """Ordered throws of six dice; a throw is drawn as an index into :data:`ORDERED_THROWS`."""
 JUMP = OUTCOMES
 """The throw index that stands for 跳猴 in given throw sequences."""
-REASONS: tuple[str, ...] = ("exhausted", "liubohong", "liubohei", "biandijin")
-"""``ended_by`` ids of RULES.md §7, indexed by the kernel's reason codes."""
+GAME_ENDINGS: tuple[str, ...] = ("exhausted", "liubohong", "liubohei", "biandijin")
+"""The ways a game of cakes ends by itself (RULES.md §7 ``ended_by`` ids)."""
+REASONS: tuple[str, ...] = (*GAME_ENDINGS, "closed")
+"""``ended_by`` ids of a game of cakes, indexed by the kernel's reason codes: the ways it ends
+by itself and a close (time called, RULES.md §8.1) with non-状元 cakes still unclaimed."""
+CLOSED = REASONS.index("closed")
 
 NO_TIER = 6
 """The tier index of "no tier" (the kernel's pool has a seventh, always empty column)."""
@@ -47,6 +51,9 @@ class Effect(IntEnum):
     GRAB = 3  # 六勃黑 grab_end
     END_SHARE = 4  # 六勃黑 zhuangyuan_end_share (also a 状元 hand)
     BIANDIJIN = 5  # 遍地锦 take_remaining_end
+    FRIENDLY = 6  # 六勃红 friendly_end: the 状元 cake and the 对堂 left; the rest is shared
+    TAKE_ONE = 7  # 六勃黑 take_one: the best ordinary cake left; play goes on
+    BIANDIJIN_REST = 8  # 遍地锦 zhuangyuan_take_remaining_end (also a 状元 hand)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +63,7 @@ class OutcomeClass:
     tier: int
     """TIERS index of the ordinary tier won (1..5), or 6 for none."""
     bonus: int
-    """TIERS index of 四进's bonus tier, or 6."""
+    """TIERS index of the bonus tier (四进's with ``sijin_bonus``, 五子带一秀's), or 6."""
     key: int
     """The 状元 key as one integer (larger is better), 0 when not a 状元 hand."""
     effect: Effect
@@ -106,22 +113,29 @@ def _outcome_class(rules: RuleSet, dice: tuple[int, ...]) -> OutcomeClass:
             effect, key = Effect.SWEEP_ALL, 0
         elif rules.liubohong is LiubohongEffect.TAKE_REMAINING_END:
             effect = Effect.TAKE_REST
+        elif rules.liubohong is LiubohongEffect.FRIENDLY_END:
+            effect, key = Effect.FRIENDLY, 0
     elif hand is Hand.BIANDIJIN:
         if rules.biandijin is BiandijinEffect.TAKE_REMAINING_END:
             effect, key = Effect.BIANDIJIN, 0
+        elif rules.biandijin is BiandijinEffect.ZHUANGYUAN_TAKE_REMAINING_END:
+            effect = Effect.BIANDIJIN_REST
     elif hand is Hand.LIUBOHEI:
         if rules.liubohei is LiuboheiEffect.GRAB_END:
             effect, key = Effect.GRAB, 0
         elif rules.liubohei is LiuboheiEffect.ZHUANGYUAN_END_SHARE:
             effect = Effect.END_SHARE
+        elif rules.liubohei is LiuboheiEffect.TAKE_ONE:
+            effect, key = Effect.TAKE_ONE, 0
         elif rules.liubohei is LiuboheiEffect.IGNORE:
             key = 0
     elif hand is Hand.CHAJINHUA:
         chj = rules.chajinhua_duitang is ChajinhuaDuitang.IMMEDIATE
     elif hand in ORDINARY_HAND_TIER:
         tier = TIERS.index(ORDINARY_HAND_TIER[hand])
-        if c.bonus:
-            bonus = TIERS.index(c.bonus[0])
+    if c.bonus and (tier != NO_TIER or key):
+        # 四进's bonus (sijin_bonus) or 五子带一秀 (wuzi_bonus): one cake, from the pool only.
+        bonus = TIERS.index(c.bonus[0])
     return OutcomeClass(tier, bonus, key, effect, chj)
 
 
@@ -150,8 +164,11 @@ EFFECT_REASON = {
     Effect.GRAB: 2,
     Effect.END_SHARE: 2,
     Effect.BIANDIJIN: 3,
+    Effect.FRIENDLY: 1,
+    Effect.BIANDIJIN_REST: 3,
 }
-"""The :data:`REASONS` index of the way each ending effect ends a game."""
+"""The :data:`REASONS` index of the way each ending effect ends a game (``TAKE_ONE`` does not
+end it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,7 +183,7 @@ class GameTrace:
     grabbed: tuple[tuple[int, ...], ...]
     """The part of ``holdings`` that came from the lights-off grab."""
     zhuangyuan: int
-    """The seat holding the 状元 cake at the end."""
+    """The seat holding the 状元 cake at the end (-1: nobody, after a close with no standing)."""
     exhausted_first: bool
     """Every non-状元 cake was gone before anyone had a 状元 hand."""
 
@@ -177,7 +194,9 @@ class GameTrace:
 
 
 __all__ = [
+    "CLOSED",
     "EFFECT_REASON",
+    "GAME_ENDINGS",
     "JUMP",
     "NO_TIER",
     "OUTCOMES",

@@ -33,12 +33,14 @@ def play_reference(
     rng: random.Random | None = None,
     tiaohou: float = 0.0,
     throws: Sequence[int] | None = None,
+    close_after: int = 0,
 ) -> GameTrace:
-    """Play one game throw by throw, the straightforward way (RULES.md §4).
+    """Play one game throw by throw, the straightforward way (RULES.md §4 and §8).
 
     Throws come from ``throws`` (indices into :data:`ORDERED_THROWS`, :data:`JUMP` for 跳猴)
     or from ``rng`` (a die at a time; a throw is 跳猴 with probability ``tiaohou``). ``rng``
-    also drives the lights-off grab.
+    also drives the lights-off grab. With ``close_after`` time is called after that many
+    throws (§8.1).
     """
     rng = rng or random.Random(0)
     n = players
@@ -53,9 +55,11 @@ def play_reference(
     chase_tiers = {TIERS.index(tier) for tier in chase.tiers} if chase else set()
     holders: dict[int, list[list[int]]] = {tier: [] for tier in chase_tiers}
     left = sum(pool[1:])
+    brought = [0] * n  # 对堂 cakes per seat that 插金花 brought
     given: Iterator[int] | None = iter(throws) if throws is not None else None
     thrown = turn = 0
     end_turn = -1
+    final = closed = False
     ended_by = "exhausted"
     exhausted_first = False
     decided = False  # the 状元 cake already has its owner (a sweep or the grab)
@@ -112,10 +116,23 @@ def play_reference(
                 c = classify(dice)
                 hand = c.hand
                 if hand is Hand.LIUBOHONG and rules.liubohong is LiubohongEffect.TAKE_ALL_END:
-                    hold = [[0] * 6 for _ in range(n)]
+                    kept = [0] * n  # 对堂 cakes 插金花 brought, spared by the sweep
+                    if rules.liubohong_spares_chajinhua:
+                        kept = [brought[seat] if seat != s else 0 for seat in range(n)]
+                    hold = [[0, kept[seat], 0, 0, 0, 0] for seat in range(n)]
                     hold[s] = prizes[:]
+                    hold[s][1] -= sum(kept)
                     pool = [0] * 6
                     over, decided, ended_by = True, True, "liubohong"
+                elif hand is Hand.LIUBOHONG and rules.liubohong is LiubohongEffect.FRIENDLY_END:
+                    hold[s][0] += 1
+                    hold[s][1] += pool[1]
+                    pool[0] = pool[1] = 0
+                    over, decided, ended_by = True, True, "liubohong"
+                elif hand is Hand.LIUBOHEI and rules.liubohei is LiuboheiEffect.TAKE_ONE:
+                    best_left = next((k for k in range(1, 6) if pool[k]), None)
+                    if best_left is not None:
+                        take(s, best_left)
                 elif (
                     hand is Hand.BIANDIJIN and rules.biandijin is BiandijinEffect.TAKE_REMAINING_END
                 ):
@@ -138,6 +155,7 @@ def play_reference(
                         k = min(2, pool[1])
                         pool[1] -= k
                         hold[s][1] += k
+                        brought[s] += k
                         left -= k
                         if 1 in holders:
                             holders[1].extend([s, turn, 1] for _ in range(k))
@@ -152,30 +170,51 @@ def play_reference(
                         LiuboheiEffect.ZHUANGYUAN_END_SHARE
                     ):
                         over, ended_by = True, "liubohei"
+                    if hand is Hand.BIANDIJIN and rules.biandijin is (
+                        BiandijinEffect.ZHUANGYUAN_TAKE_REMAINING_END
+                    ):
+                        for k in range(1, 6):
+                            hold[s][k] += pool[k]
+                            pool[k] = 0
+                        over, ended_by = True, "biandijin"
+                    for extra in c.bonus:  # 五子带一秀
+                        take(s, TIERS.index(extra), bonus=True)
                 elif hand in ORDINARY_HAND_TIER:
                     take(s, TIERS.index(ORDINARY_HAND_TIER[hand]))
                     for extra in c.bonus:
                         take(s, TIERS.index(extra), bonus=True)
-        if not over and end_turn < 0 and left == 0:
+        if not over and not final and left == 0:
             if any(standing):
                 if exhausted_first or end_rounds == 1:
-                    end_turn = turn + n - 1 - s  # finish this round
+                    last = turn + n - 1 - s  # finish this round
                 elif end_rounds == 2:
-                    end_turn = turn + 2 * n - 1 - s  # and one more
+                    last = turn + 2 * n - 1 - s  # and one more
                 else:
-                    end_turn = turn
+                    last = turn
+                end_turn = last if end_turn < 0 else min(end_turn, last)
+                final = True
             else:
                 exhausted_first = True
+        if close_after and not closed and not over and turn != end_turn and thrown >= close_after:
+            # The bell (§8.1): the game ends at the end of this round, at once under immediate.
+            closed = True
+            last = turn if end_rounds == 0 else turn + n - 1 - s
+            end_turn = last if end_turn < 0 else min(end_turn, last)
         if over or turn == end_turn:
             break
         turn += 1
     if not decided:
-        best = max(
-            (seat for seat in range(n) if standing[seat] is not None),
-            key=lambda seat: (standing[seat][0], -standing[seat][1]),  # type: ignore[index]
-        )
-        hold[best][0] += 1
-    winner = next(seat for seat in range(n) if hold[seat][0])
+        if ended_by == "exhausted" and any(pool[1:]):
+            ended_by = "closed"
+        ranked = {seat: st for seat, st in enumerate(standing) if st is not None}
+        if ranked:  # no standing at all (a close before any 状元 hand): the cake stays
+            best = max(ranked, key=lambda seat: (ranked[seat][0], -ranked[seat][1]))
+            hold[best][0] += 1
+            chajinhua_won = ranked[best][2]
+            if chajinhua_won and rules.chajinhua_duitang is ChajinhuaDuitang.AT_END:
+                hold[best][1] += pool[1]
+                pool[1] = 0
+    winner = next((seat for seat in range(n) if hold[seat][0]), -1)
     return GameTrace(
         throws=thrown,
         turns=turn + 1,

@@ -76,6 +76,47 @@ COMBOS: dict[str, dict[str, Any]] = {
         "end": "one_more_round",
         "chase": {"tiers": ["duitang", "sanhong"]},
     },
+    # RULES.md §8.
+    "wuzi-bonus": {"wuzi_bonus": True},
+    "wuzi-bonus-chase": {
+        "preset": "modern",
+        "wuzi_bonus": True,
+        "chase": {"tiers": ["yixiu", "erju"], "from": "latest"},
+    },
+    "liubohong-friendly": {"liubohong": "friendly_end"},
+    "liubohong-friendly-at-end": {"liubohong": "friendly_end", "chajinhua_duitang": "at_end"},
+    "liubohong-spares": {"liubohong_spares_chajinhua": True},
+    "spares-keeps-chase": {
+        "liubohong_spares_chajinhua": True,
+        "chajinhua_lugu": "keeps_duitang",
+        "chase": {"tiers": ["duitang", "sanhong"], "from": "nearest_before"},
+    },
+    "liubohei-take-one": {"liubohei": "take_one"},
+    "take-one-chase": {
+        "preset": "modern",
+        "liubohei": "take_one",
+        "zhuangyuan_order": ["liubohong", "chajinhua", "wuhong", "wuzi", "sihong"],
+        "chase": {"tiers": ["duitang", "sanhong", "sijin"], "from": "latest"},
+    },
+    "chajinhua-at-end": {"chajinhua_duitang": "at_end"},
+    "at-end-jinhua-best": {"preset": "jinhua", "chajinhua_duitang": "at_end", "standing": "best"},
+    "biandijin-ranked-rest": {
+        "six_ones": "biandijin",
+        "biandijin": "zhuangyuan_take_remaining_end",
+        "zhuangyuan_order": ["liubohong", "chajinhua", "biandijin", "wuhong", "wuzi", "sihong"],
+    },
+    "everything-new": {
+        "preset": "modern",
+        "wuzi_bonus": True,
+        "sijin_bonus": True,
+        "liubohong": "friendly_end",
+        "liubohei": "take_one",
+        "zhuangyuan_order": ["liubohong", "chajinhua", "biandijin", "wuhong", "wuzi", "sihong"],
+        "six_ones": "biandijin",
+        "biandijin": "zhuangyuan_take_remaining_end",
+        "chajinhua_duitang": "at_end",
+        "max_players": 13,
+    },
 }
 
 _INDEX = {throw: i for i, throw in enumerate(ORDERED_THROWS)}
