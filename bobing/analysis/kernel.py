@@ -393,9 +393,21 @@ class _Kernel:
         if not g.size:
             return
         st.closed[g] = True
-        end = t if spec.end_rounds == 0 else t + spec.players - 1 - s
+        p = spec.players
+        end = np.full(g.size, t if spec.end_rounds == 0 else t + p - 1 - s, np.int32)
+        if st.skip is not None:
+            # The turns lost to 跳猴 that come straight after this throw are taken before time
+            # can be called (as the engine does); the game ends after them at the earliest.
+            lost = np.zeros(g.size, np.int32)
+            going = np.ones(g.size, bool)
+            for k in range(1, p + 1):
+                going &= st.skip[(s + k) % p, g]
+                if not going.any():
+                    break
+                lost += going
+            end = np.maximum(end, t + lost)
         st.end_turn[g] = np.minimum(st.end_turn[g], end)
-        self.next_end = min(self.next_end, end)
+        self.next_end = min(self.next_end, int(end.min()))
 
     def _take_bonus(self, g: Array, tiers: Array, s: int, t: int) -> None:
         """Games ``g`` each win one cake of ``tiers`` (四进's bonus) if one is left; a bonus

@@ -199,6 +199,11 @@ def play_reference(
             # The bell (§8.1): the game ends at the end of this round, at once under immediate.
             closed = True
             last = turn if end_rounds == 0 else turn + n - 1 - s
+            # Turns lost to 跳猴 straight after this throw are taken before time is called.
+            lost = 0
+            while lost < n and skip[(s + lost + 1) % n]:
+                lost += 1
+            last = max(last, turn + lost)
             end_turn = last if end_turn < 0 else min(end_turn, last)
         if over or turn == end_turn:
             break

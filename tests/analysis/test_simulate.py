@@ -145,8 +145,11 @@ def biased_throws(rng: random.Random, count: int, jump: float = 0.05) -> list[in
     return out
 
 
-def play_engine(rules: RuleSet, players: int, throws: Sequence[int]) -> tuple[Any, ...]:
-    """Play ``throws`` through the engine; the outcome as seen before any lights-off grab."""
+def play_engine(
+    rules: RuleSet, players: int, throws: Sequence[int], close_after: int = 0
+) -> tuple[Any, ...]:
+    """Play ``throws`` through the engine; the outcome as seen before any lights-off grab.
+    With ``close_after``, time is called right after that throw."""
     names = [f"p{i}" for i in range(players)]
     game = Game(rules, names)
     game.start()
@@ -159,11 +162,13 @@ def play_engine(rules: RuleSet, players: int, throws: Sequence[int]) -> tuple[An
             game.throw(None, tiaohou=True)
         else:
             game.throw(ORDERED_THROWS[u])
+        if game.state.throws == close_after and game.can_close():
+            game.close()
     state = game.state
     held = tuple(tuple(state.held[seat]) for seat in order)
     if game.phase is Phase.GRAB:
         return (state.throws, state.turn, "liubohei", held, None)
-    winner = next(i for i, row in enumerate(held) if row[0])
+    winner = next((i for i, row in enumerate(held) if row[0]), -1)
     return (state.throws, state.turn, state.ended_by, held, winner)
 
 
@@ -197,6 +202,31 @@ def test_kernel_reference_and_engine_agree_throw_for_throw(
             assert outcome(reference, rules) == engine, (combo, players, i)
             assert outcome(kernel[i], rules) == engine, (combo, players, i)
             assert kernel[i].exhausted_first == reference.exhausted_first
+
+
+CLOSE_COMBOS = ["traditional", "modern", "immediate", "one-more-round", "chase-nearest",
+                "chajinhua-at-end", "at-end-jinhua-best", "liubohei-take-one",
+                "everything-new"]  # fmt: skip
+
+
+@pytest.mark.parametrize("combo", CLOSE_COMBOS)
+def test_calling_time_agrees_with_the_engine_throw_for_throw(combo: str) -> None:
+    rng = random.Random(f"close/{combo}")
+    for prizes in (None, SMALL):
+        spec = dict(COMBOS[combo]) | ({"prizes": prizes} if prizes else {})
+        rules = load_rules(spec)
+        for players in (2, 5):
+            for close_after in (1, 4, 9, 30, 120):
+                throws = [biased_throws(rng, 2500) for _ in range(6)]
+                kernel = play_given(rules, players, throws, close_after=close_after)
+                for i, given in enumerate(throws):
+                    engine = play_engine(rules, players, given, close_after)
+                    reference = play_reference(
+                        rules, players, throws=given, close_after=close_after
+                    )
+                    where = (combo, prizes is None, players, close_after, i)
+                    assert outcome(reference, rules) == engine, where
+                    assert outcome(kernel[i], rules) == engine, where
 
 
 def test_the_grab_gives_out_every_unclaimed_cake() -> None:
