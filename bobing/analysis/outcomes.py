@@ -89,7 +89,7 @@ def encode_key(key: tuple[int, int, int]) -> int:
 
 
 @lru_cache(maxsize=1)
-def _multiset_inverse() -> tuple[Array, list[tuple[int, ...]]]:
+def multiset_index() -> tuple[Array, list[tuple[int, ...]]]:
     """For every ordered throw index, the index of its multiset in a list of the 462."""
     u = np.arange(OUTCOMES)
     digits = np.stack([(u // 6 ** (5 - i)) % 6 + 1 for i in range(6)], axis=1)
@@ -143,7 +143,7 @@ def _outcome_class(rules: RuleSet, dice: tuple[int, ...]) -> OutcomeClass:
 def outcome_classes(rules: RuleSet) -> tuple[tuple[OutcomeClass, ...], Array]:
     """The distinct outcome classes under ``rules`` (with throw counts) and, for each of the
     46656 ordered throws, the index of its class."""
-    inverse, multisets = _multiset_inverse()
+    inverse, multisets = multiset_index()
     classes: dict[OutcomeClass, int] = {}
     per_multiset = np.empty(len(multisets), np.int64)
     for i, ms in enumerate(multisets):
@@ -205,5 +205,6 @@ __all__ = [
     "GameTrace",
     "OutcomeClass",
     "encode_key",
+    "multiset_index",
     "outcome_classes",
 ]
