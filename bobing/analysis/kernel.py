@@ -174,6 +174,8 @@ class ChunkOutcome:
     """Final holdings per game, seat and tier: shape (games, players, 6)."""
     grabbed: Array | None = None
     """The part of ``holdings`` that came from the lights-off grab."""
+    closed: Array | None = None
+    """Games the bell reached while they were still being played (with ``close_after``)."""
 
 
 class _Chunk:
@@ -293,6 +295,7 @@ class _Kernel:
             seat_tier=np.zeros((p, 6), np.int64),
             holdings=np.zeros((n, p, 6), np.int16) if detail else None,
             grabbed=np.zeros((n, p, 6), np.int16) if detail else None,
+            closed=np.zeros(n, bool) if spec.close_after else None,
         )
         self.next_end = _BIG
         self.prizes = np.asarray(spec.prizes, np.int64)
@@ -624,6 +627,8 @@ class _Kernel:
         out.turns[gid] = t + 1
         out.reason[gid] = st.reason[g]
         out.exhausted_first[gid] = st.exh[g]
+        if out.closed is not None:
+            out.closed[gid] = st.closed[g]
         out.seat_tier += held.sum(axis=2)
         if out.holdings is not None:
             out.winner[gid] = np.where(held[:, 0, :].any(axis=0), held[:, 0, :].argmax(axis=0), -1)

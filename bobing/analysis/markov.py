@@ -30,7 +30,7 @@ from numpy.typing import NDArray
 from bobing.analysis.limits import check_players, check_tiaohou
 from bobing.analysis.outcomes import EFFECT_REASON, GAME_ENDINGS, Effect, outcome_classes
 from bobing.engine.errors import InputError
-from bobing.engine.rules import End, RuleSet, Tiaohou
+from bobing.engine.rules import Award, End, RuleSet, Tiaohou
 
 Array = NDArray[Any]
 
@@ -140,6 +140,12 @@ def expected_game_length(rules: RuleSet, players: int, *, tiaohou: float = 0.0) 
     """
     check_players(players)
     check_tiaohou(tiaohou)
+    if rules.award is Award.RANKED:
+        raise InputError(
+            "no exact game length for ranked prizes: a session lasts its rounds (or until time"
+            " is called), not until the cakes are gone",
+            value=str(rules.award),
+        )
     if tiaohou > 0 and rules.tiaohou is Tiaohou.VOID_SKIP_NEXT:
         raise InputError(
             "no exact game length with 跳猴 under tiaohou=void_skip_next (every seat's skip flag"

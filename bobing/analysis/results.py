@@ -14,9 +14,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from bobing.analysis.bell import Bell
 from bobing.analysis.kernel import ChunkOutcome
 from bobing.analysis.markov import GameLength
-from bobing.analysis.outcomes import REASONS, GameTrace
+from bobing.analysis.outcomes import GAME_ENDINGS, REASONS, GameTrace
 from bobing.engine.hands import TIERS, Tier
 from bobing.engine.rules import RuleSet
 
@@ -118,6 +119,8 @@ class Tally:
     ended: Array
     exhausted_first: int
     seat_tier: Array
+    bell_rang: int = 0
+    """Games the bell reached while they were still being played."""
 
     @property
     def games(self) -> int:
@@ -133,6 +136,7 @@ class Tally:
             self.ended + other.ended,
             self.exhausted_first + other.exhausted_first,
             self.seat_tier + other.seat_tier,
+            self.bell_rang + other.bell_rang,
         )
 
     @staticmethod
@@ -146,6 +150,7 @@ class Tally:
             np.bincount(out.reason.astype(np.int64), minlength=len(REASONS)).astype(np.int64),
             int(out.exhausted_first.sum()),
             out.seat_tier.astype(np.int64),
+            int(out.closed.sum()) if out.closed is not None else 0,
         )
 
     @staticmethod
@@ -178,6 +183,8 @@ class SimulationResult:
     tally: Tally
     exact: GameLength | None = None
     workers: int = field(default=1, compare=False)
+    bell: Bell | None = None
+    """Time called after ``bell.throws`` throws (RULES.md §8.1), if a time limit was given."""
 
     @property
     def throws(self) -> Distribution:
@@ -191,8 +198,20 @@ class SimulationResult:
 
     @property
     def ended_by(self) -> dict[str, float]:
-        """Share of games per way of ending (RULES.md §7 ids)."""
-        return {reason: float(self.tally.ended[i]) / self.games for i, reason in enumerate(REASONS)}
+        """Share of games per way of ending (RULES.md §7 ids; ``closed`` only with a bell)."""
+        reasons = REASONS if self.bell is not None else GAME_ENDINGS
+        return {reason: float(self.tally.ended[i]) / self.games for i, reason in enumerate(reasons)}
+
+    @property
+    def over_before_bell(self) -> float:
+        """Share of games over before the bell (with a bell; 1.0 without)."""
+        return 1.0 - self.tally.bell_rang / self.games
+
+    @property
+    def zhuangyuan_unawarded(self) -> float:
+        """Share of games that end with nobody holding the 状元 cake (a close before any 状元
+        hand leaves it in the pool)."""
+        return max(0.0, 1.0 - float(self.tally.seat_tier[:, 0].sum()) / self.games)
 
     @property
     def exhausted_first(self) -> float:
@@ -227,6 +246,17 @@ class SimulationResult:
             "exhausted_before_zhuangyuan": round(self.exhausted_first, 6),
             "seats": [seat.to_json() for seat in self.seats],
             "exact": self.exact.to_json() if self.exact is not None else None,
+            "bell": self._bell_json(),
+        }
+
+    def _bell_json(self) -> dict[str, Any] | None:
+        if self.bell is None:
+            return None
+        return {
+            **self.bell.to_json(),
+            "over_before_bell": round(self.over_before_bell, 6),
+            "all_cakes_claimed": round(1.0 - self.ended_by["closed"], 6),
+            "zhuangyuan_unawarded": round(self.zhuangyuan_unawarded, 6),
         }
 
 

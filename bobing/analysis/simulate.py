@@ -23,6 +23,7 @@ from multiprocessing.context import BaseContext
 
 import numpy as np
 
+from bobing.analysis.bell import Bell
 from bobing.analysis.kernel import KernelSpec, kernel_spec, play_given, run_chunk
 from bobing.analysis.limits import MAX_PLAYERS, MIN_PLAYERS, check_players, check_tiaohou
 from bobing.analysis.markov import exact_or_none
@@ -37,7 +38,7 @@ from bobing.analysis.outcomes import (
 from bobing.analysis.reference import play_reference
 from bobing.analysis.results import Distribution, SeatStats, SimulationResult, Tally
 from bobing.engine.errors import InputError
-from bobing.engine.rules import RuleSet
+from bobing.engine.rules import Award, RuleSet
 
 _DEFAULT_CHUNK = 1 << 17
 
@@ -81,11 +82,14 @@ def simulate(
     workers: int | None = None,
     chunk_size: int | None = None,
     exact: bool = False,
+    bell: Bell | None = None,
 ) -> SimulationResult:
     """Play ``games`` whole games of ``players`` (seat 1 starts) and tally them.
 
     Same ``seed`` → same result, whatever ``workers`` is. ``exact`` adds the Markov-chain
-    expectation (:func:`bobing.analysis.markov.expected_game_length`) where it applies.
+    expectation (:func:`bobing.analysis.markov.expected_game_length`) where it applies (not
+    with a ``bell``: time is called after ``bell.throws`` throws, RULES.md §8.1). Ranked
+    sessions are :func:`bobing.analysis.ranked.simulate_ranked`.
     """
     check_players(players)
     check_tiaohou(tiaohou)
@@ -94,7 +98,13 @@ def simulate(
     root = np.random.SeedSequence(seed)
     entropy = root.entropy
     assert isinstance(entropy, int)
-    spec = kernel_spec(rules, players, tiaohou)
+    if rules.award is Award.RANKED:
+        raise InputError(
+            "these rules award ranked prizes (one per person, by best throw): simulate the"
+            " session with simulate_ranked",
+            value=str(rules.award),
+        )
+    spec = kernel_spec(rules, players, tiaohou, close_after=bell.throws if bell else 0)
     chunk = chunk_size or default_chunk(players)
     sizes = [chunk] * (games // chunk) + ([games % chunk] if games % chunk else [])
     jobs = list(zip([spec] * len(sizes), sizes, root.spawn(len(sizes)), strict=True))
@@ -112,9 +122,9 @@ def simulate(
     for other in tallies[1:]:
         tally = tally.merged(other)
     length = None
-    if exact:
+    if exact and bell is None:
         length = exact_or_none(rules, players, tiaohou=tiaohou)
-    return SimulationResult(rules, players, games, entropy, tiaohou, tally, length, used)
+    return SimulationResult(rules, players, games, entropy, tiaohou, tally, length, used, bell)
 
 
 def simulate_reference(

@@ -13,6 +13,8 @@ import numpy as np
 import pytest
 
 import bobing.analysis.outcomes as outcomes_module
+from bobing.analysis.bell import Bell
+from bobing.analysis.outcomes import GAME_ENDINGS
 from bobing.analysis.simulate import (
     JUMP,
     OUTCOMES,
@@ -229,6 +231,50 @@ def test_calling_time_agrees_with_the_engine_throw_for_throw(combo: str) -> None
                     assert outcome(kernel[i], rules) == engine, where
 
 
+def test_the_bell_thirty_minutes_at_eight_seconds_a_throw() -> None:
+    rules = load_rules("traditional")
+    bell = Bell(30, 8)
+    assert bell.throws == 225
+    timed = simulate(rules, 10, 30_000, seed=8, bell=bell, exact=True)
+    free = simulate(rules, 10, 30_000, seed=8)
+    assert timed.exact is None and timed.bell == bell
+    # The bell only cuts games that would have run past it: the share over before it is the
+    # share of untimed games of at most 225 throws (≈ half: a game is ≈ 228 throws).
+    before = float(free.throws.counts[: bell.throws + 1].sum()) / free.games
+    assert 0.35 < before < 0.65
+    assert abs(timed.over_before_bell - before) < 4.5 * math.sqrt(before * (1 - before) / 15_000)
+    # No game lasts past the bell's round (plus turns a 跳猴 cost right after it).
+    assert timed.throws.max <= bell.throws + 9
+    ended = timed.ended_by
+    assert set(ended) == set(REASONS) and sum(ended.values()) == pytest.approx(1.0)
+    assert ended["closed"] > 0.3 and timed.over_before_bell <= 1 - ended["closed"] + 1e-9
+    # Who holds the 状元 then: every seat's chance plus "nobody" make one.
+    zy = sum(seat.zhuangyuan_rate for seat in timed.seats)
+    assert zy + timed.zhuangyuan_unawarded == pytest.approx(1.0)
+    # Nobody at all: no 状元 hand (556 throws in 46 656) in the 225 throws: (1 - 556/46656)**225
+    # ≈ 6.7 %, a little less as some of those games end sooner by 六勃黑.
+    assert 0.045 < timed.zhuangyuan_unawarded < 0.075
+    data = timed.to_json()["bell"]
+    assert data["throws"] == 225 and data["minutes"] == 30
+    assert data["all_cakes_claimed"] == pytest.approx(1 - ended["closed"], abs=1e-6)
+    assert "closed" not in free.ended_by and free.to_json()["bell"] is None
+
+
+@pytest.mark.parametrize(
+    ("minutes", "seconds", "message"),
+    [
+        (0, 8, "invalid time limit 0"),
+        (float("nan"), 8, "invalid time limit nan"),
+        (30, 0, "invalid seconds per throw 0"),
+        (30, 601, "invalid seconds per throw 601"),
+        (0.1, 10, "no time for a single throw"),
+    ],
+)
+def test_a_bad_bell_is_an_input_error(minutes: float, seconds: float, message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        Bell(minutes, seconds)
+
+
 def test_the_grab_gives_out_every_unclaimed_cake() -> None:
     rules = load_rules({"prizes": SMALL})
     liubohei = _INDEX[(5, 5, 5, 5, 5, 5)]
@@ -250,7 +296,7 @@ def _engine_games(
     jumps = random.Random(seed + 1)
     grab = random.Random(seed + 2)
     stats: dict[str, list[float]] = {"throws": [], "rounds": [], "seat1": [], "zy1": []}
-    for reason in REASONS:
+    for reason in GAME_ENDINGS:
         stats[reason] = []
     names = [f"p{i}" for i in range(players)]
     step = -1 if rules.direction is Direction.COUNTERCLOCKWISE else 1
@@ -271,7 +317,7 @@ def _engine_games(
         stats["rounds"].append((state.turn - 1) // players + 1)
         stats["seat1"].append(sum(state.held[state.seat_of[first]]))
         stats["zy1"].append(state.held[state.seat_of[second]][0])
-        for reason in REASONS:
+        for reason in GAME_ENDINGS:
             stats[reason].append(float(state.ended_by == reason))
     return stats
 
@@ -308,7 +354,7 @@ def test_distributions_match_seeded_engine_games(
             spread = math.sqrt(mean * (1 - mean))
         z = (values.mean() - mean) / (spread / math.sqrt(games))
         assert abs(z) < 4.5, (key, values.mean(), mean, z)
-    for reason in REASONS:
+    for reason in GAME_ENDINGS:
         p = sim.ended_by[reason]
         observed = float(np.mean(engine[reason]))
         bound = 4.5 * math.sqrt(max(p * (1 - p), 1e-4) / games) + 1e-3
@@ -355,7 +401,7 @@ def test_json_has_the_contract_keys() -> None:
     assert {"games", "players", "throws", "rounds", "ended_by", "seats"} <= set(data)
     for key in ("throws", "rounds"):
         assert {"mean", "p50", "p90", "p99", "max"} <= set(data[key])
-    assert set(data["ended_by"]) == set(REASONS)
+    assert set(data["ended_by"]) == set(GAME_ENDINGS)
     assert sum(data["ended_by"].values()) == pytest.approx(1.0)
     assert [s["seat"] for s in data["seats"]] == [1, 2, 3, 4, 5]
     for seat in data["seats"]:
