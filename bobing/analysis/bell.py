@@ -34,20 +34,26 @@ class Bell:
             raise InputError(
                 f"invalid time limit {self.minutes!r} minutes: a number above 0, at most "
                 f"{MAX_MINUTES} (a day)",
+                code="bell_minutes",
                 value=self.minutes,
+                maximum=MAX_MINUTES,
             )
         seconds = self.seconds_per_throw
         if not math.isfinite(seconds) or not 0 < seconds <= MAX_SECONDS_PER_THROW:
             raise InputError(
                 f"invalid seconds per throw {seconds!r}: a number above 0, at most "
                 f"{MAX_SECONDS_PER_THROW:g}",
+                code="bell_seconds",
                 value=seconds,
+                maximum=f"{MAX_SECONDS_PER_THROW:g}",
             )
         if self.throws < 1:
             raise InputError(
                 f"a time limit of {self.minutes:g} minutes at {seconds:g} s a throw leaves no"
                 " time for a single throw",
-                value=self.minutes,
+                code="bell_no_throw",
+                minutes=f"{self.minutes:g}",
+                seconds=f"{seconds:g}",
             )
 
     @property

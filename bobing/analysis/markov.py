@@ -144,6 +144,7 @@ def expected_game_length(rules: RuleSet, players: int, *, tiaohou: float = 0.0) 
         raise InputError(
             "no exact game length for ranked prizes: a session lasts its rounds (or until time"
             " is called), not until the cakes are gone",
+            code="ranked_no_exact",
             value=str(rules.award),
         )
     if tiaohou > 0 and rules.tiaohou is Tiaohou.VOID_SKIP_NEXT:

@@ -488,14 +488,17 @@ MAX_AMOUNT = Decimal(10) ** 9
 
 
 def _amount(value: Decimal | float | str, what: str) -> Decimal:
-    """A sum of money of at least 0 (``what`` names it in the error)."""
+    """A sum of money from 0 to :data:`MAX_AMOUNT` (``what``: "extra cost", "contribution")."""
     try:
-        amount = Decimal(_without_currency(str(value)))
+        amount: Decimal | None = Decimal(_without_currency(str(value)))
     except InvalidOperation:
-        raise InputError(f"invalid {what} {value!r}: a number", value=str(value)) from None
-    if not amount.is_finite() or not 0 <= amount <= MAX_AMOUNT:
+        amount = None
+    if amount is None or not amount.is_finite() or not 0 <= amount <= MAX_AMOUNT:
         raise InputError(
-            f"invalid {what} {value!r}: a number from 0 to {MAX_AMOUNT:,}", value=str(value)
+            f"invalid {what} {value!r}: a number from 0 to {MAX_AMOUNT:,}",
+            code=f"invalid_{what.replace(' ', '_')}",
+            value=value,
+            maximum=f"{MAX_AMOUNT:,}",
         )
     return amount
 

@@ -109,12 +109,14 @@ def ranked_spec(
     if rules.award is not Award.RANKED:
         raise InputError(
             f'these rules play for cakes (award "{rules.award}"), not ranked prizes',
+            code="award_not_ranked",
             value=str(rules.award),
         )
     if not rules.rounds and not close_after:
         raise InputError(
             "a ranked session without rounds only ends when time is called: give the rules "
-            '"rounds" or a time limit (--minutes)'
+            '"rounds" or a time limit (--minutes)',
+            code="ranked_never_ends",
         )
     prizes: Sequence[RankedPrize] = rules.ranked_prizes or ()
     table, hand_of_code = rank_table(rules)
@@ -359,7 +361,7 @@ class RankedResult:
             entry: dict[str, Any] = {
                 "seat": seat + 1,
                 "prizes": [round(float(x), 6) for x in row],
-                "no_prize": round(1.0 - float(row.sum()), 6),
+                "no_prize": round(max(0.0, 1.0 - float(row.sum())), 6),
                 "first": round(float(self.tally.first[seat]) / self.games, 6),
             }
             if value is not None:

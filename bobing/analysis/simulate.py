@@ -102,6 +102,7 @@ def simulate(
         raise InputError(
             "these rules award ranked prizes (one per person, by best throw): simulate the"
             " session with simulate_ranked",
+            code="simulate_ranked_rules",
             value=str(rules.award),
         )
     spec = kernel_spec(rules, players, tiaohou, close_after=bell.throws if bell else 0)

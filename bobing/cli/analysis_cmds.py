@@ -7,9 +7,11 @@ from typing import Annotated
 
 import typer
 
+from bobing.analysis.bell import Bell
 from bobing.analysis.planner import ENGINE_SEATS, Plan, plan, read_prizes
 from bobing.analysis.plots import FORMATS, write_plot
-from bobing.analysis.simulate import REASONS, SimulationResult, simulate
+from bobing.analysis.ranked import RankedResult, simulate_ranked
+from bobing.analysis.simulate import SimulationResult, simulate
 from bobing.cli.render import (
     JsonOption,
     LangOption,
@@ -22,9 +24,9 @@ from bobing.cli.render import (
 )
 from bobing.engine.errors import InputError
 from bobing.engine.hands import TIERS
-from bobing.engine.rules import RuleSet
+from bobing.engine.rules import Award, RuleSet
 from bobing.i18n import lang_from_env, t
-from bobing.i18n.names import preset_name, tier_name
+from bobing.i18n.names import generic_hand_name, preset_name, tier_name
 
 _HELP_LANG = lang_from_env()
 
@@ -54,6 +56,12 @@ def simulate_command(
     tiaohou: Annotated[float, typer.Option("--tiaohou", metavar="P", help=_help("tiaohou"))] = 0.0,
     workers: Annotated[int, typer.Option("--workers", help=_help("workers"))] = 0,
     exact: Annotated[bool, typer.Option("--exact/--no-exact", help=_help("exact"))] = True,
+    minutes: Annotated[
+        float | None, typer.Option("--minutes", metavar="M", help=_help("minutes"))
+    ] = None,
+    seconds_per_throw: Annotated[
+        float, typer.Option("--seconds-per-throw", metavar="S", help=_help("sim_seconds"))
+    ] = 10.0,
     plot: Annotated[
         Path | None, typer.Option("--plot", metavar="FILE.png|svg", help=_help("plot"))
     ] = None,
@@ -67,6 +75,16 @@ def simulate_command(
     if workers < 0:
         raise InputError(f"invalid --workers {workers}: 0 (automatic) or more", value=workers)
     _check_plot(plot)
+    bell = Bell(minutes, seconds_per_throw) if minutes is not None else None
+    if ruleset.award is Award.RANKED:
+        if plot is not None:
+            raise InputError("--plot draws games for cakes; a ranked session has no picture yet")
+        ranked = simulate_ranked(ruleset, players, games, seed=seed, tiaohou=tiaohou, bell=bell)
+        if json_output:
+            print_json(ranked.to_json(), indent=2)
+        else:
+            render_ranked(ranked, language)
+        return
     result = simulate(
         ruleset,
         players,
@@ -75,6 +93,7 @@ def simulate_command(
         tiaohou=tiaohou,
         workers=workers or None,
         exact=exact,
+        bell=bell,
     )
     if plot is not None:
         write_plot(result, plot, language)
@@ -149,7 +168,7 @@ def render_simulation(result: SimulationResult, lang: str) -> None:
             )
     print_table(heads, rows, title=t("analysis.sim.length", lang), align=("left",) + ("right",) * 5)
     end_rows = []
-    for reason in REASONS:
+    for reason in result.ended_by:
         row = [t(f"analysis.ended.{reason}", lang), _pct(result.ended_by[reason])]
         row.append(_pct(exact.ended_by[reason]) if exact else "")
         end_rows.append(row)
@@ -182,8 +201,117 @@ def render_simulation(result: SimulationResult, lang: str) -> None:
         align=["right"] * len(seat_heads),
         no_wrap=range(len(seat_heads)),
     )
-    if exact is None:
+    if result.bell is not None:
+        _render_bell(result, lang)
+    elif exact is None:
         print_text(t("analysis.sim.no_exact", lang))
+
+
+def _render_bell(result: SimulationResult, lang: str) -> None:
+    """How often the game beat the bell, how often cakes were left, and who holds the 状元."""
+    bell = result.bell
+    assert bell is not None
+    print_text(
+        "",
+        t(
+            "analysis.bell.title",
+            lang,
+            minutes=f"{bell.minutes:g}",
+            seconds=f"{bell.seconds_per_throw:g}",
+            throws=bell.throws,
+        ),
+        t("analysis.bell.over", lang, share=_pct(result.over_before_bell)),
+        t("analysis.bell.claimed", lang, share=_pct(1.0 - result.ended_by["closed"])),
+        t("analysis.bell.unawarded", lang, share=_pct(result.zhuangyuan_unawarded)),
+    )
+
+
+def render_ranked(result: RankedResult, lang: str) -> None:
+    """Print a ranked session's simulation in ``lang``."""
+    bell = result.bell
+    rounds = result.rules.rounds
+    lines = [
+        t(
+            "analysis.ranked.title",
+            lang,
+            games=f"{result.games:,}",
+            players=result.players,
+            rules=_rules_label(result.rules, lang),
+            seed=result.seed,
+            tiaohou=_pct(result.tiaohou),
+        ),
+        t("analysis.ranked.rounds", lang, rounds=rounds) if rounds else "",
+        (
+            t(
+                "analysis.bell.title",
+                lang,
+                minutes=f"{bell.minutes:g}",
+                seconds=f"{bell.seconds_per_throw:g}",
+                throws=bell.throws,
+            )
+            if bell is not None
+            else ""
+        ),
+        t(
+            "analysis.ranked.length",
+            lang,
+            mean=f"{result.throws.mean:.1f}",
+            min=result.throws.min,
+            max=result.throws.max,
+            closed=_pct(result.ended_by["closed"]),
+        ),
+    ]
+    print_text(*(line for line in lines if line), "")
+    prizes = result.prizes
+    chances = result.prize_chances()
+    values = result.expected_value()
+    heads = [t("analysis.col.seat", lang)] + [p.name for p in prizes]
+    heads += [t("analysis.ranked.col.none", lang), t("analysis.ranked.col.first", lang)]
+    if values is not None:
+        heads.append(t("analysis.ranked.col.value", lang))
+    rows = []
+    for seat in range(result.players):
+        row = [str(seat + 1)] + [_pct(float(x)) for x in chances[seat]]
+        row += [
+            _pct(max(0.0, round(1.0 - float(chances[seat].sum()), 9))),
+            _pct(float(result.tally.first[seat]) / result.games),
+        ]
+        if values is not None:
+            row.append(f"{values[seat]:.2f}")
+        rows.append(row)
+    print_table(
+        heads,
+        rows,
+        title=t("analysis.ranked.seats", lang),
+        align=["right"] * len(heads),
+    )
+    hand_rows = []
+    for line, dist in zip(prizes, result.hands_by_prize(), strict=True):
+        top = sorted(dist.items(), key=lambda item: -item[1])[:4]
+        hand_rows.append(
+            [line.name, t("list.sep", lang).join(f"{_hand(h, lang)} {_pct(v)}" for h, v in top)]
+        )
+    winning = sorted(result.hands_at(0).items(), key=lambda item: -item[1])[:5]
+    print_text(
+        "",
+        t(
+            "analysis.ranked.winning",
+            lang,
+            hands=t("list.sep", lang).join(f"{_hand(h, lang)} {_pct(v)}" for h, v in winning),
+        ),
+    )
+    print_table(
+        [t("analysis.ranked.col.prize", lang), t("analysis.ranked.col.hands", lang)],
+        hand_rows,
+        title=t("analysis.ranked.hands", lang),
+        align=("left", "left"),
+    )
+
+
+def _hand(hand: str | None, lang: str) -> str:
+    if hand is None:
+        return t("analysis.ranked.no_throw", lang)
+    return str(hand) if lang == "en" else generic_hand_name(hand, lang)
 
 
 # -- plan ------------------------------------------------------------------------------------

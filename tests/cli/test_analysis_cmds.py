@@ -8,6 +8,7 @@ import string
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import typer.main
@@ -127,6 +128,9 @@ def test_simulate_plot(
         (["--rules", "nonsense"], "unknown preset 'nonsense'"),
         (["--plot", "out.pdf"], "invalid --plot 'out.pdf'"),
         (["--workers", "-1"], "invalid --workers -1"),
+        (["--minutes", "0"], "invalid time limit 0.0 minutes"),
+        (["--minutes", "30", "--seconds-per-throw", "0"], "invalid seconds per throw 0.0"),
+        (["--minutes", "0.05"], "leaves no time for a single throw"),
     ],
 )
 @pytest.mark.usefixtures("english")
@@ -140,6 +144,87 @@ def test_simulate_bad_input(
     assert code == 2
     assert err.startswith("bobing: error: ") and message in err
     assert "Traceback" not in err and out == ""
+
+
+def test_simulate_with_a_time_limit(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, out, err = run(
+        capsys, monkeypatch, "simulate", "-n", "10", "-g", "3000", "--seed", "4",
+        "--minutes", "30", "--seconds-per-throw", "8", "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    data = json.loads(out)
+    bell = data["bell"]
+    assert (bell["minutes"], bell["seconds_per_throw"], bell["throws"]) == (30, 8, 225)
+    assert 0.35 < bell["over_before_bell"] < 0.65
+    assert bell["all_cakes_claimed"] == pytest.approx(1 - data["ended_by"]["closed"], abs=1e-6)
+    assert data["exact"] is None and data["throws"]["max"] <= 225 + 9
+    zy = sum(seat["zhuangyuan_rate"] for seat in data["seats"])
+    assert zy + bell["zhuangyuan_unawarded"] == pytest.approx(1.0, abs=1e-5)
+    code, out, err = run(
+        capsys, monkeypatch, "simulate", "-n", "10", "-g", "1000", "--seed", "4",
+        "--minutes", "30", "--seconds-per-throw", "8",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "即第 225 掷之后叫停" in out and "铃响前就博完" in out and "时间到，还有饼没博走" in out
+
+
+RANKED_2013: dict[str, Any] = {
+    "award": "ranked",
+    "rounds": 3,
+    "max_players": 13,
+    "ranked_prizes": [
+        {"name": "一等奖", "count": 1, "value": 498},
+        {"name": "二等奖", "count": 1, "value": 199},
+        {"name": "三等奖", "count": 1, "value": 89},
+        {"name": "四等奖", "count": 2, "value": 79},
+        {"name": "五等奖", "count": 2, "value": 59},
+        {"name": "六等奖", "count": 2, "value": 49},
+        {"name": "七等奖", "count": 3, "value": 27},
+        {"name": "安慰奖", "count": 1, "value": 29},
+    ],
+}
+
+
+def test_simulate_a_ranked_session(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    rules = tmp_path / "ranked.json"
+    rules.write_text(json.dumps(RANKED_2013, ensure_ascii=False), encoding="utf-8")
+    code, out, err = run(
+        capsys, monkeypatch, "simulate", "-n", "13", "-g", "4000", "--seed", "13",
+        "--rules", str(rules), "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["award"] == "ranked" and len(data["seats"]) == 13
+    assert [p["name"] for p in data["prizes"]] == [p["name"] for p in RANKED_2013["ranked_prizes"]]
+    assert sum(seat["first"] for seat in data["seats"]) == pytest.approx(1.0, abs=1e-5)
+    assert sum(seat["expected_value"] for seat in data["seats"]) == pytest.approx(1270, abs=0.01)
+    assert sum(data["winning_hand"].values()) == pytest.approx(1.0, abs=1e-5)
+    code, out, err = run(
+        capsys, monkeypatch, "simulate", "-n", "13", "-g", "2000", "--seed", "13",
+        "--rules", str(rules), "--lang", "zh-Hant",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "排名博餅" in out and "每場博 3 整輪" in out and "一等奖" in out and "第一名" in out
+    # Without rounds a session only ends at the bell: said in the reader's language.
+    rules.write_text(
+        json.dumps({k: v for k, v in RANKED_2013.items() if k != "rounds"}), encoding="utf-8"
+    )
+    code, out, err = run(
+        capsys, monkeypatch, "simulate", "-n", "13", "-g", "100", "--rules", str(rules)
+    )
+    assert code == 2 and "只有叫停才结束" in err and out == ""
+    code, out, err = run(
+        capsys, monkeypatch, "simulate", "-n", "13", "-g", "500", "--seed", "1",
+        "--rules", str(rules), "--minutes", "10", "--seconds-per-throw", "12", "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["ended_by"]["closed"] == 1.0 and data["bell"]["throws"] == 50
+    assert data["throws"]["max"] == 52  # the round of the 50th throw is finished
 
 
 def test_plan_2013_json(
