@@ -3,7 +3,9 @@
 The clock comes from simulated throws times the seconds a throw takes; with several tables
 every table plays its own set at the same time, so the event lasts as long as its slowest
 table. A prize list (CSV: name, tier, count, unit price) is what each table plays for: its
-counts per tier replace the rule set's ``prizes``, and its cost is split evenly (AA).
+counts per tier replace the rule set's ``prizes``, and its cost is split evenly (AA) or set
+against a fixed contribution per person. A *ranked* prize list (name, count, unit price, best
+first; RULES.md §8.2) gives one prize per person by their best throw over ``rounds`` rounds.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -18,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from bobing.analysis.ranked import RankedResult, simulate_ranked
 from bobing.analysis.simulate import (
     MAX_PLAYERS,
     MIN_PLAYERS,
@@ -28,18 +32,20 @@ from bobing.analysis.simulate import (
 )
 from bobing.engine.errors import InputError, RulesError
 from bobing.engine.hands import TIERS, Tier
-from bobing.engine.rules import RuleSet
+from bobing.engine.rules import MAX_ROUNDS, Award, RankedPrize, RuleSet, load_rules
 from bobing.i18n import catalogue
 
 ENGINE_SEATS = 12
-"""The most players the game engine seats at one table."""
+"""The most players the game engine seats at one table unless the rules raise ``max_players``."""
 
 _COLUMNS: dict[str, tuple[str, ...]] = {
     "name": ("name", "item", "prize", "名称", "名稱", "奖品", "獎品", "奖项", "獎項", "品名"),
     "tier": ("tier", "level", "档次", "檔次", "奖级", "獎級", "级别", "級別", "等级", "等級"),
     "count": ("count", "qty", "quantity", "number", "数量", "數量", "件数", "件數", "个数"),
-    "unit_price": ("unit_price", "unit price", "price", "单价", "單價", "价格", "價格"),
+    "unit_price": ("unit_price", "unit price", "price", "value", "单价", "單價", "价格", "價格",
+                   "价值", "價值"),
 }
+_RANKED_COLUMNS = ("name", "count", "unit_price")  # a ranked list needs no tier: order is rank
 
 
 def tier_from_text(text: str) -> Tier:
@@ -149,18 +155,21 @@ def _money(value: Decimal) -> float:
     return float(value.quantize(Decimal("0.01")))
 
 
-def _header_map(row: list[str], source: str) -> dict[str, int]:
+def _header_map(
+    row: list[str], source: str, needed: tuple[str, ...] = tuple(_COLUMNS)
+) -> dict[str, int]:
     found: dict[str, int] = {}
     for i, cell in enumerate(row):
         label = " ".join(cell.strip().lower().replace("_", " ").split())
         for column, aliases in _COLUMNS.items():
             if label in {" ".join(a.replace("_", " ").split()) for a in aliases}:
                 found.setdefault(column, i)
-    missing = [c for c in _COLUMNS if c not in found]
+    missing = [c for c in needed if c not in found]
     if missing:
         raise InputError(
-            f"prize list {source}: the first row must name the columns name, tier, count, "
-            f"unit price (missing: {', '.join(missing).replace('_', ' ')}; got {row!r})",
+            f"prize list {source}: the first row must name the columns "
+            f"{', '.join(needed).replace('_', ' ')} (missing: "
+            f"{', '.join(missing).replace('_', ' ')}; got {row!r})",
             value=row,
         )
     return found
@@ -221,8 +230,53 @@ def parse_prizes(text: str, source: str = "<text>") -> PrizeList:
     return PrizeList(tuple(items), source)
 
 
+def parse_ranked_prizes(text: str, source: str = "<text>") -> tuple[RankedPrize, ...]:
+    """Read a ranked prize list (RULES.md §8.2) from CSV: a header row, then one line per
+    prize, best first (name, count, unit price; a tier column, if any, is ignored).
+
+    >>> [(p.name, p.count, p.value) for p in parse_ranked_prizes(
+    ...     "name,count,unit price\\n一等奖,1,498\\n二等奖,2,199.5")]
+    [('一等奖', 1, 498), ('二等奖', 2, 199.5)]
+    """
+    rows = [r for r in csv.reader(io.StringIO(text.lstrip("\ufeff"))) if any(c.strip() for c in r)]
+    if not rows:
+        raise InputError(f"prize list {source} is empty: expected name,count,unit price")
+    header = _header_map(rows[0], source, _RANKED_COLUMNS)
+    items: list[RankedPrize] = []
+    for number, row in enumerate(rows[1:], start=2):
+        where = f"prize list {source}, line {number}"
+        cells = {c: (row[i] if i < len(row) else "") for c, i in header.items()}
+        name = cells["name"].strip()
+        if not name:
+            raise InputError(f"{where}: the prize has no name ({row!r})")
+        count = _count(cells["count"], where)
+        if count < 1:
+            raise InputError(f"{where}: invalid count {cells['count']!r}: at least 1")
+        price = _price(cells["unit_price"], where)
+        value = int(price) if price == price.to_integral_value() else float(price)
+        items.append(RankedPrize(name, count, value))
+    if not items:
+        raise InputError(f"prize list {source} lists no prizes, only the header")
+    try:
+        return load_rules(
+            {"award": "ranked", "rounds": 1, "ranked_prizes": [p.to_json() for p in items]}
+        ).ranked_prizes or ()
+    except RulesError as exc:  # the engine's limits: length of names, number of lines ...
+        raise InputError(f"prize list {source}: {exc}") from None
+
+
+def read_ranked_prizes(path: str | Path) -> tuple[RankedPrize, ...]:
+    """Read a ranked prize list file (UTF-8 or GB18030)."""
+    return parse_ranked_prizes(_read_text(path), repr(str(path)))
+
+
 def read_prizes(path: str | Path) -> PrizeList:
     """Read a prize list file (UTF-8, with or without a BOM)."""
+    return parse_prizes(_read_text(path), repr(str(path)))
+
+
+def _read_text(path: str | Path) -> str:
+    """A prize list file's text: UTF-8 (with or without a BOM) or GB18030."""
     try:
         raw = Path(path).read_bytes()
     except OSError as exc:
@@ -234,7 +288,7 @@ def read_prizes(path: str | Path) -> PrizeList:
             text = raw.decode("gb18030")  # spreadsheets saved on Chinese Windows
         except UnicodeDecodeError:
             raise InputError(f"prize list {str(path)!r} is neither UTF-8 nor GB18030") from None
-    return parse_prizes(text, repr(str(path)))
+    return text
 
 
 def split_tables(players: int, tables: int) -> list[int]:
@@ -277,17 +331,38 @@ class Span:
 
 @dataclass(frozen=True, eq=False)
 class TablePlan:
-    """One table: its players and how its game goes."""
+    """One table: its players and how its game (or ranked session) goes."""
 
     players: int
-    result: SimulationResult
+    result: SimulationResult | RankedResult
     minutes: Span
 
     @property
     def cakes_per_player(self) -> dict[Tier, float]:
-        """Expected cakes per player and tier (all seats together / players)."""
+        """Expected cakes per player and tier (all seats together / players); none when
+        ranked."""
+        if isinstance(self.result, RankedResult):
+            return dict.fromkeys(TIERS, 0.0)
         per = self.result.tally.seat_tier.sum(axis=0) / self.result.games / self.players
         return {tier: float(per[i]) for i, tier in enumerate(TIERS)}
+
+    def to_json(self) -> dict[str, Any]:
+        """One table of ``bobing plan --json``."""
+        result = self.result
+        out: dict[str, Any] = {
+            "players": self.players,
+            "minutes": self.minutes.to_json(),
+            "throws": result.throws.summary(),
+        }
+        if isinstance(result, RankedResult):
+            ranked = result.to_json()
+            out["seats"] = ranked["seats"]
+            out["winning_hand"] = ranked["winning_hand"]
+            return out
+        out["rounds"] = result.rounds.summary()
+        out["cakes_per_player"] = {str(t): round(v, 4) for t, v in self.cakes_per_player.items()}
+        out["seats"] = [seat.to_json() for seat in result.seats]
+        return out
 
 
 @dataclass(frozen=True, eq=False)
@@ -308,6 +383,29 @@ class Plan:
     """What each person pays in, when the event collects a fixed amount (else AA)."""
 
     @property
+    def ranked(self) -> bool:
+        """One prize per person by best throw (RULES.md §8.2) instead of cakes per throw."""
+        return self.rules.award is Award.RANKED
+
+    @property
+    def ranked_prizes(self) -> tuple[RankedPrize, ...]:
+        """The ranked prize list each table plays for (empty for cakes)."""
+        return (self.rules.ranked_prizes or ()) if self.ranked else ()
+
+    @property
+    def ranked_set_cost(self) -> Decimal:
+        """What one ranked set costs (prizes without a value count as 0)."""
+        return sum(
+            (p.count * Decimal(str(p.value or 0)) for p in self.ranked_prizes), Decimal(0)
+        )
+
+    @property
+    def unawarded(self) -> int:
+        """Ranked prizes left over because a table has fewer players than prizes (all tables)."""
+        units = sum(p.count for p in self.ranked_prizes)
+        return sum(max(0, units - table.players) for table in self.tables)
+
+    @property
     def cakes_per_player(self) -> dict[Tier, float]:
         """Expected cakes per player and tier, over every table."""
         total = dict.fromkeys(TIERS, 0.0)
@@ -319,6 +417,8 @@ class Plan:
     @property
     def prize_cost(self) -> Decimal:
         """Every table's set of prizes."""
+        if self.ranked:
+            return self.ranked_set_cost * len(self.tables)
         return self.prizes.cost * len(self.tables) if self.prizes else Decimal(0)
 
     @property
@@ -345,7 +445,17 @@ class Plan:
 
     @property
     def value_per_player(self) -> float | None:
-        """Expected value of the prizes one player takes home (by each tier's mean price)."""
+        """Expected value of the prizes one player takes home (by each tier's mean price; for
+        ranked prizes, by the value of the prize each place wins)."""
+        if self.ranked:
+            total = 0.0
+            for table in self.tables:
+                assert isinstance(table.result, RankedResult)
+                values = table.result.expected_value()
+                if values is None:
+                    return None
+                total += sum(values)
+            return total / self.players
         if self.prizes is None:
             return None
         value = 0.0
@@ -367,7 +477,15 @@ class Plan:
     def to_json(self) -> dict[str, Any]:
         """The ``bobing plan --json`` object."""
         prizes: dict[str, Any] | None = None
-        if self.prizes is not None:
+        if self.ranked:
+            prizes = {
+                "ranked": [p.to_json() for p in self.ranked_prizes],
+                "set_cost": _money(self.ranked_set_cost),
+                "sets": len(self.tables),
+                "prize_cost": _money(self.prize_cost),
+                "unawarded": self.unawarded,
+            }
+        elif self.prizes is not None:
             prizes = {
                 **self.prizes.to_json(),
                 "sets": len(self.tables),
@@ -381,20 +499,12 @@ class Plan:
             "seed": self.seed,
             "seconds_per_throw": self.seconds_per_throw,
             "minutes": self.minutes.to_json(),
-            "tables": [
-                {
-                    "players": table.players,
-                    "minutes": table.minutes.to_json(),
-                    "throws": table.result.throws.summary(),
-                    "rounds": table.result.rounds.summary(),
-                    "cakes_per_player": {
-                        str(t): round(v, 4) for t, v in table.cakes_per_player.items()
-                    },
-                    "seats": [seat.to_json() for seat in table.result.seats],
-                }
-                for table in self.tables
-            ],
-            "cakes_per_player": {
+            "award": str(self.rules.award),
+            "rounds": self.rules.rounds,
+            "tables": [table.to_json() for table in self.tables],
+            "cakes_per_player": None
+            if self.ranked
+            else {
                 "mean": round(sum(self.cakes_per_player.values()), 4),
                 "by_tier": {str(t): round(v, 4) for t, v in self.cakes_per_player.items()},
             },
@@ -448,8 +558,15 @@ def plan(
     games: int = 20_000,
     seed: int = 0,
     tiaohou: float = 0.0,
+    ranked_prizes: Sequence[RankedPrize] | None = None,
+    rounds: int | None = None,
 ) -> Plan:
-    """Plan an event of ``players`` people at ``tables`` tables."""
+    """Plan an event of ``players`` people at ``tables`` tables.
+
+    ``prizes`` is what each table plays for, cake by cake; ``ranked_prizes`` (or rules with
+    ``award`` = ``ranked``) a ranked list instead: one prize per person by best throw over
+    ``rounds`` rounds (or the rules' ``rounds``).
+    """
     if not math.isfinite(seconds_per_throw) or seconds_per_throw <= 0:
         raise InputError(
             f"invalid seconds per throw {seconds_per_throw!r}: a positive number",
@@ -461,10 +578,15 @@ def plan(
         raise InputError(f"invalid number of games {games}: at least 100 for a plan", value=games)
     check_tiaohou(tiaohou)
     sizes = split_tables(players, tables)
-    table_rules = prizes.apply_to(rules) if prizes is not None else rules
-    by_size: dict[int, SimulationResult] = {}
+    table_rules = _table_rules(rules, prizes, ranked_prizes, rounds)
+    by_size: dict[int, SimulationResult | RankedResult] = {}
     for size in sorted(set(sizes)):
-        by_size[size] = simulate(table_rules, size, games, seed=seed + size, tiaohou=tiaohou)
+        if table_rules.award is Award.RANKED:
+            by_size[size] = simulate_ranked(
+                table_rules, size, games, seed=seed + size, tiaohou=tiaohou
+            )
+        else:
+            by_size[size] = simulate(table_rules, size, games, seed=seed + size, tiaohou=tiaohou)
     plans = [
         TablePlan(size, by_size[size], _span(by_size[size].throws, seconds_per_throw))
         for size in sizes
@@ -481,6 +603,46 @@ def plan(
         seed=seed,
         contribution=each,
     )
+
+
+def _table_rules(
+    rules: RuleSet,
+    prizes: PrizeList | None,
+    ranked_prizes: Sequence[RankedPrize] | None,
+    rounds: int | None,
+) -> RuleSet:
+    """The rules each table plays: with the prize list's counts, or ranked with its list."""
+    if rounds is not None and not 1 <= rounds <= MAX_ROUNDS:
+        raise InputError(
+            f"invalid number of rounds {rounds}: 1 to {MAX_ROUNDS}",
+            code="plan_bad_rounds",
+            value=rounds,
+            maximum=MAX_ROUNDS,
+        )
+    if ranked_prizes is None and rules.award is not Award.RANKED:
+        if rounds is not None:
+            raise InputError(
+                "rounds only apply to ranked prizes (a game for cakes ends when they are gone):"
+                " add --ranked with a ranked prize list",
+                code="plan_rounds_without_ranked",
+                value=rounds,
+            )
+        return prizes.apply_to(rules) if prizes is not None else rules
+    if prizes is not None:
+        raise InputError(
+            "ranked prizes go one per person by best throw, not by tier: read the prize list as"
+            " a ranked list (--ranked), best first",
+            code="plan_tiers_with_ranked",
+        )
+    chosen = tuple(ranked_prizes) if ranked_prizes is not None else rules.ranked_prizes
+    wanted = rounds or rules.rounds
+    if not wanted:
+        raise InputError(
+            "a ranked plan needs the number of rounds each person throws: --rounds N (or"
+            ' "rounds" in the rule file)',
+            code="plan_needs_rounds",
+        )
+    return replace(rules, award=Award.RANKED, ranked_prizes=chosen, rounds=wanted)
 
 
 MAX_AMOUNT = Decimal(10) ** 9
@@ -511,8 +673,10 @@ __all__ = [
     "Span",
     "TablePlan",
     "parse_prizes",
+    "parse_ranked_prizes",
     "plan",
     "read_prizes",
+    "read_ranked_prizes",
     "split_tables",
     "tier_from_text",
 ]

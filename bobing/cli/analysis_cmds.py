@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from bobing.analysis.bell import Bell
-from bobing.analysis.planner import ENGINE_SEATS, Plan, plan, read_prizes
+from bobing.analysis.planner import Plan, plan, read_prizes, read_ranked_prizes
 from bobing.analysis.plots import FORMATS, write_plot
 from bobing.analysis.ranked import RankedResult, simulate_ranked
 from bobing.analysis.simulate import SimulationResult, simulate
@@ -327,6 +327,10 @@ def plan_command(
     prizes: Annotated[
         Path | None, typer.Option("--prizes", metavar="PRIZES.csv", help=_help("prizes"))
     ] = None,
+    ranked: Annotated[bool, typer.Option("--ranked", help=_help("ranked"))] = False,
+    rounds: Annotated[
+        int | None, typer.Option("--rounds", metavar="N", help=_help("rounds"))
+    ] = None,
     extra_cost: Annotated[
         str, typer.Option("--extra-cost", metavar="YUAN", help=_help("extra_cost"))
     ] = "0",
@@ -343,7 +347,13 @@ def plan_command(
     language = lang_from_option(lang)
     ruleset = rules_from_option(rules)
     _check_seed(seed)
-    prize_list = read_prizes(prizes) if prizes is not None else None
+    if ranked and prizes is None:
+        raise InputError(
+            "--ranked reads the --prizes list as ranked prizes: give --prizes PRIZES.csv",
+            code="plan_ranked_without_list",
+        )
+    prize_list = read_prizes(prizes) if prizes is not None and not ranked else None
+    ranked_list = read_ranked_prizes(prizes) if prizes is not None and ranked else None
     result = plan(
         ruleset,
         players,
@@ -355,6 +365,8 @@ def plan_command(
         games=games,
         seed=seed,
         tiaohou=tiaohou,
+        ranked_prizes=ranked_list,
+        rounds=rounds,
     )
     if json_output:
         print_json(result.to_json(), indent=2)
@@ -427,17 +439,20 @@ def render_plan(result: Plan, lang: str) -> None:
         heads = [t(f"analysis.plan.col.{c}", lang) for c in ("table", "players", "p50", "range")]
         heads.append(t("analysis.plan.col.throws", lang))
         print_table(heads, rows, align=("right",) * 5)
-    cakes = result.cakes_per_player
-    print_text(
-        "",
-        t(
-            "analysis.plan.cakes",
-            lang,
-            total=f"{sum(cakes.values()):.2f}",
-            tiers=sep.join(f"{tier_name(tier, lang)} {v:.2f}" for tier, v in cakes.items()),
-        ),
-    )
-    if result.prizes is not None:
+    if result.ranked:
+        _render_ranked_plan(result, lang)
+    else:
+        cakes = result.cakes_per_player
+        print_text(
+            "",
+            t(
+                "analysis.plan.cakes",
+                lang,
+                total=f"{sum(cakes.values()):.2f}",
+                tiers=sep.join(f"{tier_name(tier, lang)} {v:.2f}" for tier, v in cakes.items()),
+            ),
+        )
+    if result.prizes is not None and not result.ranked:
         prizes = result.prizes
         counts = sep.join(
             f"{tier_name(tier, lang)} {n}" for tier, n in zip(TIERS, prizes.counts, strict=True)
@@ -476,6 +491,53 @@ def render_plan(result: Plan, lang: str) -> None:
         )
     if result.contribution is not None:
         _render_contribution(result, lang)
-    if max(sizes) > ENGINE_SEATS:
-        print_text("", t("analysis.plan.big_table", lang, size=max(sizes), seats=ENGINE_SEATS))
-    print_text("", t("analysis.plan.best_throw_note", lang))
+    seats = result.rules.max_players
+    if max(sizes) > seats:
+        print_text("", t("analysis.plan.big_table", lang, size=max(sizes), seats=seats))
+    if not result.ranked:
+        print_text("", t("analysis.plan.best_throw_note", lang))
+
+
+def _render_ranked_plan(result: Plan, lang: str) -> None:
+    """One prize per person: the list, what a seat can expect, and the prizes left over."""
+    sep = t("list.sep", lang)
+    prizes = result.ranked_prizes
+    units = sum(p.count for p in prizes)
+    print_text(
+        "",
+        t("analysis.plan.ranked", lang, rounds=result.rules.rounds),
+        t(
+            "analysis.plan.ranked_list",
+            lang,
+            items=units,
+            lines=sep.join(f"{p.name} ×{p.count}" for p in prizes),
+        ),
+        t(
+            "analysis.plan.set_cost",
+            lang,
+            cost=f"{result.ranked_set_cost:.2f}",
+            sets=len(result.tables),
+            total=f"{result.prize_cost:.2f}",
+        ),
+    )
+    value = result.value_per_player
+    if value is not None:
+        print_text(t("analysis.plan.value", lang, value=f"{value:.2f}"))
+        first = result.tables[0].result
+        assert isinstance(first, RankedResult)
+        values = first.expected_value()
+        if values is not None and len(values) > 1:
+            print_text(
+                t(
+                    "analysis.plan.ranked_seats",
+                    lang,
+                    first=f"{values[0]:.2f}",
+                    last=f"{values[-1]:.2f}",
+                    seats=len(values),
+                )
+            )
+    if result.unawarded:
+        print_text(t("analysis.plan.unawarded", lang, count=result.unawarded))
+    short = sum(max(0, table.players - units) for table in result.tables)
+    if short:
+        print_text(t("analysis.plan.no_prize", lang, count=short))

@@ -12,8 +12,10 @@ import bobing.analysis.planner as planner_module
 from bobing.analysis.planner import (
     PrizeList,
     parse_prizes,
+    parse_ranked_prizes,
     plan,
     read_prizes,
+    read_ranked_prizes,
     split_tables,
     tier_from_text,
 )
@@ -78,6 +80,70 @@ def test_a_fixed_contribution_reports_the_deficit_or_the_surplus() -> None:
     # Without a contribution the plan is AA and says nothing about a balance.
     aa = plan(rules, 13, prizes=prizes, games=500)
     assert aa.balance is None and aa.to_json()["contribution"] is None
+
+
+def test_the_2013_party_ranked_one_prize_each() -> None:
+    # seed 000: "只能取得博到之最高奖项，不是均中均得，人均一份" — the same 13 prizes, ranked.
+    ranked = read_ranked_prizes(EXAMPLE)
+    assert [p.count for p in ranked] == [1, 1, 1, 2, 2, 1, 1, 3, 1]
+    assert ranked[0].name == "漫步者音响" and ranked[0].value == 498
+    rules = load_rules("traditional")
+    party = plan(
+        rules, 13, ranked_prizes=ranked, rounds=3, extra_cost="1362.6", contribution=200,
+        games=3000, seconds_per_throw=10,
+    )  # fmt: skip
+    assert party.ranked and party.rules.rounds == 3
+    assert party.prize_cost == Decimal(1270) and party.balance == Decimal("-32.6")
+    # Everyone takes exactly one prize: the mean value is the list's value over 13 people.
+    assert party.value_per_player == pytest.approx(1270 / 13)
+    assert party.unawarded == 0
+    # 3 rounds of 13 at 10 s: 39 throws, 6.5 minutes, always.
+    assert party.minutes.p50 == pytest.approx(6.5)
+    data = party.to_json()
+    assert data["award"] == "ranked" and data["cakes_per_player"] is None
+    assert data["prizes"]["set_cost"] == 1270.0 and data["prizes"]["unawarded"] == 0
+    seats = data["tables"][0]["seats"]
+    assert sum(seat["expected_value"] for seat in seats) == pytest.approx(1270, abs=0.01)
+    # The starter's edge: equal best throws go to the earlier one.
+    assert seats[0]["expected_value"] > seats[-1]["expected_value"]
+    # Two tables of 7 and 6 play for a set each: 13 prizes for 7 leave 6 over, for 6 leave 7.
+    two = plan(rules, 13, tables=2, ranked_prizes=ranked, rounds=2, games=500)
+    assert two.unawarded == 13 and two.prize_cost == Decimal(2540)
+
+
+def test_ranked_rules_from_a_rule_file_and_bad_combinations() -> None:
+    ranked = load_rules(
+        {"award": "ranked", "rounds": 2, "ranked_prizes": [{"name": "状元王", "value": 100}]}
+    )
+    final = plan(ranked, 8, games=500)
+    assert final.ranked and final.prize_cost == 100
+    assert final.value_per_player == pytest.approx(100 / 8)
+    assert plan(ranked, 8, games=500, rounds=5).rules.rounds == 5
+    traditional = load_rules("traditional")
+    cakes = parse_prizes(HEADER + "a,状元,1,100\nb,一秀,5,10\n")
+    with pytest.raises(InputError, match="needs the number of rounds"):
+        plan(traditional, 8, ranked_prizes=read_ranked_prizes(EXAMPLE), games=500)
+    with pytest.raises(InputError, match="rounds only apply to ranked prizes"):
+        plan(traditional, 8, rounds=3, games=500)
+    with pytest.raises(InputError, match="not by tier"):
+        plan(ranked, 8, prizes=cakes, games=500)
+    with pytest.raises(InputError, match="invalid number of rounds 0"):
+        plan(ranked, 8, rounds=0, games=500)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("name,count\n", "missing: unit price"),
+        ("name,count,value\n", "lists no prizes"),
+        ("name,count,value\na,0,5\n", "line 2: invalid count '0': at least 1"),
+        ("name,count,value\n,1,5\n", "line 2: the prize has no name"),
+        ("name,count,value\n" + "x" * 41 + ",1,5\n", "name must be text of 1-40"),
+    ],
+)
+def test_bad_ranked_lists(text: str, message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        parse_ranked_prizes(text, "ranked.csv")
 
 
 def test_prizes_only_aa_share() -> None:

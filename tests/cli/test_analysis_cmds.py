@@ -257,6 +257,28 @@ def test_plan_2013_json(
     assert "結餘 130.00 元" in out
 
 
+def test_plan_ranked_2013(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, out, err = run(
+        capsys, monkeypatch, "plan", "-n", "13", "--prizes", str(EXAMPLE), "--ranked",
+        "--rounds", "3", "--contribution", "100", "-g", "1000", "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["award"] == "ranked" and data["rounds"] == 3
+    assert data["prizes"]["set_cost"] == 1270.0
+    assert data["contribution"] == {"per_person": 100.0, "collected": 1300.0, "balance": 30.0}
+    assert data["value_per_player"] == pytest.approx(97.69, abs=0.01)
+    code, out, err = run(
+        capsys, monkeypatch, "plan", "-n", "15", "--prizes", str(EXAMPLE), "--ranked",
+        "--rounds", "2", "-g", "500", "--lang", "en",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "one per person, by their best throw over 2 round(s)" in out
+    assert "2 player(s) go home without a prize" in out and "use --ranked" not in out
+
+
 def test_plan_text_with_tables(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -266,10 +288,10 @@ def test_plan_text_with_tables(
     )  # fmt: skip
     assert code == 0, err
     assert "2 table(s) of 7, 6" in out and "slowest decides" in out
-    assert "one-prize-per-person mode" in out
+    assert "use --ranked" in out
     code, out, err = run(capsys, monkeypatch, "plan", "-n", "13", "-g", "500")
     assert code == 0, err
-    assert "多于游戏引擎一桌的 12 个座位" in out
+    assert "多于规则允许的 12 个座位" in out
 
 
 @pytest.mark.parametrize(
@@ -280,6 +302,8 @@ def test_plan_text_with_tables(
         (["--players", "8", "--seconds-per-throw", "0"], "invalid seconds per throw 0"),
         (["--players", "8", "--extra-cost", "abc"], "invalid extra cost 'abc'"),
         (["--players", "8", "--contribution", "-5"], "invalid contribution '-5'"),
+        (["--players", "8", "--ranked"], "--ranked reads the --prizes list"),
+        (["--players", "8", "--rounds", "3"], "rounds only apply to ranked prizes"),
     ],
 )
 @pytest.mark.usefixtures("english")
