@@ -32,7 +32,8 @@ from bobing.analysis.simulate import (
 )
 from bobing.engine.errors import InputError, RulesError
 from bobing.engine.hands import TIERS, Tier
-from bobing.engine.rules import MAX_ROUNDS, Award, RankedPrize, RuleSet, load_rules
+from bobing.engine.rules import Award, RankedPrize, RuleSet, load_rules
+from bobing.engine.switches import MAX_ROUNDS
 from bobing.i18n import catalogue
 
 ENGINE_SEATS = 12
