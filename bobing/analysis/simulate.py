@@ -100,8 +100,8 @@ def simulate(
     assert isinstance(entropy, int)
     if rules.award is Award.RANKED:
         raise InputError(
-            "these rules award ranked prizes (one per person, by best throw): simulate the"
-            " session with simulate_ranked",
+            "these rules award ranked prizes (one per person, by best throw): there is no game"
+            " for cakes to simulate; a ranked session lasts its rounds (simulate_ranked)",
             code="simulate_ranked_rules",
             value=str(rules.award),
         )
