@@ -437,8 +437,9 @@ class _Kernel:
     def _chase(self, g: Array, tiers: Array, s: int, t: int) -> None:
         """追: games ``g`` take a cake of ``tiers`` from another player (RULES.md §4 step 6)."""
         st, spec = self.st, self.spec
-        assert st.slot_holder is not None and st.slot_time is not None
-        assert st.slot_prot is not None
+        if st.slot_holder is None:
+            return  # the chased tiers have no cakes at all (a prize count of 0)
+        assert st.slot_time is not None and st.slot_prot is not None
         p = spec.players
         for tier in np.unique(tiers):
             gt = g[tiers == tier]

@@ -11,6 +11,9 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis import given as hypothesis_given
+from hypothesis import strategies as st
 
 import bobing.analysis.outcomes as outcomes_module
 from bobing.analysis.bell import Bell
@@ -467,3 +470,76 @@ def test_distribution_summary() -> None:
 def test_doctests() -> None:
     result = doctest.testmod(outcomes_module, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
+
+
+# -- Hypothesis: any mix of the §8 switches, any throws, with or without a bell ---------------
+
+
+@st.composite
+def section8_rules(draw: st.DrawFn) -> dict[str, Any]:
+    """A valid rule object mixing RULES.md §8's switches with some of §5's."""
+    liubohei = draw(
+        st.sampled_from(["grab_end", "zhuangyuan_end_share", "zhuangyuan", "ignore", "take_one"])
+    )
+    six_ones = draw(st.sampled_from(["liubohei", "biandijin"]))
+    biandijin = draw(
+        st.sampled_from(["take_remaining_end", "zhuangyuan", "zhuangyuan_take_remaining_end"])
+    )
+    order = ["liubohong", "chajinhua", "wuhong", "wuzi", "sihong"]
+    if liubohei in ("zhuangyuan_end_share", "zhuangyuan"):
+        order.insert(draw(st.integers(0, len(order))), "liubohei")
+    if six_ones == "biandijin" and biandijin != "take_remaining_end":
+        order.insert(draw(st.integers(0, len(order))), "biandijin")
+    spec: dict[str, Any] = {
+        "preset": draw(st.sampled_from(["traditional", "modern", "jinhua"])),
+        "zhuangyuan_order": order,
+        "liubohei": liubohei,
+        "six_ones": six_ones,
+        "biandijin": biandijin,
+        "wuzi_bonus": draw(st.booleans()),
+        "sijin_bonus": draw(st.booleans()),
+        "liubohong": draw(
+            st.sampled_from(["take_all_end", "take_remaining_end", "zhuangyuan", "friendly_end"])
+        ),
+        "liubohong_spares_chajinhua": draw(st.booleans()),
+        "chajinhua_duitang": draw(st.sampled_from(["immediate", "none", "at_end"])),
+        "chajinhua_lugu": draw(st.sampled_from(["exempt", "keeps_duitang"])),
+        "standing": draw(st.sampled_from(["latest", "best"])),
+        "end": draw(st.sampled_from(["finish_round", "one_more_round", "immediate"])),
+        "tiaohou": draw(st.sampled_from(["void", "void_skip_next"])),
+        "prizes": {
+            "duitang": draw(st.integers(0, 3)),
+            "sanhong": draw(st.integers(0, 3)),
+            "sijin": draw(st.integers(0, 3)),
+            "erju": draw(st.integers(1, 4)),
+            "yixiu": draw(st.integers(0, 5)),
+        },
+        "max_players": 13,
+    }
+    if draw(st.booleans()):
+        tier_ids = ["duitang", "sanhong", "sijin", "erju", "yixiu"]
+        tiers = draw(st.lists(st.sampled_from(tier_ids), min_size=1, max_size=5, unique=True))
+        source = draw(st.sampled_from(["nearest_before", "latest"]))
+        spec["chase"] = {"tiers": tiers, "from": source}
+    return spec
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@hypothesis_given(
+    spec=section8_rules(),
+    players=st.integers(2, 13),
+    seed=st.integers(0, 2**32 - 1),
+    close_after=st.one_of(st.just(0), st.integers(1, 80)),
+)
+def test_any_section8_rules_kernel_reference_and_engine_agree(
+    spec: dict[str, Any], players: int, seed: int, close_after: int
+) -> None:
+    rules = load_rules(spec)
+    rng = random.Random(seed)
+    throws = [biased_throws(rng, 3000, jump=0.06) for _ in range(3)]
+    kernel = play_given(rules, players, throws, close_after=close_after)
+    for i, given_throws in enumerate(throws):
+        engine = play_engine(rules, players, given_throws, close_after)
+        reference = play_reference(rules, players, throws=given_throws, close_after=close_after)
+        assert outcome(reference, rules) == engine, i
+        assert outcome(kernel[i], rules) == engine, i
