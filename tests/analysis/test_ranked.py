@@ -9,6 +9,9 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis import given as hypothesis_given
+from hypothesis import strategies as st
 
 import bobing.analysis.ranked as ranked_module
 from bobing.analysis.bell import Bell
@@ -196,3 +199,42 @@ def test_same_seed_same_result() -> None:
 def test_doctests() -> None:
     result = doctest.testmod(ranked_module)
     assert result.attempted > 0 and result.failed == 0
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@hypothesis_given(
+    preset=st.sampled_from(["traditional", "modern", "jinhua"]),
+    extra=st.fixed_dictionaries(
+        {
+            "end": st.sampled_from(["finish_round", "one_more_round", "immediate"]),
+            "tiaohou": st.sampled_from(["void", "void_skip_next"]),
+            "wuzi_compare": st.sampled_from(["kicker", "face_then_kicker"]),
+        }
+    ),
+    counts=st.lists(st.integers(1, 3), min_size=1, max_size=6),
+    rounds=st.one_of(st.none(), st.integers(1, 4)),
+    players=st.integers(2, 13),
+    close_after=st.integers(0, 40),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_any_ranked_session_agrees_with_the_engine(
+    preset: str,
+    extra: dict[str, str],
+    counts: list[int],
+    rounds: int | None,
+    players: int,
+    close_after: int,
+    seed: int,
+) -> None:
+    if rounds is None and close_after == 0:
+        close_after = 1 + seed % 40  # without rounds only the bell ends a session
+    prizes = [{"name": f"第{i + 1}名", "count": c, "value": 10 * (6 - i)} for i, c in
+              enumerate(counts)]  # fmt: skip
+    spec = {"preset": preset, **extra, "award": "ranked", "ranked_prizes": prizes,
+            "rounds": rounds, "max_players": 13}  # fmt: skip
+    rules = load_rules(spec)
+    rng = random.Random(seed)
+    throws = [biased(rng, 260) for _ in range(3)]
+    sim = play_given_ranked(rules, players, throws, close_after=close_after)
+    for i, given_throws in enumerate(throws):
+        assert sim[i] == play_engine(rules, players, given_throws, close_after), i
