@@ -24,6 +24,7 @@ from bobing.analysis.bell import Bell
 from bobing.analysis.limits import check_players, check_tiaohou
 from bobing.analysis.outcomes import JUMP, OUTCOMES, multiset_index
 from bobing.analysis.results import Distribution
+from bobing.analysis.start import check_start, listed_seat_weights
 from bobing.engine.errors import InputError
 from bobing.engine.hands import HANDS
 from bobing.engine.ranked import prize_units, rank_key
@@ -297,6 +298,21 @@ class RankedResult:
     tally: RankedTally
     bell: Bell | None = None
     workers: int = field(default=1, compare=False)
+    start: str = "first"
+    """``first``: seats from the starter; ``dice``: listed players, the first throwing the
+    two start dice."""
+
+    def _by_seat(self, per_seat: Array) -> Array:
+        """Per seat from the starter, or mixed per listed player with the two-dice start."""
+        if self.start == "dice":
+            mixed: Array = listed_seat_weights(self.rules, self.players) @ per_seat
+            return mixed
+        return per_seat
+
+    @property
+    def first(self) -> Array:
+        """Each seat's chance of ranking first."""
+        return self._by_seat(self.tally.first / self.games)
 
     @property
     def throws(self) -> Distribution:
@@ -318,8 +334,7 @@ class RankedResult:
 
     def prize_chances(self) -> Array:
         """Shape (seats, lines): each seat's chance of winning a prize of each line."""
-        chances: Array = self.tally.prizes / self.games
-        return chances
+        return self._by_seat(self.tally.prizes / self.games)
 
     def expected_value(self) -> list[float] | None:
         """Each seat's expected prize value (None when the list has no values)."""
@@ -362,7 +377,7 @@ class RankedResult:
                 "seat": seat + 1,
                 "prizes": [round(float(x), 6) for x in row],
                 "no_prize": round(max(0.0, 1.0 - float(row.sum())), 6),
-                "first": round(float(self.tally.first[seat]) / self.games, 6),
+                "first": round(float(self.first[seat]), 6),
             }
             if value is not None:
                 entry["expected_value"] = round(value[seat], 4)
@@ -377,6 +392,7 @@ class RankedResult:
             "rules": self.rules.overrides(),
             "seed": self.seed,
             "tiaohou": self.tiaohou,
+            "start": self.start,
             "bell": self.bell.to_json() if self.bell is not None else None,
             "throws": self.throws.summary(),
             "ended_by": {k: round(v, 6) for k, v in self.ended_by.items()},
@@ -396,6 +412,7 @@ def simulate_ranked(
     tiaohou: float = 0.0,
     bell: Bell | None = None,
     chunk_size: int | None = None,
+    start: str = "first",
 ) -> RankedResult:
     """Play ``games`` ranked sessions of ``players`` (seat 1 starts) and tally them.
 
@@ -404,6 +421,7 @@ def simulate_ranked(
     """
     check_players(players)
     check_tiaohou(tiaohou)
+    check_start(start)
     if games < 1:
         raise InputError(f"invalid number of games {games}: at least 1", value=games)
     spec = ranked_spec(rules, players, tiaohou, close_after=bell.throws if bell else 0)
@@ -417,7 +435,7 @@ def simulate_ranked(
         part = RankedTally.of_chunk(spec, run_ranked(spec, size, child))
         tally = part if tally is None else tally.merged(part)
     assert tally is not None
-    return RankedResult(rules, players, games, entropy, tiaohou, tally, bell)
+    return RankedResult(rules, players, games, entropy, tiaohou, tally, bell, start=start)
 
 
 @dataclass(frozen=True)

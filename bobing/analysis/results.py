@@ -18,6 +18,7 @@ from bobing.analysis.bell import Bell
 from bobing.analysis.kernel import ChunkOutcome
 from bobing.analysis.markov import GameLength
 from bobing.analysis.outcomes import GAME_ENDINGS, REASONS, GameTrace
+from bobing.analysis.start import listed_seat_weights
 from bobing.engine.hands import TIERS, Tier
 from bobing.engine.rules import RuleSet
 
@@ -185,6 +186,9 @@ class SimulationResult:
     workers: int = field(default=1, compare=False)
     bell: Bell | None = None
     """Time called after ``bell.throws`` throws (RULES.md §8.1), if a time limit was given."""
+    start: str = "first"
+    """``first``: seats are counted in play order from the starter; ``dice``: seat ``j`` is the
+    ``j``-th listed player, the first throwing the two start dice (:mod:`.start`)."""
 
     @property
     def throws(self) -> Distribution:
@@ -220,8 +224,11 @@ class SimulationResult:
 
     @property
     def seats(self) -> list[SeatStats]:
-        """Per seat from the starter: expected cakes (per tier) and the chance of the 状元 cake."""
+        """Per seat from the starter (or per listed player with the two-dice start): expected
+        cakes (per tier) and the chance of the 状元 cake."""
         per = self.tally.seat_tier / self.games
+        if self.start == "dice":
+            per = listed_seat_weights(self.rules, self.players) @ per
         return [
             SeatStats(
                 seat=i + 1,
@@ -240,6 +247,7 @@ class SimulationResult:
             "rules": self.rules.overrides(),
             "seed": self.seed,
             "tiaohou": self.tiaohou,
+            "start": self.start,
             "throws": self.throws.summary(),
             "rounds": self.rounds.summary(),
             "ended_by": {k: round(v, 6) for k, v in self.ended_by.items()},

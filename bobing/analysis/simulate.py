@@ -37,6 +37,7 @@ from bobing.analysis.outcomes import (
 )
 from bobing.analysis.reference import play_reference
 from bobing.analysis.results import Distribution, SeatStats, SimulationResult, Tally
+from bobing.analysis.start import check_start
 from bobing.engine.errors import InputError
 from bobing.engine.rules import Award, RuleSet
 
@@ -83,6 +84,7 @@ def simulate(
     chunk_size: int | None = None,
     exact: bool = False,
     bell: Bell | None = None,
+    start: str = "first",
 ) -> SimulationResult:
     """Play ``games`` whole games of ``players`` (seat 1 starts) and tally them.
 
@@ -93,6 +95,7 @@ def simulate(
     """
     check_players(players)
     check_tiaohou(tiaohou)
+    check_start(start)
     if games < 1:
         raise InputError(f"invalid number of games {games}: at least 1", value=games)
     root = np.random.SeedSequence(seed)
@@ -125,7 +128,9 @@ def simulate(
     length = None
     if exact and bell is None:
         length = exact_or_none(rules, players, tiaohou=tiaohou)
-    return SimulationResult(rules, players, games, entropy, tiaohou, tally, length, used, bell)
+    return SimulationResult(
+        rules, players, games, entropy, tiaohou, tally, length, used, bell, start
+    )
 
 
 def simulate_reference(

@@ -62,6 +62,9 @@ def simulate_command(
     seconds_per_throw: Annotated[
         float, typer.Option("--seconds-per-throw", metavar="S", help=_help("sim_seconds"))
     ] = 10.0,
+    start: Annotated[
+        str, typer.Option("--start", metavar="first|dice", help=_help("start"))
+    ] = "first",
     plot: Annotated[
         Path | None, typer.Option("--plot", metavar="FILE.png|svg", help=_help("plot"))
     ] = None,
@@ -79,7 +82,9 @@ def simulate_command(
     if ruleset.award is Award.RANKED:
         if plot is not None:
             raise InputError("--plot draws games for cakes; a ranked session has no picture yet")
-        ranked = simulate_ranked(ruleset, players, games, seed=seed, tiaohou=tiaohou, bell=bell)
+        ranked = simulate_ranked(
+            ruleset, players, games, seed=seed, tiaohou=tiaohou, bell=bell, start=start
+        )
         if json_output:
             print_json(ranked.to_json(), indent=2)
         else:
@@ -94,6 +99,7 @@ def simulate_command(
         workers=workers or None,
         exact=exact,
         bell=bell,
+        start=start,
     )
     if plot is not None:
         write_plot(result, plot, language)
@@ -197,7 +203,9 @@ def render_simulation(result: SimulationResult, lang: str) -> None:
     print_table(
         seat_heads,
         seat_rows,
-        title=t("analysis.sim.seats", lang),
+        title=t(
+            "analysis.sim.seats_dice" if result.start == "dice" else "analysis.sim.seats", lang
+        ),
         align=["right"] * len(seat_heads),
         no_wrap=range(len(seat_heads)),
     )
@@ -274,7 +282,7 @@ def render_ranked(result: RankedResult, lang: str) -> None:
         row = [str(seat + 1)] + [_pct(float(x)) for x in chances[seat]]
         row += [
             _pct(max(0.0, round(1.0 - float(chances[seat].sum()), 9))),
-            _pct(float(result.tally.first[seat]) / result.games),
+            _pct(float(result.first[seat])),
         ]
         if values is not None:
             row.append(f"{values[seat]:.2f}")
@@ -282,7 +290,10 @@ def render_ranked(result: RankedResult, lang: str) -> None:
     print_table(
         heads,
         rows,
-        title=t("analysis.ranked.seats", lang),
+        title=t(
+            "analysis.ranked.seats_dice" if result.start == "dice" else "analysis.ranked.seats",
+            lang,
+        ),
         align=["right"] * len(heads),
     )
     hand_rows = []
