@@ -131,6 +131,7 @@ def test_simulate_plot(
         (["--minutes", "0"], "invalid time limit 0.0 minutes"),
         (["--minutes", "30", "--seconds-per-throw", "0"], "invalid seconds per throw 0.0"),
         (["--minutes", "0.05"], "leaves no time for a single throw"),
+        (["--start", "nope"], "invalid start 'nope': first or dice"),
     ],
 )
 @pytest.mark.usefixtures("english")
@@ -144,6 +145,25 @@ def test_simulate_bad_input(
     assert code == 2
     assert err.startswith("bobing: error: ") and message in err
     assert "Traceback" not in err and out == ""
+
+
+def test_simulate_per_listed_player_with_the_two_dice_start(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, out, err = run(
+        capsys, monkeypatch, "simulate", "-n", "10", "-g", "4000", "--seed", "2",
+        "--start", "dice", "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["start"] == "dice"
+    assert sum(seat["zhuangyuan_rate"] for seat in data["seats"]) == pytest.approx(1, abs=1e-5)
+    code, out, err = run(
+        capsys, monkeypatch, "simulate", "-n", "10", "-g", "1000", "--seed", "2",
+        "--start", "dice",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "按名单（1 号掷两颗骰子数出谁起博）" in out
 
 
 def test_simulate_with_a_time_limit(
