@@ -872,7 +872,17 @@ class Game:
 
     def close(self) -> list[Event]:
         """Call time: the game ends at the end of the current round (at once under
-        ``end`` = ``immediate``, or when nobody has thrown in this round yet)."""
+        ``end`` = ``immediate``, or when nobody has thrown in this round yet).
+
+        >>> from bobing.engine.presets import TRADITIONAL
+        >>> game = Game(TRADITIONAL, ["甲", "乙", "丙"])
+        >>> _ = game.start(), game.throw("444412")
+        >>> [e.type for e in game.close()], game.state.closed
+        (['close'], True)
+        >>> _ = game.throw("123456")
+        >>> [e.type for e in game.throw("235566")], game.state.ended_by
+        (['thrown', 'game_over', 'zhuangyuan'], 'closed')
+        """
         self.verify_close()
         state = self.state
         size = len(state.players)
@@ -891,7 +901,17 @@ class Game:
     # -- ranked prizes (RULES.md §8.2) -----------------------------------------------------------
 
     def ranking(self) -> tuple[RankingEntry, ...]:
-        """Ranked mode: every player by best throw so far, with the prize it holds now."""
+        """Ranked mode: every player by best throw so far, with the prize it holds now.
+
+        >>> from dataclasses import replace
+        >>> from bobing.engine.presets import TRADITIONAL
+        >>> from bobing.engine.switches import Award, RankedPrize
+        >>> rules = replace(TRADITIONAL, award=Award.RANKED, ranked_prizes=(RankedPrize("一等奖"),))
+        >>> game = Game(rules, ["甲", "乙"])
+        >>> _ = game.start(), game.throw("123456"), game.throw("444412")
+        >>> [(e.player, e.hand, e.prize) for e in game.ranking()]
+        [('乙', 'sihong', '一等奖'), ('甲', 'duitang', None)]
+        """
         return self.state.ranking()
 
     # -- the grab ----------------------------------------------------------------------------
