@@ -29,6 +29,7 @@ from bobing.engine.errors import InputError
 from bobing.engine.hands import HANDS
 from bobing.engine.ranked import prize_units, rank_key
 from bobing.engine.rules import Award, End, RankedPrize, RuleSet, Tiaohou
+from bobing.engine.switches import MAX_ROUNDS
 
 Array = NDArray[Any]
 
@@ -118,6 +119,14 @@ def ranked_spec(
             "a ranked session without rounds only ends when time is called: give the rules "
             '"rounds" or a time limit (--minutes)',
             code="ranked_never_ends",
+        )
+    if not rules.rounds and close_after > MAX_ROUNDS * players:
+        raise InputError(
+            f"a ranked session of {close_after} throws is too long to simulate: at most "
+            f"{MAX_ROUNDS} rounds ({MAX_ROUNDS * players} throws at {players} players)",
+            code="ranked_too_long",
+            value=close_after,
+            maximum=MAX_ROUNDS * players,
         )
     prizes: Sequence[RankedPrize] = rules.ranked_prizes or ()
     table, hand_of_code = rank_table(rules)

@@ -133,6 +133,8 @@ def test_a_session_without_rounds_ends_only_by_the_bell() -> None:
             assert trace.ended_by == "closed"
     with pytest.raises(InputError, match="only ends when time is called"):
         simulate_ranked(rules, 6, 100, seed=1)
+    with pytest.raises(InputError, match="too long to simulate"):
+        simulate_ranked(rules, 6, 10, seed=1, bell=Bell(1440, 0.01))
     with pytest.raises(InputError, match="play for cakes"):
         simulate_ranked(load_rules("traditional"), 6, 100, seed=1)
 
