@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from bobing.analysis.bell import Bell
 from bobing.analysis.ranked import RankedResult, simulate_ranked
 from bobing.analysis.simulate import (
     MAX_PLAYERS,
@@ -359,7 +360,11 @@ class TablePlan:
             ranked = result.to_json()
             out["seats"] = ranked["seats"]
             out["winning_hand"] = ranked["winning_hand"]
+            out["ended_by"] = ranked["ended_by"]
             return out
+        if result.bell is not None:
+            out["bell"] = result.to_json()["bell"]
+            out["ended_by"] = {k: round(v, 6) for k, v in result.ended_by.items()}
         out["rounds"] = result.rounds.summary()
         out["cakes_per_player"] = {str(t): round(v, 4) for t, v in self.cakes_per_player.items()}
         out["seats"] = [seat.to_json() for seat in result.seats]
@@ -382,6 +387,22 @@ class Plan:
     seed: int
     contribution: Decimal | None = None
     """What each person pays in, when the event collects a fixed amount (else AA)."""
+    bell: Bell | None = None
+    """The time limit, when one was given: time is called after ``bell.throws`` throws."""
+
+    @property
+    def over_before_bell(self) -> float | None:
+        """The chance that every table is over before the bell (tables play independently)."""
+        if self.bell is None:
+            return None
+        chance = 1.0
+        for table in self.tables:
+            result = table.result
+            if isinstance(result, RankedResult):
+                chance *= result.ended_by["rounds"]
+            else:
+                chance *= result.over_before_bell
+        return chance
 
     @property
     def ranked(self) -> bool:
@@ -514,6 +535,9 @@ class Plan:
             "total_cost": _money(self.total_cost),
             "per_person": _money(self.per_person),
             "contribution": self._contribution_json(),
+            "bell": None
+            if self.bell is None
+            else {**self.bell.to_json(), "over_before_bell": round(self.over_before_bell or 0, 6)},
             "value_per_player": round(value, 2) if value is not None else None,
         }
 
@@ -561,12 +585,14 @@ def plan(
     tiaohou: float = 0.0,
     ranked_prizes: Sequence[RankedPrize] | None = None,
     rounds: int | None = None,
+    minutes: float | None = None,
 ) -> Plan:
     """Plan an event of ``players`` people at ``tables`` tables.
 
     ``prizes`` is what each table plays for, cake by cake; ``ranked_prizes`` (or rules with
     ``award`` = ``ranked``) a ranked list instead: one prize per person by best throw over
-    ``rounds`` rounds (or the rules' ``rounds``).
+    ``rounds`` rounds (or the rules' ``rounds``). ``minutes``: time is called after that long
+    at ``seconds_per_throw`` (RULES.md §8.1); a ranked session then needs no ``rounds``.
     """
     if not math.isfinite(seconds_per_throw) or seconds_per_throw <= 0:
         raise InputError(
@@ -579,15 +605,18 @@ def plan(
         raise InputError(f"invalid number of games {games}: at least 100 for a plan", value=games)
     check_tiaohou(tiaohou)
     sizes = split_tables(players, tables)
-    table_rules = _table_rules(rules, prizes, ranked_prizes, rounds)
+    bell = Bell(minutes, seconds_per_throw) if minutes is not None else None
+    table_rules = _table_rules(rules, prizes, ranked_prizes, rounds, timed=bell is not None)
     by_size: dict[int, SimulationResult | RankedResult] = {}
     for size in sorted(set(sizes)):
         if table_rules.award is Award.RANKED:
             by_size[size] = simulate_ranked(
-                table_rules, size, games, seed=seed + size, tiaohou=tiaohou
+                table_rules, size, games, seed=seed + size, tiaohou=tiaohou, bell=bell
             )
         else:
-            by_size[size] = simulate(table_rules, size, games, seed=seed + size, tiaohou=tiaohou)
+            by_size[size] = simulate(
+                table_rules, size, games, seed=seed + size, tiaohou=tiaohou, bell=bell
+            )
     plans = [
         TablePlan(size, by_size[size], _span(by_size[size].throws, seconds_per_throw))
         for size in sizes
@@ -603,6 +632,7 @@ def plan(
         games=games,
         seed=seed,
         contribution=each,
+        bell=bell,
     )
 
 
@@ -611,6 +641,8 @@ def _table_rules(
     prizes: PrizeList | None,
     ranked_prizes: Sequence[RankedPrize] | None,
     rounds: int | None,
+    *,
+    timed: bool = False,
 ) -> RuleSet:
     """The rules each table plays: with the prize list's counts, or ranked with its list."""
     if rounds is not None and not 1 <= rounds <= MAX_ROUNDS:
@@ -637,10 +669,10 @@ def _table_rules(
         )
     chosen = tuple(ranked_prizes) if ranked_prizes is not None else rules.ranked_prizes
     wanted = rounds or rules.rounds
-    if not wanted:
+    if not wanted and not timed:
         raise InputError(
             "a ranked plan needs the number of rounds each person throws: --rounds N (or"
-            ' "rounds" in the rule file)',
+            ' "rounds" in the rule file), or a time limit (--minutes)',
             code="plan_needs_rounds",
         )
     return replace(rules, award=Award.RANKED, ranked_prizes=chosen, rounds=wanted)

@@ -342,6 +342,9 @@ def plan_command(
     rounds: Annotated[
         int | None, typer.Option("--rounds", metavar="N", help=_help("rounds"))
     ] = None,
+    minutes: Annotated[
+        float | None, typer.Option("--minutes", metavar="M", help=_help("plan_minutes"))
+    ] = None,
     extra_cost: Annotated[
         str, typer.Option("--extra-cost", metavar="YUAN", help=_help("extra_cost"))
     ] = "0",
@@ -378,6 +381,7 @@ def plan_command(
         tiaohou=tiaohou,
         ranked_prizes=ranked_list,
         rounds=rounds,
+        minutes=minutes,
     )
     if json_output:
         print_json(result.to_json(), indent=2)
@@ -450,6 +454,8 @@ def render_plan(result: Plan, lang: str) -> None:
         heads = [t(f"analysis.plan.col.{c}", lang) for c in ("table", "players", "p50", "range")]
         heads.append(t("analysis.plan.col.throws", lang))
         print_table(heads, rows, align=("right",) * 5)
+    if result.bell is not None:
+        _render_plan_bell(result, lang)
     if result.ranked:
         _render_ranked_plan(result, lang)
     else:
@@ -509,6 +515,50 @@ def render_plan(result: Plan, lang: str) -> None:
         print_text("", t("analysis.plan.best_throw_note", lang))
 
 
+def _render_plan_bell(result: Plan, lang: str) -> None:
+    """The time limit: how often the game beats it, and what calling time leaves."""
+    bell = result.bell
+    assert bell is not None and result.over_before_bell is not None
+    lines = []
+    if result.ranked:
+        largest = max(table.players for table in result.tables)
+        lines.append(
+            t(
+                "analysis.plan.bell_ranked",
+                lang,
+                minutes=f"{bell.minutes:g}",
+                throws=bell.throws,
+                rounds=f"{bell.throws / largest:.1f}",
+            )
+        )
+    if not result.ranked or result.rules.rounds:
+        lines.append(
+            t(
+                "analysis.plan.bell",
+                lang,
+                minutes=f"{bell.minutes:g}",
+                throws=bell.throws,
+                share=_pct(result.over_before_bell),
+            )
+        )
+    for i, table in enumerate(result.tables, start=1):
+        game = table.result
+        if isinstance(game, RankedResult):
+            continue
+        lines.append(
+            t(
+                "analysis.plan.bell_table",
+                lang,
+                table=i,
+                players=table.players,
+                over=_pct(game.over_before_bell),
+                left=_pct(game.ended_by["closed"]),
+                none=_pct(game.zhuangyuan_unawarded),
+            )
+        )
+    print_text(*lines)
+
+
 def _render_ranked_plan(result: Plan, lang: str) -> None:
     """One prize per person: the list, what a seat can expect, and the prizes left over."""
     sep = t("list.sep", lang)
@@ -516,7 +566,11 @@ def _render_ranked_plan(result: Plan, lang: str) -> None:
     units = sum(p.count for p in prizes)
     print_text(
         "",
-        t("analysis.plan.ranked", lang, rounds=result.rules.rounds),
+        (
+            t("analysis.plan.ranked", lang, rounds=result.rules.rounds)
+            if result.rules.rounds
+            else t("analysis.plan.ranked_timed", lang)
+        ),
         t(
             "analysis.plan.ranked_list",
             lang,

@@ -19,6 +19,7 @@ from bobing.analysis.planner import (
     split_tables,
     tier_from_text,
 )
+from bobing.analysis.ranked import RankedResult
 from bobing.engine.errors import InputError
 from bobing.engine.hands import Tier
 from bobing.engine.rules import load_rules
@@ -144,6 +145,33 @@ def test_ranked_rules_from_a_rule_file_and_bad_combinations() -> None:
 def test_bad_ranked_lists(text: str, message: str) -> None:
     with pytest.raises(InputError, match=message):
         parse_ranked_prizes(text, "ranked.csv")
+
+
+def test_a_time_limit_for_the_game() -> None:
+    # seed 000 gave the game 30 minutes (19:00-19:30); at 10 s a throw that is 180 throws.
+    rules = load_rules("traditional")
+    prizes = read_prizes(EXAMPLE)
+    timed = plan(rules, 13, prizes=prizes, minutes=30, games=3000, seed=1)
+    free = plan(rules, 13, prizes=prizes, games=3000, seed=1)
+    assert timed.bell is not None and timed.bell.throws == 180
+    over = timed.over_before_bell
+    assert over is not None and free.over_before_bell is None
+    # The share over before the bell is the untimed games' share of at most 180 throws.
+    counts = free.tables[0].result.throws.counts
+    untimed = float(counts[:181].sum()) / counts.sum()
+    assert abs(over - untimed) < 4.5 * (untimed * (1 - untimed) / 1500) ** 0.5
+    assert timed.minutes.p95 <= 30 + 13 * 10 / 60  # at most the round of the bell
+    data = timed.to_json()
+    assert data["bell"]["throws"] == 180 and data["tables"][0]["bell"]["throws"] == 180
+    # Two tables: both must beat the bell (independent games).
+    two = plan(rules, 26, tables=2, minutes=30, seconds_per_throw=8, games=2000, seed=2)
+    single = two.tables[0].result
+    assert not isinstance(single, RankedResult)
+    assert two.over_before_bell == pytest.approx(single.over_before_bell**2)
+    # A ranked session needs no rounds when time is called.
+    ranked = plan(rules, 13, ranked_prizes=read_ranked_prizes(EXAMPLE), minutes=30, games=500)
+    # 180 throws end in the 14th round of 13, which is finished: 182 throws, 30⅓ minutes.
+    assert ranked.rules.rounds is None and ranked.minutes.p50 == pytest.approx(182 / 6)
 
 
 def test_prizes_only_aa_share() -> None:

@@ -299,6 +299,25 @@ def test_plan_ranked_2013(
     assert "2 player(s) go home without a prize" in out and "use --ranked" not in out
 
 
+def test_plan_with_a_time_limit(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, out, err = run(
+        capsys, monkeypatch, "plan", "-n", "13", "--prizes", str(EXAMPLE), "--minutes", "30",
+        "-g", "1000",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "限时 30 分钟（第 180 掷后叫停）" in out and "铃响前博完" in out
+    code, out, err = run(
+        capsys, monkeypatch, "plan", "-n", "13", "--prizes", str(EXAMPLE), "--ranked",
+        "--minutes", "30", "-g", "500", "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["bell"]["throws"] == 180 and data["rounds"] is None
+    assert data["tables"][0]["ended_by"] == {"rounds": 0.0, "closed": 1.0}
+
+
 def test_plan_text_with_tables(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
