@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import bobing.analysis.planner as planner_module
+import bobing.analysis.prizes as prizes_module
 from bobing.analysis.planner import (
     PrizeList,
     parse_prizes,
@@ -297,5 +298,6 @@ def test_prize_list_json() -> None:
 
 
 def test_doctests() -> None:
-    result = doctest.testmod(planner_module)
-    assert result.attempted > 0 and result.failed == 0
+    for module in (planner_module, prizes_module):
+        result = doctest.testmod(module)
+        assert result.attempted > 0 and result.failed == 0, module.__name__
