@@ -274,7 +274,7 @@ class RankedTally:
         """The tally of one chunk."""
         p = spec.players
         n = out.throws.size
-        prizes = np.zeros((p, max(spec.lines, 1)), np.int64)[:, : spec.lines]
+        prizes = np.zeros((p, spec.lines), np.int64)
         place_hand = np.zeros((p, NO_THROW + 1), np.int64)
         columns = np.arange(n)
         for place in range(p):
