@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import secrets
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from bobing.engine.errors import BobingError
@@ -45,9 +47,11 @@ from bobing.storage.event_store import (
     StoredEvent,
     TableInfo,
     TableSnapshot,
+    iso,
     utcnow,
 )
-from bobing.web.commands import PLANS, Plan
+from bobing.web.clock import Clocks, time_up_command_id
+from bobing.web.commands import PLANS, Plan, plan_time_up
 from bobing.web.export import record_of, results_csv
 from bobing.web.problems import ApiError, from_bobing
 from bobing.web.protocol import Command, dumps
@@ -60,7 +64,10 @@ from bobing.web.validation import (
     check_display_text,
     parse_named_prizes,
     parse_rules,
+    parse_time_limit,
 )
+
+log = logging.getLogger("bobing.web")
 
 COMMIT_ATTEMPTS = 4
 
@@ -107,6 +114,7 @@ class TableService:
         self.cache_size = cache_size
         self._runtimes: OrderedDict[str, Runtime] = OrderedDict()
         self._loading: dict[str, asyncio.Future[Runtime | None]] = {}
+        self.clocks = Clocks(self._time_up)
 
     # -- runtimes -------------------------------------------------------------------------
 
@@ -148,6 +156,7 @@ class TableService:
         return runtime
 
     def _remember(self, runtime: Runtime) -> None:
+        self._arm(runtime)
         self._runtimes[runtime.code] = runtime
         while len(self._runtimes) > self.cache_size:
             code, oldest = next(iter(self._runtimes.items()))
@@ -167,6 +176,51 @@ class TableService:
         if runtime is not None and last_seq > runtime.last_seq and not runtime.lock.locked():
             self.evict(code)
 
+    # -- time limits ------------------------------------------------------------------------
+
+    def _arm(self, runtime: Runtime) -> None:
+        """Keep the table's timer in step with its clock (docs/protocol.md, Time limits)."""
+        running = (
+            runtime.status == "playing"
+            and runtime.closing is None
+            and runtime.game is not None
+            and not runtime.game.is_over
+        )
+        self.clocks.arm(runtime.code, runtime.deadline if running else None)
+
+    async def rearm(self) -> int:
+        """Load every table in play that has a time limit, arming its timer; how many."""
+        armed = 0
+        for code, settings in await self.store.tables_with_status("playing"):
+            if settings.get("time_limit") is None:
+                continue
+            try:
+                await self.runtime(code)
+            except Exception:
+                log.warning("cannot re-arm the clock of table %s", code, exc_info=True)
+                continue
+            armed += 1
+        return armed
+
+    async def _time_up(self, code: str, deadline: datetime) -> bool:
+        """Call time at ``deadline``; True when done (or nothing to do), False to retry."""
+        deadline_iso = iso(deadline)
+
+        def plan(runtime: Runtime, roles: Roles) -> Plan:
+            return plan_time_up(runtime, deadline_iso)
+
+        try:
+            await self._run(code, time_up_command_id(deadline), (), plan)
+        except ApiError as exc:
+            if exc.code in ("conflict", "unavailable"):
+                return False
+            log.warning("the clock could not call time at table %s: %s", code, exc.message)
+        return True
+
+    async def close(self) -> None:
+        """Stop the timers (at shutdown)."""
+        await self.clocks.close()
+
     # -- creating and joining -------------------------------------------------------------
 
     async def create_table(
@@ -178,6 +232,7 @@ class TableService:
         prizes: Any = None,
         named_prizes: Any = None,
         referee_thrower: Any = False,
+        time_limit: Any = None,
     ) -> Created:
         """Create a table; the host (and for pass-and-play the play) token is returned once."""
         table_name = check_display_text(name, field_name="name", max_length=MAX_TABLE_NAME)
@@ -194,10 +249,15 @@ class TableService:
             )
         rule_set = parse_rules(rules, prizes)
         prizes_named = parse_named_prizes(named_prizes)
+        limit = parse_time_limit(time_limit)
         seed = new_server_seed()
         host_token = new_token("h")
         play_token = new_token("g") if mode == "pass_and_play" else None
-        settings = {"named_prizes": prizes_named, "referee_thrower": referee_thrower}
+        settings = {
+            "named_prizes": prizes_named,
+            "referee_thrower": referee_thrower,
+            "time_limit": limit,
+        }
         rules_json = rule_set.to_json()
         for _ in range(20):
             code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
@@ -221,6 +281,7 @@ class TableService:
                 "rules": rules_json,
                 "named_prizes": prizes_named,
                 "referee_thrower": referee_thrower,
+                "time_limit": limit,
                 "commitment": info.commitment,
             }
             try:
@@ -351,6 +412,7 @@ class TableService:
         if command_id is not None:
             runtime.command_seqs[command_id] = stored[0].seq
         runtime.state_json = state_text(runtime)
+        self._arm(runtime)
 
     async def _publish(self, runtime: Runtime, stored: list[StoredEvent]) -> None:
         frame = events_frame(stored, runtime.state_json)

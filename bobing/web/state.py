@@ -20,7 +20,16 @@ def game_result(game: Game) -> dict[str, Any]:
     return {key: result[key] for key in RESULT_KEYS}
 
 
-STATIC_KEYS = ("code", "name", "mode", "created_at", "referee_thrower", "rules", "named_prizes")
+STATIC_KEYS = (
+    "code",
+    "name",
+    "mode",
+    "created_at",
+    "referee_thrower",
+    "rules",
+    "named_prizes",
+    "time_limit",
+)
 """State keys that never change after creation (encoded once per runtime)."""
 
 
@@ -35,6 +44,7 @@ def static_state(runtime: Runtime) -> dict[str, Any]:
         "referee_thrower": bool(settings.get("referee_thrower")),
         "rules": runtime.info.rules,
         "named_prizes": settings.get("named_prizes") or {},
+        "time_limit": runtime.time_limit,
     }
 
 
@@ -60,6 +70,11 @@ def dynamic_state(runtime: Runtime) -> dict[str, Any]:
         "last_throw": runtime.last_throw,
         "skipping": skipping(game),
         "final_round": final_round(game),
+        "deadline": running_deadline(runtime),
+        "time_left": runtime.time_left if runtime.status == "paused" else None,
+        "closing": None
+        if runtime.closing is None
+        else {"by": runtime.closing["by"], "at": runtime.closing["at"]},
         "result": None if game is None else game_result(game),
         "last_seq": runtime.last_seq,
         "fairness": {
@@ -67,6 +82,20 @@ def dynamic_state(runtime: Runtime) -> dict[str, Any]:
             "server_seed": revealed_seed(runtime),
         },
     }
+
+
+def running_deadline(runtime: Runtime) -> str | None:
+    """When the clock calls time, while it runs (a game in play, time not yet called)."""
+    game = runtime.game
+    if (
+        runtime.deadline is None
+        or runtime.status != "playing"
+        or runtime.closing is not None
+        or game is None
+        or game.is_over
+    ):
+        return None
+    return iso(runtime.deadline)
 
 
 def revealed_seed(runtime: Runtime) -> str | None:

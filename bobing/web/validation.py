@@ -26,6 +26,10 @@ MAX_PRIZE_VALUE = 10**9
 HTML_CHARACTERS = frozenset("<>&\"'")
 
 
+MAX_TIME_LIMIT = 600
+"""The longest time limit a table may set, in minutes (ten hours: a whole evening)."""
+
+
 def check_display_text(value: Any, *, field_name: str, max_length: int) -> str:
     """A trimmed display name: no HTML characters, no control characters, not too long."""
     if not isinstance(value, str):
@@ -128,3 +132,18 @@ def parse_named_prizes(value: Any) -> dict[str, dict[str, Any]]:
         out[str(tier)] = {"name": name, "value": amount}
     return out
 
+
+
+def parse_time_limit(value: Any) -> int | None:
+    """A table's time limit in whole minutes (1-600), or None for a game without one."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_TIME_LIMIT:
+        raise ApiError(
+            "invalid_field",
+            f"invalid time_limit {str(value)[:20]!r}: whole minutes 1-{MAX_TIME_LIMIT}, or null",
+            field="time_limit",
+            value=str(value)[:20],
+            limit=MAX_TIME_LIMIT,
+        )
+    return value

@@ -99,7 +99,7 @@ export function why(c) {
 export function requiredZhuangyuanHands(rules) {
   const required = new Set([...ALWAYS_ZHUANGYUAN, "liubohong"]);
   if (["zhuangyuan_end_share", "zhuangyuan"].includes(rules.liubohei)) required.add("liubohei");
-  if (rules.six_ones === "biandijin" && rules.biandijin === "zhuangyuan") required.add("biandijin");
+  if (rules.six_ones === "biandijin" && ["zhuangyuan", "zhuangyuan_take_remaining_end"].includes(rules.biandijin)) required.add("biandijin");
   return required;
 }
 

@@ -12,6 +12,8 @@ import { icon, announce, showError, confirmDialog, toast } from "../ui.js";
 import { rattle, settle, chime, gong, unlock } from "../sound.js";
 import { prefs, setPref } from "../store.js";
 import { keepFocus } from "./lobby.js";
+import { CountdownBar, askClose } from "../countdown.js";
+import { isRanked, paintLeaderboard, prizeList } from "../ranked.js";
 
 const LOG_LIMIT = 60;
 const SHAKE_DELTA = 14;
@@ -111,6 +113,7 @@ export class PlayPanel {
     this.logBox = h("section", { class: "card log-card", "aria-labelledby": "log-title" });
     this.hostBox = h("div", { class: "host-bar" });
     this.pausedBox = h("div", { class: "paused-note", role: "status", hidden: true });
+    this.countdown = new CountdownBar(session);
     this.queue = Promise.resolve();
     this.myRoll = null;
     this.throwing = false;
@@ -137,6 +140,7 @@ export class PlayPanel {
       h(
         "div",
         { class: "play-main" },
+        this.countdown.el,
         this.turnBar,
         this.pausedBox,
         h("div", { class: "bowl-stage" }, this.bowl.el),
@@ -151,6 +155,7 @@ export class PlayPanel {
 
   destroy() {
     if (this.pad) this.pad.destroy();
+    this.countdown.destroy();
     window.removeEventListener("devicemotion", this.onMotion);
     document.removeEventListener("keydown", this.onKey);
   }
@@ -219,9 +224,16 @@ export class PlayPanel {
     this.paintBowl();
     this.paintAward();
     this.paintAction();
-    this.paintLeader();
-    mount(this.poolBox, h("h2", { id: "pool-title", class: "card-title" }, t("play.pool")), poolView(st));
-    mount(this.playersBox, h("h2", { id: "players-title", class: "card-title" }, t("play.holdings")), holdingsTable(st, { me: this.session.me }));
+    if (isRanked(st)) {
+      // one prize per person by best throw: the leaderboard and the prize list say it all
+      paintLeaderboard(this.leaderBox, st, { me: this.session.me });
+      mount(this.poolBox, h("h2", { id: "pool-title", class: "card-title" }, t("ranked.prizes")), prizeList(st));
+      this.playersBox.hidden = true;
+    } else {
+      this.paintLeader();
+      mount(this.poolBox, h("h2", { id: "pool-title", class: "card-title" }, t("play.pool")), poolView(st));
+      mount(this.playersBox, h("h2", { id: "players-title", class: "card-title" }, t("play.holdings")), holdingsTable(st, { me: this.session.me }));
+    }
     this.paintLog();
     this.paintHost();
   }
@@ -558,7 +570,9 @@ export class PlayPanel {
         st.status === STATUS.PAUSED
           ? h("button", { type: "button", class: "btn btn-ghost", "data-fk": "resume", onclick: () => this.host(COMMAND.RESUME) }, icon("play"), t("host.resume"))
           : h("button", { type: "button", class: "btn btn-ghost", "data-fk": "pause", onclick: () => this.host(COMMAND.PAUSE) }, icon("pause"), t("host.pause")),
-        h("button", { type: "button", class: "btn btn-ghost btn-danger-text", "data-fk": "end", onclick: () => this.endGame() }, icon("stop"), t("host.end")),
+        st.closing
+          ? h("span", { class: "badge badge-gold closing-badge" }, t("host.time_called"))
+          : h("button", { type: "button", class: "btn btn-ghost btn-danger-text", "data-fk": "end", onclick: () => this.endGame() }, icon("stop"), t("host.end")),
       ),
     );
   }
@@ -572,8 +586,8 @@ export class PlayPanel {
   }
 
   async endGame() {
-    const yes = await confirmDialog({ title: t("host.end_title"), body: t("host.end_body"), yes: t("host.end_yes"), danger: true });
-    if (yes) await this.host(COMMAND.END);
+    // a close (RULES.md §8.1): the dialog says what will happen at this table
+    if (await askClose(this.session)) await this.host(COMMAND.END);
   }
 }
 

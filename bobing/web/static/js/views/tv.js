@@ -11,7 +11,9 @@ import { renderTopbar, announce, icon } from "../ui.js";
 import { rattle, settle, gong } from "../sound.js";
 import { poolView, holdingsTable, shownKey } from "./play.js";
 import { inviteUrl } from "./lobby.js";
-import { resultsTable } from "./end.js";
+import { resultsTable, endReason } from "./end.js";
+import { CountdownBar } from "../countdown.js";
+import { isRanked, paintLeaderboard, PrizeCeremony, rankingTable } from "../ranked.js";
 
 export class TvView {
   constructor(main, session, ctx) {
@@ -21,6 +23,8 @@ export class TvView {
     this.bowl = new Bowl({ big: true });
     this.queue = Promise.resolve();
     this.shown = null;
+    this.countdown = new CountdownBar(session, { big: true });
+    this.prizeCeremony = null;
     this.onUpdate = (ev) => {
       this.queue = this.queue.then(() => this.apply(ev.detail)).catch(() => this.paint());
     };
@@ -29,6 +33,8 @@ export class TvView {
 
   destroy() {
     this.session.removeEventListener("update", this.onUpdate);
+    this.countdown.destroy();
+    if (this.prizeCeremony) this.prizeCeremony.destroy();
     document.body.classList.remove("tv-mode");
   }
 
@@ -65,10 +71,10 @@ export class TvView {
       if (this.session.state.status === STATUS.OVER) await sleep(reducedMotion() ? 300 : 2000);
     }
     if (live && events.some((e) => e.type === EVENT.ZHUANGYUAN)) gong();
-    this.paint();
+    this.paint({ live });
   }
 
-  paint({ rolling = false } = {}) {
+  paint({ rolling = false, live = false } = {}) {
     const st = this.session.state;
     if (!st) {
       mount(this.main, h("section", { class: "center-card loading" }, h("div", { class: "boot-moon", "aria-hidden": "true" }), h("p", {}, t("table.connecting", { code: this.session.code }))));
@@ -82,11 +88,23 @@ export class TvView {
         h(
           "div",
           { class: "tv tv-lobby" },
-          h("div", { class: "tv-hero" }, h("p", { class: "eyebrow" }, t("tv.scan")), h("h1", { class: "tv-title" }, st.name), qr),
+          h("div", { class: "tv-hero" }, h("p", { class: "eyebrow" }, t("tv.scan")), h("h1", { class: "tv-title" }, st.name), this.countdown.el, qr),
           h("ol", { class: "tv-seats" }, (st.players || []).map((p) => h("li", {}, h("span", { class: "seat-no" }, String(p.seat)), p.name))),
         ),
       );
       return;
+    }
+    if (st.status === STATUS.OVER && isRanked(st)) {
+      if (!this.prizeCeremony) this.prizeCeremony = new PrizeCeremony(st, { live, big: true });
+      mount(
+        this.main,
+        h("div", { class: "tv tv-over tv-ranked" }, h("div", {}, this.prizeCeremony.el, h("p", { class: "end-reason" }, endReason(st))), h("section", { class: "card" }, rankingTable(st))),
+      );
+      return;
+    }
+    if (this.prizeCeremony && st.status !== STATUS.OVER) {
+      this.prizeCeremony.destroy();
+      this.prizeCeremony = null;
     }
     if (st.status === STATUS.OVER) {
       const z = st.result && st.result.zhuangyuan;
@@ -138,19 +156,27 @@ export class TvView {
     const fin = st.final_round;
     if (fin && fin.last_thrower && !rolling) next = `${next} · ${t("play.final_until", { player: fin.last_thrower })}`;
     const leader = leaderText(st.result, st.rules);
+    let right;
+    if (isRanked(st)) {
+      const board = h("section", { class: "card tv-board" });
+      paintLeaderboard(board, st, { compact: (st.players || []).length > 12 });
+      right = h("div", { class: "tv-right" }, h("div", { class: "tv-top tv-top-ranked" }, qr), board);
+    } else {
+      right = h(
+        "div",
+        { class: "tv-right" },
+        h("div", { class: "tv-top" }, h("section", { class: "card tv-leader" }, h("h2", { class: "card-title" }, t("play.leader")), leader ? h("p", { class: "leader-name" }, leader) : h("p", { class: "hint" }, t("play.no_leader"))), qr),
+        h("section", { class: "card" }, h("h2", { class: "card-title" }, t("play.pool")), poolView(st)),
+        h("section", { class: "card" }, holdingsTable(st)),
+      );
+    }
     mount(
       this.main,
       h(
         "div",
-        { class: "tv tv-play" },
-        h("div", { class: "tv-left" }, h("p", { class: "tv-next" }, rolling ? t("play.rolling") : next), this.bowl.el, award || h("div", { class: "tv-award" })),
-        h(
-          "div",
-          { class: "tv-right" },
-          h("div", { class: "tv-top" }, h("section", { class: "card tv-leader" }, h("h2", { class: "card-title" }, t("play.leader")), leader ? h("p", { class: "leader-name" }, leader) : h("p", { class: "hint" }, t("play.no_leader"))), qr),
-          h("section", { class: "card" }, h("h2", { class: "card-title" }, t("play.pool")), poolView(st)),
-          h("section", { class: "card" }, holdingsTable(st)),
-        ),
+        { class: `tv tv-play${(st.players || []).length > 12 ? " tv-crowd" : ""}` },
+        h("div", { class: "tv-left" }, this.countdown.el, h("p", { class: "tv-next" }, rolling ? t("play.rolling") : next), this.bowl.el, award || h("div", { class: "tv-award" })),
+        right,
       ),
     );
   }
