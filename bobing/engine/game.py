@@ -28,6 +28,8 @@ from bobing.engine.events import (
     ZhuangyuanWon,
 )
 from bobing.engine.hands import ORDINARY_HAND_TIER, TIERS, Classification, Hand, Tier
+from bobing.engine.rules import MAX_PLAYERS as MAX_PLAYERS  # re-exported: the seat limits
+from bobing.engine.rules import MIN_PLAYERS as MIN_PLAYERS
 from bobing.engine.rules import (
     BiandijinEffect,
     ChajinhuaDuitang,
@@ -43,8 +45,6 @@ from bobing.engine.rules import (
     Tiaohou,
 )
 
-MIN_PLAYERS = 2
-MAX_PLAYERS = 12
 MAX_NAME_LENGTH = 24
 
 _TIER_INDEX: dict[str, int] = {str(t): i for i, t in enumerate(TIERS)}
@@ -172,7 +172,19 @@ class GameState(NamedTuple):
 
 def new_state(rules: RuleSet, players: Sequence[str]) -> GameState:
     """The state before the start, validating the seat list."""
-    names = validate_players(players)
+    count = len(players) if isinstance(players, Sequence) and not isinstance(players, str) else 0
+    if rules.max_players < count <= MAX_PLAYERS:
+        raise InputError(
+            f"{count} players, but max_players is {rules.max_players}: a table under "
+            f"these rules seats {MIN_PLAYERS} to {rules.max_players} (max_players may be raised "
+            f"up to {MAX_PLAYERS})",
+            code="players_over_max",
+            key="players",
+            count=count,
+            maximum=rules.max_players,
+            ceiling=MAX_PLAYERS,
+        )
+    names = validate_players(players, rules.max_players)
     n = len(names)
     return GameState(
         rules=rules,
@@ -193,19 +205,22 @@ def new_state(rules: RuleSet, players: Sequence[str]) -> GameState:
     )
 
 
-def validate_players(players: Sequence[str]) -> tuple[str, ...]:
-    """Check a seat list: 2-12 distinct, non-empty names of at most 24 characters."""
+def validate_players(players: Sequence[str], maximum: int = MAX_PLAYERS) -> tuple[str, ...]:
+    """Check a seat list: 2-30 distinct, non-empty names of at most 24 characters.
+
+    The table's own limit, ``rules.max_players`` (12 unless agreed), is checked by the game.
+    """
     if isinstance(players, str) or not isinstance(players, Sequence):
         raise InputError("players must be a list of names", code="players_not_list", key="players")
     names = tuple(players)
-    if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
+    if not MIN_PLAYERS <= len(names) <= maximum:
         raise InputError(
-            f"a table seats {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(names)}",
+            f"a table seats {MIN_PLAYERS} to {maximum} players, not {len(names)}",
             code="player_count",
             key="players",
             count=len(names),
             minimum=MIN_PLAYERS,
-            maximum=MAX_PLAYERS,
+            maximum=maximum,
         )
     seen: set[str] = set()
     for name in names:
@@ -568,12 +583,27 @@ class Game:
                 events += self._sweep(state, seat, n, from_players=False)
                 events += self._stand(state, seat, c, text, n)
                 return self._finish(state, events, "liubohong")
+            if effect is LiubohongEffect.FRIENDLY_END:
+                # 得主只拿状元和对堂，其余分送大家: the rest stays in the pool, shared.
+                left = state.pool[_TIER_INDEX[Tier.DUITANG]]
+                if left:
+                    events.append(Awarded(n, name, str(Tier.DUITANG), left, None, "sweep"))
+                events.append(GameOver(n, "liubohong"))
+                events.append(ZhuangyuanWon(name, str(hand), text, n))
+                return events, fold(state, events)
             events += self._stand(state, seat, c, text, n)
         elif hand is Hand.LIUBOHEI and rules.liubohei is not LiuboheiEffect.IGNORE:
             effect_hei = rules.liubohei
             if effect_hei is LiuboheiEffect.GRAB_END:
                 events.append(GrabOpened(n))
                 return events, fold(state, events)
+            if effect_hei is LiuboheiEffect.TAKE_ONE:
+                # 拿个奖品就是: the best ordinary cake still in the pool; play goes on.
+                for index in range(1, len(TIERS)):
+                    if state.pool[index]:
+                        events.append(Awarded(n, name, str(TIERS[index]), 1, None, "hand"))
+                        break
+                return self._after_turn(state, events)
             events += self._stand(state, seat, c, text, n)
             if effect_hei is LiuboheiEffect.ZHUANGYUAN_END_SHARE:
                 return self._finish(state, events, "liubohei")
@@ -584,12 +614,18 @@ class Game:
                 events.append(ZhuangyuanWon(name, str(hand), text, n))
                 return events, fold(state, events)
             events += self._stand(state, seat, c, text, n)
+            if rules.biandijin is BiandijinEffect.ZHUANGYUAN_TAKE_REMAINING_END:
+                # 只得桌上所剩之饼: the 状元 cake still goes to the best standing.
+                events += self._sweep(state, seat, n, from_players=False)
+                return self._finish(state, events, "biandijin")
         elif hand in rules.zhuangyuan_order:
             events += self._stand(state, seat, c, text, n)
             if hand is Hand.CHAJINHUA and rules.chajinhua_duitang is ChajinhuaDuitang.IMMEDIATE:
                 take = min(2, state.pool[1])
                 if take:
                     events.append(Awarded(n, name, "duitang", take, None, "chajinhua"))
+            for bonus in c.bonus:  # 五子带一秀 (wuzi_bonus): from the pool only
+                events += self._take(state, seat, bonus, n, "bonus")
         else:
             tier = ORDINARY_HAND_TIER.get(hand)
             if tier is not None:
@@ -652,11 +688,17 @@ class Game:
             if state.pool[index]:
                 events.append(Awarded(n, name, str(tier), state.pool[index], None, "sweep"))
             if from_players:
+                spare = self.rules.liubohong_spares_chajinhua
                 for other, counts in enumerate(state.held):
-                    if other != seat and counts[index]:
+                    count = counts[index]
+                    if spare:  # 不能追缴状元插金花所得
+                        count -= sum(
+                            1 for lot in state.lots
+                            if lot.seat == other and lot.tier == index and lot.protected
+                        )
+                    if other != seat and count:
                         events.append(
-                            Awarded(n, name, str(tier), counts[index], state.players[other],
-                                    "sweep")
+                            Awarded(n, name, str(tier), count, state.players[other], "sweep")
                         )
         return events
 
@@ -676,7 +718,17 @@ class Game:
         if leader is None:
             return []
         hand = None if leader.hand is None else str(leader.hand)
-        return [ZhuangyuanWon(state.players[leader.seat], hand, leader.dice, leader.throw)]
+        name = state.players[leader.seat]
+        events: list[Event] = [ZhuangyuanWon(name, hand, leader.dice, leader.throw)]
+        left = state.pool[_TIER_INDEX[Tier.DUITANG]]
+        if (
+            leader.hand is Hand.CHAJINHUA
+            and self.rules.chajinhua_duitang is ChajinhuaDuitang.AT_END
+            and left
+        ):
+            # 还可以拿走2个对堂的所有奖品（未中出部分）: the 对堂 cakes nobody won.
+            events.append(Awarded(leader.throw, name, str(Tier.DUITANG), left, None, "chajinhua"))
+        return events
 
     def _after_turn(
         self, before: GameState, events: list[Event]
