@@ -173,6 +173,21 @@ def bad_file(tmp: Path, name: str, data: bytes) -> str:
 
 
 # (what to do, a fragment every language must quote)
+def closed_twice() -> None:
+    game = Game(TRADITIONAL, ["甲", "乙"])
+    game.start()
+    game.throw("123456")
+    game.close()
+    game.close()
+
+
+def over_then_closed() -> None:
+    game = Game(TRADITIONAL, ["甲", "乙"])
+    game.start()
+    game.close()
+    game.close()
+
+
 CORPUS: dict[str, tuple[Callable[[Path], object], str]] = {
     "no_dice_given": (lambda _: parse_dice("  "), "444412"),
     "dice_not_face": (lambda _: parse_dice("44441x"), "'x'"),
@@ -275,6 +290,20 @@ CORPUS: dict[str, tuple[Callable[[Path], object], str]] = {
         lambda _: load_rules({"ranked_prizes": [{"name": "a"}]}), "ranked_prizes"
     ),
     "rounds_without_ranked": (lambda _: load_rules({"rounds": 3}), "rounds"),
+    "close_entry_invalid": (
+        lambda _: judge_record(record(throws=[{"close": "yes"}])), "'close': 'yes'"
+    ),
+    "close_after_end": (
+        lambda _: judge_record(record(rules="modern", throws=["444444", {"close": True}])), "1"
+    ),
+    "close_twice": (
+        lambda _: judge_record(record(throws=["123456", {"close": True}, {"close": True}])), "1"
+    ),
+    "close_during_grab": (
+        lambda _: judge_record(record(throws=["123455", "555555", {"close": True}])), "2"
+    ),
+    "already_closed": (lambda _: closed_twice(), ""),
+    "close_game_over": (lambda _: over_then_closed(), ""),
     "players_over_max": (
         lambda _: Game(TRADITIONAL, [f"p{i}" for i in range(13)]), "max_players"
     ),

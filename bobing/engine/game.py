@@ -16,6 +16,7 @@ from bobing.engine.dice import DiceSource, dice_text, parse_dice
 from bobing.engine.errors import IllegalAction, InputError, RecordError
 from bobing.engine.events import (
     Awarded,
+    Closed,
     Event,
     FinalStarted,
     GameOver,
@@ -28,9 +29,11 @@ from bobing.engine.events import (
     ZhuangyuanWon,
 )
 from bobing.engine.hands import ORDINARY_HAND_TIER, TIERS, Classification, Hand, Tier
+from bobing.engine.ranked import BestThrow, RankingEntry, better, rank_players
 from bobing.engine.rules import MAX_PLAYERS as MAX_PLAYERS  # re-exported: the seat limits
 from bobing.engine.rules import MIN_PLAYERS as MIN_PLAYERS
 from bobing.engine.rules import (
+    Award,
     BiandijinEffect,
     ChajinhuaDuitang,
     ChajinhuaLugu,
@@ -112,6 +115,30 @@ class GameState(NamedTuple):
     final_until: int | None  # the last turn index once the final phase began
     ended_by: str | None
     winner: Winner | None
+    close_until: int | None = None  # the last turn index once time was called (§8.1)
+    thrown_turn: int | None = None  # the turn index of the latest throw
+    best: tuple[BestThrow | None, ...] = ()  # ranked mode (§8.2): each seat's best throw
+
+    @property
+    def closed(self) -> bool:
+        """Whether time has been called (RULES.md §8.1)."""
+        return self.close_until is not None
+
+    @property
+    def ranked(self) -> bool:
+        """Whether the table plays for ranked prizes (RULES.md §8.2) instead of cakes."""
+        return self.rules.award is Award.RANKED
+
+    def play_order(self) -> list[int]:
+        """Seats in play order from the starter (seat order before the start)."""
+        if self.starter is None:
+            return list(range(len(self.players)))
+        return [self.seat_at(k) for k in range(len(self.players))]
+
+    def ranking(self) -> tuple[RankingEntry, ...]:
+        """Ranked mode: every player by best throw, with the prize it holds now (§8.2)."""
+        best = self.best or (None,) * len(self.players)
+        return rank_players(self.rules, self.players, self.play_order(), best)
 
     @property
     def step(self) -> int:
@@ -194,7 +221,7 @@ def new_state(rules: RuleSet, players: Sequence[str]) -> GameState:
         starter=None,
         turn=0,
         throws=0,
-        pool=tuple(rules.prizes),
+        pool=(0,) * len(TIERS) if rules.award is Award.RANKED else tuple(rules.prizes),
         held=((0,) * len(TIERS),) * n,
         lots=(),
         standings=(None,) * n,
@@ -202,6 +229,7 @@ def new_state(rules: RuleSet, players: Sequence[str]) -> GameState:
         final_until=None,
         ended_by=None,
         winner=None,
+        best=(None,) * n,
     )
 
 
@@ -286,7 +314,15 @@ def _move(state: GameState, event: Awarded) -> GameState:
 def apply(state: GameState, event: Event) -> GameState:
     """The state after ``event``: the fold step, with no side effects."""
     if isinstance(event, Thrown):
-        return state._replace(turn=state.turn + 1, throws=event.throw)
+        after = state._replace(turn=state.turn + 1, throws=event.throw, thrown_turn=state.turn)
+        if event.dice is not None and state.rules.award is Award.RANKED:
+            seat = state.seat_of[event.player]
+            new = better(state.rules, state.best[seat], event.dice, event.throw)
+            if new is not None:
+                after = after._replace(best=state.best[:seat] + (new,) + state.best[seat + 1 :])
+        return after
+    if isinstance(event, Closed):
+        return state._replace(close_until=event.until_turn)
     if isinstance(event, Awarded):
         return _move(state, event)
     if isinstance(event, StandingSet):
@@ -571,6 +607,9 @@ class Game:
         c = rules.classifier(faces)
         text = _DICE_TEXT.get(faces) or _dice_text(faces)
         events.append(Thrown(n, name, text, str(c.hand)))
+        if rules.award is Award.RANKED:
+            # §8.2: no cakes change hands and no effect ends the game; the throw only ranks.
+            return self._after_turn(state, events)
         hand = c.hand
         if hand is Hand.LIUBOHONG:
             effect = rules.liubohong
@@ -735,7 +774,11 @@ class Game:
     ) -> tuple[list[Event], GameState]:
         """Enter the final phase, end the game, or skip the next players' lost turns."""
         state = fold(before, events)
-        exhausted = state.phase is Phase.MAIN and state.unclaimed_ordinary == 0
+        exhausted = (
+            state.phase is Phase.MAIN
+            and state.unclaimed_ordinary == 0
+            and state.rules.award is Award.CAKES
+        )
         if exhausted and any(entry is not None for entry in state.standings):
             exhausted_before = before.unclaimed_ordinary == 0
             done = state.turn - 1  # the turn just played
@@ -759,16 +802,16 @@ class Game:
         """End the game when its last turn is done; take the turns lost to 跳猴."""
         events: list[Event] = []
         while True:
-            final_until = state.final_until
-            if state.phase is Phase.FINAL and final_until is not None and state.turn > final_until:
-                over = GameOver(state.throws or None, "exhausted")
+            if state.phase is not Phase.MAIN and state.phase is not Phase.FINAL:
+                return events, state
+            ended_by = self._ends_now(state)
+            if ended_by is not None:
+                over = GameOver(state.throws or None, ended_by)
                 state = apply(state, over)
                 events.append(over)
                 won = self._award_zhuangyuan(state)
                 events += won
                 return events, fold(state, won)
-            if state.phase is not Phase.MAIN and state.phase is not Phase.FINAL:
-                return events, state
             if True not in state.skip:  # the usual case: nobody is to lose a turn
                 return events, state
             seat = state.seat_at(state.turn)
@@ -777,6 +820,71 @@ class Game:
             skipped = Skipped(state.players[seat], state.turn)
             state = apply(state, skipped)
             events.append(skipped)
+
+    def _ends_now(self, state: GameState) -> str | None:
+        """Why the game ends before the next turn (its ``ended_by``), or None when it goes on."""
+        turn = state.turn
+        final_until = state.final_until
+        if state.phase is Phase.FINAL and final_until is not None and turn > final_until:
+            return "exhausted"
+        rounds = self.rules.rounds
+        if rounds is not None and turn >= rounds * len(state.players):
+            return "rounds"
+        close_until = state.close_until
+        if close_until is not None and turn > close_until:
+            cut_short = state.ranked or state.unclaimed_ordinary > 0
+            return "closed" if cut_short else "exhausted"
+        return None
+
+    # -- calling time (RULES.md §8.1) ----------------------------------------------------------
+
+    def verify_close(self) -> None:
+        """Raise unless time can be called now: the game is in play and time was not called."""
+        state = self.state
+        if state.phase is Phase.OVER:
+            raise IllegalAction(
+                "time cannot be called: the game is already over", code="close_game_over"
+            )
+        if state.close_until is not None:
+            raise IllegalAction("time has already been called", code="already_closed")
+        if state.phase is Phase.NOT_STARTED:
+            raise IllegalAction("the game has not started", code="not_started")
+        if state.phase is Phase.GRAB:
+            raise IllegalAction(
+                "the lights are off: the grab must be settled", code="grab_pending"
+            )
+
+    def can_close(self) -> bool:
+        """Whether :meth:`close` would succeed."""
+        try:
+            self.verify_close()
+        except IllegalAction:
+            return False
+        return True
+
+    def close(self) -> list[Event]:
+        """Call time: the game ends at the end of the current round (at once under
+        ``end`` = ``immediate``, or when nobody has thrown in this round yet)."""
+        self.verify_close()
+        state = self.state
+        size = len(state.players)
+        turn = state.turn
+        started_round = state.thrown_turn is not None and state.thrown_turn // size == turn // size
+        if self.rules.end is End.IMMEDIATE or not started_round:
+            until = turn - 1
+        else:
+            until = (turn // size + 1) * size - 1
+        event = Closed(state.throws or None, until)
+        more, after = self._skips_after(apply(state, event))
+        self.state = after
+        self.events += [event, *more]
+        return [event, *more]
+
+    # -- ranked prizes (RULES.md §8.2) -----------------------------------------------------------
+
+    def ranking(self) -> tuple[RankingEntry, ...]:
+        """Ranked mode: every player by best throw so far, with the prize it holds now."""
+        return self.state.ranking()
 
     # -- the grab ----------------------------------------------------------------------------
 
@@ -893,7 +1001,7 @@ class Game:
         most of the cost, and a table server sends the result after every throw.
         """
         state = self.state
-        leader = state.leader()
+        leader = None if state.ranked else state.leader()
         out: dict[str, Any] = {
             "status": "over" if state.phase is Phase.OVER else "in_progress",
             "ended_by": state.ended_by,
@@ -912,11 +1020,16 @@ class Game:
             },
             "pool": {str(t): n for t, n in zip(TIERS, state.pool, strict=True)},
         }
+        if state.ranked:
+            out["holdings"] = {name: {} for name in state.players}
+            out["pool"] = {}
+            out["ranking"] = [entry.to_json() for entry in state.ranking()]
         if events:
             out["events"] = [event.to_json() for event in self.events]
         out["phase"] = str(state.phase)
         out["throws"] = state.throws
         out["round"] = _round_shown(state)
+        out["closed"] = state.closed
         return out
 
     @classmethod
