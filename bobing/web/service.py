@@ -209,12 +209,22 @@ class TableService:
         def plan(runtime: Runtime, roles: Roles) -> Plan:
             return plan_time_up(runtime, deadline_iso)
 
+        cached = self._runtimes.get(code)
+        seen = None if cached is None else cached.last_seq
         try:
-            await self._run(code, time_up_command_id(deadline), (), plan)
+            outcome = await self._run(code, time_up_command_id(deadline), (), plan)
         except ApiError as exc:
             if exc.code in ("conflict", "unavailable"):
                 return False
             log.warning("the clock could not call time at table %s: %s", code, exc.message)
+            return True
+        if outcome.duplicate and seen is not None:
+            # Another instance called time first. Its broker message may never reach this
+            # instance (the memory broker is per process): tell this instance's sockets.
+            runtime = await self.runtime(code)
+            stored = await self.store.events_after(runtime.code, seen, PAGE)
+            if stored and stored[-1].seq == runtime.last_seq:
+                await self._publish(runtime, stored)
         return True
 
     async def close(self) -> None:

@@ -11,13 +11,17 @@ from bobing.storage.event_store import (
 from bobing.web.protocol import dumps
 from bobing.web.runtime import Runtime
 
-RESULT_KEYS = ("status", "ended_by", "next", "zhuangyuan", "holdings", "pool")
+RESULT_KEYS = ("status", "ended_by", "next", "zhuangyuan", "holdings", "pool", "round")
 
 
 def game_result(game: Game) -> dict[str, Any]:
-    """The state's ``result``: RULES.md §7 without its ``events`` list (``Game.result``)."""
+    """The state's ``result``: RULES.md §7 without its ``events`` list (``Game.result``), with
+    the round and, at a ranked table, the live ``ranking`` (§8.2)."""
     result = game.result(events=False)
-    return {key: result[key] for key in RESULT_KEYS}
+    out = {key: result[key] for key in RESULT_KEYS}
+    if "ranking" in result:
+        out["ranking"] = result["ranking"]
+    return out
 
 
 STATIC_KEYS = (
@@ -115,16 +119,27 @@ def skipping(game: Game | None) -> list[str]:
 def final_round(game: Game | None) -> dict[str, Any] | None:
     """The last round, once it has begun: up to which turn, who throws last, how many throws.
 
-    ``until_turn`` is the engine's turn index (the ``final`` event's); ``last_thrower`` and
-    ``throws_left`` (this one included) count the turns to come, skipping the players who are
-    to lose a turn — a 跳猴 during the last round may still change them.
+    The last round is the final phase once the cakes are out (§4), the rest of the round when
+    time was called (§8.1), or the last of a ranked table's ``rounds`` (§8.2); whichever ends
+    first. ``until_turn`` is the engine's turn index; ``last_thrower`` and ``throws_left``
+    (this one included) count the turns to come, skipping the players who are to lose a turn
+    — a 跳猴 during the last round may still change them.
     """
-    if game is None or game.phase is not Phase.FINAL:
+    if game is None or game.phase not in (Phase.MAIN, Phase.FINAL):
         return None
     state = game.state
-    until = state.final_until
-    if until is None:  # pragma: no cover - the final phase always has its last turn
+    size = len(state.players)
+    limits: list[int] = []
+    if state.phase is Phase.FINAL and state.final_until is not None:
+        limits.append(state.final_until)
+    if state.close_until is not None:
+        limits.append(state.close_until)
+    rounds = game.rules.rounds
+    if rounds is not None and state.turn >= (rounds - 1) * size:
+        limits.append(rounds * size - 1)
+    if not limits:
         return None
+    until = min(limits)
     skip = list(state.skip)
     last: str | None = None
     left = 0

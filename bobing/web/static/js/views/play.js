@@ -254,7 +254,7 @@ export class PlayPanel {
       parts.push(h("span", { class: "turn-no" }, t("play.throw_no", { n: st.turn })));
       parts.push(h("span", { class: "turn-main" }, mine ? t("play.your_turn") : t("play.turn_of", { player: st.next })));
     }
-    if (st.phase === PHASE.FINAL) {
+    if ((st.phase === PHASE.FINAL || st.final_round) && !st.closing) {
       const fin = st.final_round;
       parts.push(
         h(
