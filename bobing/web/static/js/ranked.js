@@ -188,6 +188,7 @@ export class PrizeCeremony {
   }
 
   async play() {
+    await sleep(600); // the ceremony is on the screen before the first prize is called
     for (let i = 0; i < this.items.length && !this.cancelled; i++) {
       const top = i === this.items.length - 1;
       if (top) await sleep(900); // a breath before the top prize

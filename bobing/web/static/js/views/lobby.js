@@ -63,6 +63,7 @@ export class LobbyPanel {
     this.session = session;
     this.ctx = ctx;
     this.seats = h("ol", { class: "seat-list" });
+    this.seatCount = h("span", { class: "seat-count" });
     this.startBox = h("div", { class: "start-box" });
     this.joinBox = h("div", { class: "join-box" });
     this.bowl = new Bowl();
@@ -140,7 +141,7 @@ export class LobbyPanel {
     const seatsCard = h(
       "section",
       { class: "card seats", "aria-labelledby": "seats-title" },
-      h("h2", { id: "seats-title", class: "card-title" }, t("lobby.seats"), h("span", { class: "seat-count" }, t("lobby.seat_count", { n: (st.players || []).length, max: seatLimit(st) }))),
+      h("h2", { id: "seats-title", class: "card-title" }, t("lobby.seats"), this.seatCount),
       this.seats,
       this.joinBox,
     );
@@ -169,6 +170,7 @@ export class LobbyPanel {
     const st = this.session.state;
     const isHost = this.session.isHost();
     const players = st.players || [];
+    this.seatCount.textContent = t("lobby.seat_count", { n: players.length, max: seatLimit(st) });
     keepFocus(this.seats, () => {
       mount(
         this.seats,
@@ -203,7 +205,7 @@ export class LobbyPanel {
     const full = (st.players || []).length >= seatLimit(st);
     const hostAdds = isHost && st.mode !== MODE.ONLINE;
     if (full) {
-      mount(this.joinBox, h("p", { class: "hint" }, t("lobby.full")));
+      mount(this.joinBox, h("p", { class: "hint" }, t("lobby.full", { n: seatLimit(st) })));
       return;
     }
     if (seated && !hostAdds) {
