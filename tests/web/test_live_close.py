@@ -133,7 +133,7 @@ async def test_time_limit_is_checked(http: httpx.AsyncClient, value: Any) -> Non
 async def test_the_clock_starts_with_the_game_and_stops_while_paused(
     http: httpx.AsyncClient, server: str
 ) -> None:
-    created, _, host = await referee_table(http, server, time_limit=30)
+    _, _, host = await referee_table(http, server, time_limit=30)
     state = host.state
     assert state is not None and state["time_limit"] == 30
     (deadline_set,) = of_type(host.events, "deadline_set")

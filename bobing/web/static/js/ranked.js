@@ -162,6 +162,7 @@ export class PrizeCeremony {
     this.state = state;
     this.rows = rankingRows(state).filter((row) => row.unit).reverse();
     this.items = this.rows.map((row, i) => this.item(row, i === this.rows.length - 1));
+    this.reason = h("p", { class: "end-reason" });
     this.skip = h("button", { type: "button", class: "btn btn-ghost btn-small ceremony-skip", onclick: () => this.showAll() }, t("ranked.show_all"));
     this.el = h(
       "section",
@@ -171,6 +172,7 @@ export class PrizeCeremony {
       h("h1", { id: "prize-ceremony-title", class: "seal" }, t("ranked.ceremony")),
       this.rows.length ? h("ol", { class: "prize-calls", reversed: true }, this.items) : h("p", { class: "winner-name none" }, t("ranked.nobody")),
       this.rows.length && live && !reducedMotion() ? this.skip : null,
+      this.reason,
     );
     this.cancelled = false;
     if (live && !reducedMotion()) this.play();
@@ -197,6 +199,11 @@ export class PrizeCeremony {
       await sleep(top ? 0 : 1100);
     }
     this.skip.hidden = true;
+  }
+
+  /** Say why the session ended (under the prizes). */
+  setReason(text) {
+    this.reason.textContent = text;
   }
 
   reveal(i, sound) {

@@ -144,6 +144,8 @@ export class TableTerms {
           return;
         }
         this.minutes = n;
+        this.paint(); // the hint and the quick choices follow
+        this.el.querySelector("#terms-minutes").focus();
       },
     });
     const timeRow = h(

@@ -107,7 +107,8 @@ export class EndPanel {
     const named = st.named_prizes || {};
     const zName = z && z.dice ? handName(classify(z.dice, st.rules)) : null;
     const ranked = this.prizeCeremony;
-    const ceremony = ranked ? h("div", { class: "ranked-end" }, ranked.el, h("p", { class: "end-reason" }, endReason(st))) : h(
+    if (ranked) ranked.setReason(endReason(st));
+    const ceremony = ranked ? ranked.el : h(
       "section",
       { class: "ceremony", "aria-labelledby": "ceremony-title" },
       h("div", { class: "lanterns", "aria-hidden": "true" }, h("span", { class: "lantern l1" }), h("span", { class: "lantern l2" })),

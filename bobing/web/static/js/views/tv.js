@@ -96,9 +96,10 @@ export class TvView {
     }
     if (st.status === STATUS.OVER && isRanked(st)) {
       if (!this.prizeCeremony) this.prizeCeremony = new PrizeCeremony(st, { live, big: true });
+      this.prizeCeremony.setReason(endReason(st));
       mount(
         this.main,
-        h("div", { class: "tv tv-over tv-ranked" }, h("div", {}, this.prizeCeremony.el, h("p", { class: "end-reason" }, endReason(st))), h("section", { class: "card" }, rankingTable(st))),
+        h("div", { class: "tv tv-over tv-ranked" }, this.prizeCeremony.el, h("section", { class: "card" }, rankingTable(st))),
       );
       return;
     }
