@@ -81,6 +81,7 @@ def test_a_one_minute_limit_closes_the_table_through_a_restart(
         expect(page.locator(".countdown")).to_have_text(re.compile(r"还剩 [01]:\d\d"))
     for dice in ("444412", "123456", "112233"):  # a whole round; 甲 stands with 四红带三
         enter(host, dice)
+    host.evaluate("() => window.scrollTo(0, 0)")
     browser.shot(host, "countdown")
 
     with browser.allow(*OUTAGE_ERRORS):

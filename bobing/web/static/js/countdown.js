@@ -155,7 +155,7 @@ export function closeQuestion(session) {
     lines.push(t("close.unclaimed"));
   }
   lines.push(t("close.final"));
-  return { title: t(immediate ? "close.title_now" : "close.title"), body: lines.join(" "), yes: t(immediate ? "close.yes_now" : "close.yes") };
+  return { title: t(immediate ? "close.title_now" : "close.title"), body: lines.join(t("close.join")), yes: t(immediate ? "close.yes_now" : "close.yes") };
 }
 
 /** Ask the host, then call time; resolves true when the close was sent. */
