@@ -45,7 +45,11 @@ def fits(page: Page) -> None:
 def test_thirty_on_the_big_screen(browser: Browser, server: Server) -> None:
     made = call(
         server.url + "/api/tables",
-        {"name": "三十人", "mode": "pass_and_play", "rules": {"preset": "traditional", "max_players": 30}},
+        {
+            "name": "三十人",
+            "mode": "pass_and_play",
+            "rules": {"preset": "traditional", "max_players": 30},
+        },
     )
     code, host = made["code"], made["host_token"]
     for name in NAMES:
