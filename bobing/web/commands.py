@@ -384,9 +384,7 @@ def plan_close(runtime: Runtime, by: str) -> Plan:
         raise ApiError("not_playing", "the game has not started", status=runtime.status)
     if runtime.closing is not None:
         raise ApiError(
-            "illegal_action",
-            "time has already been called: the game ends at the end of this round",
-            message="time has already been called: the game ends at the end of this round",
+            "time_called", "time has already been called: the game ends at the end of this round"
         )
     if game.phase is Phase.GRAB:
         raise ApiError(
@@ -395,8 +393,9 @@ def plan_close(runtime: Runtime, by: str) -> Plan:
             message="the lights are off: the host must settle the grab first",
         )
     game.verify_close()
+    throws = game.throw_count
     new = game.close()
-    events: list[dict[str, Any]] = [{"type": "time_called", "by": by}]
+    events: list[dict[str, Any]] = [{"type": "time_called", "by": by, "throw": throws}]
     events += [e.to_json() for e in new]
     status = None
     if game.is_over:
@@ -452,9 +451,8 @@ def plan_undo(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
     if closing is not None and closing["seq"] > runtime.throw_seqs.get(last, 0):
         # The close came after this throw: undoing the throw would undo calling time too.
         raise ApiError(
-            "illegal_action",
+            "closed_after",
             f"time was called after throw {last}: it can no longer be undone",
-            message=f"time was called after throw {last}: it can no longer be undone",
             throw=last,
         )
     wanted = args.get("throw")

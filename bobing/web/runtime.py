@@ -164,7 +164,12 @@ def note_event(runtime: Runtime, event: StoredEvent) -> None:
             runtime.time_left = data.get("time_left")
             runtime.deadline = None
     elif event.type == "time_called":
-        runtime.closing = {"by": data["by"], "at": iso(event.at), "seq": event.seq}
+        runtime.closing = {
+            "by": data["by"],
+            "at": iso(event.at),
+            "throw": data.get("throw"),
+            "seq": event.seq,
+        }
         runtime.deadline = None
         runtime.time_left = None
     elif event.type == "throw_undone":

@@ -78,7 +78,7 @@ def dynamic_state(runtime: Runtime) -> dict[str, Any]:
         "time_left": runtime.time_left if runtime.status == "paused" else None,
         "closing": None
         if runtime.closing is None
-        else {"by": runtime.closing["by"], "at": runtime.closing["at"]},
+        else {key: runtime.closing[key] for key in ("by", "at", "throw")},
         "result": None if game is None else game_result(game),
         "last_seq": runtime.last_seq,
         "fairness": {

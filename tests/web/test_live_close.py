@@ -36,7 +36,7 @@ async def test_end_is_a_close_the_round_is_finished_and_the_zhuangyuan_awarded(
     assert state is not None
     # Called mid-round: 乙 and 丙 still throw; the state says so before anybody does.
     assert state["status"] == "playing"
-    assert state["closing"] == {"by": "host", "at": state["closing"]["at"]}
+    assert state["closing"] == {"by": "host", "at": state["closing"]["at"], "throw": 1}
     assert state["final_round"]["last_thrower"] == "丙"
     assert state["final_round"]["throws_left"] == 2
     assert state["result"]["zhuangyuan"]["player"] == "甲"
@@ -46,7 +46,7 @@ async def test_end_is_a_close_the_round_is_finished_and_the_zhuangyuan_awarded(
     assert of_type(host.events, "close")[0]["until_turn"] == 2
     # A second close is refused, naming why.
     again = await host.command("end")
-    assert again["type"] == "error" and again["code"] == "illegal_action", again
+    assert again["type"] == "error" and again["code"] == "time_called", again
     await throw(host, "123456")  # 乙: 对堂
     state = await throw(host, "112233")  # 丙: nothing; the round is over, and so the game
     assert state["status"] == "over"
@@ -87,8 +87,9 @@ async def test_an_undo_cannot_cross_the_close(http: httpx.AsyncClient, server: s
     await throw(host, "444412")
     assert (await host.command("end"))["type"] == "ack"
     refused = await undo(host)
-    assert refused["type"] == "error" and refused["code"] == "illegal_action", refused
-    assert "time was called after throw 1" in refused["params"]["message"]
+    assert refused["type"] == "error" and refused["code"] == "closed_after", refused
+    assert refused["params"]["throw"] == 1
+    assert refused["detail"] == "第 1 掷之后已经叫停，不能再撤销。"
     # A throw after the close can be undone as usual: the close stays.
     await throw(host, "111111")
     reply = await undo(host)

@@ -83,7 +83,7 @@ async def test_record_before_and_after_the_end(http: httpx.AsyncClient, server: 
     assert host.state is not None and host.state["status"] == "playing"
     assert host.state["closing"]["by"] == "host"
     assert host.state["final_round"]["last_thrower"] == "乙"
-    assert (await host.command("end"))["code"] == "illegal_action"
+    assert (await host.command("end"))["code"] == "time_called"
     reply = await host.command("throw", turn=4)
     assert reply["type"] == "ack"
     await host.reach(reply["last_seq"])

@@ -597,6 +597,8 @@ export class PlayPanel {
 /** Whether the host may undo the last throw now (docs/protocol.md, Undoing a throw). */
 export function canUndo(state) {
   if (!state || state.mode !== MODE.REFEREE || !state.last_throw) return false;
+  // a throw made before time was called stays (undoing it would undo the close)
+  if (state.closing && state.last_throw.throw <= (state.closing.throw || 0)) return false;
   if (state.status === STATUS.OVER) return state.end_reason === "game_over";
   return state.status === STATUS.PLAYING || state.status === STATUS.PAUSED;
 }
