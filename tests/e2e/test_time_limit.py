@@ -47,7 +47,7 @@ def test_the_host_calls_time_and_the_round_is_played_out(browser: Browser, serve
     expect(dialog.locator(".dialog-body")).to_contain_text("目前是 甲 · 四红带三")
     browser.shot(host, "close-dialog")
     dialog.get_by_role("button", name="叫停").click()
-    expect(host.locator(".countdown-called")).to_have_text("⏰主持人已叫停 · 最后一轮，到 丙 为止")
+    expect(host.locator(".countdown-called")).to_have_text("主持人已叫停 · 最后一轮，到 丙 为止")
     expect(host.locator(".closing-badge")).to_have_text("已叫停")
     enter(host, "123456")
     enter(host, "112233")

@@ -2,7 +2,7 @@
 // clock, see clock.js), the clock stopped while paused, and once time is called, how the game
 // ends ("time's up: last round, until 丙"). docs/protocol.md, Time limits and calling time.
 
-import { h, mount } from "./dom.js";
+import { h, mount, s } from "./dom.js";
 import { t } from "./i18n.js";
 import { STATUS } from "./protocol.js";
 import { serverNow } from "./clock.js";
@@ -13,6 +13,14 @@ const TICK_MS = 250;
 const URGENT_S = 60;
 /** Minutes left at which a screen reader hears how long is left. */
 const MILESTONES = [10, 5, 1];
+
+const CLOCK = "M12 3a9 9 0 1 0 0 18a9 9 0 1 0 0-18 M12 7v5l3 2";
+const BELL = "M3 6l3-3 M21 6l-3-3";
+
+/** A clock drawn in the icons' style (emoji fonts are not everywhere); ringing once time is up. */
+function clockIcon(ringing) {
+  return s("svg", { viewBox: "0 0 24 24", class: "icon countdown-icon", "aria-hidden": "true" }, s("path", { d: ringing ? `${CLOCK} ${BELL}` : CLOCK }));
+}
 
 /** "4:05", "1:02:03" for a number of seconds (rounded up: 0:00 only when time is up). */
 export function clockText(seconds) {
@@ -121,7 +129,7 @@ export class CountdownBar {
     this.el.hidden = kind === "none";
     this.el.className = `countdown countdown-${kind}${this.big ? " countdown-big" : ""}`;
     this.el.dataset.kind = kind;
-    mount(this.el, kind === "none" ? null : [h("span", { class: "countdown-icon", "aria-hidden": "true" }, kind === "called" || kind === "up" ? "⏰" : "⏱"), h("span", { class: "countdown-text" }, text)]);
+    mount(this.el, kind === "none" ? null : [clockIcon(kind === "called" || kind === "up"), h("span", { class: "countdown-text" }, text)]);
     if ((kind === "called" && was !== "called") || (kind === "up" && was === "urgent")) announce(text);
   }
 
