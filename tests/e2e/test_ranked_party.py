@@ -110,6 +110,10 @@ def test_thirteen_people_ranked_to_the_prize_ceremony(browser: Browser, server: 
     record = fetch_json(f"{server.url}/api/tables/{code}/record")
     assert [r["player"] for r in record["ranking"][:3]] == TOP
     assert state(tv)["result"]["ranking"] == state(host)["result"]["ranking"]
+    # the table's rules in words: the prize list instead of cakes, one prize per person
+    host.goto(f"{server.url}/t/{code}/rules")
+    expect(host.locator(".ranked-prize")).to_have_count(9)
+    expect(host.locator(".switches")).to_contain_text("每人只取博到的最高奖项")
 
 
 def test_the_ceremony_calls_the_prizes_one_by_one(browser: Browser, server: Server) -> None:
