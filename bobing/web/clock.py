@@ -34,8 +34,14 @@ def time_up_command_id(deadline: datetime) -> str:
 class Clocks:
     """The timer tasks of one server instance, one per table whose clock is running."""
 
-    def __init__(self, fire: Callable[[str, datetime], Awaitable[bool]]) -> None:
+    def __init__(
+        self,
+        fire: Callable[[str, datetime], Awaitable[bool]],
+        *,
+        retry_seconds: float = RETRY_SECONDS,
+    ) -> None:
         self._fire = fire
+        self.retry_seconds = retry_seconds
         self._timers: dict[str, tuple[datetime, asyncio.Task[None]]] = {}
         self.closed = False
 
@@ -83,7 +89,7 @@ class Clocks:
                     raise
                 except Exception:
                     log.warning("calling time at table %s failed; retrying", code, exc_info=True)
-                await asyncio.sleep(RETRY_SECONDS)
+                await asyncio.sleep(self.retry_seconds)
         finally:
             armed = self._timers.get(code)
             if armed is not None and armed[1] is asyncio.current_task():
