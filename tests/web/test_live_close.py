@@ -4,6 +4,7 @@ server, exactly once, across a restart and with two server instances on one data
 
 from __future__ import annotations
 
+import uuid
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -11,8 +12,9 @@ from typing import Any
 import httpx
 import pytest
 from test_undo import NAMES, referee_table, same_everywhere, throw, undo
-from webtools import TIMEOUT, Client, create_table, join, running_server
+from webtools import TIMEOUT, Client, create_table, join, root_conftest, running_server
 
+from bobing.storage.db import Database
 from bobing.web.settings import Settings
 
 
@@ -162,14 +164,29 @@ async def test_the_clock_starts_with_the_game_and_stops_while_paused(
     assert plain["table"]["time_limit"] is None and plain["table"]["deadline"] is None
 
 
+@pytest.mark.parametrize("database", ["sqlite", "postgresql"])
 async def test_a_one_minute_limit_closes_the_game_once_across_a_restart_and_two_instances(
-    tmp_path: Path,
+    tmp_path: Path, database: str
 ) -> None:
     """The deadline passes while the first server is down; two instances sharing the database
     both arm a timer at start-up; time is called exactly once, and the 状元 is awarded."""
-    db_url = f"sqlite+aiosqlite:///{tmp_path / 'clock.sqlite3'}"
+    if database == "postgresql":
+        schema = f"bobing_clock_{uuid.uuid4().hex[:12]}"
+        settings = Settings(db_url=root_conftest().need_postgres(), db_schema=schema)
+    else:
+        settings = Settings(db_url=f"sqlite+aiosqlite:///{tmp_path / 'clock.sqlite3'}")
+    try:
+        await one_minute_limit(settings)
+    finally:
+        if settings.db_schema is not None:
+            db = Database(str(settings.db_url), schema=settings.db_schema)
+            await db.drop_schema()
+            await db.dispose()
+
+
+async def one_minute_limit(settings: Settings) -> None:
     async with (
-        running_server(Settings(db_url=db_url)) as first,
+        running_server(settings) as first,
         httpx.AsyncClient(base_url=first, timeout=TIMEOUT) as http,
     ):
         created, _, host = await referee_table(http, first, time_limit=1)
@@ -180,8 +197,8 @@ async def test_a_one_minute_limit_closes_the_game_once_across_a_restart_and_two_
         deadline = when(host.state["deadline"])
         await host.close()
     async with (
-        running_server(Settings(db_url=db_url)) as second,
-        running_server(Settings(db_url=db_url)) as third,
+        running_server(settings) as second,
+        running_server(settings) as third,
         httpx.AsyncClient(base_url=second, timeout=TIMEOUT) as http,
     ):
         watchers = [
