@@ -41,7 +41,8 @@ def call(base: str, method: str, path: str, body: Any = None, token: str | None 
 
 
 def play(base: str, mode: str, throws: int) -> dict[str, Any]:
-    """A table of three played for ``throws`` throws, then ended by the host: its record."""
+    """A table of three played for ``throws`` throws (whole rounds), then the host calls time,
+    which ends a game at once between rounds: its record."""
     created = call(base, "POST", "/api/tables", {"name": "fair", "mode": mode})
     code, host = created["code"], created["host_token"]
     for name in ("甲", "乙", "丙"):
@@ -70,7 +71,7 @@ def records(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, dict
     server = ServeProcess(f"sqlite+aiosqlite:///{folder / 'fair.sqlite3'}", folder / "serve.log")
     base = server.start()
     try:
-        yield {"server": play(base, "pass_and_play", 5), "referee": play(base, "referee", 3)}
+        yield {"server": play(base, "pass_and_play", 6), "referee": play(base, "referee", 3)}
     finally:
         server.stop()
 
@@ -93,14 +94,16 @@ def verify_cli(
 
 def test_the_real_record_verifies(records: dict[str, dict[str, Any]], tmp_path: Path) -> None:
     record = records["server"]
-    assert len(record["throws"]) == 5 and len(record["fairness"]["throws"]) == 5
+    # the host's end is a close (RULES.md §8.1): not a throw
+    assert [t for t in record["throws"] if "close" not in t] == record["throws"][:6]
+    assert len(record["fairness"]["throws"]) == 6
     done = verify_cli(tmp_path, record)
     assert done.returncode == 0, done.stderr
     # the start dice are named apart, never counted as a throw
-    assert done.stdout.startswith("ok: all 5 throws of table ")
+    assert done.stdout.startswith("ok: all 6 throws of table ")
     assert "and its start dice follow from the seed" in done.stdout
     as_json = json.loads(verify_cli(tmp_path, record, "--json").stdout)
-    assert [c["throw"] for c in as_json["checked"]] == [1, 2, 3, 4, 5]
+    assert [c["throw"] for c in as_json["checked"]] == [1, 2, 3, 4, 5, 6]
     assert as_json["start"]["nonce"] == "s0" and as_json["referee"] is False
 
 
@@ -114,7 +117,7 @@ def test_a_forged_throw_without_entries_fails(
     done = verify_cli(tmp_path, forged)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "throw 1 has no fairness entry" in done.stderr
-    assert "(5 missing: 1, 2, 3, 4, 5)" in done.stderr
+    assert "(6 missing: 1, 2, 3, 4, 5, 6)" in done.stderr
     assert done.stdout == ""
 
 
@@ -123,7 +126,7 @@ TAMPERINGS = [
     (lambda r: r["fairness"]["throws"].append({"throw": 2, "nonce": "x"}),
      "names throw 2 twice"),
     (lambda r: r["fairness"]["throws"].append({"throw": 9, "nonce": "x"}),
-     "names throw 9 but the record has 5 throws"),
+     "names throw 9 but the record has 6 throws"),
     (lambda r: r["fairness"]["throws"][1].update(nonce="other"), "throw 2: recorded"),
     (lambda r: r["throws"].__setitem__(3, {"player": r["throws"][3]["player"],
                                            "tiaohou": True}),
@@ -134,7 +137,7 @@ TAMPERINGS = [
     (lambda r: r["fairness"].update(start=None), "fairness.start does not"),
     (lambda r: r["fairness"]["start"].update(dice=[7 - d for d in r["start"]["dice"]]),
      "are not the fairness block's"),
-    (lambda r: r["table"].update(mode="referee"), "referee table (real dice) but names 5"),
+    (lambda r: r["table"].update(mode="referee"), "referee table (real dice) but names 6"),
     (lambda r: r["table"].update(mode="arcade"), "unknown table mode 'arcade'"),
     (lambda r: r["fairness"].update(server_seed="0" * 64), "does not match the commitment"),
 ]
@@ -158,7 +161,7 @@ def test_a_record_without_its_table_block_is_checked_as_server_dice(
 ) -> None:
     forged = copy.deepcopy(records["server"])
     del forged["table"]
-    assert len(verify(forged).throws) == 5
+    assert len(verify(forged).throws) == 6
     forged["fairness"]["throws"] = []
     with pytest.raises(RecordError, match="no fairness entry"):
         verify(forged)
@@ -203,7 +206,7 @@ def seen_of(record: dict[str, Any], mine: tuple[int, ...] = (1, 4)) -> dict[str,
     """What a device at the table saw: every throw live, and the nonces it sent for its own."""
     nonces = {e["throw"]: e["nonce"] for e in record["fairness"]["throws"]}
     throws = []
-    for number, entry in enumerate(record["throws"], 1):
+    for number, entry in enumerate((t for t in record["throws"] if "close" not in t), 1):
         item = {"throw": number, "nonce": nonces[number], "dice": entry["dice"]}
         if number in mine:
             item["sent"] = f"n-{number}"
@@ -220,7 +223,7 @@ def test_what_a_device_saw_and_sent(records: dict[str, dict[str, Any]], tmp_path
     seen = seen_of(record)
     done = verify_cli(tmp_path, record, seen=seen)
     assert done.returncode == 0, done.stderr
-    assert "the 5 throws this device saw are the record's, and the 2 it threw" in done.stdout
+    assert "the 6 throws this device saw are the record's, and the 2 it threw" in done.stdout
 
     # A server that ignored this device's nonce on throw 4 (and recorded what it really used):
     # the record alone verifies, the device's file does not.
@@ -238,7 +241,7 @@ def test_what_a_device_saw_and_sent(records: dict[str, dict[str, Any]], tmp_path
     seed, table = record["fairness"]["server_seed"], record["fairness"]["table_id"]
     rewritten["fairness"]["throws"][1]["nonce"] = "rewritten"
     rewritten["throws"][1]["dice"] = "".join(map(str, derive_faces(seed, table, 2, "rewritten")))
-    assert len(verify(rewritten).throws) == 5
+    assert len(verify(rewritten).throws) == 6
     done = verify_cli(tmp_path, rewritten, seen=seen)
     assert done.returncode == 2 and "throw 2: this device saw the nonce 'n-2'" in done.stderr
 
@@ -309,8 +312,9 @@ def test_the_thrower_s_browser_flags_a_server_that_ignores_its_nonce(
         page.reload()
         expect(page.locator(".nonce-alert")).to_be_visible()
         # after the game the fairness card fails, naming the throw
+        # two players, two throws: the host calls time between rounds, which ends it at once
         page.get_by_role("button", name="结束本局").click()
-        page.get_by_role("dialog").get_by_role("button", name="结束").click()
+        page.get_by_role("dialog").get_by_role("button", name="叫停").click()
         wait_status(page, "over")
         page.get_by_role("button", name="验证每一掷").click()
         expect(page.locator(".verdict")).to_have_text(
@@ -368,8 +372,11 @@ async def test_a_dispute_reaches_every_phone_and_fails_the_record(tmp_path: Path
         ]
         again = await first.command("dispute", throw=1, nonce="what-i-sent")
         assert again["type"] == "ack" and again["last_seq"] == ack["last_seq"]  # nothing new
+        # the other player throws: the round is whole, so calling time ends the game at once
+        assert (await other.command("throw", turn=2, nonce="theirs-2"))["type"] == "ack"
         call(base, "POST", f"/api/tables/{code}/commands", {"type": "end"}, host)
         record = call(base, "GET", f"/api/tables/{code}/record")
+        assert record["fairness"]["server_seed"] is not None
         assert record["fairness"]["disputes"] == [
             {"throw": 1, "player": first.name, "sent": "what-i-sent", "nonce": "mine-1"}
         ]
