@@ -17,7 +17,19 @@ ID_PATTERN = re.compile(r"[A-Za-z0-9_.:\-]{1,64}")
 MAX_TOKEN_LENGTH = 200
 
 STATE_CHANGING = frozenset(
-    {"throw", "grab", "reorder", "remove", "start_dice", "start", "pause", "resume", "end", "undo"}
+    {
+        "throw",
+        "grab",
+        "reorder",
+        "remove",
+        "lock",
+        "start_dice",
+        "start",
+        "pause",
+        "resume",
+        "end",
+        "undo",
+    }
 )
 CONNECTION_COMMANDS = frozenset({"auth", "ping"})
 COMMANDS = STATE_CHANGING | CONNECTION_COMMANDS
@@ -124,6 +136,7 @@ FIELDS: dict[str, dict[str, Check]] = {
     "grab": {"allocation": _allocation, "random": _bool},
     "reorder": {"players": _names},
     "remove": {"player": _text(64)},
+    "lock": {"locked": _bool},
     "start_dice": {"thrower": _text(64), "dice": _dice, "nonce": _nonce},
     "start": {"starter": _text(64)},
     "pause": {},
@@ -136,6 +149,7 @@ FIELDS: dict[str, dict[str, Check]] = {
 REQUIRED: dict[str, tuple[str, ...]] = {
     "reorder": ("players",),
     "remove": ("player",),
+    "lock": ("locked",),
     "auth": ("token",),
 }
 

@@ -21,7 +21,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
+import json
+import logging
+import math
 import secrets
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -39,6 +44,7 @@ from bobing.realtime.broker import Broker, table_channel
 from bobing.storage.event_store import (
     Append,
     CodeTaken,
+    CommandRecord,
     EventStore,
     Seat,
     StaleWrite,
@@ -51,18 +57,34 @@ from bobing.web.commands import PLANS, Plan
 from bobing.web.export import record_of, results_csv
 from bobing.web.problems import ApiError, from_bobing
 from bobing.web.protocol import Command, dumps
-from bobing.web.runtime import Roles, Runtime, events_frame, last_thrown, note_event, throw_index
+from bobing.web.runtime import (
+    Roles,
+    Runtime,
+    events_frame,
+    last_thrown,
+    note_event,
+    restore,
+    snapshot_of,
+    throw_index,
+)
+from bobing.web.settings import Limits
 from bobing.web.state import build_state, state_text
 from bobing.web.tokens import CODE_ALPHABET, CODE_LENGTH, hash_token, new_token, normalize_code
 from bobing.web.validation import (
     MAX_TABLE_NAME,
     MODES,
     check_display_text,
+    name_key,
     parse_named_prizes,
     parse_rules,
 )
 
 COMMIT_ATTEMPTS = 4
+
+END_RESERVE = 4
+"""Log slots kept for the host's ``end`` when a table's log is full (it ends and reveals)."""
+
+log = logging.getLogger("bobing.web")
 
 
 PAGE = 1000
@@ -101,12 +123,21 @@ class Created:
 class TableService:
     """Tables, commands and the runtime cache of one server instance."""
 
-    def __init__(self, store: EventStore, broker: Broker, *, cache_size: int = 5000) -> None:
+    def __init__(
+        self,
+        store: EventStore,
+        broker: Broker,
+        *,
+        cache_size: int = 5000,
+        limits: Limits | None = None,
+    ) -> None:
         self.store = store
         self.broker = broker
         self.cache_size = cache_size
+        self.limits = limits or Limits()
         self._runtimes: OrderedDict[str, Runtime] = OrderedDict()
         self._loading: dict[str, asyncio.Future[Runtime | None]] = {}
+        self._background: set[asyncio.Task[None]] = set()
 
     # -- runtimes -------------------------------------------------------------------------
 
@@ -126,6 +157,7 @@ class TableService:
                 loaded = None if snapshot is None else fold(snapshot)
                 if loaded is not None:
                     self._remember(loaded)
+                    self._maybe_snapshot(loaded)
                 pending.set_result(loaded)
             except BaseException as exc:
                 pending.set_exception(exc)
@@ -161,6 +193,32 @@ class TableService:
         if runtime is not None:
             runtime.evicted = True
 
+    def _maybe_snapshot(self, runtime: Runtime) -> None:
+        """Store a snapshot of the fold once :attr:`Limits.snapshot_every` events have passed.
+
+        Taken now (the runtime is consistent under its lock or right after loading), written in
+        the background: a lost snapshot only means a longer tail on the next load.
+        """
+        if runtime.last_seq - runtime.snapshot_seq < self.limits.snapshot_every:
+            return
+        snapshot = snapshot_of(runtime)
+        runtime.snapshot_seq = snapshot.seq
+
+        async def save() -> None:
+            try:
+                await self.store.save_snapshot(runtime.code, snapshot)
+            except Exception:
+                log.warning("could not store a snapshot of table %s", runtime.code, exc_info=True)
+
+        task = asyncio.create_task(save())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def close(self) -> None:
+        """Wait for snapshots being written (called when the app stops)."""
+        if self._background:
+            await asyncio.gather(*self._background, return_exceptions=True)
+
     def signal(self, code: str, last_seq: int) -> None:
         """A broker message said the log reached ``last_seq``: drop a stale cached runtime."""
         runtime = self._runtimes.get(code)
@@ -178,8 +236,12 @@ class TableService:
         prizes: Any = None,
         named_prizes: Any = None,
         referee_thrower: Any = False,
+        creator: str | None = None,
     ) -> Created:
-        """Create a table; the host (and for pass-and-play the play) token is returned once."""
+        """Create a table; the host (and for pass-and-play the play) token is returned once.
+
+        ``creator`` (a hash of the client's address) counts toward the open-table quota.
+        """
         table_name = check_display_text(name, field_name="name", max_length=MAX_TABLE_NAME)
         if mode not in MODES:
             raise ApiError(
@@ -194,6 +256,13 @@ class TableService:
             )
         rule_set = parse_rules(rules, prizes)
         prizes_named = parse_named_prizes(named_prizes)
+        quota = self.limits.open_tables_per_address
+        if creator is not None and quota and await self.store.open_tables(creator) >= quota:
+            raise ApiError(
+                "too_many_tables",
+                f"this address already has {quota} open tables; end one or wait for it to expire",
+                limit=quota,
+            )
         seed = new_server_seed()
         host_token = new_token("h")
         play_token = new_token("g") if mode == "pass_and_play" else None
@@ -213,6 +282,7 @@ class TableService:
                 server_seed=seed,
                 commitment=commitment(seed),
                 created_at=utcnow(),
+                creator=creator,
             )
             created_event = {
                 "type": "table_created",
@@ -248,13 +318,34 @@ class TableService:
                     code=runtime.code,
                     status=runtime.status,
                 )
-            if display in runtime.names:
+            if runtime.locked:
                 raise ApiError(
-                    "name_taken",
-                    f"the name {display!r} is already seated at table {runtime.code}",
-                    name=display,
+                    "lobby_locked",
+                    f"the host of table {runtime.code} has locked the lobby",
                     code=runtime.code,
                 )
+            key = name_key(display)
+            for seated in runtime.names:
+                if name_key(seated) == key:
+                    raise ApiError(
+                        "name_taken",
+                        f"the name {display!r} is already seated at table {runtime.code}"
+                        + ("" if seated == display else f" (as {seated!r})"),
+                        name=seated,
+                        code=runtime.code,
+                    )
+            removed_at = runtime.removed.get(key)
+            if removed_at is not None:
+                wait = removed_at + self.limits.rejoin_cooldown - time.time()
+                if wait > 0:
+                    raise ApiError(
+                        "rejoin_too_soon",
+                        f"the host removed {display!r} from table {runtime.code}; "
+                        f"that name may join again in {math.ceil(wait)} s",
+                        name=display,
+                        code=runtime.code,
+                        retry_after=math.ceil(wait),
+                    )
             if len(runtime.seats) >= MAX_PLAYERS:
                 raise ApiError(
                     "table_full",
@@ -276,7 +367,7 @@ class TableService:
                 reply={"seat": seat.seat, "name": display, "player_token": token},
             )
 
-        outcome = await self._run(code, None, (), plan)
+        outcome = await self._run(code, None, (), plan, need_token=False)
         return outcome.reply
 
     # -- commands ---------------------------------------------------------------------------
@@ -290,7 +381,14 @@ class TableService:
         def plan(runtime: Runtime, roles: Roles) -> Plan:
             return decide(runtime, roles, command.args)
 
-        return await self._run(code, command.id, tuple(token_hashes), plan)
+        return await self._run(
+            code,
+            command.id,
+            tuple(token_hashes),
+            plan,
+            digest=command_digest(command),
+            reserve=0 if command.type == "end" else END_RESERVE,
+        )
 
     async def _run(
         self,
@@ -298,23 +396,36 @@ class TableService:
         command_id: str | None,
         token_hashes: tuple[str, ...],
         decide: Callable[[Runtime, Roles], Plan],
+        *,
+        digest: str | None = None,
+        need_token: bool = True,
+        reserve: int = END_RESERVE,
     ) -> Outcome:
         for _ in range(COMMIT_ATTEMPTS):
             runtime = await self.runtime(code)
             async with runtime.lock:
                 if runtime.evicted:
                     continue
-                if command_id is not None and command_id in runtime.command_seqs:
-                    return Outcome(
-                        runtime.command_seqs[command_id], runtime.last_seq, duplicate=True
-                    )
+                # Who is asking comes first: an id is only looked up for its own sender.
                 roles = runtime.roles(token_hashes)
+                if need_token and not roles.anyone:
+                    raise ApiError(
+                        "forbidden",
+                        f"a command at table {runtime.code} needs a token of that table",
+                        action="command",
+                    )
+                sender = sender_of(roles, token_hashes, runtime) if command_id else None
+                if command_id is not None and command_id in runtime.commands:
+                    return _repeated(
+                        runtime, command_id, runtime.commands[command_id], sender, digest
+                    )
                 try:
                     plan = decide(runtime, roles)
                 except BobingError as exc:
                     raise from_bobing(exc) from None
                 if not plan.events:
                     return Outcome(runtime.last_seq, runtime.last_seq, reply=plan.reply)
+                self._check_room(runtime, len(plan.events), reserve)
                 request = Append(
                     runtime.code,
                     runtime.last_seq,
@@ -322,25 +433,41 @@ class TableService:
                     command_id=command_id,
                     status=plan.status,
                     seats=plan.seats,
+                    sender=sender,
+                    digest=digest,
                 )
                 try:
                     stored = await self.store.append(request)
                 except StaleWrite:
-                    # Another instance wrote first (or the command id was used there):
-                    # reload the log and decide again.
+                    # Another instance wrote first, or the command id is in the log but no
+                    # longer in memory: look it up, else reload the log and decide again.
                     self.evict(runtime.code)
+                    if command_id is not None:
+                        found = await self.store.command(runtime.code, command_id)
+                        if found is not None:
+                            return _repeated(runtime, command_id, found, sender, digest)
                     continue
                 except Exception:
                     self.evict(runtime.code)
                     raise
-                self._committed(runtime, plan, stored, command_id)
+                self._committed(runtime, plan, stored)
+                self._maybe_snapshot(runtime)
                 await self._publish(runtime, stored)
                 return Outcome(stored[0].seq, runtime.last_seq, reply=plan.reply)
         raise ApiError("conflict", "the table kept changing; send the command again")
 
-    def _committed(
-        self, runtime: Runtime, plan: Plan, stored: list[StoredEvent], command_id: str | None
-    ) -> None:
+    def _check_room(self, runtime: Runtime, count: int, reserve: int) -> None:
+        limit = self.limits.max_events
+        if limit and runtime.last_seq + count > max(limit - reserve, 0):
+            raise ApiError(
+                "log_full",
+                f"table {runtime.code} has {runtime.last_seq} events, the most a table may "
+                f"hold is {limit}; the host can still end the game",
+                code=runtime.code,
+                limit=limit,
+            )
+
+    def _committed(self, runtime: Runtime, plan: Plan, stored: list[StoredEvent]) -> None:
         if plan.commit is not None:
             plan.commit(runtime)
         if plan.status is not None:
@@ -348,8 +475,6 @@ class TableService:
         for event in stored:
             note_event(runtime, event)
         runtime.last_seq = stored[-1].seq
-        if command_id is not None:
-            runtime.command_seqs[command_id] = stored[0].seq
         runtime.state_json = state_text(runtime)
 
     async def _publish(self, runtime: Runtime, stored: list[StoredEvent]) -> None:
@@ -381,8 +506,51 @@ class TableService:
         return results_csv(await self.fresh_runtime(code))
 
 
+def command_digest(command: Command) -> str:
+    """What a command asks for (type and fields): one id names one command."""
+    text = json.dumps([command.type, command.args], sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def sender_of(roles: Roles, token_hashes: tuple[str, ...], runtime: Runtime) -> str | None:
+    """Who sent a command: a hash of the table's tokens it came with (None without any)."""
+    known = sorted({h for h in token_hashes if runtime.knows(h)})
+    if not known:
+        return None
+    return hashlib.sha256(" ".join(known).encode("ascii")).hexdigest()
+
+
+def _repeated(
+    runtime: Runtime,
+    command_id: str,
+    record: CommandRecord,
+    sender: str | None,
+    digest: str | None,
+) -> Outcome:
+    """A command id seen before: the original ack if it is the same sender's same command."""
+    # Events stored before senders were recorded (None) are taken as the same sender.
+    if record.sender is not None and record.sender != sender:
+        raise ApiError(
+            "command_id_reused",
+            f"command id {command_id!r} was already used at table {runtime.code} by another "
+            "sender; use a fresh id for each command",
+            id=command_id,
+            reason="sender",
+        )
+    if record.digest is not None and digest is not None and record.digest != digest:
+        raise ApiError(
+            "command_id_reused",
+            f"command id {command_id!r} was already used at table {runtime.code} for a "
+            "different command; use a fresh id for each command",
+            id=command_id,
+            reason="command",
+        )
+    return Outcome(record.seq, runtime.last_seq, duplicate=True)
+
+
 def fold(snapshot: TableSnapshot) -> Runtime:
-    """A runtime from the stored log (the game is replayed by the engine, nothing re-decided)."""
+    """A runtime from the stored log: the latest fold snapshot, if any, then the events after it
+    (the game is replayed by the engine, nothing re-decided)."""
     info = snapshot.info
     runtime = Runtime(
         info=info,
@@ -392,9 +560,9 @@ def fold(snapshot: TableSnapshot) -> Runtime:
         last_seq=snapshot.last_seq,
     )
     game_events: list[Event] = []
+    if snapshot.fold is not None:
+        game_events = restore(runtime, snapshot.fold)
     for event in snapshot.events:
-        if event.command_id is not None:
-            runtime.command_seqs[event.command_id] = event.seq
         if event.type in EVENT_TYPES:
             game_events.append(event_from_json(event.data))
         elif event.type == "throw_undone":
@@ -405,4 +573,3 @@ def fold(snapshot: TableSnapshot) -> Runtime:
         runtime.last_throw = last_thrown(game_events)
     runtime.state_json = state_text(runtime)
     return runtime
-

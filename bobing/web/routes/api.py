@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from bobing.engine.presets import DEFAULT_RULES, PRESETS
 from bobing.web.problems import ApiError
 from bobing.web.protocol import STATE_CHANGING, read_command
+from bobing.web.ratelimit import RateLimiter, address_key
 from bobing.web.service import PAGE, TableService
 from bobing.web.tokens import hash_token
 
@@ -35,6 +36,7 @@ router = APIRouter(
         409: {**_PROBLEM, "description": "not possible in the table's current state"},
         413: {**_PROBLEM, "description": "body too large"},
         422: {**_PROBLEM, "description": "invalid field, name, rules or dice"},
+        429: {**_PROBLEM, "description": "rate limit or quota reached (see Retry-After)"},
         503: {**_PROBLEM, "description": "the database is unreachable"},
     },
 )
@@ -78,6 +80,15 @@ class Join(BaseModel):
     name: str = Field(description="display name, 1-24 characters, no HTML", examples=["甲"])
 
 
+def limit(request: Request, action: str) -> str:
+    """Count one ``action`` against the client's address (``rate_limited`` when over); the
+    hashed address, for quotas."""
+    address = request.client.host if request.client is not None else None
+    limiter: RateLimiter = request.app.state.rate_limiter
+    limiter.check(action, address or "?")
+    return address_key(address)
+
+
 def service_of(request: Request) -> TableService:
     """The app's table service."""
     service: TableService = request.app.state.service
@@ -104,6 +115,7 @@ async def presets() -> dict[str, Any]:
 @router.post("/tables", status_code=201, summary="Create a table")
 async def create_table(body: CreateTable, request: Request) -> JSONResponse:
     """Create a table; the host token (and a pass-and-play table's play token) is shown once."""
+    creator = limit(request, "create")
     created = await service_of(request).create_table(
         name=body.name,
         mode=body.mode,
@@ -111,6 +123,7 @@ async def create_table(body: CreateTable, request: Request) -> JSONResponse:
         prizes=body.prizes,
         named_prizes=body.named_prizes,
         referee_thrower=body.referee_thrower,
+        creator=creator,
     )
     return JSONResponse(
         {
@@ -135,6 +148,7 @@ async def table_state(code: str, request: Request) -> Response:
 @router.post("/tables/{code}/join", status_code=201, summary="Take a seat")
 async def join(code: str, body: Join, request: Request) -> JSONResponse:
     """Seat a display name; the player token is returned once."""
+    limit(request, "join")
     reply = await service_of(request).join(code, body.name)
     return JSONResponse(reply, status_code=201)
 
