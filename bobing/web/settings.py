@@ -86,7 +86,10 @@ class Limits:
         for key in ("analysis_workers", "snapshot_every", "sweep_every"):
             if changes.get(key) == 0:
                 raise InputError(
-                    f"limit {key} in {source} must be at least 1", code="invalid_limit", name=key
+                    f"limit {key} in {source} must be at least 1",
+                    code="invalid_limit",
+                    name=key,
+                    value="0",
                 )
         return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
 
