@@ -145,14 +145,20 @@ def _is_control(char: str) -> bool:
 
 def preset_rules(name: str) -> RuleSet:
     """A preset by id or alias; over the web a name is never a path (nothing is opened)."""
+    return web_rules(name.strip())
+
+
+def web_rules(value: Any) -> RuleSet:
+    """:func:`rules_from_json` with the web's wording: an unknown preset is not offered a file."""
     try:
-        return rules_from_json(name.strip())
+        return rules_from_json(value)
     except RulesError as exc:
         if exc.code != "unknown_preset":
-            raise
+            raise from_bobing(exc) from None
+        name = str(exc.params.get("value", ""))[:80]
         allowed = ", ".join(str(a) for a in exc.params.get("allowed", ()))
-        message = f"unknown preset {name[:80]!r}; allowed: {allowed}, or a rule object"
-        raise ApiError("invalid_rules", message, message=message, value=name[:80]) from None
+        message = f"unknown preset {name!r}; allowed: {allowed}, or a rule object"
+        raise ApiError("invalid_rules", message, message=message, value=name) from None
 
 
 def parse_rules(rules: Any, prizes: Any) -> RuleSet:
@@ -177,7 +183,7 @@ def parse_rules(rules: Any, prizes: Any) -> RuleSet:
             merged = dict(base.get("prizes") or {})
             merged.update(prizes)
             base["prizes"] = merged
-        rule_set = rules_from_json(base)
+        rule_set = web_rules(base)
     except BobingError as exc:
         raise from_bobing(exc) from None
     if rule_set.total_cakes == 0:

@@ -31,14 +31,14 @@ from bobing.analysis.odds import odds as exact_odds
 from bobing.engine.errors import BobingError
 from bobing.engine.hands import TIERS
 from bobing.engine.presets import DEFAULT_RULES
-from bobing.engine.rules import RuleSet, rules_from_json
+from bobing.engine.rules import RuleSet
 from bobing.i18n import normalize_lang
 from bobing.web.problems import ApiError, from_bobing
 from bobing.web.ratelimit import RateLimiter
 from bobing.web.routes.api import Problem
 from bobing.web.service import TableService
 from bobing.web.settings import Limits
-from bobing.web.validation import preset_rules
+from bobing.web.validation import preset_rules, web_rules
 
 if TYPE_CHECKING:
     from bobing.analysis.simulate import SimulationResult
@@ -127,7 +127,7 @@ def rules_of(value: Any) -> RuleSet:
             except json.JSONDecodeError as exc:
                 message = f"rules {text[:80]!r} are not valid JSON ({exc.msg})"
                 raise ApiError("invalid_rules", message, message=message, value=text[:80]) from None
-        return _checked(rules_from_json(value))
+        return _checked(web_rules(value))
     except BobingError as exc:
         raise from_bobing(exc) from None
 
