@@ -69,6 +69,8 @@ class Runtime:
     """The seq of each surviving throw's first event (its ``dice``), by throw number."""
     commands: dict[str, CommandRecord] = field(default_factory=dict)
     """The most recent command ids (at most :data:`RECENT_COMMANDS`), oldest first."""
+    forgot_commands: bool = False
+    """Whether older command ids than those in :attr:`commands` exist (look in the log)."""
     locked: bool = False
     """The host locked the lobby: nobody may join."""
     removed: dict[str, float] = field(default_factory=dict)
@@ -87,6 +89,7 @@ class Runtime:
         self.commands[command_id] = record
         while len(self.commands) > RECENT_COMMANDS:
             del self.commands[next(iter(self.commands))]
+            self.forgot_commands = True
 
     @property
     def code(self) -> str:
@@ -209,6 +212,7 @@ def snapshot_of(runtime: Runtime) -> FoldSnapshot:
         "seed_revealed": runtime.seed_revealed,
         "throw_seqs": [[t, s] for t, s in runtime.throw_seqs.items()],
         "commands": [[c, r.seq, r.sender, r.digest] for c, r in runtime.commands.items()],
+        "forgot_commands": runtime.forgot_commands,
         "locked": runtime.locked,
         "removed": runtime.removed,
     }
@@ -228,6 +232,7 @@ def restore(runtime: Runtime, snapshot: FoldSnapshot) -> list[Event]:
     runtime.throw_seqs = {int(t): int(s) for t, s in data["throw_seqs"]}
     for command_id, seq, sender, digest in data["commands"]:
         runtime.remember_command(command_id, CommandRecord(int(seq), sender, digest))
+    runtime.forgot_commands = runtime.forgot_commands or bool(data["forgot_commands"])
     runtime.locked = bool(data["locked"])
     runtime.removed = {str(k): float(v) for k, v in data["removed"].items()}
     runtime.snapshot_seq = snapshot.seq

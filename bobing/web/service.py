@@ -420,9 +420,18 @@ class TableService:
                         runtime, command_id, runtime.commands[command_id], sender, digest
                     )
                 try:
-                    plan = decide(runtime, roles)
-                except BobingError as exc:
-                    raise from_bobing(exc) from None
+                    try:
+                        plan = decide(runtime, roles)
+                    except BobingError as exc:
+                        raise from_bobing(exc) from None
+                except ApiError:
+                    # A retry of a command older than the runtime remembers fails to decide
+                    # again (its turn has passed): the log says whether it was done.
+                    if command_id is not None and runtime.forgot_commands:
+                        found = await self.store.command(runtime.code, command_id)
+                        if found is not None:
+                            return _repeated(runtime, command_id, found, sender, digest)
+                    raise
                 if not plan.events:
                     return Outcome(runtime.last_seq, runtime.last_seq, reply=plan.reply)
                 self._check_room(runtime, len(plan.events), reserve)
