@@ -306,8 +306,14 @@ class TableService:
             return Created(code, host_token, play_token, state)
         raise ApiError("conflict", "could not find a free table code; try again")
 
-    async def join(self, code: str, name: Any) -> dict[str, Any]:
-        """Seat ``name``; returns ``{"seat", "name", "player_token"}``."""
+    async def join(
+        self, code: str, name: Any, token_hashes: Iterable[str] = ()
+    ) -> dict[str, Any]:
+        """Seat ``name``; returns ``{"seat", "name", "player_token"}``.
+
+        The host (``token_hashes`` holding the host token) may seat players while the lobby is
+        locked, and seat again a name removed a moment ago.
+        """
 
         def plan(runtime: Runtime, roles: Roles) -> Plan:
             display = check_display_text(name, field_name="name", max_length=MAX_NAME_LENGTH)
@@ -318,7 +324,7 @@ class TableService:
                     code=runtime.code,
                     status=runtime.status,
                 )
-            if runtime.locked:
+            if runtime.locked and not roles.host:
                 raise ApiError(
                     "lobby_locked",
                     f"the host of table {runtime.code} has locked the lobby",
@@ -335,7 +341,7 @@ class TableService:
                         code=runtime.code,
                     )
             removed_at = runtime.removed.get(key)
-            if removed_at is not None:
+            if removed_at is not None and not roles.host:
                 wait = removed_at + self.limits.rejoin_cooldown - time.time()
                 if wait > 0:
                     raise ApiError(
@@ -367,7 +373,7 @@ class TableService:
                 reply={"seat": seat.seat, "name": display, "player_token": token},
             )
 
-        outcome = await self._run(code, None, (), plan, need_token=False)
+        outcome = await self._run(code, None, tuple(token_hashes), plan, need_token=False)
         return outcome.reply
 
     # -- commands ---------------------------------------------------------------------------

@@ -27,7 +27,7 @@ if str(HERE.parent / "web") not in sys.path:
 
 from webtools import TIMEOUT, Client, close_clients  # noqa: E402
 
-__all__ = ["TIMEOUT", "Client", "Served", "served", "open_table", "problem_of"]
+__all__ = ["TIMEOUT", "Client", "Served", "open_table", "problem_of", "served"]
 
 NO_LIMITS = ("create_per_minute=0", "join_per_minute=0", "analysis_per_minute=0")
 """Rate limits off: for tests about something else that create many tables."""

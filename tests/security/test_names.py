@@ -144,9 +144,23 @@ async def test_the_host_locks_the_lobby(tmp_path: Path) -> None:
             problem = problem_of(response, 409, "lobby_locked")
             assert problem["params"]["code"] == code
         assert await _state(server, code) == before
+        # The host may still seat players (pass-and-play and referee hosts seat everyone).
+        response = await server.http.post(
+            f"/api/tables/{code}/join",
+            json={"name": "戊"},
+            headers={"Authorization": f"Bearer {created['host_token']}"},
+        )
+        assert response.status_code == 201, response.text
+        response = await server.http.post(
+            f"/api/tables/{code}/join",
+            json={"name": "己"},
+            headers={"Authorization": f"Bearer {tokens['甲']}"},
+        )
+        problem_of(response, 409, "lobby_locked")
         # Locking twice changes nothing; opening lets people in again.
+        head = (await _state(server, code))["last_seq"]
         again = await host.command("lock", locked=True)
-        assert again["type"] == "ack" and again["seq"] == reply["last_seq"]
+        assert again["type"] == "ack" and again["last_seq"] == head
         assert (await host.command("lock", locked=False))["type"] == "ack"
         response = await server.http.post(f"/api/tables/{code}/join", json={"name": "乙"})
         assert response.status_code == 201

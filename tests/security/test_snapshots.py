@@ -8,6 +8,7 @@ log, folding the snapshot taken at the cut and then the rest equals folding the 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import sqlite3
 from pathlib import Path
@@ -59,10 +60,9 @@ async def _play(service: TableService, rng: random.Random) -> str:
 
     async def send(kind: str, **args: Any) -> None:
         command = Command(kind, f"c{next(ids)}" if rng.random() < 0.8 else None, args)
-        try:
+        # A random move may be refused: the log stays as it was.
+        with contextlib.suppress(ApiError):
             await service.execute(code, command, host)
-        except ApiError:
-            pass  # a random move may be refused: the log stays as it was
 
     seated = rng.sample(NAMES, rng.randint(2, 5))
     for name in seated:

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bobing.engine.presets import DEFAULT_RULES, PRESETS
 from bobing.web.problems import ApiError
-from bobing.web.protocol import STATE_CHANGING, read_command
+from bobing.web.protocol import MAX_TOKEN_LENGTH, STATE_CHANGING, read_command
 from bobing.web.ratelimit import RateLimiter, address_key
 from bobing.web.service import PAGE, TableService
 from bobing.web.tokens import hash_token
@@ -146,11 +146,29 @@ async def table_state(code: str, request: Request) -> Response:
 
 
 @router.post("/tables/{code}/join", status_code=201, summary="Take a seat")
-async def join(code: str, body: Join, request: Request) -> JSONResponse:
-    """Seat a display name; the player token is returned once."""
+async def join(
+    code: str,
+    body: Join,
+    request: Request,
+    authorization: Annotated[
+        str | None, Header(description="Bearer <host token>: seat players while locked")
+    ] = None,
+) -> JSONResponse:
+    """Seat a display name; the player token is returned once. Refused while the host has
+    locked the lobby (``lobby_locked``), unless the host's own token comes with it."""
     limit(request, "join")
-    reply = await service_of(request).join(code, body.name)
+    hashes = [hash_token(token) for token in _bearer(authorization)]
+    reply = await service_of(request).join(code, body.name, hashes)
     return JSONResponse(reply, status_code=201)
+
+
+def _bearer(authorization: str | None) -> list[str]:
+    if not authorization:
+        return []
+    scheme, _, token = authorization.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip() or len(token) > MAX_TOKEN_LENGTH:
+        raise ApiError("invalid_token", "Authorization must be 'Bearer <token>'")
+    return [token.strip()]
 
 
 @router.get("/tables/{code}/events", summary="The event log after a sequence number")
