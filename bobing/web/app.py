@@ -200,9 +200,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 "create": limits.create_per_minute,
                 "join": limits.join_per_minute,
                 "analysis": limits.analysis_per_minute,
+                "simulation": limits.simulations_per_minute,
             }
         )
-        app.state.analysis_cache = analysis.AnalysisCache(limits=limits)
+        app.state.analysis_cache = analysis.AnalysisCache(
+            limits=limits, processes=settings.analysis_processes
+        )
         background = [asyncio.create_task(_sweep(service, limits))]
         if db.dialect == "sqlite":
             background.append(asyncio.create_task(_checkpoints(db)))
@@ -232,6 +235,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
+        if exc.code == "rate_limited" and settings.limits.tarpit_seconds:
+            # A client over its limit waits for its answer: a flood from one address slows
+            # to the pace of its own connections instead of keeping the server busy.
+            await asyncio.sleep(settings.limits.tarpit_seconds)
         return problem_response(request, exc)
 
     @app.exception_handler(BobingError)

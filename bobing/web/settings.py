@@ -30,10 +30,14 @@ class Limits:
     """Joins one address may send per minute."""
     analysis_per_minute: float = 60
     """``/api/odds``, ``/api/game-length`` and chart requests per address per minute."""
+    simulations_per_minute: float = 6
+    """New game-length simulations (answers not yet cached) one address may start a minute."""
+    tarpit_seconds: float = 1
+    """Seconds a rate-limited request waits for its 429 (slows a flood to its own pace)."""
     open_tables_per_address: int = 20
     """Tables one address may have open (not over) at once."""
     analysis_workers: int = 1
-    """Threads computing odds and game lengths (never on the event loop)."""
+    """Worker processes computing odds, game lengths and charts (never on the event loop)."""
     analysis_queue: int = 4
     """Computations waiting for a worker before new ones are refused (503, Retry-After)."""
     analysis_timeout: float = 60
@@ -127,5 +131,7 @@ class Settings:
     runtime_cache: int = 5000
     send_queue: int = 5000
     """Frames waiting for one slow WebSocket before it is dropped (it resyncs on reconnect)."""
+    analysis_processes: bool = True
+    """Analysis in worker processes (False: threads, for tests that count calls in-process)."""
     limits: Limits = field(default_factory=Limits)
     """Rate limits, quotas, log size, snapshots and retention (docs/security.md)."""

@@ -16,11 +16,14 @@ Rules come from ``?rules=`` (a preset id or alias, or a rule object as JSON text
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import multiprocessing
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
@@ -247,25 +250,50 @@ class AnalysisCache:
     (matplotlib's settings are process-wide).
     """
 
-    def __init__(self, size: int = CACHE_SIZE, limits: Limits | None = None) -> None:
+    def __init__(
+        self, size: int = CACHE_SIZE, limits: Limits | None = None, *, processes: bool = False
+    ) -> None:
         self.size = size
         self.limits = limits or Limits()
         self.odds: OrderedDict[Hashable, dict[str, Any]] = OrderedDict()
         self.lengths: OrderedDict[Hashable, GameLengthReport] = OrderedDict()
         self.charts: OrderedDict[Hashable, bytes] = OrderedDict()
         self._pending: dict[Hashable, asyncio.Future[Any]] = {}
-        self._executor = ThreadPoolExecutor(
-            max_workers=max(1, self.limits.analysis_workers), thread_name_prefix="bobing-analysis"
-        )
+        workers = max(1, self.limits.analysis_workers)
+        self._executor: Executor
+        if processes:
+            # Worker processes: a simulation holds the GIL for seconds, which in a thread
+            # would still stall the event loop (and every table's throws) in turns.
+            self._executor = ProcessPoolExecutor(
+                max_workers=workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_background_priority,
+            )
+        else:
+            self._executor = ThreadPoolExecutor(
+                max_workers=workers, thread_name_prefix="bobing-analysis"
+            )
 
     def close(self) -> None:
-        """Stop the workers (a computation under way finishes on its own)."""
+        """Stop the workers; a worker process in the middle of a computation is ended."""
+        processes = getattr(self._executor, "_processes", None) or {}
         self._executor.shutdown(wait=False, cancel_futures=True)
+        for process in list(processes.values()):
+            process.terminate()
 
     async def get(
-        self, store: OrderedDict[Hashable, T], key: Hashable, compute: Callable[[], T], size: int
+        self,
+        store: OrderedDict[Hashable, T],
+        key: Hashable,
+        compute: Callable[..., T],
+        size: int,
+        *,
+        args: tuple[Any, ...] = (),
+        on_miss: Callable[[], None] | None = None,
     ) -> T:
-        """The cached value of ``key``, computed in a worker thread on a miss."""
+        """The cached value of ``key``, ``compute(*args)`` in a worker on a miss (with worker
+        processes ``compute`` is a module-level function and ``args`` can be pickled);
+        ``on_miss`` may refuse a new computation (a rate limit) by raising."""
         if key in store:
             store.move_to_end(key)
             return store[key]
@@ -279,7 +307,9 @@ class AnalysisCache:
                     "try again in a few seconds",
                     retry_after=RETRY_AFTER,
                 )
-            pending = asyncio.ensure_future(self._compute(store, key, compute, size))
+            if on_miss is not None:
+                on_miss()
+            pending = asyncio.ensure_future(self._compute(store, key, compute, args, size))
             self._pending[key] = pending
             pending.add_done_callback(lambda done: self._settled(key, done))
         # Shielded: a client that goes away does not cancel what others are waiting for.
@@ -301,10 +331,15 @@ class AnalysisCache:
             done.exception()  # retrieved here: a waiter that left must not leave it unseen
 
     async def _compute(
-        self, store: OrderedDict[Hashable, T], key: Hashable, compute: Callable[[], T], size: int
+        self,
+        store: OrderedDict[Hashable, T],
+        key: Hashable,
+        compute: Callable[..., T],
+        args: tuple[Any, ...],
+        size: int,
     ) -> T:
         loop = asyncio.get_running_loop()
-        value = await loop.run_in_executor(self._executor, compute)
+        value = await loop.run_in_executor(self._executor, compute, *args)
         store[key] = value
         while len(store) > size:
             store.popitem(last=False)
@@ -333,15 +368,50 @@ async def cached_length(request: Request, rules: RuleSet, players: int) -> GameL
     """The game-length report of ``rules`` at ``players``, from the cache when possible."""
     cache = cache_of(request)
     key = (rules_key(rules), players)
-    return await cache.get(cache.lengths, key, lambda: game_length(rules, players), cache.size)
+
+    def count_simulation() -> None:
+        limiter: RateLimiter | None = getattr(request.app.state, "rate_limiter", None)
+        if limiter is not None:
+            address = request.client.host if request.client is not None else None
+            limiter.check("simulation", address or "?")
+
+    return await cache.get(
+        cache.lengths,
+        key,
+        _length_task,
+        cache.size,
+        args=(rules, players),
+        on_miss=count_simulation,
+    )
 
 
 async def cached_odds(request: Request, rules: RuleSet) -> dict[str, Any]:
     """The exact odds of ``rules`` as JSON, from the cache when possible."""
     cache = cache_of(request)
-    return await cache.get(
-        cache.odds, rules_key(rules), lambda: exact_odds(rules).to_json(), 4 * cache.size
-    )
+    return await cache.get(cache.odds, rules_key(rules), _odds_task, 4 * cache.size, args=(rules,))
+
+
+def _background_priority() -> None:
+    """A worker process yields the CPU to the server's (the tables' throws come first)."""
+    with contextlib.suppress(AttributeError, OSError):  # no os.nice on Windows
+        os.nice(10)
+
+
+# What the workers run: module-level (a worker process finds them by name) and looked up at
+# call time (a test may count the calls of game_length and chart in thread mode).
+
+
+def _length_task(rules: RuleSet, players: int) -> GameLengthReport:
+    return game_length(rules, players)
+
+
+def _odds_task(rules: RuleSet) -> dict[str, Any]:
+    json_body: dict[str, Any] = exact_odds(rules).to_json()
+    return json_body
+
+
+def _chart_task(report: GameLengthReport, kind: str, lang: str) -> bytes:
+    return chart(report, kind, lang)
 
 
 def _cached_json(body: dict[str, Any]) -> JSONResponse:
@@ -416,7 +486,9 @@ async def chart_svg(
     report = await cached_length(request, chosen, players)
     cache = cache_of(request)
     key = (rules_key(chosen), players, kind, language)
-    svg = await cache.get(cache.charts, key, lambda: chart(report, kind, language), 2 * cache.size)
+    svg = await cache.get(
+        cache.charts, key, _chart_task, 2 * cache.size, args=(report, kind, language)
+    )
     return Response(
         svg,
         media_type="image/svg+xml",
