@@ -104,7 +104,7 @@ class TableInfo:
     commitment: str
     created_at: datetime
     creator: str | None = None
-    """A keyed hash of the creating address (the open-table quota); None for old tables."""
+    """A hash of the creating address (the open-table quota); None for old tables."""
 
 
 @dataclass(frozen=True, slots=True)

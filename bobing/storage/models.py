@@ -52,7 +52,7 @@ class TableRow(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     creator: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True)
-    """A keyed hash of the address that created the table (the open-table quota)."""
+    """A hash of the address that created the table (the open-table quota)."""
 
 
 class SeatRow(Base):

@@ -3,7 +3,7 @@
 - ``bobing_events.sender`` and ``.digest``: the token hash of the command's sender and a
   digest of the command, beside its ``command_id``, so a reused id is told apart from a retry
   after a restart or on another instance.
-- ``bobing_tables.creator``: a keyed hash of the creating address (open-table quota), and an
+- ``bobing_tables.creator``: a hash of the creating address (open-table quota), and an
   index on (status, updated_at) for the retention sweep.
 - ``bobing_snapshots``: the latest stored fold of a table's log (loading reads only the tail).
 
