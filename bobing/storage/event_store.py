@@ -205,8 +205,11 @@ class EventStore:
             raise CodeTaken(info.code) from None
         return stored
 
-    async def load(self, code: str) -> TableSnapshot | None:
-        """A table with its seats, its latest fold snapshot and the events after it, or None."""
+    async def load(self, code: str, *, use_snapshot: bool = True) -> TableSnapshot | None:
+        """A table with its seats, its latest fold snapshot and the events after it, or None.
+
+        ``use_snapshot=False``: no snapshot, the whole log (for a snapshot that cannot be read).
+        """
         async with self.db.connect() as conn:
             row = (
                 await conn.execute(select(TableRow.__table__).where(TableRow.code == code))
@@ -221,10 +224,16 @@ class EventStore:
                 )
             ).all()
             stored = (
-                await conn.execute(
-                    select(SnapshotRow.seq, SnapshotRow.data).where(SnapshotRow.table_code == code)
-                )
-            ).first()
+                (
+                    await conn.execute(
+                        select(SnapshotRow.seq, SnapshotRow.data).where(
+                            SnapshotRow.table_code == code
+                        )
+                    )
+                ).first()
+                if use_snapshot
+                else None
+            )
             fold = None if stored is None else FoldSnapshot(int(stored.seq), stored.data)
             events = await _events(conn, code, 0 if fold is None else fold.seq, None)
         m = row._mapping

@@ -154,7 +154,13 @@ class TableService:
             self._loading[code] = pending
             try:
                 snapshot = await self.store.load(code)
-                loaded = None if snapshot is None else fold(snapshot)
+                try:
+                    loaded = None if snapshot is None else fold(snapshot)
+                except UnusableSnapshot:
+                    # Written by another version, say: the whole log is still the truth.
+                    log.warning("ignoring the stored snapshot of table %s", code)
+                    snapshot = await self.store.load(code, use_snapshot=False)
+                    loaded = None if snapshot is None else fold(snapshot)
                 if loaded is not None:
                     self._remember(loaded)
                     self._maybe_snapshot(loaded)
@@ -420,7 +426,7 @@ class TableService:
                         f"a command at table {runtime.code} needs a token of that table",
                         action="command",
                     )
-                sender = sender_of(roles, token_hashes, runtime) if command_id else None
+                sender = sender_of(token_hashes, runtime) if command_id else None
                 if command_id is not None and command_id in runtime.commands:
                     return _repeated(
                         runtime, command_id, runtime.commands[command_id], sender, digest
@@ -521,13 +527,17 @@ class TableService:
         return results_csv(await self.fresh_runtime(code))
 
 
+class UnusableSnapshot(Exception):
+    """A stored snapshot this version cannot read (the table is folded from its whole log)."""
+
+
 def command_digest(command: Command) -> str:
     """What a command asks for (type and fields): one id names one command."""
     text = json.dumps([command.type, command.args], sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def sender_of(roles: Roles, token_hashes: tuple[str, ...], runtime: Runtime) -> str | None:
+def sender_of(token_hashes: tuple[str, ...], runtime: Runtime) -> str | None:
     """Who sent a command: a hash of the table's tokens it came with (None without any)."""
     known = sorted({h for h in token_hashes if runtime.knows(h)})
     if not known:
@@ -576,7 +586,10 @@ def fold(snapshot: TableSnapshot) -> Runtime:
     )
     game_events: list[Event] = []
     if snapshot.fold is not None:
-        game_events = restore(runtime, snapshot.fold)
+        try:
+            game_events = restore(runtime, snapshot.fold)
+        except (KeyError, TypeError, ValueError, BobingError) as exc:
+            raise UnusableSnapshot(f"table {info.code}: {exc}") from exc
     for event in snapshot.events:
         if event.type in EVENT_TYPES:
             game_events.append(event_from_json(event.data))

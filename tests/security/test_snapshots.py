@@ -171,3 +171,29 @@ async def test_a_restart_loads_the_snapshot_and_the_tail(tmp_path: Path) -> None
             "SELECT seq FROM bobing_snapshots WHERE table_code = ?", (code,)
         ).fetchone()
     assert row is not None and before["last_seq"] - 25 < row[0] <= before["last_seq"]
+
+
+async def test_a_snapshot_this_version_cannot_read_is_ignored(tmp_path: Path) -> None:
+    from bobing.storage.event_store import FoldSnapshot
+
+    db = Database(f"sqlite+aiosqlite:///{tmp_path / 'bobing.sqlite3'}")
+    await db.migrate()
+    store = EventStore(db)
+    broker = get_broker("memory://")
+    await broker.start()
+    service = TableService(store, broker)
+    try:
+        created = await service.create_table(name="旧快照")
+        for name in ("甲", "乙"):
+            await service.join(created.code, name)
+        before = (await service.runtime(created.code)).state_json
+        head = (await service.runtime(created.code)).last_seq
+        assert await store.save_snapshot(created.code, FoldSnapshot(head, {"version": 99}))
+        # An older snapshot does not replace a newer one.
+        assert not await store.save_snapshot(created.code, FoldSnapshot(head - 1, {}))
+        service.evict(created.code)
+        assert (await service.runtime(created.code)).state_json == before
+    finally:
+        await store.close()
+        await broker.close()
+        await db.dispose()
