@@ -184,7 +184,9 @@ async def _attack(url: str, seconds: float, counts: Any) -> None:
             n = 0
             while time.monotonic() < stop:
                 n += 1
-                params = {"players": 2 + (worker + n) % 29, "rules": "jinhua"}
+                # Ever new rules: every request is a simulation nobody has cached.
+                rules = {"preset": "jinhua", "prizes": {"yixiu": 1 + (worker * 100_000 + n) % 60}}
+                params = {"players": 2 + (worker + n) % 29, "rules": json.dumps(rules)}
                 try:
                     # abandoned after 50 ms, like a client that gave up
                     response = await http.get("/api/game-length", params=params, timeout=0.05)

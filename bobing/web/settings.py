@@ -30,7 +30,7 @@ class Limits:
     """Joins one address may send per minute."""
     analysis_per_minute: float = 60
     """``/api/odds``, ``/api/game-length`` and chart requests per address per minute."""
-    simulations_per_minute: float = 6
+    simulations_per_minute: float = 3
     """New game-length simulations (answers not yet cached) one address may start a minute."""
     tarpit_seconds: float = 1
     """Seconds a rate-limited request waits for its 429 (slows a flood to its own pace)."""

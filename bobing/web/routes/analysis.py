@@ -394,7 +394,7 @@ async def cached_odds(request: Request, rules: RuleSet) -> dict[str, Any]:
 def _background_priority() -> None:
     """A worker process yields the CPU to the server's (the tables' throws come first)."""
     with contextlib.suppress(AttributeError, OSError):  # no os.nice on Windows
-        os.nice(10)
+        os.nice(19)
 
 
 # What the workers run: module-level (a worker process finds them by name) and looked up at
