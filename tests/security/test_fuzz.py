@@ -280,3 +280,12 @@ def test_websocket_frame_fuzz(live: dict[str, Any], data: st.DataObject) -> None
 def test_state_invariants_hold_after_the_fuzz(live: dict[str, Any]) -> None:
     check_invariants(live)
     assert live["http"].get("/api/health").json() == {"status": "ok"}
+
+
+def test_numbers_past_the_databases_integers_are_a_422(live: dict[str, Any]) -> None:
+    """Found by this fuzz: ``?after=10**20`` reached SQLite and came back as a 500."""
+    code = live["tables"][0]["code"]
+    for after in (10**20, 2**31, 2**63):
+        response = live["http"].get(f"/api/tables/{code}/events", params={"after": after})
+        assert response.status_code == 422
+        assert response.json()["code"] == "invalid_field"

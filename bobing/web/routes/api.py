@@ -80,6 +80,10 @@ class Join(BaseModel):
     name: str = Field(description="display name, 1-24 characters, no HTML", examples=["甲"])
 
 
+MAX_SEQ = 2**31 - 1
+"""The largest sequence number a log can hold (``bobing_events.seq`` is a 32-bit integer)."""
+
+
 def limit(request: Request, action: str) -> str:
     """Count one ``action`` against the client's address (``rate_limited`` when over); the
     hashed address, for quotas."""
@@ -175,7 +179,9 @@ def _bearer(authorization: str | None) -> list[str]:
 async def events(
     code: str,
     request: Request,
-    after: Annotated[int, Query(ge=0, description="the last seq already seen")] = 0,
+    after: Annotated[
+        int, Query(ge=0, le=MAX_SEQ, description="the last seq already seen")
+    ] = 0,
     limit: Annotated[int, Query(ge=1, le=PAGE)] = PAGE,
 ) -> dict[str, Any]:
     """Events with ``seq > after``, oldest first."""
