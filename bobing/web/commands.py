@@ -241,12 +241,7 @@ def plan_remove(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan
     seats = [Seat(s.name, i, s.token_hash) for i, s in enumerate(rest, start=1)]
 
     def commit(rt: Runtime) -> None:
-        rt.seats = seats
-        if rt.start_dice is not None and name in (
-            rt.start_dice.get("thrower"),
-            rt.start_dice.get("starter"),
-        ):
-            rt.start_dice = None
+        rt.seats = seats  # the start dice it voids are dropped by the fold (note_event)
 
     return Plan([{"type": "player_removed", "name": name}], seats=seats, commit=commit)
 

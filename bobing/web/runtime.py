@@ -183,7 +183,14 @@ def note_event(runtime: Runtime, event: StoredEvent) -> None:
     elif event.type == "lobby_locked":
         runtime.locked = bool(data.get("locked"))
     elif event.type == "player_removed":
-        runtime.removed[name_key(str(data.get("name", "")))] = event.at.timestamp()
+        name = data.get("name")
+        runtime.removed[name_key(str(name or ""))] = event.at.timestamp()
+        # Start dice thrown by or pointing at the removed player no longer decide the start.
+        if runtime.start_dice is not None and name in (
+            runtime.start_dice.get("thrower"),
+            runtime.start_dice.get("starter"),
+        ):
+            runtime.start_dice = None
     if event.command_id is not None:
         runtime.remember_command(
             event.command_id, CommandRecord(event.seq, event.sender, event.digest)

@@ -38,7 +38,7 @@ from bobing.engine.fairness import (
     commitment,
     new_server_seed,
 )
-from bobing.engine.game import MAX_NAME_LENGTH, MAX_PLAYERS, Game
+from bobing.engine.game import MAX_NAME_LENGTH, Game
 from bobing.engine.rules import rules_from_json
 from bobing.realtime.broker import Broker, table_channel
 from bobing.storage.event_store import (
@@ -358,11 +358,12 @@ class TableService:
                         code=runtime.code,
                         retry_after=math.ceil(wait),
                     )
-            if len(runtime.seats) >= MAX_PLAYERS:
+            seats_at_most = runtime.rules.max_players  # the rules' own limit (RULES.md §8)
+            if len(runtime.seats) >= seats_at_most:
                 raise ApiError(
                     "table_full",
-                    f"table {runtime.code} already seats {MAX_PLAYERS} players",
-                    limit=MAX_PLAYERS,
+                    f"table {runtime.code} already seats {seats_at_most} players",
+                    limit=seats_at_most,
                     code=runtime.code,
                 )
             token = new_token("p")

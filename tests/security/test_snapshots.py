@@ -14,7 +14,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from sectools import Client, open_table, served
 
@@ -106,6 +106,8 @@ async def _play(service: TableService, rng: random.Random) -> str:
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(seed=st.integers(0, 2**32 - 1), every=st.integers(1, 40))
+# Found by this test: a removed player's start dice were dropped in memory but not by the fold.
+@example(seed=21128, every=1)
 def test_folding_a_snapshot_and_its_tail_equals_folding_the_log(
     tmp_path_factory: Any, seed: int, every: int
 ) -> None:
