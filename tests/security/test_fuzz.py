@@ -79,8 +79,10 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
 
 # -- strategies from the schema ---------------------------------------------------------------
 
+FLOATS = st.floats(allow_nan=False, allow_infinity=False)
+"""JSON has no NaN or infinity (the client library refuses to send them)."""
 JSON = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    st.none() | st.booleans() | st.integers() | FLOATS | st.text(max_size=20),
     lambda inner: (
         st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
     ),
@@ -105,7 +107,7 @@ def from_schema(schema: dict[str, Any], components: dict[str, Any]) -> st.Search
         low, high = schema.get("minimum", -(10**6)), schema.get("maximum", 10**6)
         fitting = st.integers(low, high) | st.sampled_from([low - 1, high + 1, 10**20])
     elif kind == "number":
-        fitting = st.floats(allow_nan=False)
+        fitting = FLOATS
     elif kind == "boolean":
         fitting = st.booleans()
     elif kind == "null":
