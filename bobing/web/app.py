@@ -174,6 +174,11 @@ async def _sweep(service: TableService, limits: Limits) -> None:
         except Exception:  # retried on the next round
             log.warning("retention sweep failed", exc_info=True)
         await asyncio.sleep(limits.sweep_every)
+async def _rearm(service: TableService) -> None:
+    try:
+        await service.rearm()
+    except Exception:  # a table's next request re-arms it anyway
+        log.warning("re-arming the clocks of tables in play failed", exc_info=True)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -206,7 +211,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.analysis_cache = analysis.AnalysisCache(
             limits=limits, processes=settings.analysis_processes
         )
-        background = [asyncio.create_task(_sweep(service, limits))]
+        # Tables whose clock was running when the server stopped get their timers back (in
+        # the background: a server with many tables in play answers at once all the same).
+        background = [
+            asyncio.create_task(_rearm(service)),
+            asyncio.create_task(_sweep(service, limits)),
+        ]
         if db.dialect == "sqlite":
             background.append(asyncio.create_task(_checkpoints(db)))
         try:
@@ -217,8 +227,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
             app.state.analysis_cache.close()
-            await hub.close_all()
             await service.close()
+            await hub.close_all()
             await store.close()
             await broker.close()
             await db.dispose()

@@ -6,6 +6,7 @@ import asyncio
 import hmac
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from bobing.engine.events import Event, Thrown, event_from_json
@@ -17,6 +18,7 @@ from bobing.storage.event_store import (
     Seat,
     StoredEvent,
     TableInfo,
+    iso,
 )
 from bobing.web.protocol import dumps
 from bobing.web.validation import name_key
@@ -24,7 +26,7 @@ from bobing.web.validation import name_key
 RECENT_COMMANDS = 1024
 """Command ids a runtime remembers (older ones are found in the log: the unique index)."""
 
-SNAPSHOT_VERSION = 1
+SNAPSHOT_VERSION = 2
 
 
 @dataclass(slots=True)
@@ -77,6 +79,23 @@ class Runtime:
     """Names the host removed (by :func:`name_key`) and when (POSIX seconds)."""
     snapshot_seq: int = 0
     """The seq of the latest snapshot of this fold stored (or being stored)."""
+    auto_throw: int | None = None
+    """Seconds a player may let pass before the server throws for them (online tables)."""
+    turn_since: datetime | None = None
+    """When the last event that is not a reaction was committed: the turn clock starts here,
+    so the auto-throw deadline is derived from the log and survives a restart."""
+    rematch_code: str | None = None
+    """The table of the rematch, once the host started one."""
+    reacted: dict[str, float] = field(default_factory=dict)
+    """Monotonic time of each sender's last reaction (the rate limit; not stored)."""
+    deadline: datetime | None = None
+    """When the running clock of a table with a time limit calls time (None when paused,
+    called, or without a limit; kept once over, for a referee's undo that resumes the game)."""
+    time_left: float | None = None
+    """Seconds left on the clock while the game is paused."""
+    closing: dict[str, Any] | None = None
+    """Time called (by the host or the clock): ``{"by", "at", "seq"}``; the game ends at the
+    end of the round (RULES.md §8.1)."""
     static_json: str | None = None
     state_json: str = "{}"
     """The state after the last committed event, as JSON text (built once per commit; text
@@ -100,6 +119,12 @@ class Runtime:
     def names(self) -> list[str]:
         """Seated names in clockwise order."""
         return [s.name for s in self.seats]
+
+    @property
+    def time_limit(self) -> int | None:
+        """The table's time limit in minutes, if it has one."""
+        limit = self.info.settings.get("time_limit")
+        return limit if isinstance(limit, int) else None
 
     @property
     def over(self) -> bool:
@@ -153,6 +178,8 @@ def last_thrown(events: list[Event]) -> dict[str, Any] | None:
 def note_event(runtime: Runtime, event: StoredEvent) -> None:
     """Track what the state shows beyond the engine's game."""
     data = event.data
+    if event.type != "reaction":
+        runtime.turn_since = event.at
     if event.type == "thrown":
         runtime.last_throw = {
             "throw": data.get("throw"),
@@ -164,6 +191,22 @@ def note_event(runtime: Runtime, event: StoredEvent) -> None:
         runtime.throw_seqs[data["throw"]] = event.seq
         if data.get("nonce") is not None:
             runtime.fair_throws.append({"throw": data["throw"], "nonce": data["nonce"]})
+    elif event.type == "deadline_set":
+        runtime.deadline = datetime.fromisoformat(data["deadline"])
+        runtime.time_left = None
+    elif event.type == "paused":
+        if runtime.deadline is not None:
+            runtime.time_left = data.get("time_left")
+            runtime.deadline = None
+    elif event.type == "time_called":
+        runtime.closing = {
+            "by": data["by"],
+            "at": iso(event.at),
+            "throw": data.get("throw"),
+            "seq": event.seq,
+        }
+        runtime.deadline = None
+        runtime.time_left = None
     elif event.type == "throw_undone":
         undone = data["throw"]
         runtime.throw_seqs.pop(undone, None)
@@ -191,6 +234,10 @@ def note_event(runtime: Runtime, event: StoredEvent) -> None:
             runtime.start_dice.get("starter"),
         ):
             runtime.start_dice = None
+    elif event.type == "auto_throw_set":
+        runtime.auto_throw = data.get("seconds") or None
+    elif event.type == "rematch":
+        runtime.rematch_code = data.get("code")
     if event.command_id is not None:
         runtime.remember_command(
             event.command_id, CommandRecord(event.seq, event.sender, event.digest)
@@ -222,6 +269,12 @@ def snapshot_of(runtime: Runtime) -> FoldSnapshot:
         "forgot_commands": runtime.forgot_commands,
         "locked": runtime.locked,
         "removed": runtime.removed,
+        "auto_throw": runtime.auto_throw,
+        "turn_since": None if runtime.turn_since is None else runtime.turn_since.isoformat(),
+        "rematch_code": runtime.rematch_code,
+        "deadline": None if runtime.deadline is None else runtime.deadline.isoformat(),
+        "time_left": runtime.time_left,
+        "closing": runtime.closing,
     }
     return FoldSnapshot(runtime.last_seq, data)
 
@@ -242,5 +295,15 @@ def restore(runtime: Runtime, snapshot: FoldSnapshot) -> list[Event]:
     runtime.forgot_commands = runtime.forgot_commands or bool(data["forgot_commands"])
     runtime.locked = bool(data["locked"])
     runtime.removed = {str(k): float(v) for k, v in data["removed"].items()}
+    runtime.auto_throw = data["auto_throw"]
+    runtime.turn_since = _moment(data["turn_since"])
+    runtime.rematch_code = data["rematch_code"]
+    runtime.deadline = _moment(data["deadline"])
+    runtime.time_left = data["time_left"]
+    runtime.closing = data["closing"]
     runtime.snapshot_seq = snapshot.seq
     return [event_from_json(e) for e in data["game_events"]]
+
+
+def _moment(text: str | None) -> datetime | None:
+    return None if text is None else datetime.fromisoformat(text)
