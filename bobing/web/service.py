@@ -88,8 +88,9 @@ log = logging.getLogger("bobing.web")
 COMMIT_ATTEMPTS = 4
 log = logging.getLogger("bobing.web")
 
-END_RESERVE = 4
-"""Log slots kept for the host's ``end`` when a table's log is full (it ends and reveals)."""
+ALWAYS_ROOM = frozenset({"end"})
+"""Commands a full log still takes: the host can always end the game (a few events, and the
+table is over: nothing follows that a full log would have to refuse)."""
 
 log = logging.getLogger("bobing.web")
 
@@ -490,7 +491,7 @@ class TableService:
             tuple(token_hashes),
             plan,
             digest=command_digest(command),
-            reserve=0 if command.type == "end" else END_RESERVE,
+            check_room=command.type not in ALWAYS_ROOM,
         )
 
     async def _run(
@@ -502,7 +503,7 @@ class TableService:
         *,
         digest: str | None = None,
         need_token: bool = True,
-        reserve: int = END_RESERVE,
+        check_room: bool = True,
     ) -> Outcome:
         for _ in range(COMMIT_ATTEMPTS):
             runtime = await self.runtime(code)
@@ -537,7 +538,8 @@ class TableService:
                     raise
                 if not plan.events:
                     return Outcome(runtime.last_seq, runtime.last_seq, reply=plan.reply)
-                self._check_room(runtime, len(plan.events), reserve)
+                if check_room:
+                    self._check_room(runtime, len(plan.events))
                 request = Append(
                     runtime.code,
                     runtime.last_seq,
@@ -568,9 +570,9 @@ class TableService:
                 return Outcome(stored[0].seq, runtime.last_seq, reply=plan.reply)
         raise ApiError("conflict", "the table kept changing; send the command again")
 
-    def _check_room(self, runtime: Runtime, count: int, reserve: int) -> None:
+    def _check_room(self, runtime: Runtime, count: int) -> None:
         limit = self.limits.max_events
-        if limit and runtime.last_seq + count > max(limit - reserve, 0):
+        if limit and runtime.last_seq + count > limit:
             raise ApiError(
                 "log_full",
                 f"table {runtime.code} has {runtime.last_seq} events, the most a table may "

@@ -53,7 +53,11 @@ def view(runtime: Runtime) -> dict[str, Any]:
 
 async def _play(service: TableService, rng: random.Random) -> str:
     """A random referee game through the real service: lobby moves, throws, undos, pauses."""
-    created = await service.create_table(name="快照", mode="referee", prizes=SMALL)
+    # Some with a time limit: the clock's deadline and pauses are folded too.
+    time_limit = rng.choice([None, 30])
+    created = await service.create_table(
+        name="快照", mode="referee", prizes=SMALL, time_limit=time_limit
+    )
     code = created.code
     host = [hash_token(created.host_token)]
     ids = iter(range(10**6))
