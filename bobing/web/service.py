@@ -399,9 +399,7 @@ class TableService:
             return Created(code, host_token, play_token, state)
         raise ApiError("conflict", "could not find a free table code; try again")
 
-    async def join(
-        self, code: str, name: Any, token_hashes: Iterable[str] = ()
-    ) -> dict[str, Any]:
+    async def join(self, code: str, name: Any, token_hashes: Iterable[str] = ()) -> dict[str, Any]:
         """Seat ``name``; returns ``{"seat", "name", "player_token"}``.
 
         The host (``token_hashes`` holding the host token) may seat players while the lobby is
@@ -467,7 +465,7 @@ class TableService:
                 reply={"seat": seat.seat, "name": display, "player_token": token},
             )
 
-        outcome = await self._run(code, None, tuple(token_hashes), plan, need_token=False)
+        outcome = await self._run(code, None, tuple(token_hashes), plan)
         return outcome.reply
 
     # -- commands ---------------------------------------------------------------------------
@@ -491,6 +489,9 @@ class TableService:
             tuple(token_hashes),
             plan,
             digest=command_digest(command),
+            # A client's command needs a token of the table; the server's own (the auto-throw)
+            # carries a field no client can send.
+            need_token=AUTO_THROW not in command.args,
             check_room=command.type not in ALWAYS_ROOM,
         )
 
@@ -502,7 +503,7 @@ class TableService:
         decide: Callable[[Runtime, Roles], Plan],
         *,
         digest: str | None = None,
-        need_token: bool = True,
+        need_token: bool = False,
         check_room: bool = True,
     ) -> Outcome:
         for _ in range(COMMIT_ATTEMPTS):
@@ -700,7 +701,14 @@ class TableService:
                 },
             )
 
-        return await self._run(code, command.id, token_hashes, announce)
+        return await self._run(
+            code,
+            command.id,
+            token_hashes,
+            announce,
+            digest=command_digest(command),
+            need_token=True,
+        )
 
     async def _claim_rematch(
         self, code: str, command: Command, token_hashes: tuple[str, ...]
