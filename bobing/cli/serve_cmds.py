@@ -40,12 +40,19 @@ def serve(
         str | None,
         typer.Option(help=_h("serve.opt.schema")),
     ] = None,
+    limit: Annotated[
+        list[str] | None,
+        typer.Option("--limit", metavar="NAME=VALUE", help=_h("serve.opt.limit")),
+    ] = None,
 ) -> None:
     """Run the table server: the browser UI, REST under /api, WebSockets under /ws."""
-    from bobing.web.serve import run_server
-    from bobing.web.settings import Settings
+    import os
 
-    run_server(Settings(db_url=db, db_schema=schema), host, port)
+    from bobing.web.serve import run_server
+    from bobing.web.settings import Limits, Settings
+
+    limits = Limits.from_env(os.environ, limit or ())
+    run_server(Settings(db_url=db, db_schema=schema, limits=limits), host, port)
 
 
 def verify(

@@ -122,7 +122,20 @@ async def test_migrations_are_idempotent(db: Database) -> None:
         version = (
             await conn.execute(text("SELECT version_num FROM bobing_alembic_version"))
         ).scalar()
-    assert version == "0001"
+    assert version == _head_revision()
+
+
+def _head_revision() -> str:
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    from bobing.storage.db import MIGRATIONS
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    head = ScriptDirectory.from_config(config).get_current_head()
+    assert head is not None
+    return head
 
 
 async def test_closed_store_fails_pending_appends(db: Database) -> None:
