@@ -19,7 +19,8 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from bobing.realtime.broker import Broker, table_channel
 from bobing.web.protocol import dumps
-from bobing.web.service import PAGE, TableService, events_frame
+from bobing.web.runtime import events_frame
+from bobing.web.service import PAGE, TableService
 
 log = logging.getLogger("bobing.web")
 

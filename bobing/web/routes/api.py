@@ -11,7 +11,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from bobing.engine.presets import DEFAULT_RULES, PRESETS
 from bobing.web.problems import ApiError
 from bobing.web.protocol import STATE_CHANGING, read_command
-from bobing.web.service import PAGE, TableService, hash_token
+from bobing.web.service import PAGE, TableService
+from bobing.web.tokens import hash_token
 
 
 class Problem(BaseModel):

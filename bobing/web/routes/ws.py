@@ -15,7 +15,9 @@ from bobing.storage.event_store import iso, utcnow
 from bobing.web.hub import Connection, Hub
 from bobing.web.problems import ApiError, from_bobing
 from bobing.web.protocol import ID_PATTERN, MAX_TOKEN_LENGTH, decode_frame, dumps, parse_command
-from bobing.web.service import Runtime, TableService, hash_token
+from bobing.web.runtime import Runtime
+from bobing.web.service import TableService
+from bobing.web.tokens import hash_token
 
 router = APIRouter()
 PREFIX = "/ws/tables/"

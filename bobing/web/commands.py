@@ -1,0 +1,421 @@
+"""Deciding a table command: each ``plan_*`` checks who may do what and returns the events to
+commit (:class:`Plan`); nothing changes until the service has committed them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from bobing.engine.dice import parse_dice
+from bobing.engine.events import Thrown
+from bobing.engine.fairness import (
+    START_THROW,
+    derive_faces,
+    grab_rng,
+    new_nonce,
+)
+from bobing.engine.game import MIN_PLAYERS, Game, Phase
+from bobing.storage.event_store import (
+    Seat,
+)
+from bobing.web.problems import ApiError
+from bobing.web.runtime import Roles, Runtime, last_thrown, throw_index
+
+
+@dataclass(slots=True)
+class Plan:
+    """What a command decided: events to commit, and how the runtime changes once committed."""
+
+    events: list[dict[str, Any]]
+    status: str | None = None
+    seats: list[Seat] | None = None
+    commit: Callable[[Runtime], None] | None = None
+    reply: dict[str, Any] = field(default_factory=dict)
+
+
+def _need_host(roles: Roles, action: str) -> None:
+    if not roles.host:
+        raise ApiError("forbidden", f"only the host may {action}", action=action)
+
+
+def _need_lobby(runtime: Runtime, action: str) -> None:
+    if runtime.status != "lobby":
+        raise ApiError(
+            "not_in_lobby",
+            f"{action} is only possible before the game starts",
+            action=action,
+            status=runtime.status,
+        )
+
+
+def _need_seated(runtime: Runtime, name: str) -> None:
+    if name not in runtime.names:
+        raise ApiError(
+            "unknown_player",
+            f"{name!r} is not seated at table {runtime.code}",
+            name=name,
+            code=runtime.code,
+        )
+
+
+def _ending(runtime: Runtime, reason: str) -> list[dict[str, Any]]:
+    return [
+        {"type": "ended", "reason": reason},
+        {
+            "type": "seed_revealed",
+            "server_seed": runtime.info.server_seed,
+            "commitment": runtime.info.commitment,
+        },
+    ]
+
+
+def plan_throw(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
+    """A throw: server dice (online, pass-and-play) or given faces (referee)."""
+    if runtime.status != "playing" or runtime.game is None:
+        raise ApiError(
+            "not_playing",
+            {
+                "lobby": "the game has not started",
+                "paused": "the game is paused",
+                "over": "the game is over",
+            }.get(runtime.status, "the game is not running"),
+            status=runtime.status,
+        )
+    game = runtime.game
+    if game.phase is Phase.GRAB:
+        raise ApiError(
+            "illegal_action",
+            "the lights are off: the host must settle the grab first",
+            message="the lights are off: the host must settle the grab first",
+        )
+    expected = game.throw_count + 1
+    turn = args.get("turn")
+    if turn is not None and turn != expected:
+        raise ApiError(
+            "turn_taken",
+            f"throw {turn} is not the next throw; the next is throw {expected}",
+            turn=turn,
+            expected=expected,
+        )
+    current = game.next_player
+    if current is None:  # pragma: no cover - MAIN/FINAL always have a next player
+        raise ApiError("not_playing", "nobody is to throw now", status=runtime.status)
+    named = args.get("player")
+    if named is not None and named != current:
+        _need_seated(runtime, named)
+        raise ApiError(
+            "not_your_turn",
+            f"it is {current}'s turn (throw {expected}), not {named}'s",
+            next=current,
+            player=named,
+            turn=expected,
+        )
+    mode = runtime.info.mode
+    own_turn = current in roles.players
+    allowed = {
+        "online": own_turn,
+        "pass_and_play": roles.play or roles.host or own_turn,
+        "referee": roles.host or (own_turn and bool(runtime.info.settings.get("referee_thrower"))),
+    }[mode]
+    if not allowed:
+        if roles.players and (mode != "referee" or runtime.info.settings.get("referee_thrower")):
+            raise ApiError(
+                "not_your_turn",
+                f"it is {current}'s turn (throw {expected}), not {roles.players[0]}'s",
+                next=current,
+                player=roles.players[0],
+                turn=expected,
+            )
+        raise ApiError(
+            "forbidden",
+            f"this connection may not throw for {current} at a {mode} table",
+            action="throw",
+            mode=mode,
+        )
+    tiaohou = bool(args.get("tiaohou", False))
+    faces: tuple[int, ...] | None
+    if mode == "referee":
+        if args.get("nonce") is not None:
+            raise ApiError("wrong_mode", "a referee table throws real dice: send dice, not a nonce")
+        if tiaohou:
+            if args.get("dice") is not None:
+                raise ApiError("invalid_field", "a 跳猴 has no dice", field="dice")
+            faces = None
+        else:
+            if args.get("dice") is None:
+                raise ApiError(
+                    "invalid_field", "a referee throw needs dice (or tiaohou)", field="dice"
+                )
+            faces = parse_dice(args["dice"])
+        fair = {
+            "type": "dice",
+            "throw": expected,
+            "player": current,
+            "nonce": None,
+            "source": "referee",
+        }
+    else:
+        if args.get("dice") is not None or tiaohou:
+            raise ApiError(
+                "wrong_mode",
+                f"a {mode} table rolls its own dice; faces and 跳猴 are for referee tables",
+                mode=mode,
+            )
+        nonce = args.get("nonce") or new_nonce()
+        faces = derive_faces(runtime.info.server_seed, runtime.code, expected, nonce)
+        fair = {
+            "type": "dice",
+            "throw": expected,
+            "player": current,
+            "nonce": nonce,
+            "source": "server",
+        }
+    game.verify_throw(current, faces, tiaohou=tiaohou)
+    new = game.throw(faces, player=current, tiaohou=tiaohou)
+    if game.state.phase is Phase.GRAB and mode != "referee":
+        new += game.grab(rng=grab_rng(runtime.info.server_seed, runtime.code))
+    events = [fair, *(e.to_json() for e in new)]
+    status = None
+    if game.is_over:
+        events += _ending(runtime, "game_over")
+        status = "over"
+    return Plan(events, status=status)
+
+
+def plan_grab(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
+    """The host settles a referee table's lights-off grab."""
+    _need_host(roles, "settle the grab")
+    if runtime.info.mode != "referee":
+        raise ApiError("wrong_mode", "the server settles the grab itself at this table")
+    game = runtime.game
+    if game is None or game.phase is not Phase.GRAB:
+        raise ApiError(
+            "illegal_action",
+            "there is no lights-off grab to settle",
+            message="there is no lights-off grab to settle",
+        )
+    allocation = args.get("allocation")
+    if (allocation is None) == (not args.get("random")):
+        raise ApiError(
+            "invalid_field", "send either an allocation or random: true", field="allocation"
+        )
+    if allocation is not None:
+        new = game.grab(allocation)
+    else:
+        new = game.grab(rng=grab_rng(runtime.info.server_seed, runtime.code))
+    return Plan([*(e.to_json() for e in new), *_ending(runtime, "game_over")], status="over")
+
+
+def plan_reorder(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
+    """The host changes the seat order (clockwise) before the start."""
+    _need_host(roles, "reorder seats")
+    _need_lobby(runtime, "reorder")
+    order: list[str] = list(args["players"])
+    for name in order:
+        _need_seated(runtime, name)
+    if sorted(order) != sorted(runtime.names):
+        raise ApiError(
+            "invalid_field",
+            "players must list every seated name exactly once: " + ", ".join(runtime.names),
+            field="players",
+        )
+    by_name = {s.name: s for s in runtime.seats}
+    seats = [Seat(n, i, by_name[n].token_hash) for i, n in enumerate(order, start=1)]
+
+    def commit(rt: Runtime) -> None:
+        rt.seats = seats
+
+    return Plan([{"type": "seats_reordered", "players": order}], seats=seats, commit=commit)
+
+
+def plan_remove(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
+    """The host removes a seated player before the start."""
+    _need_host(roles, "remove a player")
+    _need_lobby(runtime, "remove")
+    name = args["player"]
+    _need_seated(runtime, name)
+    rest = [s for s in runtime.seats if s.name != name]
+    seats = [Seat(s.name, i, s.token_hash) for i, s in enumerate(rest, start=1)]
+
+    def commit(rt: Runtime) -> None:
+        rt.seats = seats
+        if rt.start_dice is not None and name in (
+            rt.start_dice.get("thrower"),
+            rt.start_dice.get("starter"),
+        ):
+            rt.start_dice = None
+
+    return Plan([{"type": "player_removed", "name": name}], seats=seats, commit=commit)
+
+
+def _need_players(runtime: Runtime) -> None:
+    if len(runtime.seats) < MIN_PLAYERS:
+        raise ApiError(
+            "not_enough_players",
+            f"a game needs at least {MIN_PLAYERS} players; {len(runtime.seats)} seated",
+            count=len(runtime.seats),
+            minimum=MIN_PLAYERS,
+        )
+
+
+def plan_start_dice(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
+    """The two start dice: rolled by the server (throw 0), or given at a referee table."""
+    _need_host(roles, "throw the start dice")
+    _need_lobby(runtime, "start_dice")
+    _need_players(runtime)
+    thrower = args.get("thrower") or runtime.names[0]
+    _need_seated(runtime, thrower)
+    nonce: str | None
+    if runtime.info.mode == "referee" and args.get("dice") is not None:
+        raw = args["dice"]
+        faces = [int(c) for c in raw if c.isdigit()] if isinstance(raw, str) else list(raw)
+        if len(faces) != 2 or not all(
+            isinstance(f, int) and not isinstance(f, bool) and 1 <= f <= 6 for f in faces
+        ):
+            raise ApiError(
+                "invalid_dice", f"invalid start dice {raw!r}: two faces 1-6", value=str(raw)[:40]
+            )
+        dice = (faces[0], faces[1])
+        nonce = None
+    elif args.get("dice") is not None:
+        raise ApiError("wrong_mode", "this table rolls its own start dice", mode=runtime.info.mode)
+    else:
+        nonce = args.get("nonce") or new_nonce()
+        rolled = derive_faces(runtime.info.server_seed, runtime.code, START_THROW, nonce, 2)
+        dice = (rolled[0], rolled[1])
+    # The engine counts the seats: a throwaway game tells who would start.
+    trial = Game(runtime.rules, runtime.names)
+    starter = trial.start(thrower=thrower, dice=dice)[0].to_json()["starter"]
+    return Plan(
+        [
+            {
+                "type": "start_dice",
+                "thrower": thrower,
+                "dice": list(dice),
+                "nonce": nonce,
+                "starter": starter,
+            }
+        ]
+    )
+
+
+def plan_start(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
+    """The host starts the game: a named starter, the start dice, or the first seat."""
+    _need_host(roles, "start the game")
+    _need_lobby(runtime, "start")
+    _need_players(runtime)
+    game = Game(runtime.rules, runtime.names)
+    starter = args.get("starter")
+    if starter is not None:
+        _need_seated(runtime, starter)
+        new = game.start(starter=starter)
+    elif runtime.start_dice is not None:
+        new = game.start(
+            thrower=runtime.start_dice["thrower"], dice=tuple(runtime.start_dice["dice"])
+        )
+    else:
+        new = game.start()
+
+    def commit(rt: Runtime) -> None:
+        rt.game = game
+
+    return Plan([e.to_json() for e in new], status="playing", commit=commit)
+
+
+def plan_pause(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
+    """The host pauses play."""
+    _need_host(roles, "pause")
+    if runtime.status != "playing":
+        raise ApiError(
+            "not_playing", f"cannot pause a {runtime.status} table", status=runtime.status
+        )
+    return Plan([{"type": "paused"}], status="paused")
+
+
+def plan_resume(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
+    """The host resumes a paused game."""
+    _need_host(roles, "resume")
+    if runtime.status != "paused":
+        raise ApiError(
+            "not_playing", f"cannot resume a {runtime.status} table", status=runtime.status
+        )
+    return Plan([{"type": "resumed"}], status="playing")
+
+
+def plan_end(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
+    """The host ends the game now; the seed is revealed."""
+    _need_host(roles, "end the game")
+    if runtime.over:
+        raise ApiError("not_playing", "the game is already over", status=runtime.status)
+    return Plan(_ending(runtime, "host"), status="over")
+
+
+def plan_undo(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
+    """The host voids the last throw of a referee table (faces typed wrong).
+
+    The log stays append-only: a ``throw_undone`` event names the throw, and the game becomes
+    the fold of the events before it (everything the throw brought about is gone with it:
+    cakes, standing, the final round, a grab, the end). A game that throw ended resumes; one
+    the host ended does not.
+    """
+    _need_host(roles, "undo a throw")
+    mode = runtime.info.mode
+    if mode != "referee":
+        raise ApiError(
+            "wrong_mode",
+            f"a {mode} table rolls its own dice: only a referee table can undo a throw",
+            mode=mode,
+        )
+    game = runtime.game
+    if game is None:
+        raise ApiError("not_playing", "the game has not started", status=runtime.status)
+    if runtime.over and runtime.end_reason != "game_over":
+        raise ApiError(
+            "not_playing", "the host ended the game; it cannot be resumed", status=runtime.status
+        )
+    last = game.throw_count
+    if last == 0:
+        raise ApiError("nothing_to_undo", "there is no throw to undo yet")
+    wanted = args.get("throw")
+    if wanted is not None and wanted != last:
+        raise ApiError(
+            "not_last_throw",
+            f"throw {wanted} is not the last throw; the last is throw {last}",
+            throw=wanted,
+            last=last,
+        )
+    index = throw_index(game.events, last)
+    thrown = game.events[index]
+    assert isinstance(thrown, Thrown)
+    kept = game.events[:index]
+    undone = {
+        "type": "throw_undone",
+        "throw": last,
+        "player": thrown.player,
+        "dice": thrown.dice,
+        "hand": thrown.hand,
+        "from_seq": runtime.throw_seqs[last],
+    }
+
+    def commit(rt: Runtime) -> None:
+        rt.game = Game.replay(rt.rules, rt.names, kept)
+        rt.last_throw = last_thrown(kept)
+
+    return Plan([undone], status="playing" if runtime.over else None, commit=commit)
+
+
+PLANS: dict[str, Callable[[Runtime, Roles, Mapping[str, Any]], Plan]] = {
+    "throw": plan_throw,
+    "grab": plan_grab,
+    "reorder": plan_reorder,
+    "remove": plan_remove,
+    "start_dice": plan_start_dice,
+    "start": plan_start,
+    "pause": plan_pause,
+    "resume": plan_resume,
+    "end": plan_end,
+    "undo": plan_undo,
+}
+

@@ -1,0 +1,69 @@
+"""What a table exports: the RULES.md §6 record with its fairness block, and results as CSV."""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+from bobing.engine.hands import TIERS
+from bobing.web.runtime import Runtime
+from bobing.web.state import (
+    game_result,
+    revealed_seed,
+)
+
+
+def record_of(runtime: Runtime) -> dict[str, Any]:
+    """RULES.md §6 record plus ``table`` and ``fairness`` (the seed only once over)."""
+    fairness = {
+        "commitment": runtime.info.commitment,
+        "server_seed": revealed_seed(runtime),
+        "table_id": runtime.code,
+        "start": None
+        if runtime.start_dice is None or runtime.start_dice.get("nonce") is None
+        else {
+            "thrower": runtime.start_dice["thrower"],
+            "dice": runtime.start_dice["dice"],
+            "nonce": runtime.start_dice["nonce"],
+        },
+        "throws": list(runtime.fair_throws),
+    }
+    table = {"code": runtime.code, "name": runtime.info.name, "mode": runtime.info.mode}
+    if runtime.game is not None:
+        return runtime.game.to_record(table=table, fairness=fairness)
+    rules = runtime.rules.overrides()
+    return {
+        "rules": runtime.rules.preset if len(rules) == 1 else rules,
+        "players": runtime.names,
+        "throws": [],
+        "table": table,
+        "fairness": fairness,
+    }
+
+
+CSV_COLUMNS = ["seat", "player", *(str(t) for t in TIERS), "cakes", "value", "zhuangyuan_hand"]
+
+
+def results_csv(runtime: Runtime) -> str:
+    """One row per seat: cakes per tier, total, value of named prizes, the 状元 hand."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\r\n")
+    writer.writerow(CSV_COLUMNS)
+    named = runtime.info.settings.get("named_prizes") or {}
+    result = game_result(runtime.game) if runtime.game is not None else None
+    winner = (result or {}).get("zhuangyuan") or {}
+    over = result is not None and result["status"] == "over"
+    for seat in runtime.seats:
+        holdings = (result or {}).get("holdings", {}).get(seat.name, {})
+        counts = [int(holdings.get(str(t), 0)) for t in TIERS]
+        value = sum(counts[i] * named.get(str(t), {}).get("value", 0) for i, t in enumerate(TIERS))
+        hand = winner.get("hand") if over and winner.get("player") == seat.name else None
+        writer.writerow([seat.seat, _csv_safe(seat.name), *counts, sum(counts), value, hand or ""])
+    return "\ufeff" + buffer.getvalue()
+
+
+def _csv_safe(text: str) -> str:
+    # Spreadsheet formula injection: a leading = + - @ would be evaluated.
+    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
+

@@ -1,0 +1,122 @@
+"""The table state clients see (docs/protocol.md), built from a runtime."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bobing.engine.game import Game, Phase
+from bobing.storage.event_store import (
+    iso,
+)
+from bobing.web.protocol import dumps
+from bobing.web.runtime import Runtime
+
+RESULT_KEYS = ("status", "ended_by", "next", "zhuangyuan", "holdings", "pool")
+
+
+def game_result(game: Game) -> dict[str, Any]:
+    """The state's ``result``: RULES.md §7 without its ``events`` list (``Game.result``)."""
+    result = game.result(events=False)
+    return {key: result[key] for key in RESULT_KEYS}
+
+
+STATIC_KEYS = ("code", "name", "mode", "created_at", "referee_thrower", "rules", "named_prizes")
+"""State keys that never change after creation (encoded once per runtime)."""
+
+
+def static_state(runtime: Runtime) -> dict[str, Any]:
+    """The part of the state fixed at creation."""
+    settings = runtime.info.settings
+    return {
+        "code": runtime.code,
+        "name": runtime.info.name,
+        "mode": runtime.info.mode,
+        "created_at": iso(runtime.info.created_at),
+        "referee_thrower": bool(settings.get("referee_thrower")),
+        "rules": runtime.info.rules,
+        "named_prizes": settings.get("named_prizes") or {},
+    }
+
+
+def dynamic_state(runtime: Runtime) -> dict[str, Any]:
+    """The part of the state that moves with the log."""
+    game = runtime.game
+    playing = runtime.status == "playing"
+    return {
+        "status": runtime.status,
+        "end_reason": runtime.end_reason,
+        "players": [{"seat": s.seat, "name": s.name} for s in runtime.seats],
+        "start_dice": None
+        if runtime.start_dice is None
+        else {
+            "thrower": runtime.start_dice["thrower"],
+            "dice": runtime.start_dice["dice"],
+            "starter": runtime.start_dice.get("starter"),
+        },
+        "phase": str(game.phase) if game is not None else str(Phase.NOT_STARTED),
+        "next": game.next_player if game is not None and playing else None,
+        "turn": game.throw_count + 1 if game is not None and not game.is_over else None,
+        "throw_count": game.throw_count if game is not None else 0,
+        "last_throw": runtime.last_throw,
+        "skipping": skipping(game),
+        "final_round": final_round(game),
+        "result": None if game is None else game_result(game),
+        "last_seq": runtime.last_seq,
+        "fairness": {
+            "commitment": runtime.info.commitment,
+            "server_seed": revealed_seed(runtime),
+        },
+    }
+
+
+def revealed_seed(runtime: Runtime) -> str | None:
+    # Once revealed it stays public, even if an undo resumes the game (referee tables only,
+    # whose throws are real dice: nothing left to predict but a random grab).
+    return runtime.info.server_seed if runtime.over or runtime.seed_revealed else None
+
+
+def skipping(game: Game | None) -> list[str]:
+    """Who will lose their next turn to a 跳猴 (seat order)."""
+    if game is None or game.phase not in (Phase.MAIN, Phase.FINAL):
+        return []
+    state = game.state
+    return [name for name, flag in zip(state.players, state.skip, strict=True) if flag]
+
+
+def final_round(game: Game | None) -> dict[str, Any] | None:
+    """The last round, once it has begun: up to which turn, who throws last, how many throws.
+
+    ``until_turn`` is the engine's turn index (the ``final`` event's); ``last_thrower`` and
+    ``throws_left`` (this one included) count the turns to come, skipping the players who are
+    to lose a turn — a 跳猴 during the last round may still change them.
+    """
+    if game is None or game.phase is not Phase.FINAL:
+        return None
+    state = game.state
+    until = state.final_until
+    if until is None:  # pragma: no cover - the final phase always has its last turn
+        return None
+    skip = list(state.skip)
+    last: str | None = None
+    left = 0
+    for turn in range(state.turn, until + 1):
+        seat = state.seat_at(turn)
+        if skip[seat]:
+            skip[seat] = False
+            continue
+        last = state.players[seat]
+        left += 1
+    return {"until_turn": until, "last_thrower": last, "throws_left": left}
+
+
+def build_state(runtime: Runtime) -> dict[str, Any]:
+    """The table state JSON of docs/protocol.md."""
+    return {**static_state(runtime), **dynamic_state(runtime)}
+
+
+def state_text(runtime: Runtime) -> str:
+    """:func:`build_state` as JSON text, re-encoding only what changes."""
+    if runtime.static_json is None:
+        runtime.static_json = dumps(static_state(runtime))[:-1]  # without the closing brace
+    return runtime.static_json + "," + dumps(dynamic_state(runtime))[1:]
+
