@@ -418,4 +418,3 @@ PLANS: dict[str, Callable[[Runtime, Roles, Mapping[str, Any]], Plan]] = {
     "end": plan_end,
     "undo": plan_undo,
 }
-

@@ -66,4 +66,3 @@ def results_csv(runtime: Runtime) -> str:
 def _csv_safe(text: str) -> str:
     # Spreadsheet formula injection: a leading = + - @ would be evaluated.
     return "'" + text if text[:1] in ("=", "+", "-", "@") else text
-

@@ -162,4 +162,3 @@ def events_frame(events: Iterable[StoredEvent], state_json: str | None) -> str:
     """The ``events`` frame as text; the state is spliced in as already-encoded JSON."""
     head = '{"type":"events","events":' + dumps([e.to_json() for e in events])
     return head + ("}" if state_json is None else ',"state":' + state_json + "}")
-

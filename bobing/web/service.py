@@ -405,4 +405,3 @@ def fold(snapshot: TableSnapshot) -> Runtime:
         runtime.last_throw = last_thrown(game_events)
     runtime.state_json = state_text(runtime)
     return runtime
-

@@ -127,4 +127,3 @@ def parse_named_prizes(value: Any) -> dict[str, dict[str, Any]]:
             )
         out[str(tier)] = {"name": name, "value": amount}
     return out
-

@@ -1,0 +1,615 @@
+"""The organiser's service: an event's tables created, watched, controlled and summed up.
+
+The event model (:mod:`bobing.organizer`) decides seating, prize sets, the budget, the
+playoff's field and who takes home what; the table service (:class:`TableService`) creates
+and runs every table, so a table of an event is an ordinary table with its own log, and the
+engine stays the one place of every rule. This module adds the organiser's token, seat claims
+and the event record, and stores the event (:class:`GatheringStore`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hmac
+import random
+import secrets
+from collections.abc import Mapping
+from typing import Any
+
+from bobing.engine.errors import BobingError
+from bobing.engine.game import MAX_PLAYERS
+from bobing.i18n.errors import localize
+from bobing.organizer import (
+    PLAYOFF_PRIZE,
+    Person,
+    PrizeSet,
+    parse_budget,
+    parse_people,
+    parse_prize_set,
+    playoff_field,
+    playoff_rules,
+    seat_people,
+    table_winner,
+)
+from bobing.organizer.playoff import check_throws
+from bobing.organizer.results import event_results
+from bobing.organizer.text import amount, display_text
+from bobing.storage.event_store import CodeTaken, iso, utcnow
+from bobing.storage.gatherings import Gathering, GatheringStore, SeatClaimed
+from bobing.web.problems import ApiError
+from bobing.web.protocol import Command
+from bobing.web.runtime import Runtime
+from bobing.web.service import TableService
+from bobing.web.state import RESULT_KEYS
+from bobing.web.tokens import CODE_ALPHABET, CODE_LENGTH, hash_token, new_token, normalize_code
+from bobing.web.validation import MODES, parse_rules
+
+MAX_EVENT_NAME = 40
+MAX_TABLES = 50
+MAX_PRIZE_NAME = 40
+CONTROL_ACTIONS = ("start", "pause", "resume", "close")
+MODE_ALIASES = {"phones": "online", "one_device": "pass_and_play", "组长": "referee"}
+
+
+class EventInputError(ApiError):
+    """An organiser's input the event model refused: its text is the model's, localized."""
+
+    def __init__(self, error: BobingError) -> None:
+        params = {k: v for k, v in error.params.items() if isinstance(v, str | int | float)}
+        super().__init__(
+            "invalid_event", error.message, field=str(error.params.get("key", "")), **params
+        )
+        self.error = error
+
+    def detail(self, lang: str | None) -> str:
+        """The model's own message in the reader's language (quoting the input)."""
+        return localize(self.error, lang)
+
+
+def model_errors(call: Any, *args: Any, **kwargs: Any) -> Any:
+    """Run a model function; its input errors become 422 problems."""
+    try:
+        return call(*args, **kwargs)
+    except BobingError as exc:
+        raise EventInputError(exc) from None
+
+
+def _table_name(event: str, number: int) -> str:
+    suffix = f" #{number}"
+    return event[: MAX_EVENT_NAME - len(suffix)].rstrip() + suffix
+
+
+def _named_prizes(prize_set: PrizeSet) -> dict[str, dict[str, Any]]:
+    """The table's own one-name-per-tier display: several goods joined, the average value."""
+    out: dict[str, dict[str, Any]] = {}
+    for tier, items in prize_set.tiers:
+        count = sum(i.count for i in items)
+        if not items or not count:
+            continue
+        name = " / ".join(i.name for i in items)
+        if len(name) > MAX_PRIZE_NAME:
+            name = name[: MAX_PRIZE_NAME - 1] + "…"
+        value = sum(i.count * i.value for i in items) / count
+        out[tier] = {"name": name, "value": int(value) if value == int(value) else round(value, 2)}
+    return out
+
+
+def _date(value: Any) -> str | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, str):
+        try:
+            return dt.date.fromisoformat(value).isoformat()
+        except ValueError:
+            pass
+    raise ApiError(
+        "invalid_field", f"date must be YYYY-MM-DD, not {str(value)[:40]!r}", field="date"
+    )
+
+
+def _result(runtime: Runtime) -> dict[str, Any] | None:
+    """The §7 result of a table (with ``ranking`` in ranked mode), or None before it starts."""
+    if runtime.game is None:
+        return None
+    full = runtime.game.result(events=False)
+    out = {key: full[key] for key in RESULT_KEYS}
+    if "ranking" in full:
+        out["ranking"] = full["ranking"]
+    return out
+
+
+class EventService:
+    """Events of one server: create, read, control, playoff, claims, results, record."""
+
+    def __init__(self, tables: TableService, store: GatheringStore) -> None:
+        self.tables = tables
+        self.store = store
+
+    # -- creating ---------------------------------------------------------------------------
+
+    async def create(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        """Create the event and all its tables, seats named; the secrets are returned once."""
+        name = model_errors(display_text, body.get("name"), key="name", limit=MAX_EVENT_NAME)
+        date = _date(body.get("date"))
+        mode = body.get("mode", "referee")
+        mode = MODE_ALIASES.get(mode, mode) if isinstance(mode, str) else mode
+        if mode not in MODES:
+            raise ApiError(
+                "invalid_field",
+                f"invalid mode {str(mode)[:40]!r}; allowed: " + ", ".join(MODES),
+                field="mode",
+                value=str(mode)[:40],
+            )
+        prize_set = model_errors(parse_prize_set, body.get("prizes"))
+        rule_set = parse_rules(body.get("rules"), prize_set.counts() or None)
+        rules_json = rule_set.to_json()
+        people: tuple[Person, ...] = model_errors(parse_people, body.get("people"))
+        seating = body.get("seating", "random")
+        max_size = int(getattr(rule_set, "max_players", MAX_PLAYERS))
+        seated: list[list[Person]] = model_errors(
+            seat_people,
+            people,
+            seating=seating,
+            tables=body.get("tables"),
+            size=body.get("table_size"),
+            max_size=max_size,
+            rng=random.SystemRandom(),
+        )
+        if len(seated) > MAX_TABLES:
+            raise ApiError(
+                "invalid_field",
+                f"an event has at most {MAX_TABLES} tables, not {len(seated)}",
+                field="tables",
+            )
+        budget = model_errors(parse_budget, body.get("budget"))
+        playoff_prize = self._playoff_prize(body.get("playoff_prize"))
+        start_thrower = body.get("start_thrower")
+        if start_thrower is not None and start_thrower not in {p.name for p in people}:
+            raise ApiError(
+                "invalid_field",
+                f"start_thrower {str(start_thrower)[:40]!r} is not on the roster",
+                field="start_thrower",
+            )
+        previous = body.get("previous")
+        if previous is not None and not isinstance(previous, str):
+            raise ApiError("invalid_field", "previous must be an event code", field="previous")
+
+        named = _named_prizes(prize_set)
+        tables: list[dict[str, Any]] = []
+        seat_tokens: dict[str, dict[str, str]] = {}
+        for number, members in enumerate(seated, start=1):
+            created = await self.tables.create_table(
+                name=_table_name(name, number),
+                mode=mode,
+                rules=rules_json,
+                named_prizes=named,
+            )
+            tokens: dict[str, str] = {}
+            for person in members:
+                seat = await self.tables.join(created.code, person.name)
+                tokens[person.name] = seat["player_token"]
+            seat_tokens[str(number)] = tokens
+            tables.append(
+                {
+                    "number": number,
+                    "code": created.code,
+                    "host_token": created.host_token,
+                    "play_token": created.play_token,
+                    "players": [p.name for p in members],
+                }
+            )
+        spec = {
+            "name": name,
+            "date": date,
+            "mode": mode,
+            "rules": rules_json,
+            "seating": seating,
+            "people": [p.to_json() for p in people],
+            "prizes": prize_set.to_json(),
+            "budget": budget.to_json(),
+            "playoff_prize": playoff_prize,
+            "start_thrower": start_thrower,
+            "previous": normalize_code(previous) if previous else None,
+        }
+        organizer_token = new_token("o")
+        stored_tables = [{k: t[k] for k in ("number", "code", "players")} for t in tables]
+        for _ in range(20):
+            code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+            gathering = Gathering(
+                code=code,
+                name=name,
+                organizer_token_hash=hash_token(organizer_token),
+                spec=spec,
+                tables=stored_tables,
+                secrets={"seats": seat_tokens},
+                playoff=None,
+                created_at=utcnow(),
+            )
+            try:
+                await self.store.create(gathering)
+            except CodeTaken:
+                continue
+            return {"code": code, "organizer_token": organizer_token, "tables": tables}
+        raise ApiError("conflict", "could not find a free event code; try again")
+
+    @staticmethod
+    def _playoff_prize(value: Any) -> dict[str, Any]:
+        if value is None:
+            return {"name": PLAYOFF_PRIZE, "value": 0}
+        if not isinstance(value, Mapping) or set(value) - {"name", "value"}:
+            raise ApiError(
+                "invalid_field", "playoff_prize must be {name, value}", field="playoff_prize"
+            )
+        prize_name = model_errors(
+            display_text,
+            value.get("name", PLAYOFF_PRIZE),
+            key="playoff_prize.name",
+            limit=MAX_PRIZE_NAME,
+        )
+        worth = model_errors(
+            amount, value.get("value", 0), key="playoff_prize.value", limit=1_000_000
+        )
+        return {"name": prize_name, "value": worth}
+
+    # -- reading ----------------------------------------------------------------------------
+
+    async def gathering(self, code: str) -> Gathering:
+        """The stored event; event_not_found otherwise."""
+        wanted = normalize_code(code)
+        if len(wanted) > 16:
+            raise ApiError("event_not_found", f"no event {wanted[:16]!r}", code=wanted[:16])
+        found = await self.store.get(wanted)
+        if found is None:
+            raise ApiError("event_not_found", f"no event {wanted!r}", code=wanted)
+        return found
+
+    async def _runtimes(self, gathering: Gathering) -> list[Runtime]:
+        return [await self.tables.fresh_runtime(t["code"]) for t in gathering.tables]
+
+    async def get(self, code: str) -> dict[str, Any]:
+        """The event: its plan, every table's status and §7 result, the playoff."""
+        gathering = await self.gathering(code)
+        runtimes = await self._runtimes(gathering)
+        spec = gathering.spec
+        prize_set = parse_prize_set(spec.get("prizes"))
+        tables = []
+        seat_of: dict[str, int] = {}
+        for table, runtime in zip(gathering.tables, runtimes, strict=True):
+            result = _result(runtime)
+            for name in table["players"]:
+                seat_of[name] = table["number"]
+            tables.append(
+                {
+                    "number": table["number"],
+                    "code": table["code"],
+                    "name": runtime.info.name,
+                    "status": runtime.status,
+                    "players": table["players"],
+                    "claimed": sorted(
+                        n for number, n in gathering.claims if number == table["number"]
+                    ),
+                    "next": runtime.game.next_player
+                    if runtime.game is not None and runtime.status == "playing"
+                    else None,
+                    "throw_count": runtime.game.throw_count if runtime.game is not None else 0,
+                    "last_throw": runtime.last_throw,
+                    "result": result,
+                    "zhuangyuan": table_winner(result),
+                }
+            )
+        people = [{**p, "table": seat_of.get(p["name"])} for p in spec.get("people", [])]
+        budget = parse_budget(spec.get("budget")).summary(
+            len(people), prize_set.value() * len(gathering.tables) + self._playoff_value(spec)
+        )
+        return {
+            "code": gathering.code,
+            "name": gathering.name,
+            "date": spec.get("date"),
+            "mode": spec.get("mode"),
+            "rules": spec.get("rules"),
+            "seating": spec.get("seating"),
+            "people": people,
+            "prizes": spec.get("prizes"),
+            "prize_set_value": prize_set.value(),
+            "budget": budget.to_json(),
+            "playoff_prize": spec.get("playoff_prize"),
+            "start_thrower": spec.get("start_thrower"),
+            "previous": spec.get("previous"),
+            "created_at": iso(gathering.created_at),
+            "tables": tables,
+            "all_over": all(r.status == "over" for r in runtimes),
+            "playoff_field": playoff_field([t["result"] for t in tables]),
+            "playoff": await self._playoff_view(gathering),
+        }
+
+    @staticmethod
+    def _playoff_value(spec: Mapping[str, Any]) -> float:
+        prize = spec.get("playoff_prize") or {}
+        return float(prize.get("value", 0) or 0)
+
+    async def _playoff_view(self, gathering: Gathering) -> dict[str, Any] | None:
+        playoff = gathering.playoff
+        if playoff is None:
+            return None
+        runtime = await self.tables.fresh_runtime(playoff["code"])
+        return {
+            "code": playoff["code"],
+            "status": runtime.status,
+            "throws": playoff.get("throws"),
+            "players": playoff.get("players", []),
+            "prize": playoff.get("prize"),
+            "next": runtime.game.next_player
+            if runtime.game is not None and runtime.status == "playing"
+            else None,
+            "last_throw": runtime.last_throw,
+            "result": _result(runtime),
+        }
+
+    # -- the organiser ------------------------------------------------------------------------
+
+    def check_organizer(self, gathering: Gathering, authorization: str | None) -> None:
+        """401 without a bearer token, 403 with a token that is not this event's organiser's."""
+        if not authorization:
+            raise ApiError(
+                "unauthorized", "the organiser's token is required (Authorization: Bearer …)"
+            )
+        scheme, _, token = authorization.partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            raise ApiError("unauthorized", "Authorization must be 'Bearer <organiser token>'")
+        if not hmac.compare_digest(hash_token(token.strip()), gathering.organizer_token_hash):
+            raise ApiError(
+                "forbidden",
+                f"the token is not the organiser's of event {gathering.code}",
+                action="organise",
+            )
+
+    async def control(
+        self, code: str, authorization: str | None, action: Any, table: Any = None
+    ) -> dict[str, Any]:
+        """Start, pause, resume or close one table (``table`` = its number) or all of them.
+
+        On all tables, each is changed only where the action applies (a table already over is
+        not closed again); on one table, an action that does not apply is a 409.
+        """
+        gathering = await self.gathering(code)
+        self.check_organizer(gathering, authorization)
+        if action not in CONTROL_ACTIONS:
+            raise ApiError(
+                "invalid_field",
+                f"invalid action {str(action)[:20]!r}; allowed: " + ", ".join(CONTROL_ACTIONS),
+                field="action",
+            )
+        targets = gathering.tables
+        if table is not None:
+            targets = [t for t in gathering.tables if t["number"] == table]
+            if isinstance(table, bool) or not targets:
+                raise ApiError(
+                    "invalid_field",
+                    f"event {gathering.code} has no table {str(table)[:10]!r}",
+                    field="table",
+                )
+        changed: list[dict[str, Any]] = []
+        thrower = gathering.spec.get("start_thrower")
+        for entry in targets:
+            runtime = await self.tables.fresh_runtime(entry["code"])
+            applies = {
+                "start": runtime.status == "lobby",
+                "pause": runtime.status == "playing",
+                "resume": runtime.status == "paused",
+                "close": runtime.status != "over",
+            }[str(action)]
+            if not applies and table is None:
+                continue
+            host = [runtime.info.host_token_hash]
+            if action == "start":
+                if runtime.start_dice is None:
+                    who = thrower if thrower in runtime.names else runtime.names[0]
+                    await self.tables.execute(
+                        entry["code"], Command("start_dice", None, {"thrower": who}), host
+                    )
+                await self.tables.execute(entry["code"], Command("start", None, {}), host)
+            else:
+                command = {"close": "end"}.get(str(action), str(action))
+                await self.tables.execute(entry["code"], Command(command, None, {}), host)
+            runtime = await self.tables.runtime(entry["code"])
+            changed.append({"number": entry["number"], "status": runtime.status})
+        return {"action": action, "tables": changed}
+
+    async def playoff(self, code: str, authorization: str | None, throws: Any) -> dict[str, Any]:
+        """Start the 状元王中王 between the table winners (409 while a table is playing)."""
+        gathering = await self.gathering(code)
+        self.check_organizer(gathering, authorization)
+        count = model_errors(check_throws, throws)
+        if gathering.playoff is not None:
+            raise ApiError(
+                "playoff_exists",
+                f"event {gathering.code} already has its playoff {gathering.playoff['code']}",
+                code=gathering.code,
+            )
+        runtimes = await self._runtimes(gathering)
+        playing = [
+            t["number"]
+            for t, r in zip(gathering.tables, runtimes, strict=True)
+            if r.status != "over"
+        ]
+        if playing:
+            raise ApiError(
+                "tables_playing",
+                "the playoff starts once every table is over; still playing: "
+                + ", ".join(map(str, playing)),
+                tables=", ".join(map(str, playing)),
+            )
+        field = playoff_field([_result(r) for r in runtimes])
+        if len(field) < 2:
+            raise ApiError(
+                "playoff_too_small",
+                f"a playoff needs two table winners or more; there are {len(field)}",
+                count=len(field),
+            )
+        spec = gathering.spec
+        prize = spec.get("playoff_prize") or {"name": PLAYOFF_PRIZE, "value": 0}
+        rules = playoff_rules(
+            spec["rules"], throws=count, prize=prize["name"], value=prize.get("value", 0)
+        )
+        if len(field) > MAX_PLAYERS:
+            rules["max_players"] = len(field)
+        created = await self.tables.create_table(
+            name=_table_name(gathering.name, 0).replace(" #0", " 王中王"),
+            mode=spec.get("mode", "referee"),
+            rules=rules,
+        )
+        tokens: dict[str, str] = {}
+        for name in field:
+            seat = await self.tables.join(created.code, name)
+            tokens[name] = seat["player_token"]
+        record = {
+            "code": created.code,
+            "throws": count,
+            "players": field,
+            "prize": prize,
+            "tokens": tokens,
+        }
+        if not await self.store.set_playoff(gathering.code, record):
+            raise ApiError(
+                "playoff_exists",
+                f"event {gathering.code} already has its playoff",
+                code=gathering.code,
+            )
+        return {
+            "code": created.code,
+            "host_token": created.host_token,
+            "play_token": created.play_token,
+            "players": field,
+        }
+
+    # -- seats ------------------------------------------------------------------------------
+
+    async def claim(self, code: str, number: Any, name: Any) -> dict[str, Any]:
+        """Take the seat named ``name`` at table ``number``: its player token, once."""
+        gathering = await self.gathering(code)
+        table = next((t for t in gathering.tables if t["number"] == number), None)
+        if table is None or isinstance(number, bool):
+            raise ApiError(
+                "invalid_field",
+                f"event {gathering.code} has no table {str(number)[:10]!r}",
+                field="table",
+            )
+        token = gathering.secrets.get("seats", {}).get(str(number), {}).get(name)
+        if not isinstance(name, str) or token is None:
+            raise ApiError(
+                "unknown_player",
+                f"{str(name)[:40]!r} has no seat at table {number}",
+                name=str(name)[:40],
+                code=table["code"],
+            )
+        try:
+            await self.store.claim(gathering.code, int(number), name)
+        except SeatClaimed:
+            raise ApiError(
+                "seat_claimed",
+                f"the seat of {name!r} at table {number} was claimed already; "
+                "the organiser can free it",
+                name=name,
+                table=number,
+            ) from None
+        return {"code": table["code"], "table": number, "name": name, "player_token": token}
+
+    async def release(
+        self, code: str, authorization: str | None, number: Any, name: Any
+    ) -> dict[str, Any]:
+        """The organiser frees a claimed seat (someone tapped the wrong name)."""
+        gathering = await self.gathering(code)
+        self.check_organizer(gathering, authorization)
+        if not any(t["number"] == number for t in gathering.tables) or not isinstance(name, str):
+            raise ApiError(
+                "invalid_field",
+                f"event {gathering.code} has no seat {str(name)[:40]!r} at table {number}",
+                field="table",
+            )
+        freed = await self.store.release(gathering.code, int(number), name)
+        return {"table": number, "name": name, "released": freed}
+
+    # -- results ------------------------------------------------------------------------------
+
+    async def results(self, code: str) -> dict[str, Any]:
+        """Who takes home what (``GET /api/events/{code}/results``)."""
+        gathering = await self.gathering(code)
+        runtimes = await self._runtimes(gathering)
+        spec = gathering.spec
+        tables = [
+            {**t, "result": _result(r)} for t, r in zip(gathering.tables, runtimes, strict=True)
+        ]
+        playoff_result = None
+        playoff_prizes: list[dict[str, Any]] = []
+        if gathering.playoff is not None:
+            runtime = await self.tables.fresh_runtime(gathering.playoff["code"])
+            playoff_result = _result(runtime)
+            playoff_prizes = list(runtime.info.rules.get("ranked_prizes") or [])
+        out = event_results(
+            tables,
+            parse_prize_set(spec.get("prizes")),
+            ranked_prizes=list((spec.get("rules") or {}).get("ranked_prizes") or []),
+            playoff=playoff_result,
+            playoff_prizes=playoff_prizes,
+        )
+        groups = {p["name"]: p.get("group") for p in spec.get("people", [])}
+        for person in out["people"]:
+            person["group"] = groups.get(person["name"])
+        return {
+            "code": gathering.code,
+            "name": gathering.name,
+            "date": spec.get("date"),
+            **out,
+        }
+
+    async def record(self, code: str) -> dict[str, Any]:
+        """The event record: every table's §6 record with fairness, and the playoff's."""
+        gathering = await self.gathering(code)
+        tables = [
+            {
+                "number": t["number"],
+                "code": t["code"],
+                "record": await self.tables.record(t["code"]),
+            }
+            for t in gathering.tables
+        ]
+        playoff = None
+        if gathering.playoff is not None:
+            playoff = {
+                "code": gathering.playoff["code"],
+                "throws": gathering.playoff.get("throws"),
+                "record": await self.tables.record(gathering.playoff["code"]),
+            }
+        return {
+            "event": {
+                "code": gathering.code,
+                "name": gathering.name,
+                "date": gathering.spec.get("date"),
+            },
+            "tables": tables,
+            "playoff": playoff,
+        }
+
+    async def next_year(self, code: str) -> dict[str, Any]:
+        """A new event's body from this one: same roster, rules, prizes and budget; last
+        year's 状元 (the 王中王, or the only table's 状元) throws the start dice."""
+        gathering = await self.gathering(code)
+        results = await self.results(code)
+        spec = gathering.spec
+        champion = results["wangzhongwang"]
+        if champion is None:
+            winners = [t["zhuangyuan"] for t in results["tables"] if t["zhuangyuan"]]
+            champion = winners[0] if len(winners) == 1 else None
+        return {
+            "name": gathering.name,
+            "mode": spec.get("mode"),
+            "rules": spec.get("rules"),
+            "seating": spec.get("seating"),
+            "people": spec.get("people"),
+            "tables": len(gathering.tables),
+            "prizes": spec.get("prizes"),
+            "budget": spec.get("budget"),
+            "playoff_prize": spec.get("playoff_prize"),
+            "start_thrower": None if champion is None else champion["player"],
+            "previous": gathering.code,
+        }

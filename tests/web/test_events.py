@@ -1,0 +1,320 @@
+"""Events over REST on a real server, SQLite and PostgreSQL: create, read, control, claims,
+the playoff, results and their downloads, the event record, next year."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from webtools import TIMEOUT, root_conftest, running_server
+
+from bobing.engine.fairness import verify_record
+from bobing.organizer.xlsx import read_xlsx, write_xlsx
+from bobing.storage import Database
+from bobing.web.settings import Settings
+
+PEOPLE = ["甲", "乙", "丙", "丁", "戊", "己", "庚"]
+PRIZES = {
+    "zhuangyuan": [{"name": "公仔", "count": 1, "value": 65}],
+    "duitang": [
+        {"name": "洗发水", "count": 1, "value": 40},
+        {"name": "沐浴露", "count": 1, "value": 40},
+    ],
+    "sanhong": [{"name": "杯子", "count": 2, "value": 20}],
+    "sijin": [{"name": "毛巾", "count": 2, "value": 5}],
+    "erju": [{"name": "饼干", "count": 3, "value": 3}],
+    "yixiu": [{"name": "可乐", "count": 4, "value": 2}],
+}
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+async def http(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[httpx.AsyncClient]:
+    schema = None
+    if request.param == "sqlite":
+        url = f"sqlite+aiosqlite:///{tmp_path / 'events.sqlite3'}"
+    else:
+        url = root_conftest().need_postgres()
+        schema = f"bobing_ev_{uuid.uuid4().hex[:12]}"
+    try:
+        async with (
+            running_server(Settings(db_url=url, db_schema=schema)) as server,
+            httpx.AsyncClient(base_url=server, timeout=TIMEOUT) as client,
+        ):
+            yield client
+    finally:
+        if schema is not None:
+            database = Database(url, schema=schema)
+            await database.drop_schema()
+            await database.dispose()
+
+
+async def create(http: httpx.AsyncClient, **overrides: Any) -> dict[str, Any]:
+    body = {
+        "name": "中秋博饼",
+        "rules": "traditional",
+        "mode": "referee",
+        "people": PEOPLE,
+        "tables": 2,
+        "seating": "in_order",
+        "prizes": PRIZES,
+        **overrides,
+    }
+    response = await http.post("/api/events", json=body)
+    assert response.status_code == 201, response.text
+    data: dict[str, Any] = response.json()
+    return data
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+async def throw(http: httpx.AsyncClient, table: dict[str, Any], dice: str) -> dict[str, Any]:
+    state = (await http.get(f"/api/tables/{table['code']}")).json()
+    response = await http.post(
+        f"/api/tables/{table['code']}/commands",
+        json={"type": "throw", "turn": state["turn"], "dice": dice},
+        headers=bearer(table["host_token"]),
+    )
+    assert response.status_code == 200, response.text
+    after: dict[str, Any] = (await http.get(f"/api/tables/{table['code']}")).json()
+    return after
+
+
+async def test_create_seats_in_order_and_reads_back(http: httpx.AsyncClient) -> None:
+    created = await create(http)
+    assert set(created) == {"code", "organizer_token", "tables"}
+    assert [t["number"] for t in created["tables"]] == [1, 2]
+    assert [t["players"] for t in created["tables"]] == [PEOPLE[:4], PEOPLE[4:]]
+    for table in created["tables"]:
+        state = (await http.get(f"/api/tables/{table['code']}")).json()
+        assert [p["name"] for p in state["players"]] == table["players"]
+        assert state["mode"] == "referee"
+        # the prize set's counts are the table's prizes
+        assert state["rules"]["prizes"]["duitang"] == 2
+        assert state["named_prizes"]["duitang"]["name"] == "洗发水 / 沐浴露"
+    event = (await http.get(f"/api/events/{created['code'].lower()}")).json()
+    assert event["code"] == created["code"]
+    assert [(t["number"], t["code"], t["status"], t["result"]) for t in event["tables"]] == [
+        (t["number"], t["code"], "lobby", None) for t in created["tables"]
+    ]
+    assert event["playoff"] is None
+    assert event["prize_set_value"] == 65 + 80 + 40 + 10 + 9 + 8
+    secrets = [created["organizer_token"], *(t["host_token"] for t in created["tables"])]
+    assert not any(secret in json.dumps(event) for secret in secrets)
+    missing = await http.get("/api/events/ZZZZZZ")
+    assert missing.status_code == 404 and missing.json()["code"] == "event_not_found"
+
+
+async def test_bad_events_are_refused_in_the_readers_language(http: httpx.AsyncClient) -> None:
+    bad = {
+        "name": "x",
+        "people": ["甲", "乙", "甲"],
+        "tables": 1,
+    }
+    response = await http.post("/api/events", json=bad, headers={"Accept-Language": "zh-Hans"})
+    assert response.status_code == 422
+    problem = response.json()
+    assert problem["code"] == "invalid_event" and "“甲”在名单里出现了两次" in problem["detail"]
+    for body, code in [
+        ({**bad, "people": ["甲", "乙"], "seating": "vip"}, "invalid_event"),
+        ({**bad, "people": PEOPLE, "tables": 5}, "invalid_event"),
+        ({**bad, "people": ["甲", "乙"], "prizes": {"tianhu": []}}, "invalid_event"),
+        ({**bad, "people": ["甲", "乙"], "mode": "tv"}, "invalid_field"),
+        ({**bad, "people": ["甲", "乙"], "budget": {"contribution": -5}}, "invalid_event"),
+        ({**bad, "people": ["甲", "乙"], "unknown": 1}, "invalid_field"),
+    ]:
+        response = await http.post("/api/events", json=body)
+        assert (response.status_code, response.json()["code"]) == (422, code), body
+    huge = {**bad, "people": [f"p{i}" for i in range(20000)]}
+    assert (await http.post("/api/events", json=huge)).status_code == 413
+
+
+async def test_roster_upload(http: httpx.AsyncClient) -> None:
+    csv_body = "姓名,部门\n张三,销售\n李四,研发\n".encode("gb18030")
+    got = await http.post("/api/events/roster?format=csv", content=csv_body)
+    assert got.json() == {
+        "people": [{"name": "张三", "group": "销售"}, {"name": "李四", "group": "研发"}]
+    }
+    xlsx = write_xlsx([("S", [["Name"], ["Ann"], ["Bo"]])])
+    got = await http.post("/api/events/roster?format=xlsx", content=xlsx)
+    assert [p["name"] for p in got.json()["people"]] == ["Ann", "Bo"]
+    broken = await http.post("/api/events/roster?format=xlsx", content=b"PK nope")
+    assert (broken.status_code, broken.json()["code"]) == (422, "invalid_event")
+    large = await http.post("/api/events/roster?format=text", content=b"a\n" * 600_000)
+    assert large.status_code == 413
+
+
+async def test_organiser_controls_tables_and_only_the_organiser(http: httpx.AsyncClient) -> None:
+    created = await create(http)
+    code, token = created["code"], created["organizer_token"]
+    url = f"/api/events/{code}/control"
+    assert (await http.post(url, json={"action": "start"})).status_code == 401
+    wrong = await http.post(
+        url, json={"action": "start"}, headers=bearer(created["tables"][0]["host_token"])
+    )
+    assert (wrong.status_code, wrong.json()["code"]) == (403, "forbidden")
+    one = await http.post(url, json={"action": "start", "table": 2}, headers=bearer(token))
+    assert one.json()["tables"] == [{"number": 2, "status": "playing"}]
+    everyone = await http.post(url, json={"action": "start"}, headers=bearer(token))
+    assert everyone.json()["tables"] == [{"number": 1, "status": "playing"}]
+    paused = await http.post(url, json={"action": "pause"}, headers=bearer(token))
+    assert [t["status"] for t in paused.json()["tables"]] == ["paused", "paused"]
+    again = await http.post(url, json={"action": "pause", "table": 1}, headers=bearer(token))
+    assert again.status_code == 409
+    await http.post(url, json={"action": "resume"}, headers=bearer(token))
+    closed = await http.post(url, json={"action": "close", "table": 1}, headers=bearer(token))
+    assert closed.json()["tables"] == [{"number": 1, "status": "over"}]
+    event = (await http.get(f"/api/events/{code}")).json()
+    assert [t["status"] for t in event["tables"]] == ["over", "playing"]
+    bad = await http.post(url, json={"action": "start", "table": 9}, headers=bearer(token))
+    assert bad.status_code == 422
+    bad = await http.post(url, json={"action": "dance"}, headers=bearer(token))
+    assert bad.status_code == 422
+
+
+async def test_seat_claims(http: httpx.AsyncClient) -> None:
+    created = await create(http, mode="online")
+    code, table = created["code"], created["tables"][1]
+    url = f"/api/events/{code}/tables/2/claim"
+    claimed = await http.post(url, json={"name": "戊"})
+    assert claimed.status_code == 201
+    token = claimed.json()["player_token"]
+    assert claimed.json()["code"] == table["code"]
+    # the token is 戊's seat: it is known at the table, and is not the host's
+    start = await http.post(
+        f"/api/tables/{table['code']}/commands", json={"type": "start"}, headers=bearer(token)
+    )
+    assert (start.status_code, start.json()["code"]) == (403, "forbidden")
+    twice = await http.post(url, json={"name": "戊"})
+    assert (twice.status_code, twice.json()["code"]) == (409, "seat_claimed")
+    assert (await http.post(url, json={"name": "甲"})).status_code == 422  # 甲 sits at table 1
+    release = f"/api/events/{code}/tables/2/release"
+    assert (await http.post(release, json={"name": "戊"})).status_code == 401
+    freed = await http.post(
+        release, json={"name": "戊"}, headers=bearer(created["organizer_token"])
+    )
+    assert freed.json()["released"] is True
+    again = await http.post(url, json={"name": "戊"})
+    assert again.json()["player_token"] == token
+    event = (await http.get(f"/api/events/{code}")).json()
+    assert event["tables"][1]["claimed"] == ["戊"]
+
+
+async def play_to_the_end(http: httpx.AsyncClient, created: dict[str, Any]) -> list[str]:
+    """Table 1 opens with a 六勃红 (over at once); table 2: a 对堂, a 四红, then a 六勃红.
+    The start dice decide who throws first; returns the two winners."""
+    token = created["organizer_token"]
+    for number in (1, 2):
+        await http.post(
+            f"/api/events/{created['code']}/control",
+            json={"action": "start", "table": number},
+            headers=bearer(token),
+        )
+    one, two = created["tables"]
+    first = (await http.get(f"/api/tables/{one['code']}")).json()["next"]
+    assert (await throw(http, one, "444444"))["status"] == "over"
+    await throw(http, two, "123456")
+    await throw(http, two, "444456")
+    last = (await http.get(f"/api/tables/{two['code']}")).json()["next"]
+    assert (await throw(http, two, "444444"))["status"] == "over"
+    return [first, last]
+
+
+async def test_results_playoff_and_record(http: httpx.AsyncClient, tmp_path: Path) -> None:
+    created = await create(
+        http, budget={"contribution": 50, "fixed_costs": [{"name": "场地", "amount": 20}]}
+    )
+    code, token = created["code"], created["organizer_token"]
+    playoff_url = f"/api/events/{code}/playoff"
+    early = await http.post(playoff_url, json={"throws": 1}, headers=bearer(token))
+    assert (early.status_code, early.json()["code"]) == (409, "tables_playing")
+    w1, w2 = await play_to_the_end(http, created)
+    assert (await http.post(playoff_url, json={"throws": 1})).status_code == 401
+    assert (
+        await http.post(playoff_url, json={"throws": 1}, headers=bearer("o_nope"))
+    ).status_code == 403
+    assert (
+        await http.post(playoff_url, json={"throws": 0}, headers=bearer(token))
+    ).status_code == 422
+
+    results = (await http.get(f"/api/events/{code}/results")).json()
+    assert set(results) >= {"people", "tables", "wangzhongwang"}
+    by_name = {p["name"]: p for p in results["people"]}
+    assert [p["name"] for p in results["people"]] == PEOPLE
+    assert by_name[w1]["table"] == 1
+    # 六勃红 takes every cake of the table (traditional: take_all_end)
+    assert len(by_name[w1]["prizes"]) == 1 + 2 + 2 + 2 + 3 + 4
+    assert {"tier": "zhuangyuan", "name": "公仔", "value": 65} in by_name[w1]["prizes"]
+    assert all(by_name[n]["prizes"] == [] for n in PEOPLE[:4] if n != w1)
+    assert [t["zhuangyuan"]["player"] for t in results["tables"]] == [w1, w2]
+    assert results["wangzhongwang"] is None
+    event = (await http.get(f"/api/events/{code}")).json()
+    assert event["all_over"] and event["playoff_field"] == [w1, w2]
+    assert event["budget"]["income"] == 350 and event["budget"]["balance"] == 350 - 20 - 2 * 212
+
+    started = await http.post(playoff_url, json={"throws": 1}, headers=bearer(token))
+    assert started.status_code == 201, started.text
+    playoff = started.json()
+    assert playoff["players"] == [w1, w2] and playoff["code"] and playoff["host_token"]
+    again = await http.post(playoff_url, json={"throws": 1}, headers=bearer(token))
+    assert (again.status_code, again.json()["code"]) == (409, "playoff_exists")
+    ply = {"code": playoff["code"], "host_token": playoff["host_token"]}
+    start = await http.post(
+        f"/api/tables/{ply['code']}/commands",
+        json={"type": "start", "starter": w1},
+        headers=bearer(ply["host_token"]),
+    )
+    assert start.status_code == 200, start.text
+    await throw(http, ply, "444412")  # w1: 状元插金花
+    assert (await throw(http, ply, "444456"))["status"] == "over"  # w2: 四红
+    event = (await http.get(f"/api/events/{code}")).json()
+    assert event["playoff"]["code"] == ply["code"] and event["playoff"]["status"] == "over"
+    results = (await http.get(f"/api/events/{code}/results")).json()
+    by_name = {p["name"]: p for p in results["people"]}
+    assert results["wangzhongwang"] == {
+        "player": w1, "hand": "chajinhua", "dice": "444412", "throw": 1,
+    }  # fmt: skip
+    assert by_name[w1]["prizes"][-1] == {
+        "tier": "wangzhongwang", "name": "状元王中王", "value": 0,
+    }  # fmt: skip
+
+    desk = await http.get(f"/api/events/{code}/results.csv?lang=zh-Hans")
+    rows = list(csv.reader(io.StringIO(desk.content.decode("utf-8-sig"))))
+    assert rows[0] == ["桌号", "姓名", "组别", "奖级", "奖品", "价值"]
+    assert ["1", w1, "", "状元", "公仔", "65"] in rows
+    loser = next(n for n in PEOPLE[:4] if n != w1)
+    assert ["1", loser, "", "", "（今年空手而归）", "0"] in rows
+    book = await http.get(f"/api/events/{code}/results.xlsx?lang=en")
+    assert book.headers["content-type"].startswith("application/vnd.openxmlformats")
+    sheet = read_xlsx(book.content)
+    assert sheet[0] == ["Table", "Name", "Group", "Tier", "Prize", "Value"]
+    assert len(sheet) == len(rows)
+
+    record = (await http.get(f"/api/events/{code}/record")).json()
+    assert [t["code"] for t in record["tables"]] == [t["code"] for t in created["tables"]]
+    for table in record["tables"]:
+        verify_record(table["record"])
+    verify_record(record["playoff"]["record"])
+    path = tmp_path / "event.json"
+    path.write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
+
+    following = (await http.get(f"/api/events/{code}/next")).json()
+    assert following["start_thrower"] == w1 and following["previous"] == code
+    assert [p["name"] for p in following["people"]] == PEOPLE
+    next_year = await create(http, **{**following, "name": "明年博饼"})
+    table = next(t for t in next_year["tables"] if w1 in t["players"])
+    await http.post(
+        f"/api/events/{next_year['code']}/control",
+        json={"action": "start"},
+        headers=bearer(next_year["organizer_token"]),
+    )
+    state = (await http.get(f"/api/tables/{table['code']}")).json()
+    assert state["start_dice"]["thrower"] == w1
