@@ -28,9 +28,7 @@ bench_app = typer.Typer(
 
 
 def serve(
-    host: Annotated[
-        str, typer.Option(help=_h("serve.opt.host"))
-    ] = "0.0.0.0",
+    host: Annotated[str, typer.Option(help=_h("serve.opt.host"))] = "0.0.0.0",
     port: Annotated[int, typer.Option(help=_h("serve.opt.port"), min=0, max=65535)] = 8000,
     db: Annotated[
         str | None,
@@ -49,9 +47,7 @@ def serve(
 
 
 def verify(
-    record: Annotated[
-        Path, typer.Argument(help=_h("verify.arg.record"))
-    ],
+    record: Annotated[Path, typer.Argument(help=_h("verify.arg.record"))],
     as_json: Annotated[bool, typer.Option("--json", help=_h("verify.opt.json"))] = False,
 ) -> None:
     """Check that every server-rolled throw of a record follows from the revealed seed."""
@@ -66,6 +62,11 @@ def verify(
         ) from None
     if not isinstance(data, dict):
         raise RecordError(f"{str(record)!r} must hold a JSON object (a game record)")
+    from bobing.organizer.verify import is_event_record
+
+    if is_event_record(data):
+        _verify_event(data, as_json)
+        return
     checks = verify_record(data)
     fairness = data["fairness"]
     if as_json:
@@ -91,6 +92,42 @@ def verify(
     )
 
 
+def _verify_event(data: dict[str, object], as_json: bool) -> None:
+    from bobing.organizer.verify import verify_event
+
+    tables = verify_event(data)
+    if as_json:
+        typer.echo(
+            json.dumps(
+                {
+                    "ok": True,
+                    "event": data["event"],
+                    "tables": [
+                        {
+                            "number": c.number,
+                            "code": c.code,
+                            "winner": c.winner,
+                            "checked": len(c.checks),
+                        }
+                        for c in tables
+                    ],
+                },
+                ensure_ascii=False,
+            )
+        )
+        return
+    throws = sum(1 for c in tables for check in c.checks if check.throw > 0)
+    playoff = (
+        " and the playoff between the table winners"
+        if tables[-1:] and tables[-1].number == 0
+        else ""
+    )
+    typer.echo(
+        f"ok: {len([c for c in tables if c.number])} tables{playoff} replay under the engine; "
+        f"{throws} server throws follow from their revealed seeds"
+    )
+
+
 def _read(path: Path) -> str:
     if str(path) == "-":
         return sys.stdin.read()
@@ -110,9 +147,7 @@ def bench_server(
         str | None,
         typer.Option(help=_h("bench.opt.db")),
     ] = None,
-    url: Annotated[
-        str | None, typer.Option(help=_h("bench.opt.url"))
-    ] = None,
+    url: Annotated[str | None, typer.Option(help=_h("bench.opt.url"))] = None,
     as_json: Annotated[bool, typer.Option("--json", help=_h("bench.opt.json"))] = False,
 ) -> None:
     """Drive TABLES x PLAYERS simulated players over WebSockets; report throws/s and latency."""

@@ -6,6 +6,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+import subprocess
+import sys
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -20,6 +22,7 @@ from bobing.organizer.xlsx import read_xlsx, write_xlsx
 from bobing.storage import Database
 from bobing.web.settings import Settings
 
+BOBING = str(Path(sys.executable).with_name("bobing"))
 PEOPLE = ["甲", "乙", "丙", "丁", "戊", "己", "庚"]
 PRIZES = {
     "zhuangyuan": [{"name": "公仔", "count": 1, "value": 65}],
@@ -305,6 +308,14 @@ async def test_results_playoff_and_record(http: httpx.AsyncClient, tmp_path: Pat
     verify_record(record["playoff"]["record"])
     path = tmp_path / "event.json"
     path.write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
+    checked = subprocess.run([BOBING, "verify", str(path)], capture_output=True, text=True)
+    assert checked.returncode == 0, checked.stderr
+    assert "2 tables and the playoff" in checked.stdout
+    record["playoff"]["record"]["players"].reverse()  # not the table winners in table order
+    path.write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
+    refused = subprocess.run([BOBING, "verify", str(path)], capture_output=True, text=True)
+    assert refused.returncode != 0 and "Traceback" not in refused.stderr
+    assert w1 in refused.stderr and w2 in refused.stderr
 
     following = (await http.get(f"/api/events/{code}/next")).json()
     assert following["start_thrower"] == w1 and following["previous"] == code
