@@ -276,14 +276,14 @@ async def test_results_playoff_and_record(http: httpx.AsyncClient, tmp_path: Pat
         headers=bearer(ply["host_token"]),
     )
     assert start.status_code == 200, start.text
-    await throw(http, ply, "444412")  # w1: 状元插金花
+    await throw(http, ply, "444411")  # w1: 状元插金花
     assert (await throw(http, ply, "444456"))["status"] == "over"  # w2: 四红
     event = (await http.get(f"/api/events/{code}")).json()
     assert event["playoff"]["code"] == ply["code"] and event["playoff"]["status"] == "over"
     results = (await http.get(f"/api/events/{code}/results")).json()
     by_name = {p["name"]: p for p in results["people"]}
     assert results["wangzhongwang"] == {
-        "player": w1, "hand": "chajinhua", "dice": "444412", "throw": 1,
+        "player": w1, "hand": "chajinhua", "dice": "444411", "throw": 1,
     }  # fmt: skip
     assert by_name[w1]["prizes"][-1] == {
         "tier": "wangzhongwang", "name": "状元王中王", "value": 0,

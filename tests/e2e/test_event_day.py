@@ -1,0 +1,173 @@
+"""The class event end to end: 44 people at 4 tables of 11 in referee mode, created in the
+browser; the dashboard follows the tables live while their throws come in over the API; the
+状元王中王 on the hall view; seat claiming; the table cards; the results and their downloads."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import urllib.request
+from typing import Any
+
+import pytest
+from e2etools import Browser, Server
+from playwright.sync_api import Page, expect
+
+from bobing.organizer.xlsx import read_xlsx
+
+pytestmark = pytest.mark.browser
+
+PEOPLE = [f"同学{i:02d}\t{'一二三四'[i % 4]}组" for i in range(1, 45)]
+PROJECTOR = {"width": 1600, "height": 900}
+
+
+def call(server: Server, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(server.url + path, data=data, method=method)
+    request.add_header("Content-Type", "application/json")
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.loads(response.read() or b"null")
+
+
+def throw(server: Server, code: str, host: str, dice: str) -> dict[str, Any]:
+    state = call(server, "GET", f"/api/tables/{code}")
+    call(
+        server,
+        "POST",
+        f"/api/tables/{code}/commands",
+        {"type": "throw", "turn": state["turn"], "dice": dice},
+        host,
+    )
+    result: dict[str, Any] = call(server, "GET", f"/api/tables/{code}")
+    return result
+
+
+def host_token(page: Page, code: str) -> str:
+    token: str = page.evaluate(
+        "c => JSON.parse(localStorage.getItem('bobing.t.' + c)).hostToken", code
+    )
+    return token
+
+
+def test_class_event(browser: Browser, server: Server) -> None:
+    organiser = browser.page(
+        browser.context(viewport={"width": 1280, "height": 900}), name="organiser"
+    )
+    organiser.goto(server.url + "/")
+    organiser.locator("#new-event").click()
+    expect(organiser.get_by_role("heading", name="创建博饼活动")).to_be_visible()
+    organiser.get_by_label("活动名称").fill("三年二班中秋博饼")
+    organiser.locator("#ev-people").fill("\n".join(PEOPLE))
+    expect(organiser.get_by_text("共 44 人")).to_be_visible()
+    organiser.get_by_label("按名单顺序（对照名字入座）").check()
+    organiser.locator("#ev-create").click()
+    organiser.wait_for_url(re.compile(r".*/e/[0-9A-Z]{6}$"))
+    code = organiser.url.rstrip("/").split("/")[-1]
+    tables = organiser.locator(".ev-table")
+    expect(tables).to_have_count(4)
+    event = call(server, "GET", f"/api/events/{code}")
+    assert [t["players"][0] for t in event["tables"]] == ["同学01", "同学12", "同学23", "同学34"]
+    assert all(len(t["players"]) == 11 for t in event["tables"])
+    assert event["mode"] == "referee" and event["prize_set_value"] == 550
+    assert event["budget"]["income"] == 2200 and event["budget"]["balance"] == 0
+
+    # start every table from the dashboard
+    organiser.locator('.ev-all button[data-action="start"]').click()
+    for number in range(1, 5):
+        expect(organiser.locator(f'.ev-table[data-table="{number}"]')).to_have_attribute(
+            "data-status", "playing"
+        )
+
+    # the 组长s' throws come in over the API; the dashboard follows live
+    codes = {t["number"]: t["code"] for t in event["tables"]}
+    hosts = {n: host_token(organiser, c) for n, c in codes.items()}
+    throw(server, codes[3], hosts[3], "123456")
+    expect(organiser.locator('.ev-table[data-table="3"] .ev-throws')).to_have_text("1")
+    after = throw(server, codes[3], hosts[3], "444411")
+    thrower = after["result"]["zhuangyuan"]["player"]
+    expect(organiser.locator(".ev-feed-item").first).to_have_text(
+        f"3 号桌 {thrower} 博出 状元插金花！"
+    )
+    expect(organiser.locator('.ev-table[data-table="3"] .ev-leader')).to_contain_text(thrower)
+    throw(server, codes[1], hosts[1], "441256")
+    throw(server, codes[2], hosts[2], "444456")
+    browser.shot(organiser, "event-dashboard")
+
+    # every table ends with a 六勃红 (it takes the table's cakes and ends the game)
+    winners = {}
+    for number in (1, 2, 3, 4):
+        last = throw(server, codes[number], hosts[number], "444444")
+        assert last["status"] == "over"
+        winners[number] = last["result"]["zhuangyuan"]["player"]
+    for number in range(1, 5):
+        expect(organiser.locator(f'.ev-table[data-table="{number}"]')).to_have_attribute(
+            "data-status", "over"
+        )
+
+    # the hall view on the projector, then the 状元王中王 from the dashboard
+    hall = browser.page(browser.context(viewport=PROJECTOR), name="hall")
+    hall.goto(f"{server.url}/e/{code}/hall")
+    expect(hall.locator(".ev-tile")).to_have_count(4)
+    expect(hall.locator(".ev-tile .qr")).to_have_count(4)
+    organiser.locator("#ev-playoff-start").click()
+    expect(hall.locator(".ev-playoff-panel li")).to_have_count(4)
+    playoff = call(server, "GET", f"/api/events/{code}")["playoff"]
+    assert playoff["players"] == [winners[n] for n in (1, 2, 3, 4)]
+    ply_host = host_token(organiser, playoff["code"])
+    call(
+        server,
+        "POST",
+        f"/api/tables/{playoff['code']}/commands",
+        {"type": "start", "starter": winners[1]},
+        ply_host,
+    )
+    for dice in ("444456", "123456", "444411", "441122"):
+        throw(server, playoff["code"], ply_host, dice)
+    expect(hall.locator(".ev-ceremony .seal")).to_have_text("状元王中王")
+    expect(hall.locator(".ev-ceremony .winner-name")).to_have_text(winners[3])
+    expect(hall.locator(".ev-ceremony .winner-hand")).to_have_text("状元插金花")
+    browser.shot(hall, "event-hall")
+
+    # seat claiming: scan table 2's QR, tap your name, you sit there
+    phone = browser.page(name="phone")
+    phone.goto(f"{server.url}/e/{code}/t/2")
+    phone.locator('.ev-claim-name[data-name="同学13"]').click()
+    phone.wait_for_url(f"**/t/{codes[2]}")
+    assert (
+        phone.evaluate(
+            "c => JSON.parse(localStorage.getItem('bobing.t.' + c)).playerName", codes[2]
+        )
+        == "同学13"
+    )
+
+    # the table cards
+    cards = browser.page(browser.context(viewport={"width": 1100, "height": 900}), name="cards")
+    cards.goto(f"{server.url}/e/{code}/cards")
+    expect(cards.locator(".ev-card")).to_have_count(4)
+    expect(cards.locator('.ev-card[data-table="1"] .ev-card-names li')).to_have_count(11)
+    expect(cards.locator('.ev-card[data-table="1"]')).to_contain_text(
+        "状元 1 · 对堂 4 · 三红 6 · 四进 10 · 二举 25 · 一秀 40"
+    )
+    browser.shot(cards, "event-table-card")
+
+    # the results: the prize desk, the 王中王, CSV and XLSX
+    organiser.goto(f"{server.url}/e/{code}/results")
+    expect(organiser.locator(".ev-results-champion .winner-name")).to_have_text(winners[3])
+    expect(organiser.locator(".ev-desk")).to_have_count(5)
+    row = organiser.locator(f'.ev-desk[data-table="3"] tr[data-name="{winners[3]}"]')
+    expect(row).to_contain_text("状元：可爱公仔（65）")
+    browser.shot(organiser, "event-results", full_page=True)
+    with organiser.expect_download() as got:
+        organiser.locator("#ev-csv").click()
+    rows = list(csv.reader(io.StringIO(got.value.path().read_text(encoding="utf-8-sig"))))
+    assert rows[0] == ["桌号", "姓名", "组别", "奖级", "奖品", "价值"]
+    assert {r[1] for r in rows[1:]} == {p.split("\t")[0] for p in PEOPLE}
+    assert [winners[3] in r for r in rows if r[3] == "状元王中王"] == [True]
+    with organiser.expect_download() as got:
+        organiser.locator("#ev-xlsx").click()
+    sheet = read_xlsx(got.value.path().read_bytes())
+    assert sheet == rows  # the first sheet is the CSV's list, by table
