@@ -108,8 +108,21 @@ class GrabOpened(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class Closed(Event):
+    """Time was called (RULES.md §8.1) after ``throw`` throws (None: before any throw).
+
+    Play ends after turn ``until_turn``: the end of the current round, or at once (the turn
+    just played) under ``end`` = ``immediate`` or when nobody has thrown in this round yet.
+    """
+
+    type: ClassVar[str] = "close"
+    throw: int | None
+    until_turn: int
+
+
+@dataclass(frozen=True, slots=True)
 class GameOver(Event):
-    """The game is over; ``ended_by`` is exhausted, liubohong, liubohei or biandijin."""
+    """The game is over; ``ended_by``: exhausted, liubohong, liubohei, biandijin, closed, rounds."""
 
     type: ClassVar[str] = "game_over"
     throw: int | None
@@ -138,6 +151,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         SkipNext,
         FinalStarted,
         GrabOpened,
+        Closed,
         GameOver,
         ZhuangyuanWon,
     )

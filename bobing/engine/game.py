@@ -16,6 +16,7 @@ from bobing.engine.dice import DiceSource, dice_text, parse_dice
 from bobing.engine.errors import IllegalAction, InputError, RecordError
 from bobing.engine.events import (
     Awarded,
+    Closed,
     Event,
     FinalStarted,
     GameOver,
@@ -28,7 +29,11 @@ from bobing.engine.events import (
     ZhuangyuanWon,
 )
 from bobing.engine.hands import ORDINARY_HAND_TIER, TIERS, Classification, Hand, Tier
+from bobing.engine.ranked import BestThrow, RankingEntry, better, rank_players
+from bobing.engine.rules import MAX_PLAYERS as MAX_PLAYERS  # re-exported: the seat limits
+from bobing.engine.rules import MIN_PLAYERS as MIN_PLAYERS
 from bobing.engine.rules import (
+    Award,
     BiandijinEffect,
     ChajinhuaDuitang,
     ChajinhuaLugu,
@@ -43,8 +48,6 @@ from bobing.engine.rules import (
     Tiaohou,
 )
 
-MIN_PLAYERS = 2
-MAX_PLAYERS = 12
 MAX_NAME_LENGTH = 24
 
 _TIER_INDEX: dict[str, int] = {str(t): i for i, t in enumerate(TIERS)}
@@ -112,6 +115,30 @@ class GameState(NamedTuple):
     final_until: int | None  # the last turn index once the final phase began
     ended_by: str | None
     winner: Winner | None
+    close_until: int | None = None  # the last turn index once time was called (§8.1)
+    thrown_turn: int | None = None  # the turn index of the latest throw
+    best: tuple[BestThrow | None, ...] = ()  # ranked mode (§8.2): each seat's best throw
+
+    @property
+    def closed(self) -> bool:
+        """Whether time has been called (RULES.md §8.1)."""
+        return self.close_until is not None
+
+    @property
+    def ranked(self) -> bool:
+        """Whether the table plays for ranked prizes (RULES.md §8.2) instead of cakes."""
+        return self.rules.award is Award.RANKED
+
+    def play_order(self) -> list[int]:
+        """Seats in play order from the starter (seat order before the start)."""
+        if self.starter is None:
+            return list(range(len(self.players)))
+        return [self.seat_at(k) for k in range(len(self.players))]
+
+    def ranking(self) -> tuple[RankingEntry, ...]:
+        """Ranked mode: every player by best throw, with the prize it holds now (§8.2)."""
+        best = self.best or (None,) * len(self.players)
+        return rank_players(self.rules, self.players, self.play_order(), best)
 
     @property
     def step(self) -> int:
@@ -172,7 +199,19 @@ class GameState(NamedTuple):
 
 def new_state(rules: RuleSet, players: Sequence[str]) -> GameState:
     """The state before the start, validating the seat list."""
-    names = validate_players(players)
+    count = len(players) if isinstance(players, Sequence) and not isinstance(players, str) else 0
+    if rules.max_players < count <= MAX_PLAYERS:
+        raise InputError(
+            f"{count} players, but max_players is {rules.max_players}: a table under "
+            f"these rules seats {MIN_PLAYERS} to {rules.max_players} (max_players may be raised "
+            f"up to {MAX_PLAYERS})",
+            code="players_over_max",
+            key="players",
+            count=count,
+            maximum=rules.max_players,
+            ceiling=MAX_PLAYERS,
+        )
+    names = validate_players(players, rules.max_players)
     n = len(names)
     return GameState(
         rules=rules,
@@ -182,7 +221,7 @@ def new_state(rules: RuleSet, players: Sequence[str]) -> GameState:
         starter=None,
         turn=0,
         throws=0,
-        pool=tuple(rules.prizes),
+        pool=(0,) * len(TIERS) if rules.award is Award.RANKED else tuple(rules.prizes),
         held=((0,) * len(TIERS),) * n,
         lots=(),
         standings=(None,) * n,
@@ -190,22 +229,26 @@ def new_state(rules: RuleSet, players: Sequence[str]) -> GameState:
         final_until=None,
         ended_by=None,
         winner=None,
+        best=(None,) * n,
     )
 
 
-def validate_players(players: Sequence[str]) -> tuple[str, ...]:
-    """Check a seat list: 2-12 distinct, non-empty names of at most 24 characters."""
+def validate_players(players: Sequence[str], maximum: int = MAX_PLAYERS) -> tuple[str, ...]:
+    """Check a seat list: 2-30 distinct, non-empty names of at most 24 characters.
+
+    The table's own limit, ``rules.max_players`` (12 unless agreed), is checked by the game.
+    """
     if isinstance(players, str) or not isinstance(players, Sequence):
         raise InputError("players must be a list of names", code="players_not_list", key="players")
     names = tuple(players)
-    if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
+    if not MIN_PLAYERS <= len(names) <= maximum:
         raise InputError(
-            f"a table seats {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(names)}",
+            f"a table seats {MIN_PLAYERS} to {maximum} players, not {len(names)}",
             code="player_count",
             key="players",
             count=len(names),
             minimum=MIN_PLAYERS,
-            maximum=MAX_PLAYERS,
+            maximum=maximum,
         )
     seen: set[str] = set()
     for name in names:
@@ -271,7 +314,15 @@ def _move(state: GameState, event: Awarded) -> GameState:
 def apply(state: GameState, event: Event) -> GameState:
     """The state after ``event``: the fold step, with no side effects."""
     if isinstance(event, Thrown):
-        return state._replace(turn=state.turn + 1, throws=event.throw)
+        after = state._replace(turn=state.turn + 1, throws=event.throw, thrown_turn=state.turn)
+        if event.dice is not None and state.rules.award is Award.RANKED:
+            seat = state.seat_of[event.player]
+            new = better(state.rules, state.best[seat], event.dice, event.throw)
+            if new is not None:
+                after = after._replace(best=state.best[:seat] + (new,) + state.best[seat + 1 :])
+        return after
+    if isinstance(event, Closed):
+        return state._replace(close_until=event.until_turn)
     if isinstance(event, Awarded):
         return _move(state, event)
     if isinstance(event, StandingSet):
@@ -556,6 +607,9 @@ class Game:
         c = rules.classifier(faces)
         text = _DICE_TEXT.get(faces) or _dice_text(faces)
         events.append(Thrown(n, name, text, str(c.hand)))
+        if rules.award is Award.RANKED:
+            # §8.2: no cakes change hands and no effect ends the game; the throw only ranks.
+            return self._after_turn(state, events)
         hand = c.hand
         if hand is Hand.LIUBOHONG:
             effect = rules.liubohong
@@ -568,12 +622,27 @@ class Game:
                 events += self._sweep(state, seat, n, from_players=False)
                 events += self._stand(state, seat, c, text, n)
                 return self._finish(state, events, "liubohong")
+            if effect is LiubohongEffect.FRIENDLY_END:
+                # 得主只拿状元和对堂，其余分送大家: the rest stays in the pool, shared.
+                left = state.pool[_TIER_INDEX[Tier.DUITANG]]
+                if left:
+                    events.append(Awarded(n, name, str(Tier.DUITANG), left, None, "sweep"))
+                events.append(GameOver(n, "liubohong"))
+                events.append(ZhuangyuanWon(name, str(hand), text, n))
+                return events, fold(state, events)
             events += self._stand(state, seat, c, text, n)
         elif hand is Hand.LIUBOHEI and rules.liubohei is not LiuboheiEffect.IGNORE:
             effect_hei = rules.liubohei
             if effect_hei is LiuboheiEffect.GRAB_END:
                 events.append(GrabOpened(n))
                 return events, fold(state, events)
+            if effect_hei is LiuboheiEffect.TAKE_ONE:
+                # 拿个奖品就是: the best ordinary cake still in the pool; play goes on.
+                for index in range(1, len(TIERS)):
+                    if state.pool[index]:
+                        events.append(Awarded(n, name, str(TIERS[index]), 1, None, "hand"))
+                        break
+                return self._after_turn(state, events)
             events += self._stand(state, seat, c, text, n)
             if effect_hei is LiuboheiEffect.ZHUANGYUAN_END_SHARE:
                 return self._finish(state, events, "liubohei")
@@ -584,12 +653,18 @@ class Game:
                 events.append(ZhuangyuanWon(name, str(hand), text, n))
                 return events, fold(state, events)
             events += self._stand(state, seat, c, text, n)
+            if rules.biandijin is BiandijinEffect.ZHUANGYUAN_TAKE_REMAINING_END:
+                # 只得桌上所剩之饼: the 状元 cake still goes to the best standing.
+                events += self._sweep(state, seat, n, from_players=False)
+                return self._finish(state, events, "biandijin")
         elif hand in rules.zhuangyuan_order:
             events += self._stand(state, seat, c, text, n)
             if hand is Hand.CHAJINHUA and rules.chajinhua_duitang is ChajinhuaDuitang.IMMEDIATE:
                 take = min(2, state.pool[1])
                 if take:
                     events.append(Awarded(n, name, "duitang", take, None, "chajinhua"))
+            for bonus in c.bonus:  # 五子带一秀 (wuzi_bonus): from the pool only
+                events += self._take(state, seat, bonus, n, "bonus")
         else:
             tier = ORDINARY_HAND_TIER.get(hand)
             if tier is not None:
@@ -652,11 +727,17 @@ class Game:
             if state.pool[index]:
                 events.append(Awarded(n, name, str(tier), state.pool[index], None, "sweep"))
             if from_players:
+                spare = self.rules.liubohong_spares_chajinhua
                 for other, counts in enumerate(state.held):
-                    if other != seat and counts[index]:
+                    count = counts[index]
+                    if spare:  # 不能追缴状元插金花所得
+                        count -= sum(
+                            1 for lot in state.lots
+                            if lot.seat == other and lot.tier == index and lot.protected
+                        )
+                    if other != seat and count:
                         events.append(
-                            Awarded(n, name, str(tier), counts[index], state.players[other],
-                                    "sweep")
+                            Awarded(n, name, str(tier), count, state.players[other], "sweep")
                         )
         return events
 
@@ -676,14 +757,28 @@ class Game:
         if leader is None:
             return []
         hand = None if leader.hand is None else str(leader.hand)
-        return [ZhuangyuanWon(state.players[leader.seat], hand, leader.dice, leader.throw)]
+        name = state.players[leader.seat]
+        events: list[Event] = [ZhuangyuanWon(name, hand, leader.dice, leader.throw)]
+        left = state.pool[_TIER_INDEX[Tier.DUITANG]]
+        if (
+            leader.hand is Hand.CHAJINHUA
+            and self.rules.chajinhua_duitang is ChajinhuaDuitang.AT_END
+            and left
+        ):
+            # 还可以拿走2个对堂的所有奖品（未中出部分）: the 对堂 cakes nobody won.
+            events.append(Awarded(leader.throw, name, str(Tier.DUITANG), left, None, "chajinhua"))
+        return events
 
     def _after_turn(
         self, before: GameState, events: list[Event]
     ) -> tuple[list[Event], GameState]:
         """Enter the final phase, end the game, or skip the next players' lost turns."""
         state = fold(before, events)
-        exhausted = state.phase is Phase.MAIN and state.unclaimed_ordinary == 0
+        exhausted = (
+            state.phase is Phase.MAIN
+            and state.unclaimed_ordinary == 0
+            and state.rules.award is Award.CAKES
+        )
         if exhausted and any(entry is not None for entry in state.standings):
             exhausted_before = before.unclaimed_ordinary == 0
             done = state.turn - 1  # the turn just played
@@ -707,16 +802,16 @@ class Game:
         """End the game when its last turn is done; take the turns lost to 跳猴."""
         events: list[Event] = []
         while True:
-            final_until = state.final_until
-            if state.phase is Phase.FINAL and final_until is not None and state.turn > final_until:
-                over = GameOver(state.throws or None, "exhausted")
+            if state.phase is not Phase.MAIN and state.phase is not Phase.FINAL:
+                return events, state
+            ended_by = self._ends_now(state)
+            if ended_by is not None:
+                over = GameOver(state.throws or None, ended_by)
                 state = apply(state, over)
                 events.append(over)
                 won = self._award_zhuangyuan(state)
                 events += won
                 return events, fold(state, won)
-            if state.phase is not Phase.MAIN and state.phase is not Phase.FINAL:
-                return events, state
             if True not in state.skip:  # the usual case: nobody is to lose a turn
                 return events, state
             seat = state.seat_at(state.turn)
@@ -725,6 +820,71 @@ class Game:
             skipped = Skipped(state.players[seat], state.turn)
             state = apply(state, skipped)
             events.append(skipped)
+
+    def _ends_now(self, state: GameState) -> str | None:
+        """Why the game ends before the next turn (its ``ended_by``), or None when it goes on."""
+        turn = state.turn
+        final_until = state.final_until
+        if state.phase is Phase.FINAL and final_until is not None and turn > final_until:
+            return "exhausted"
+        rounds = self.rules.rounds
+        if rounds is not None and turn >= rounds * len(state.players):
+            return "rounds"
+        close_until = state.close_until
+        if close_until is not None and turn > close_until:
+            cut_short = state.ranked or state.unclaimed_ordinary > 0
+            return "closed" if cut_short else "exhausted"
+        return None
+
+    # -- calling time (RULES.md §8.1) ----------------------------------------------------------
+
+    def verify_close(self) -> None:
+        """Raise unless time can be called now: the game is in play and time was not called."""
+        state = self.state
+        if state.phase is Phase.OVER:
+            raise IllegalAction(
+                "time cannot be called: the game is already over", code="close_game_over"
+            )
+        if state.close_until is not None:
+            raise IllegalAction("time has already been called", code="already_closed")
+        if state.phase is Phase.NOT_STARTED:
+            raise IllegalAction("the game has not started", code="not_started")
+        if state.phase is Phase.GRAB:
+            raise IllegalAction(
+                "the lights are off: the grab must be settled", code="grab_pending"
+            )
+
+    def can_close(self) -> bool:
+        """Whether :meth:`close` would succeed."""
+        try:
+            self.verify_close()
+        except IllegalAction:
+            return False
+        return True
+
+    def close(self) -> list[Event]:
+        """Call time: the game ends at the end of the current round (at once under
+        ``end`` = ``immediate``, or when nobody has thrown in this round yet)."""
+        self.verify_close()
+        state = self.state
+        size = len(state.players)
+        turn = state.turn
+        started_round = state.thrown_turn is not None and state.thrown_turn // size == turn // size
+        if self.rules.end is End.IMMEDIATE or not started_round:
+            until = turn - 1
+        else:
+            until = (turn // size + 1) * size - 1
+        event = Closed(state.throws or None, until)
+        more, after = self._skips_after(apply(state, event))
+        self.state = after
+        self.events += [event, *more]
+        return [event, *more]
+
+    # -- ranked prizes (RULES.md §8.2) -----------------------------------------------------------
+
+    def ranking(self) -> tuple[RankingEntry, ...]:
+        """Ranked mode: every player by best throw so far, with the prize it holds now."""
+        return self.state.ranking()
 
     # -- the grab ----------------------------------------------------------------------------
 
@@ -841,7 +1001,7 @@ class Game:
         most of the cost, and a table server sends the result after every throw.
         """
         state = self.state
-        leader = state.leader()
+        leader = None if state.ranked else state.leader()
         out: dict[str, Any] = {
             "status": "over" if state.phase is Phase.OVER else "in_progress",
             "ended_by": state.ended_by,
@@ -860,11 +1020,16 @@ class Game:
             },
             "pool": {str(t): n for t, n in zip(TIERS, state.pool, strict=True)},
         }
+        if state.ranked:
+            out["holdings"] = {name: {} for name in state.players}
+            out["pool"] = {}
+            out["ranking"] = [entry.to_json() for entry in state.ranking()]
         if events:
             out["events"] = [event.to_json() for event in self.events]
         out["phase"] = str(state.phase)
         out["throws"] = state.throws
         out["round"] = _round_shown(state)
+        out["closed"] = state.closed
         return out
 
     @classmethod

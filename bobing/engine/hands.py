@@ -87,6 +87,7 @@ def classify_multiset(
     six_ones: str = "liubohei",
     duitang_patterns: frozenset[Multiset] = frozenset({(1, 2, 3, 4, 5, 6)}),
     sijin_bonus: bool = False,
+    wuzi_bonus: bool = False,
 ) -> Classification:
     """Classify by RULES.md §2 directly (the table below is built from this).
 
@@ -109,7 +110,9 @@ def classify_multiset(
     if fours == 5:
         return Classification(ms, Hand.WUHONG, kicker=odd[0], face=4)
     if top == 5:
-        return Classification(ms, Hand.WUZI, kicker=odd[0], face=top_face)
+        # 五子带一秀: the odd die is a red 4 (003附『6』).
+        extra: tuple[Tier, ...] = (Tier.YIXIU,) if wuzi_bonus and odd[0] == 4 else ()
+        return Classification(ms, Hand.WUZI, kicker=odd[0], bonus=extra, face=top_face)
     if fours == 4:
         return Classification(ms, Hand.SIHONG, kicker=sum(odd), face=4)
     if ms in duitang_patterns:
@@ -145,11 +148,19 @@ class Classifier:
     __slots__ = ("_by_multiset", "_table")
 
     def __init__(
-        self, six_ones: str, duitang_patterns: frozenset[Multiset], sijin_bonus: bool
+        self,
+        six_ones: str,
+        duitang_patterns: frozenset[Multiset],
+        sijin_bonus: bool,
+        wuzi_bonus: bool = False,
     ) -> None:
         self._by_multiset: dict[Multiset, Classification] = {
             ms: classify_multiset(
-                ms, six_ones=six_ones, duitang_patterns=duitang_patterns, sijin_bonus=sijin_bonus
+                ms,
+                six_ones=six_ones,
+                duitang_patterns=duitang_patterns,
+                sijin_bonus=sijin_bonus,
+                wuzi_bonus=wuzi_bonus,
             )
             for ms in MULTISETS
         }
@@ -187,10 +198,13 @@ class Classifier:
 
 @lru_cache(maxsize=32)
 def classifier_for(
-    six_ones: str, duitang_patterns: frozenset[Multiset], sijin_bonus: bool
+    six_ones: str,
+    duitang_patterns: frozenset[Multiset],
+    sijin_bonus: bool,
+    wuzi_bonus: bool = False,
 ) -> Classifier:
     """A cached classifier for the switches that change classification."""
-    return Classifier(six_ones, duitang_patterns, sijin_bonus)
+    return Classifier(six_ones, duitang_patterns, sijin_bonus, wuzi_bonus)
 
 
 def classify(dice: str | Sequence[int], rules: RuleSet | None = None) -> Classification:

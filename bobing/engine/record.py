@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from bobing.engine.dice import DICE_COUNT
 from bobing.engine.errors import IllegalAction, InputError, RecordError, RulesError
-from bobing.engine.events import GrabOpened, Skipped, Started, Thrown
+from bobing.engine.events import Closed, GrabOpened, Skipped, Started, Thrown
 from bobing.engine.hands import TIERS
 from bobing.engine.rules import RuleSet, load_rules, rules_from_json
 
@@ -70,6 +70,24 @@ def parse_record(text: str, source: str = "<record>") -> dict[str, Any]:
             type=type(data).__name__,
         )
     return data
+
+
+def is_close(entry: Any) -> bool:
+    """Whether a ``throws`` entry is a close (``{"close": true}``, RULES.md §8.1), validated.
+
+    >>> is_close({"close": True}), is_close("444412")
+    (True, False)
+    """
+    if not isinstance(entry, dict) or "close" not in entry:
+        return False
+    if entry != {"close": True}:
+        raise RecordError(
+            f'a close is written {{"close": true}} and nothing else, not {entry!r}',
+            code="close_entry_invalid",
+            key="throws",
+            value=entry,
+        )
+    return True
 
 
 def _throw_entry(index: int, entry: Any) -> tuple[str | None, tuple[int, ...] | None]:
@@ -278,15 +296,20 @@ def _play_strict(record: Mapping[str, Any], rules: RuleSet) -> Game:
     throws = record.get("throws", [])
     if not isinstance(throws, list):
         raise RecordError("throws must be a list", code="throws_not_list", key="throws")
-    for index, entry in enumerate(throws, start=1):
+    index = 0  # throws so far: a close is not a throw and takes no number
+    for position, entry in enumerate(throws):
+        if is_close(entry):
+            _close(game, index)
+            continue
+        index += 1
         player, faces = _throw_entry(index, entry)
         if game.is_over:
+            left = sum(1 for later in throws[position:] if not is_close(later))
             raise RecordError(
-                f"throw {index}: the game is already over ({len(throws) - index + 1} throw(s) "
-                "after the end)",
+                f"throw {index}: the game is already over ({left} throw(s) after the end)",
                 code="throw_after_end",
                 throw=index,
-                count=len(throws) - index + 1,
+                count=left,
             )
         if game.next_player is None:
             raise RecordError(
@@ -319,6 +342,32 @@ def _play_strict(record: Mapping[str, Any], rules: RuleSet) -> Game:
     return game
 
 
+def _close(game: Game, throws: int) -> None:
+    """Call time in a record after ``throws`` throws, naming the place in errors."""
+    if game.is_over:
+        raise RecordError(
+            f"close after throw {throws}: the game is already over",
+            code="close_after_end",
+            key="throws",
+            throw=throws,
+        )
+    if game.state.closed:
+        raise RecordError(
+            f"close after throw {throws}: time was already called (a record holds one close)",
+            code="close_twice",
+            key="throws",
+            throw=throws,
+        )
+    if game.next_player is None:
+        raise RecordError(
+            f"close after throw {throws}: the lights-off grab must be settled first",
+            code="close_during_grab",
+            key="throws",
+            throw=throws,
+        )
+    game.close()
+
+
 def _seed(record: Mapping[str, Any]) -> int | None:
     seed = record.get("seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
@@ -335,13 +384,27 @@ def _rejudge(record: Mapping[str, Any], judged: Game, rules: RuleSet) -> Judgeme
     from bobing.engine.game import Game
 
     queues: dict[str, deque[tuple[int, ...] | None]] = {name: deque() for name in judged.players}
+    close_at: int | None = None  # time was called after this many throws
     for event in judged.events:
         if isinstance(event, Thrown):
             faces = None if event.dice is None else tuple(int(c) for c in event.dice)
             queues[event.player].append(faces)
-    game = Game(rules, judged.players)
+        elif isinstance(event, Closed):
+            close_at = event.throw or 0
+    try:
+        game = Game(rules, judged.players)
+    except InputError as exc:
+        raise RecordError(
+            f"players: {exc}", code="record_players", key="players", inner=exc
+        ) from None
     game.start(**_start_args(record.get("start")))
-    while (name := game.next_player) is not None and queues[name]:
+    while True:
+        if close_at is not None and game.throw_count >= close_at and game.can_close():
+            game.close()
+            close_at = None
+        name = game.next_player
+        if name is None or not queues[name]:
+            break
         faces = queues[name].popleft()
         game.throw(faces, tiaohou=faces is None)
     if game.phase == "grab":
@@ -376,6 +439,8 @@ def record_of(game: Game, *, seed: int | None = None, **extra: Any) -> dict[str,
                 throws.append({"player": event.player, "tiaohou": True})
             else:
                 throws.append({"player": event.player, "dice": event.dice})
+        elif isinstance(event, Closed):
+            throws.append({"close": True})
         elif isinstance(event, GrabOpened):
             grabbing = True
         elif grabbing and event.type == "awarded":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
@@ -34,10 +35,11 @@ class WuziCompare(StrEnum):
 
 
 class ChajinhuaDuitang(StrEnum):
-    """Whether 插金花 also takes the 对堂 cakes at once."""
+    """Whether 插金花 takes the 对堂 cakes: at once, never, or those left when it wins the 状元."""
 
     IMMEDIATE = "immediate"
     NONE = "none"
+    AT_END = "at_end"
 
 
 class ChajinhuaLugu(StrEnum):
@@ -60,6 +62,7 @@ class LiubohongEffect(StrEnum):
     TAKE_ALL_END = "take_all_end"
     TAKE_REMAINING_END = "take_remaining_end"
     ZHUANGYUAN = "zhuangyuan"
+    FRIENDLY_END = "friendly_end"
 
 
 class LiuboheiEffect(StrEnum):
@@ -69,6 +72,7 @@ class LiuboheiEffect(StrEnum):
     ZHUANGYUAN_END_SHARE = "zhuangyuan_end_share"
     ZHUANGYUAN = "zhuangyuan"
     IGNORE = "ignore"
+    TAKE_ONE = "take_one"
 
 
 class SixOnes(StrEnum):
@@ -83,6 +87,7 @@ class BiandijinEffect(StrEnum):
 
     TAKE_REMAINING_END = "take_remaining_end"
     ZHUANGYUAN = "zhuangyuan"
+    ZHUANGYUAN_TAKE_REMAINING_END = "zhuangyuan_take_remaining_end"
 
 
 class ChaseFrom(StrEnum):
@@ -121,6 +126,33 @@ class End(StrEnum):
     IMMEDIATE = "immediate"
 
 
+class Award(StrEnum):
+    """What the table plays for: the cakes of §4, or ranked prizes by best throw (§8.2)."""
+
+    CAKES = "cakes"
+    RANKED = "ranked"
+
+
+@dataclass(frozen=True, slots=True)
+class RankedPrize:
+    """One line of a ranked prize list: ``count`` prizes called ``name``, each worth ``value``.
+
+    >>> RankedPrize("一等奖", 1, 498).to_json()
+    {'name': '一等奖', 'count': 1, 'value': 498}
+    """
+
+    name: str
+    count: int = 1
+    value: int | float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The rule-file form ``{"name": ..., "count": ..., "value": ...}`` (value if given)."""
+        out: dict[str, Any] = {"name": self.name, "count": self.count}
+        if self.value is not None:
+            out["value"] = self.value
+        return out
+
+
 @dataclass(frozen=True, slots=True)
 class Chase:
     """追: which tiers chase when exhausted, and from whom."""
@@ -134,6 +166,16 @@ class Chase:
 
 
 MAX_PRIZE_COUNT = 999
+MIN_PLAYERS = 2
+"""The fewest players at a table."""
+MAX_PLAYERS = 30
+"""The hard ceiling of ``max_players``: no table seats more (RULES.md §8)."""
+DEFAULT_MAX_PLAYERS = 12
+MAX_RANKED_LINES = 50
+"""Lines in a ranked prize list (each line may stand for many prizes)."""
+MAX_PRIZE_NAME = 40
+MAX_PRIZE_VALUE = 1_000_000_000
+MAX_ROUNDS = 1000
 
 
 @dataclass(frozen=True)
@@ -143,10 +185,12 @@ class RuleSet:
     zhuangyuan_order: tuple[Hand, ...]
     wuzi_compare: WuziCompare = WuziCompare.KICKER
     sijin_bonus: bool = False
+    wuzi_bonus: bool = False
     chajinhua_duitang: ChajinhuaDuitang = ChajinhuaDuitang.IMMEDIATE
     chajinhua_lugu: ChajinhuaLugu = ChajinhuaLugu.EXEMPT
     standing: Standing = Standing.LATEST
     liubohong: LiubohongEffect = LiubohongEffect.TAKE_ALL_END
+    liubohong_spares_chajinhua: bool = False
     liubohei: LiuboheiEffect = LiuboheiEffect.GRAB_END
     six_ones: SixOnes = SixOnes.LIUBOHEI
     biandijin: BiandijinEffect = BiandijinEffect.TAKE_REMAINING_END
@@ -157,6 +201,10 @@ class RuleSet:
     end: End = End.FINISH_ROUND
     duitang_patterns: tuple[str, ...] = ("123456",)
     prizes: tuple[int, int, int, int, int, int] = (1, 2, 4, 8, 16, 32)
+    max_players: int = DEFAULT_MAX_PLAYERS
+    award: Award = Award.CAKES
+    ranked_prizes: tuple[RankedPrize, ...] | None = None
+    rounds: int | None = None
     preset: str = field(default="traditional", compare=False)
 
     def __post_init__(self) -> None:
@@ -171,7 +219,7 @@ class RuleSet:
             tuple(int(c) for c in p)  # type: ignore[misc]
             for p in self.duitang_patterns
         )
-        return classifier_for(str(self.six_ones), patterns, self.sijin_bonus)
+        return classifier_for(str(self.six_ones), patterns, self.sijin_bonus, self.wuzi_bonus)
 
     def classify(self, dice: str | tuple[int, ...] | list[int]) -> Classification:
         """Classify a throw under these rules."""
@@ -229,10 +277,12 @@ class RuleSet:
             "zhuangyuan_order": [str(h) for h in self.zhuangyuan_order],
             "wuzi_compare": str(self.wuzi_compare),
             "sijin_bonus": self.sijin_bonus,
+            "wuzi_bonus": self.wuzi_bonus,
             "chajinhua_duitang": str(self.chajinhua_duitang),
             "chajinhua_lugu": str(self.chajinhua_lugu),
             "standing": str(self.standing),
             "liubohong": str(self.liubohong),
+            "liubohong_spares_chajinhua": self.liubohong_spares_chajinhua,
             "liubohei": str(self.liubohei),
             "six_ones": str(self.six_ones),
             "biandijin": str(self.biandijin),
@@ -243,6 +293,12 @@ class RuleSet:
             "end": str(self.end),
             "duitang_patterns": list(self.duitang_patterns),
             "prizes": {str(t): n for t, n in self.prize_map.items()},
+            "max_players": self.max_players,
+            "award": str(self.award),
+            "ranked_prizes": None
+            if self.ranked_prizes is None
+            else [p.to_json() for p in self.ranked_prizes],
+            "rounds": self.rounds,
         }
 
     def overrides(self) -> dict[str, Any]:
@@ -274,15 +330,23 @@ _ENUM_SWITCHES: dict[str, type[StrEnum]] = {
     "direction": Direction,
     "start_count": StartCount,
     "end": End,
+    "award": Award,
 }
+_BOOL_SWITCHES: tuple[str, ...] = ("sijin_bonus", "wuzi_bonus", "liubohong_spares_chajinhua")
 
 
 def allowed_values(switch: str) -> list[str]:
     """The values a switch accepts, for error messages and editors."""
     if switch in _ENUM_SWITCHES:
         return [str(v) for v in _ENUM_SWITCHES[switch]]
-    if switch == "sijin_bonus":
+    if switch in _BOOL_SWITCHES:
         return ["true", "false"]
+    if switch == "max_players":
+        return [f"{MIN_PLAYERS}-{MAX_PLAYERS}"]
+    if switch == "rounds":
+        return ["null", f"1-{MAX_ROUNDS}"]
+    if switch == "ranked_prizes":
+        return ['null', '[{"name": ..., "count": N, "value": X}, ...]']
     if switch == "chase":
         return ['null', '{"tiers": [...], "from": "nearest_before" | "latest"}']
     if switch == "zhuangyuan_order":
@@ -310,7 +374,10 @@ def required_zhuangyuan_hands(rules: RuleSet) -> set[Hand]:
     required = set(ALWAYS_ZHUANGYUAN) | {Hand.LIUBOHONG}
     if rules.liubohei in (LiuboheiEffect.ZHUANGYUAN_END_SHARE, LiuboheiEffect.ZHUANGYUAN):
         required.add(Hand.LIUBOHEI)
-    if rules.six_ones is SixOnes.BIANDIJIN and rules.biandijin is BiandijinEffect.ZHUANGYUAN:
+    if rules.six_ones is SixOnes.BIANDIJIN and rules.biandijin in (
+        BiandijinEffect.ZHUANGYUAN,
+        BiandijinEffect.ZHUANGYUAN_TAKE_REMAINING_END,
+    ):
         required.add(Hand.BIANDIJIN)
     return required
 
@@ -382,12 +449,48 @@ def _check_consistent(rules: RuleSet) -> None:
                     value=str(tier),
                     allowed=[str(t) for t in ORDINARY_TIERS],
                 )
+    _check_award(rules)
     if rules.prizes[0] != 1:
         raise RulesError(
             f"prizes.zhuangyuan must be 1 (one 状元 cake), not {rules.prizes[0]}",
             code="zhuangyuan_prize_not_one",
             key="prizes.zhuangyuan",
             value=rules.prizes[0],
+        )
+
+
+def _check_award(rules: RuleSet) -> None:
+    """``ranked_prizes`` and ``rounds`` belong to ranked mode, which needs a prize list."""
+    if not MIN_PLAYERS <= rules.max_players <= MAX_PLAYERS:
+        raise RulesError(
+            f"invalid value {rules.max_players!r} for max_players: a whole number "
+            f"{MIN_PLAYERS}-{MAX_PLAYERS}",
+            code="invalid_whole_number",
+            key="max_players",
+            value=rules.max_players,
+            minimum=MIN_PLAYERS,
+            maximum=MAX_PLAYERS,
+        )
+    ranked = rules.award is Award.RANKED
+    if ranked and not rules.ranked_prizes:
+        raise RulesError(
+            "award is ranked, so ranked_prizes must list the prizes, best first",
+            code="ranked_prizes_missing",
+            key="ranked_prizes",
+        )
+    if not ranked and rules.ranked_prizes is not None:
+        raise RulesError(
+            'ranked_prizes needs award "ranked" (award is cakes: the cakes of prizes are '
+            "played for)",
+            code="ranked_prizes_without_ranked",
+            key="ranked_prizes",
+        )
+    if not ranked and rules.rounds is not None:
+        raise RulesError(
+            'rounds needs award "ranked" (a game for cakes ends when they are gone)',
+            code="rounds_without_ranked",
+            key="rounds",
+            value=rules.rounds,
         )
 
 
@@ -541,6 +644,77 @@ def _parse_prizes(value: Any, base: tuple[int, ...]) -> tuple[int, int, int, int
     return (c[0], c[1], c[2], c[3], c[4], c[5])
 
 
+def _parse_whole(key: str, value: Any, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise RulesError(
+            f"invalid value {value!r} for {key}: a whole number {low}-{high}",
+            code="invalid_whole_number",
+            key=key,
+            value=value,
+            minimum=low,
+            maximum=high,
+        )
+    return value
+
+
+def _parse_ranked_prizes(value: Any) -> tuple[RankedPrize, ...] | None:
+    if value is None:
+        return None
+    if not isinstance(value, list) or not value or len(value) > MAX_RANKED_LINES:
+        raise RulesError(
+            f"ranked_prizes must be null or a list of 1-{MAX_RANKED_LINES} prizes "
+            f'{{"name": ..., "count": N, "value": X}}, not {value!r}',
+            code="ranked_prizes_not_list",
+            key="ranked_prizes",
+            value=value,
+            limit=MAX_RANKED_LINES,
+        )
+    return tuple(_parse_ranked_prize(index, item) for index, item in enumerate(value, start=1))
+
+
+def _parse_ranked_prize(index: int, item: Any) -> RankedPrize:
+    where = f"ranked_prizes[{index}]"
+    if not isinstance(item, dict):
+        raise RulesError(
+            f'{where}: a prize is {{"name": ..., "count": N, "value": X}}, not {item!r}',
+            code="ranked_prize_not_object", key=where, index=index, value=item,
+        )
+    unknown = sorted(set(item) - {"name", "count", "value"})
+    if unknown:
+        raise RulesError(
+            f"{where}: unknown key {unknown[0]!r}; allowed: name, count, value",
+            code="ranked_prize_unknown_key", key=where, index=index, name=unknown[0],
+        )
+    name = item.get("name")
+    if not isinstance(name, str) or not name.strip() or len(name) > MAX_PRIZE_NAME:
+        raise RulesError(
+            f"{where}: name must be text of 1-{MAX_PRIZE_NAME} characters, not {name!r}",
+            code="ranked_prize_bad_name", key=where, index=index, value=name,
+            limit=MAX_PRIZE_NAME,
+        )
+    count = item.get("count", 1)
+    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_PRIZE_COUNT:
+        raise RulesError(
+            f"{where}: count must be a whole number 1-{MAX_PRIZE_COUNT}, not {count!r}",
+            code="ranked_prize_bad_count", key=where, index=index, value=count,
+            limit=MAX_PRIZE_COUNT,
+        )
+    worth = item.get("value")
+    ok = worth is None or (
+        not isinstance(worth, bool)
+        and isinstance(worth, int | float)
+        and math.isfinite(worth)
+        and 0 <= worth <= MAX_PRIZE_VALUE
+    )
+    if not ok:
+        raise RulesError(
+            f"{where}: value must be a number 0-{MAX_PRIZE_VALUE}, not {worth!r}",
+            code="ranked_prize_bad_value", key=where, index=index, value=worth,
+            limit=MAX_PRIZE_VALUE,
+        )
+    return RankedPrize(name.strip(), count, worth)
+
+
 def rules_from_json(value: Any) -> RuleSet:
     """Build rules from a preset name or alias, or a rule object ``{"preset": ..., overrides}``.
 
@@ -580,10 +754,10 @@ def rules_from_json(value: Any) -> RuleSet:
             )
         if key in _ENUM_SWITCHES:
             changes[key] = _enum_value(key, raw)
-        elif key == "sijin_bonus":
+        elif key in _BOOL_SWITCHES:
             if not isinstance(raw, bool):
                 raise RulesError(
-                    f"invalid value {raw!r} for sijin_bonus; allowed: true, false",
+                    f"invalid value {raw!r} for {key}; allowed: true, false",
                     code="invalid_switch_value",
                     key=key,
                     value=raw,
@@ -598,6 +772,12 @@ def rules_from_json(value: Any) -> RuleSet:
             changes[key] = _parse_patterns(raw)
         elif key == "prizes":
             changes[key] = _parse_prizes(raw, base.prizes)
+        elif key == "max_players":
+            changes[key] = _parse_whole(key, raw, MIN_PLAYERS, MAX_PLAYERS)
+        elif key == "rounds":
+            changes[key] = None if raw is None else _parse_whole(key, raw, 1, MAX_ROUNDS)
+        elif key == "ranked_prizes":
+            changes[key] = _parse_ranked_prizes(raw)
     return replace(base, **changes)
 
 
@@ -685,4 +865,15 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(name)
 
 
-__all__ = ["HANDS", "SWITCHES", "Chase", "RuleSet", "load_rules", "rules_from_json"]
+__all__ = [
+    "HANDS",
+    "MAX_PLAYERS",
+    "MIN_PLAYERS",
+    "SWITCHES",
+    "Award",
+    "Chase",
+    "RankedPrize",
+    "RuleSet",
+    "load_rules",
+    "rules_from_json",
+]

@@ -158,6 +158,8 @@ def switch_value(rules: RuleSet, switch: str) -> str:
     value = rules.to_json()[switch]
     if isinstance(value, str):
         return value
+    if switch == "ranked_prizes" and value is not None:
+        return json.dumps(value, ensure_ascii=False)
     if isinstance(value, list):
         return ", ".join(str(v) for v in value)
     if isinstance(value, dict):
@@ -185,6 +187,24 @@ def switch_meaning(rules: RuleSet, switch: str, lang: str | None = None) -> str:
             f"{tier_name(tier, lang)} {n}" for tier, n in rules.prize_map.items()
         )
         return t("rules.value.prizes", lang, prizes=prizes, total=rules.total_cakes)
+    if switch == "max_players":
+        return t("rules.value.max_players", lang, count=rules.max_players)
+    if switch == "rounds":
+        if rules.rounds is None:
+            return t("rules.value.rounds.null", lang)
+        return t("rules.value.rounds.count", lang, count=rules.rounds)
+    if switch == "ranked_prizes":
+        if rules.ranked_prizes is None:
+            return t("rules.value.ranked_prizes.null", lang)
+        items = [
+            t("rules.value.ranked_prizes.item", lang, name=p.name, count=p.count)
+            if p.value is None
+            else t("rules.value.ranked_prizes.value", lang, name=p.name, count=p.count,
+                   value=f"{p.value:g}")
+            for p in rules.ranked_prizes
+        ]
+        return t("rules.value.ranked_prizes.list", lang, prizes=t("list.sep", lang).join(items),
+                 count=sum(p.count for p in rules.ranked_prizes))
     if switch == "chase":
         if rules.chase is None:
             return t("rules.value.chase.null", lang)

@@ -360,7 +360,7 @@ def test_play_names_from_a_file(
     ("args", "needle"),
     [
         (["-p", "甲"], "2 to 12 players, not 1"),
-        (["-p", ",".join(f"p{i}" for i in range(13))], "not 13"),
+        (["-p", ",".join(f"p{i}" for i in range(13))], "13 players, but max_players is 12"),
         (["-p", "甲,乙,甲"], "duplicate player name '甲'"),
         (["-p", "甲,乙", "--players-file", "x.txt"], "not both"),
         (["--players-file", "missing.txt"], "cannot read players file 'missing.txt'"),
