@@ -113,6 +113,8 @@ def test_class_event(browser: Browser, server: Server) -> None:
     hall.goto(f"{server.url}/e/{code}/hall")
     expect(hall.locator(".ev-tile")).to_have_count(4)
     expect(hall.locator(".ev-tile .qr")).to_have_count(4)
+    expect(hall.locator('.ev-tile[data-table="3"] .ev-tile-leader')).to_contain_text(winners[3])
+    browser.shot(hall, "event-hall-tables")
     organiser.locator("#ev-playoff-start").click()
     expect(hall.locator(".ev-playoff-panel li")).to_have_count(4)
     playoff = call(server, "GET", f"/api/events/{code}")["playoff"]
@@ -160,7 +162,7 @@ def test_class_event(browser: Browser, server: Server) -> None:
     expect(organiser.locator(".ev-desk")).to_have_count(5)
     row = organiser.locator(f'.ev-desk[data-table="3"] tr[data-name="{winners[3]}"]')
     expect(row).to_contain_text("状元：可爱公仔（65）")
-    browser.shot(organiser, "event-results", full_page=True)
+    browser.shot(organiser, "event-results")
     with organiser.expect_download() as got:
         organiser.locator("#ev-csv").click()
     rows = list(csv.reader(io.StringIO(got.value.path().read_text(encoding="utf-8-sig"))))

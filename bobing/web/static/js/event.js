@@ -11,6 +11,8 @@ import { saveTable } from "./store.js";
 
 const EVENT_PREFIX = "bobing.e.";
 const REFRESH_MS = 400;
+/** A new playoff or a seat claim makes no table frame: the event is read again this often. */
+const POLL_MS = 4000;
 const MAX_FEED = 40;
 /** Hands worth announcing to the whole hall. */
 export const NOTABLE = new Set(["duitang", "sihong", "wuzi", "wuhong", "chajinhua", "liubohei", "biandijin", "liubohong"]);
@@ -90,12 +92,14 @@ export class EventWatcher extends EventTarget {
   }
 
   async start() {
+    this.poll = setInterval(() => this.refresh(), POLL_MS);
     await this.refresh();
   }
 
   stop() {
     this.stopped = true;
     clearTimeout(this.timer);
+    clearInterval(this.poll);
     for (const conn of this.conns.values()) conn.close();
     this.conns.clear();
   }
@@ -108,13 +112,19 @@ export class EventWatcher extends EventTarget {
 
   async refresh() {
     if (this.stopped) return;
+    let text = null;
     try {
-      this.event = await eventApi.get(this.code);
+      const event = await eventApi.get(this.code);
+      text = JSON.stringify(event) + this.feed.length;
+      this.event = event;
       this.error = null;
     } catch (err) {
       this.error = err instanceof ApiError ? err : new ApiError({ detail: String(err) }, 0);
     }
     if (this.event) this.follow();
+    // a screen repaints only when something changed (a repaint would take the focus away)
+    if (text !== null && text === this.lastText) return;
+    this.lastText = text;
     this.dispatchEvent(new CustomEvent("update"));
   }
 

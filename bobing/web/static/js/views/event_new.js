@@ -3,7 +3,7 @@
 // rules, one table's prize set with named goods per tier, the budget, the 王中王 prize.
 
 import { h, mount } from "../dom.js";
-import { t } from "../i18n.js";
+import { t, has } from "../i18n.js";
 import { TIERS } from "../protocol.js";
 import { tierName } from "../game.js";
 import { renderTopbar, showError, toast } from "../ui.js";
@@ -123,8 +123,8 @@ export class EventNewView {
     const presetSelect = h(
       "select",
       { id: "ev-preset", class: "input", onchange: (ev) => { v.preset = ev.target.value; this.rulesObject = null; } },
-      Object.keys((this.presets && this.presets.presets) || { traditional: 1 }).map((id) =>
-        h("option", { value: id, selected: id === v.preset }, t(`rules.preset.${id}`)),
+      Object.keys((this.presets && this.presets.presets) || { traditional: 1 }).filter((id) => has(`preset.${id}`)).map((id) =>
+        h("option", { value: id, selected: id === v.preset }, t(`preset.${id}`)),
       ),
     );
     const radios = (name, key, options) =>

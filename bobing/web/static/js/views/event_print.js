@@ -20,7 +20,7 @@ function loading(main) {
 export function rulesLine(ev) {
   const prizes = (ev.rules && ev.rules.prizes) || {};
   const counts = TIERS.filter((tier) => prizes[tier]).map((tier) => `${tierName(tier)} ${prizes[tier]}`);
-  return t("event.rules_line", { preset: t(`rules.preset.${(ev.rules && ev.rules.preset) || "traditional"}`), prizes: counts.join(" · ") });
+  return t("event.rules_line", { preset: t(`preset.${(ev.rules && ev.rules.preset) || "traditional"}`), prizes: counts.join(" · ") });
 }
 
 export class EventCardsView {
@@ -119,10 +119,23 @@ export class EventClaimView {
   }
 }
 
-function prizeText(prize) {
+function prizeText(prize, count = 1) {
   const tier = prize.tier === "wangzhongwang" ? t("event.wangzhongwang") : prize.tier ? tierName(prize.tier) : t("event.ranked_prize");
-  const name = prize.name || tier;
-  return prize.value ? t("event.prize_line_value", { tier, name, value: prize.value }) : t("event.prize_line", { tier, name });
+  const name = count > 1 ? t("event.times", { name: prize.name || tier, n: count }) : prize.name || tier;
+  const value = (Number(prize.value) || 0) * count;
+  return value ? t("event.prize_line_value", { tier, name, value }) : t("event.prize_line", { tier, name });
+}
+
+/** One line per kind of prize: the 40 一秀 colas of a 六勃红 are "可乐 ×40". */
+function groupedPrizes(prizes) {
+  const groups = new Map();
+  for (const p of prizes) {
+    const key = `${p.tier}|${p.name}|${p.value}`;
+    const g = groups.get(key);
+    if (g) g.count += 1;
+    else groups.set(key, { prize: p, count: 1 });
+  }
+  return [...groups.values()];
 }
 
 export class EventResultsView {
@@ -152,7 +165,7 @@ export class EventResultsView {
       h("tr", { dataset: { name: p.name } },
         withTable ? h("td", {}, tableLabel(p.table)) : null,
         h("th", { scope: "row" }, p.name),
-        h("td", {}, p.prizes.length ? h("ul", { class: "prize-list" }, p.prizes.map((x) => h("li", {}, prizeText(x)))) : h("span", { class: "hint" }, t("event.nothing"))),
+        h("td", {}, p.prizes.length ? h("ul", { class: "prize-list" }, groupedPrizes(p.prizes).map((g) => h("li", {}, prizeText(g.prize, g.count)))) : h("span", { class: "hint" }, t("event.nothing"))),
         h("td", { class: "num" }, String(p.prizes.reduce((n, x) => n + (Number(x.value) || 0), 0))),
         h("td", { class: "ev-tick", "aria-hidden": "true" }, "☐"),
       );
