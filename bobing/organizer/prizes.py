@@ -134,3 +134,12 @@ def _item(entry: Any, key: str) -> PrizeItem:
     return PrizeItem(
         name, count, amount(entry.get("value", 0), key=f"{key}.value", limit=MAX_VALUE)
     )
+
+
+def table_prize_value(rules: Mapping[str, Any], prize_set: PrizeSet) -> float | int:
+    """What one table's prizes cost: its ranked prizes (RULES.md §8.2) or its prize set."""
+    if rules.get("award") == "ranked":
+        return sum(
+            int(p.get("count", 1)) * (p.get("value") or 0) for p in rules.get("ranked_prizes") or []
+        )
+    return prize_set.value()

@@ -32,6 +32,7 @@ from bobing.organizer import (
     table_winner,
 )
 from bobing.organizer.playoff import check_throws
+from bobing.organizer.prizes import table_prize_value
 from bobing.organizer.results import event_results
 from bobing.organizer.text import amount, display_text
 from bobing.storage.event_store import CodeTaken, iso, utcnow
@@ -45,7 +46,8 @@ from bobing.web.tokens import CODE_ALPHABET, CODE_LENGTH, hash_token, new_token,
 from bobing.web.validation import MODES, parse_rules
 
 MAX_EVENT_NAME = 40
-MAX_TABLES = 50
+MAX_TABLES = MAX_PLAYERS
+"""At most as many tables as a table has seats at most: the playoff seats every table's 状元."""
 MAX_PRIZE_NAME = 40
 CONTROL_ACTIONS = ("start", "pause", "resume", "close")
 MODE_ALIASES = {"phones": "online", "one_device": "pass_and_play", "组长": "referee"}
@@ -145,7 +147,7 @@ class EventService:
         rules_json = rule_set.to_json()
         people: tuple[Person, ...] = model_errors(parse_people, body.get("people"))
         seating = body.get("seating", "random")
-        max_size = int(getattr(rule_set, "max_players", MAX_PLAYERS))
+        max_size = rule_set.max_players
         seated: list[list[Person]] = model_errors(
             seat_people,
             people,
@@ -298,8 +300,9 @@ class EventService:
                 }
             )
         people = [{**p, "table": seat_of.get(p["name"])} for p in spec.get("people", [])]
+        per_table = table_prize_value(spec.get("rules") or {}, prize_set)
         budget = parse_budget(spec.get("budget")).summary(
-            len(people), prize_set.value() * len(gathering.tables) + self._playoff_value(spec)
+            len(people), per_table * len(gathering.tables) + self._playoff_value(spec)
         )
         return {
             "code": gathering.code,
@@ -310,7 +313,7 @@ class EventService:
             "seating": spec.get("seating"),
             "people": people,
             "prizes": spec.get("prizes"),
-            "prize_set_value": prize_set.value(),
+            "prize_set_value": per_table,
             "budget": budget.to_json(),
             "playoff_prize": spec.get("playoff_prize"),
             "start_thrower": spec.get("start_thrower"),
@@ -451,8 +454,7 @@ class EventService:
         rules = playoff_rules(
             spec["rules"], throws=count, prize=prize["name"], value=prize.get("value", 0)
         )
-        if len(field) > MAX_PLAYERS:
-            rules["max_players"] = len(field)
+        rules["max_players"] = max(len(field), int(rules.get("max_players") or 0))
         created = await self.tables.create_table(
             name=_table_name(gathering.name, 0).replace(" #0", " 王中王"),
             mode=spec.get("mode", "referee"),

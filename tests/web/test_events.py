@@ -329,3 +329,74 @@ async def test_results_playoff_and_record(http: httpx.AsyncClient, tmp_path: Pat
     )
     state = (await http.get(f"/api/tables/{table['code']}")).json()
     assert state["start_dice"]["thrower"] == w1
+
+
+COMPANY_PRIZES = [
+    {"name": "漫步者音响", "count": 1, "value": 498},
+    {"name": "飞利浦电饭煲", "count": 1, "value": 199},
+    {"name": "行李车", "count": 1, "value": 89},
+    {"name": "手提锅", "count": 2, "value": 79},
+    {"name": "飞科电吹风", "count": 2, "value": 59},
+    {"name": "蒸蛋器", "count": 1, "value": 49},
+    {"name": "乐扣四件套", "count": 1, "value": 49},
+    {"name": "雪莲水壶等", "count": 3, "value": 27},
+    {"name": "吉祥碗", "count": 1, "value": 29},
+]
+
+
+async def test_company_party_ranked_at_one_table_of_thirteen(http: httpx.AsyncClient) -> None:
+    """The 2013 party: 13 people, one prize each by their best throw, 200 each, 1270 of prizes."""
+    people = [f"员工{i}" for i in range(1, 14)]
+    created = await create(
+        http,
+        name="公司中秋博饼",
+        mode="pass_and_play",
+        people=people,
+        tables=1,
+        prizes=None,
+        rules={
+            "preset": "traditional",
+            "award": "ranked",
+            "ranked_prizes": COMPANY_PRIZES,
+            "rounds": 1,
+            "max_players": 13,
+        },
+        budget={
+            "contribution": 200,
+            "fixed_costs": [
+                {"name": "会餐", "amount": 1088},
+                {"name": "红酒白酒", "amount": 208},
+                {"name": "小月饼", "amount": 66.6},
+            ],
+        },
+    )
+    (table,) = created["tables"]
+    assert table["players"] == people and table["play_token"]
+    token = created["organizer_token"]
+    await http.post(
+        f"/api/events/{created['code']}/control", json={"action": "start"}, headers=bearer(token)
+    )
+    for _ in range(13):  # one round: the server rolls every throw
+        state = (await http.get(f"/api/tables/{table['code']}")).json()
+        reply = await http.post(
+            f"/api/tables/{table['code']}/commands",
+            json={"type": "throw", "turn": state["turn"]},
+            headers=bearer(table["play_token"]),
+        )
+        assert reply.status_code == 200, reply.text
+    event = (await http.get(f"/api/events/{created['code']}")).json()
+    assert event["tables"][0]["status"] == "over"
+    budget = event["budget"]
+    # the seed's own figures: 2600 in, 2632.6 out, the organiser covers 32.6
+    assert (budget["income"], budget["spent"], budget["deficit"]) == (2600, 2632.6, 32.6)
+    results = (await http.get(f"/api/events/{created['code']}/results")).json()
+    held = [p["prizes"] for p in results["people"]]
+    assert all(len(prizes) == 1 for prizes in held)
+    assert sum(p[0]["value"] for p in held) == 1270
+    ranking = event["tables"][0]["result"]["ranking"]
+    first = next(p for p in results["people"] if p["name"] == ranking[0]["player"])
+    assert first["prizes"] == [{"tier": None, "name": "漫步者音响", "value": 498}]
+    lonely = await http.post(
+        f"/api/events/{created['code']}/playoff", json={"throws": 1}, headers=bearer(token)
+    )
+    assert (lonely.status_code, lonely.json()["code"]) == (409, "playoff_too_small")
