@@ -8,6 +8,7 @@ import { lang, t } from "./i18n.js";
 import { EVENT } from "./protocol.js";
 import { describeThrow } from "./award.js";
 import { saveTable } from "./store.js";
+import { showError, toast } from "./ui.js";
 
 const EVENT_PREFIX = "bobing.e.";
 const REFRESH_MS = 400;
@@ -161,4 +162,11 @@ export class EventWatcher extends EventTarget {
 export function feedText(item) {
   const where = item.table === 0 ? t("event.playoff_short") : tableLabel(item.table);
   return t("event.feed.line", { table: where, player: item.player, hand: item.name });
+}
+
+/** An error toast; the event model's refusals carry their own specific sentence (in the
+ * reader's language, quoting the input) in `detail`, better than the generic one. */
+export function showEventError(err) {
+  if (err && err.code === "invalid_event" && err.detail) toast(err.detail, { kind: "error", ms: 10000 });
+  else showError(err);
 }

@@ -8,7 +8,7 @@ import { TIERS } from "../protocol.js";
 import { tierName } from "../game.js";
 import { renderTopbar, showError, toast } from "../ui.js";
 import { loadPresets } from "./rules.js";
-import { eventApi, rememberCreated } from "../event.js";
+import { eventApi, rememberCreated, showEventError } from "../event.js";
 
 const MAX_ROSTER_BYTES = 1000000;
 
@@ -246,7 +246,7 @@ export class EventNewView {
       this.paintCount();
       toast(t("event.new.roster_read", { n: people.length }));
     } catch (err) {
-      showError(err);
+      showEventError(err);
     }
   }
 
@@ -288,7 +288,7 @@ export class EventNewView {
       toast(t("event.new.created", { n: created.tables.length }));
       this.navigate(`/e/${created.code}`);
     } catch (err) {
-      showError(err);
+      showEventError(err);
     } finally {
       this.busy = false;
       button.disabled = false;
