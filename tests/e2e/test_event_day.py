@@ -120,6 +120,8 @@ def test_class_event(browser: Browser, server: Server) -> None:
     expect(hall.locator(".ev-tile")).to_have_count(4)
     expect(hall.locator(".ev-tile .qr")).to_have_count(4)
     expect(hall.locator('.ev-tile[data-table="3"] .ev-tile-leader')).to_contain_text(winners[3])
+    # a screen opened late reads the notable throws from the tables' logs
+    expect(hall.locator(".ev-hall-feed .ev-feed-item")).to_have_count(7)
     browser.shot(hall, "event-hall-tables")
     organiser.locator("#ev-playoff-start").click()
     expect(hall.locator(".ev-playoff-panel li")).to_have_count(4)
