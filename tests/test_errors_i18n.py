@@ -40,7 +40,10 @@ ROOT = Path(bobing.i18n.__file__).parent
 ENGINE = Path(bobing.engine.__file__).parent
 CHINESE = ("zh-Hans", "zh-Hant")
 # The engine modules where every raise names a specific code (others keep class defaults).
-SPECIFIC = ("dice.py", "rules.py", "presets.py", "hands.py", "ranking.py", "record.py", "game.py")
+SPECIFIC = (
+    "dice.py", "rules.py", "switches.py", "presets.py", "hands.py", "ranking.py", "ranked.py",
+    "record.py", "record_format.py", "game.py",
+)
 
 
 def load(lang: str) -> dict[str, str]:

@@ -130,7 +130,9 @@ def odds_command(
     rules: RulesOption = None,
     json_output: JsonOption = False,
     lang: LangOption = None,
-    game: Annotated[bool, typer.Option("--game", help=t("cli.help.opt.game", _HELP_LANG))] = False,
+    game: Annotated[
+        bool, typer.Option("--game", help=t("cli.help.opt.game", _HELP_LANG))
+    ] = False,
     players: Annotated[
         int,
         typer.Option("--players", metavar="N", help=t("cli.help.opt.players", _HELP_LANG)),
@@ -301,3 +303,4 @@ def render_rules(rules: RuleSet, lang: str) -> None:
 
 
 __all__ = ["classification_json", "register", "render_odds", "render_rules"]
+

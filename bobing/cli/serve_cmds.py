@@ -28,7 +28,9 @@ bench_app = typer.Typer(
 
 
 def serve(
-    host: Annotated[str, typer.Option(help=_h("serve.opt.host"))] = "0.0.0.0",
+    host: Annotated[
+        str, typer.Option(help=_h("serve.opt.host"))
+    ] = "0.0.0.0",
     port: Annotated[int, typer.Option(help=_h("serve.opt.port"), min=0, max=65535)] = 8000,
     db: Annotated[
         str | None,
@@ -47,7 +49,9 @@ def serve(
 
 
 def verify(
-    record: Annotated[Path, typer.Argument(help=_h("verify.arg.record"))],
+    record: Annotated[
+        Path, typer.Argument(help=_h("verify.arg.record"))
+    ],
     as_json: Annotated[bool, typer.Option("--json", help=_h("verify.opt.json"))] = False,
 ) -> None:
     """Check that every server-rolled throw of a record follows from the revealed seed."""

@@ -30,9 +30,17 @@ from bobing.engine.events import (
 )
 from bobing.engine.hands import ORDINARY_HAND_TIER, TIERS, Classification, Hand, Tier
 from bobing.engine.ranked import BestThrow, RankingEntry, better, rank_players
-from bobing.engine.rules import MAX_PLAYERS as MAX_PLAYERS  # re-exported: the seat limits
-from bobing.engine.rules import MIN_PLAYERS as MIN_PLAYERS
-from bobing.engine.rules import (
+from bobing.engine.record_format import (
+    is_close,
+    record_rules,
+    seed_of,
+    start_args,
+    throw_entry,
+    write_record,
+)
+from bobing.engine.switches import MAX_PLAYERS as MAX_PLAYERS  # re-exported: the seat limits
+from bobing.engine.switches import MIN_PLAYERS as MIN_PLAYERS
+from bobing.engine.switches import (
     Award,
     BiandijinEffect,
     ChajinhuaDuitang,
@@ -1029,7 +1037,8 @@ class Game:
         out["phase"] = str(state.phase)
         out["throws"] = state.throws
         out["round"] = _round_shown(state)
-        out["closed"] = state.closed
+        if state.closed:
+            out["closed"] = True  # time was called (RULES.md §8.1); absent otherwise
         return out
 
     @classmethod
@@ -1041,13 +1050,113 @@ class Game:
 
     def to_record(self, *, seed: int | None = None, **extra: Any) -> dict[str, Any]:
         """This game as a RULES.md §6 record (replayable with :meth:`from_record`)."""
-        from bobing.engine.record import record_of
-
-        return record_of(self, seed=seed, **extra)
+        return write_record(self.rules, self.players, self.events, seed=seed, **extra)
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any], rules: RuleSet | None = None) -> Game:
-        """Play a RULES.md §6 record (optionally re-judged under other ``rules``)."""
-        from bobing.engine.record import play_record
+        """Play a RULES.md §6 record, checking every entry (errors name the throw or key).
 
-        return play_record(record, rules)
+        ``rules`` plays it under other rules than its own, strictly: each throw must still be
+        the turn of the player it names. To re-judge the same dice under other rules (turns
+        may move), use :func:`bobing.engine.record.judge_record`.
+        """
+        return _play_record(cls, record, rules if rules is not None else record_rules(record))
+
+
+def _play_record(cls: type[Game], record: Mapping[str, Any], rules: RuleSet) -> Game:
+    """The body of :meth:`Game.from_record`: every entry validated, in order."""
+    if not isinstance(record, Mapping):
+        raise RecordError(
+            "a record is a JSON object", code="record_not_mapping", type=type(record).__name__
+        )
+    if "players" not in record:
+        raise RecordError("record has no players", code="record_no_players", key="players")
+    players = record["players"]
+    if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
+        raise RecordError(
+            "players must be a list of names", code="players_not_list", key="players"
+        )
+    try:
+        game = cls(rules, players)
+    except InputError as exc:
+        raise RecordError(
+            f"players: {exc}", code="record_players", key="players", inner=exc
+        ) from None
+    seed = seed_of(record)
+    try:
+        game.start(**start_args(record.get("start")))
+    except InputError as exc:
+        raise RecordError(f"start: {exc}", code="record_start", key="start", inner=exc) from None
+    throws = record.get("throws", [])
+    if not isinstance(throws, list):
+        raise RecordError("throws must be a list", code="throws_not_list", key="throws")
+    index = 0  # throws so far: a close is not a throw and takes no number
+    for position, entry in enumerate(throws):
+        if is_close(entry):
+            _close(game, index)
+            continue
+        index += 1
+        player, faces = throw_entry(index, entry)
+        if game.is_over:
+            left = sum(1 for later in throws[position:] if not is_close(later))
+            raise RecordError(
+                f"throw {index}: the game is already over ({left} throw(s) after the end)",
+                code="throw_after_end",
+                throw=index,
+                count=left,
+            )
+        if game.next_player is None:
+            raise RecordError(
+                f"throw {index}: the lights-off grab must be settled before any more throws",
+                code="throw_during_grab",
+                throw=index,
+            )
+        try:
+            game.throw(faces, player=player, tiaohou=faces is None)
+        except (IllegalAction, InputError) as exc:
+            raise RecordError(
+                f"throw {index}: {exc}", code="record_throw", throw=index, inner=exc
+            ) from None
+    grab = record.get("grab")
+    if game.phase == "grab":
+        if grab is not None:
+            if not isinstance(grab, dict):
+                raise RecordError(
+                    "grab must map player names to tier counts", code="grab_not_object", key="grab"
+                )
+            game.grab(grab)
+        else:
+            game.grab(rng=random.Random(seed if seed is not None else 0))
+    elif grab is not None:
+        raise RecordError(
+            "grab: the game did not end with a lights-off grab (六勃黑 under grab_end)",
+            code="grab_without_grab",
+            key="grab",
+        )
+    return game
+
+
+def _close(game: Game, throws: int) -> None:
+    """Call time in a record after ``throws`` throws, naming the place in errors."""
+    if game.is_over:
+        raise RecordError(
+            f"close after throw {throws}: the game is already over",
+            code="close_after_end",
+            key="throws",
+            throw=throws,
+        )
+    if game.state.closed:
+        raise RecordError(
+            f"close after throw {throws}: time was already called (a record holds one close)",
+            code="close_twice",
+            key="throws",
+            throw=throws,
+        )
+    if game.next_player is None:
+        raise RecordError(
+            f"close after throw {throws}: the lights-off grab must be settled first",
+            code="close_during_grab",
+            key="throws",
+            throw=throws,
+        )
+    game.close()

@@ -8,12 +8,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from bobing.engine.dice import FACES, parse_dice
-
-if TYPE_CHECKING:
-    from bobing.engine.rules import RuleSet
 
 
 class Tier(StrEnum):
@@ -207,14 +204,28 @@ def classifier_for(
     return Classifier(six_ones, duitang_patterns, sijin_bonus, wuzi_bonus)
 
 
-def classify(dice: str | Sequence[int], rules: RuleSet | None = None) -> Classification:
-    """Classify a throw under ``rules`` (default: traditional).
+class HasClassifier(Protocol):
+    """Anything that knows how to classify (a :class:`~bobing.engine.switches.RuleSet`)."""
+
+    @property
+    def classifier(self) -> Classifier:
+        """The lookup table for its classification switches."""
+        ...
+
+
+STANDARD_PATTERNS: frozenset[Multiset] = frozenset({(1, 2, 3, 4, 5, 6)})
+
+
+def classify(dice: str | Sequence[int], rules: HasClassifier | None = None) -> Classification:
+    """Classify a throw under ``rules`` (default: the standard classification of every preset:
+    six 1s are 六勃黑, 123456 is 对堂, no bonus cakes).
 
     >>> classify("414144").hand
     <Hand.CHAJINHUA: 'chajinhua'>
     >>> classify("444426").kicker
     8
     """
-    from bobing.engine.rules import DEFAULT_RULES
-
-    return (rules or DEFAULT_RULES).classifier.classify(dice)
+    table = rules.classifier if rules is not None else classifier_for(
+        "liubohei", STANDARD_PATTERNS, False
+    )
+    return table.classify(dice)

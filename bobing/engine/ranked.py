@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from bobing.engine.hands import Classification, Hand
-from bobing.engine.rules import RankedPrize, RuleSet
+from bobing.engine.switches import RankedPrize, RuleSet
 
 # Below every 状元 hand: 六勃黑 and 遍地锦 when not listed, then the ordinary tiers, then nothing.
 _BELOW_ZHUANGYUAN: dict[Hand, int] = {
@@ -44,6 +45,18 @@ def rank_key(rules: RuleSet, c: Classification) -> RankKey:
     below = _BELOW_ZHUANGYUAN.get(c.hand, 0)
     face = (c.face or 0) if c.hand is Hand.LIUBOHEI else 0
     return (0, below, face, 0)
+
+
+@lru_cache(maxsize=32)
+def rank_levels(rules: RuleSet) -> tuple[RankKey, ...]:
+    """Every distinct rank a throw can have under ``rules``, best first (for display).
+
+    >>> from bobing.engine.presets import TRADITIONAL
+    >>> len(rank_levels(TRADITIONAL))  # 23 状元 levels, 5 六勃黑 faces, 5 tiers, nothing
+    34
+    """
+    keys = {rank_key(rules, c) for c in rules.classifier.multisets.values()}
+    return tuple(sorted(keys, reverse=True))
 
 
 class BestThrow(NamedTuple):
@@ -124,4 +137,12 @@ def _order(entry: BestThrow | None) -> tuple[tuple[int, ...], int]:
     return (tuple(-k for k in entry.key), entry.throw)
 
 
-__all__ = ["BestThrow", "RankingEntry", "better", "prize_units", "rank_key", "rank_players"]
+__all__ = [
+    "BestThrow",
+    "RankingEntry",
+    "better",
+    "prize_units",
+    "rank_key",
+    "rank_levels",
+    "rank_players",
+]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from bobing.engine.hands import Classification, Hand, Tier
+from bobing.engine.ranked import rank_key
 from bobing.engine.rules import RuleSet
 from bobing.i18n import normalize_lang, number, t
 
@@ -36,6 +37,9 @@ def explain(c: Classification, rules: RuleSet | None = None, lang: str | None = 
     if c.hand is Hand.SIJIN and c.bonus:
         bonus = t(f"tier.{c.bonus[0]}", lang).split(" (")[0]
         return t("why.sijin.bonus", lang, face=c.face, fours=fours, bonus=bonus)
+    if c.hand is Hand.WUZI and c.bonus:
+        bonus = t(f"tier.{c.bonus[0]}", lang).split(" (")[0]
+        return t("why.wuzi.bonus", lang, face=c.face, bonus=bonus)
     return t(
         f"why.{c.hand}", lang, face=c.face, kicker=c.kicker, pattern=c.dice_text, fours=fours
     )
@@ -90,6 +94,12 @@ def effect(c: Classification, rules: RuleSet, lang: str | None = None) -> str:
     'one Sijin cake, while any is left'
     """
     lang = normalize_lang(lang)
+    if str(rules.award) == "ranked":
+        from bobing.engine.ranked import rank_levels
+
+        levels = rank_levels(rules)
+        return t("effect.ranked", lang, rank=levels.index(rank_key(rules, c)) + 1,
+                 ranks=len(levels))
     if c.hand in (Hand.LIUBOHONG, Hand.LIUBOHEI, Hand.BIANDIJIN):
         value = str(getattr(rules, str(c.hand)))
         if value != "zhuangyuan":
@@ -105,6 +115,10 @@ def effect(c: Classification, rules: RuleSet, lang: str | None = None) -> str:
         )
         if c.hand is Hand.CHAJINHUA and str(rules.chajinhua_duitang) == "immediate":
             text += t("effect.chajinhua.duitang", lang)
+        if c.hand is Hand.CHAJINHUA and str(rules.chajinhua_duitang) == "at_end":
+            text += t("effect.chajinhua.at_end", lang)
+        for bonus in c.bonus:
+            text += t("effect.bonus", lang, bonus=tier_name(bonus, lang))
         return text
     tier = rules.tier_of(c.hand)
     if tier is None:

@@ -14,7 +14,7 @@ from typing import Any
 
 from bobing.engine.errors import InputError
 from bobing.engine.hands import TIERS
-from bobing.engine.rules import MAX_PRIZE_COUNT
+from bobing.engine.switches import MAX_PRIZE_COUNT
 from bobing.organizer.text import amount, display_text
 
 MAX_ITEM_NAME = 40
