@@ -85,7 +85,7 @@ def parse_prize_set(value: Any) -> PrizeSet:
         if tier not in known:
             raise InputError(
                 f"unknown tier {str(tier)[:20]!r} in prizes; allowed: " + ", ".join(known),
-                code="bad_prizes",
+                code="unknown_prize_tier",
                 key="prizes",
                 tier=str(tier)[:20],
                 allowed=known,

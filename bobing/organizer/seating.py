@@ -24,7 +24,9 @@ def table_sizes(people: int, *, tables: int | None, size: int | None, max_size: 
     """Seats per table for ``people``, by a number of tables or by a table size."""
     if (tables is None) == (size is None):
         raise InputError(
-            "give either the number of tables or the table size", code="bad_tables", key="tables"
+            "give either the number of tables or the table size",
+            code="tables_or_size",
+            key="tables",
         )
     if size is not None:
         if (
@@ -45,7 +47,7 @@ def table_sizes(people: int, *, tables: int | None, size: int | None, max_size: 
     if isinstance(tables, bool) or not isinstance(tables, int) or tables < 1:
         raise InputError(
             f"the number of tables must be a whole number from 1, not {tables!r}",
-            code="bad_tables",
+            code="bad_table_count",
             key="tables",
             value=str(tables),
         )

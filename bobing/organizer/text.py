@@ -13,7 +13,7 @@ MARKUP = frozenset("<>&\"'")
 def display_text(value: Any, *, key: str, limit: int) -> str:
     """``value`` as a clean display text, or an :class:`InputError` naming ``key``."""
     if not isinstance(value, str):
-        raise InputError(f"{key} must be text, not {value!r}"[:200], code="bad_text", key=key)
+        raise InputError(f"{key} must be text, not {value!r}"[:200], code="not_text", key=key)
     text = unicodedata.normalize("NFC", value.strip())
     if not text:
         raise InputError(f"{key} is empty", code="empty_text", key=key)
