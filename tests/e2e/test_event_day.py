@@ -103,6 +103,15 @@ def test_class_event(browser: Browser, server: Server) -> None:
     throw(server, codes[2], hosts[2], "444456")
     browser.shot(organiser, "event-dashboard")
 
+    # table 4's 组长 scans the link in the QR under the table: their phone runs the table
+    expect(organiser.locator('.ev-table[data-table="4"] details.ev-leader-link .qr')).to_have_count(
+        1
+    )
+    leader = browser.page(name="leader")
+    leader.goto(f"{server.url}/t/{codes[4]}#host={hosts[4]}")
+    leader.wait_for_function("window.bobing.roles.includes('host')")
+    assert "#" not in leader.url  # the token left the address bar at once
+
     # every table ends with a 六勃红 (it takes the table's cakes and ends the game)
     winners = {}
     for number in (1, 2, 3, 4):

@@ -1,7 +1,8 @@
 // The app: language, routes, and the one table session a page follows.
 //   /                 home: create a table or join one by code
 //   /rules[/PRESET]   a preset's rules in words
-//   /t/CODE           the table (lobby → play → ceremony), #play=TOKEN adds a shared-device token
+//   /t/CODE           the table (lobby → play → ceremony), #play=TOKEN adds a shared-device token,
+//                     #host=TOKEN the host's (an event's 组长 link)
 //   /t/CODE/tv        the big screen (read-only)
 //   /t/CODE/rules     the table's rules in words
 //   /odds[/PRESET], /t/CODE/odds   规则与概率: the odds, how long a game takes, the charts
@@ -48,13 +49,14 @@ function parseRoute(path) {
 }
 
 function takePlayToken(code) {
-  // a shared-device link carries the play token in the fragment (never sent to the server)
+  // a shared-device link carries the play token in the fragment (never sent to the server);
+  // an event's 组长 link carries the table's host token the same way
   const hash = new URLSearchParams(location.hash.slice(1));
   const play = hash.get("play");
-  if (play) {
-    saveTable(code, { playToken: play });
-    history.replaceState(history.state, "", location.pathname + location.search);
-  }
+  const host = hash.get("host");
+  if (play) saveTable(code, { playToken: play });
+  if (host) saveTable(code, { hostToken: host });
+  if (play || host) history.replaceState(history.state, "", location.pathname + location.search);
 }
 
 export function navigate(path, { replace = false } = {}) {

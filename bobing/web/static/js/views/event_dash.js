@@ -7,7 +7,8 @@ import { t } from "../i18n.js";
 import { classify, handName } from "../game.js";
 import { renderTopbar, showError, toast, confirmDialog, copyText, announce } from "../ui.js";
 import { EventWatcher, eventApi, organizerToken, feedText, tableLabel, cakesLeft } from "../event.js";
-import { saveTable } from "../store.js";
+import { saveTable, loadTable } from "../store.js";
+import { qrSvg } from "../qr.js";
 
 export function statusText(status) {
   return t(`event.status.${status || "lobby"}`);
@@ -120,7 +121,18 @@ export class EventDashboardView {
           h("dt", {}, t("event.fact.claimed")), h("dd", {}, `${tb.claimed.length}/${tb.players.length}`),
         ),
         h("p", { class: "ev-leader" }, leaderLine(tb, ev.rules)),
-        h("div", { class: "btn-row" }, actions, h("a", { href: `/t/${tb.code}`, "data-link": "", class: "btn btn-ghost btn-small" }, t("event.open_table"))),
+        h("div", { class: "btn-row" },
+          actions,
+          h("a", { href: `/t/${tb.code}`, "data-link": "", class: "btn btn-ghost btn-small" }, t("event.open_table")),
+        ),
+        organiser && loadTable(tb.code).hostToken && tb.status !== "over"
+          ? h("details", { class: "ev-leader-link" },
+              h("summary", {}, t("event.leader_qr")),
+              h("p", { class: "hint" }, t("event.leader_qr_hint")),
+              qrSvg(this.leaderLink(tb), { label: t("event.leader_qr_label", { table: tableLabel(tb.number) }) }),
+              h("button", { type: "button", class: "btn btn-ghost btn-small", onclick: () => this.copyLeaderLink(tb) }, t("event.copy_leader_link")),
+            )
+          : null,
       );
     });
     const feed = this.watcher.feed;
@@ -146,6 +158,16 @@ export class EventDashboardView {
         h("div", { class: "ev-side" }, this.playoffCard(ev, organiser), feedCard, this.budgetCard(ev)),
       ),
     );
+  }
+
+  /** The 组长's link: the table with its host token in the fragment (never sent to the server). */
+  leaderLink(tb) {
+    return `${location.origin}/t/${tb.code}#host=${loadTable(tb.code).hostToken}`;
+  }
+
+  async copyLeaderLink(tb) {
+    await copyText(this.leaderLink(tb));
+    toast(t("event.leader_link_copied", { table: tableLabel(tb.number) }));
   }
 
   async copyOrganizerLink() {
