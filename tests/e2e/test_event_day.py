@@ -190,3 +190,47 @@ def test_class_event(browser: Browser, server: Server) -> None:
         organiser.locator("#ev-xlsx").click()
     sheet = read_xlsx(got.value.path().read_bytes())
     assert sheet == rows  # the first sheet is the CSV's list, by table
+
+
+def test_company_party_ranked(browser: Browser, server: Server) -> None:
+    """The 2013 party: 13 at one table, one device, one prize each by best throw, 200 each."""
+    page = browser.page(browser.context(viewport={"width": 1100, "height": 900}), name="party")
+    page.goto(server.url + "/e/new")
+    page.get_by_label("活动名称").fill("公司中秋博饼")
+    page.locator("#ev-people").fill("\n".join(f"员工{i}" for i in range(1, 14)))
+    page.locator("#ev-count").fill("1")
+    page.get_by_label("每桌一部设备").check()
+    page.get_by_label("每人一份，按最好的一掷排名次").check()
+    page.get_by_label("轮数").fill("1")
+    page.get_by_label("每人交").fill("200")
+    page.locator("#ev-create").click()
+    page.wait_for_url(re.compile(r".*/e/[0-9A-Z]{6}$"))
+    code = page.url.rstrip("/").split("/")[-1]
+    event = call(server, "GET", f"/api/events/{code}")
+    (table,) = event["tables"]
+    assert len(table["players"]) == 13 and event["mode"] == "pass_and_play"
+    rules = event["rules"]
+    assert (rules["award"], rules["rounds"], rules["max_players"]) == ("ranked", 1, 13)
+    assert [p["name"] for p in rules["ranked_prizes"]] == ["音响", "电饭煲", "行李车"]
+    assert event["budget"]["income"] == 2600 and event["budget"]["prizes"] == 498 + 199 + 89
+    page.locator('.ev-all button[data-action="start"]').click()
+    expect(page.locator('.ev-table[data-table="1"]')).to_have_attribute("data-status", "playing")
+    play: str = page.evaluate(
+        "c => JSON.parse(localStorage.getItem('bobing.t.' + c)).playToken", table["code"]
+    )
+    for _ in range(13):
+        state = call(server, "GET", f"/api/tables/{table['code']}")
+        call(
+            server,
+            "POST",
+            f"/api/tables/{table['code']}/commands",
+            {"type": "throw", "turn": state["turn"]},
+            play,
+        )
+    expect(page.locator('.ev-table[data-table="1"]')).to_have_attribute("data-status", "over")
+    results = call(server, "GET", f"/api/events/{code}/results")
+    first = next(p for p in results["people"] if p["prizes"] and p["prizes"][0]["name"] == "音响")
+    page.goto(f"{server.url}/e/{code}/results")
+    expect(page.locator(f'tr[data-name="{first["name"]}"]').first).to_contain_text(
+        "名次奖：音响（498）"
+    )

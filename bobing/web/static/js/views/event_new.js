@@ -38,6 +38,11 @@ export class EventNewView {
     this.form = null;
     this.prizes = classPrizes();
     this.costs = [];
+    this.ranked = [
+      { name: t("event.new.example.first"), count: 1, value: 498 },
+      { name: t("event.new.example.second"), count: 1, value: 199 },
+      { name: t("event.new.example.third"), count: 1, value: 89 },
+    ];
     this.rulesObject = null;
     this.busy = false;
     this.values = {
@@ -54,6 +59,8 @@ export class EventNewView {
       playoffValue: 0,
       startThrower: "",
       previous: null,
+      award: "cakes",
+      rounds: "",
     };
   }
 
@@ -90,6 +97,11 @@ export class EventNewView {
     this.prizes = tpl.prizes || {};
     this.costs = (tpl.budget && tpl.budget.fixed_costs) || [];
     this.rulesObject = tpl.rules || null;
+    if (tpl.rules && tpl.rules.award === "ranked") {
+      this.values.award = "ranked";
+      this.ranked = (tpl.rules.ranked_prizes || []).map((p) => ({ ...p }));
+      this.values.rounds = tpl.rules.rounds || "";
+    }
   }
 
   field(id, label, control, hint = null) {
@@ -141,6 +153,38 @@ export class EventNewView {
         ),
       );
     this.prizeBox = h("div", { class: "ev-prizes" });
+    this.rankedBox = h("div", { class: "ev-ranked" });
+    this.prizeSet = h("fieldset", { class: "fieldset", hidden: v.award !== "cakes" }, h("legend", { class: "field-label" }, t("event.new.prizes")), h("p", { class: "hint" }, t("event.new.prizes_hint")), this.prizeBox);
+    this.rankedSet = h(
+      "fieldset",
+      { class: "fieldset", hidden: v.award !== "ranked" },
+      h("legend", { class: "field-label" }, t("event.new.ranked")),
+      h("p", { class: "hint" }, t("event.new.ranked_hint")),
+      this.rankedBox,
+      this.field("ev-rounds", t("event.new.rounds"), input("ev-rounds", "rounds", { type: "number", min: 1, max: 1000, class: "input input-num" }), t("event.new.rounds_hint")),
+    );
+    const awardRadios = h(
+      "div",
+      { class: "ev-radios", role: "radiogroup" },
+      ["cakes", "ranked"].map((opt) =>
+        h(
+          "label",
+          { class: "ev-radio" },
+          h("input", {
+            type: "radio",
+            name: "ev-award",
+            value: opt,
+            checked: v.award === opt,
+            onchange: () => {
+              v.award = opt;
+              this.prizeSet.hidden = opt !== "cakes";
+              this.rankedSet.hidden = opt !== "ranked";
+            },
+          }),
+          h("span", {}, t(`event.new.award.${opt}`)),
+        ),
+      ),
+    );
     this.costBox = h("div", { class: "ev-costs" });
     this.form = h(
       "form",
@@ -165,7 +209,9 @@ export class EventNewView {
       h("fieldset", { class: "fieldset" }, h("legend", { class: "field-label" }, t("event.new.seating")), radios("ev-seating", "seating", ["random", "balanced", "in_order"])),
       h("fieldset", { class: "fieldset" }, h("legend", { class: "field-label" }, t("event.new.mode")), radios("ev-mode", "mode", ["referee", "online", "pass_and_play"])),
       this.field("ev-preset", t("event.new.rules"), presetSelect),
-      h("fieldset", { class: "fieldset" }, h("legend", { class: "field-label" }, t("event.new.prizes")), h("p", { class: "hint" }, t("event.new.prizes_hint")), this.prizeBox),
+      h("fieldset", { class: "fieldset" }, h("legend", { class: "field-label" }, t("event.new.award")), awardRadios),
+      this.prizeSet,
+      this.rankedSet,
       h("fieldset", { class: "fieldset" },
         h("legend", { class: "field-label" }, t("event.new.budget")),
         this.field("ev-contribution", t("event.new.contribution"), input("ev-contribution", "contribution", { type: "number", min: 0, step: "any", class: "input input-num" })),
@@ -182,8 +228,47 @@ export class EventNewView {
     );
     mount(this.main, h("div", { class: "ev-page" }, this.form));
     this.paintPrizes();
+    this.paintRanked();
     this.paintCosts();
     this.paintCount();
+  }
+
+  paintRanked() {
+    mount(
+      this.rankedBox,
+      h("ol", { class: "ev-ranked-list" },
+        this.ranked.map((prize, index) =>
+          h("li", { class: "ev-row" },
+            h("input", { class: "input", value: prize.name, maxlength: 40, placeholder: t("event.new.item_name"), "aria-label": t("event.new.ranked_name", { n: index + 1 }), oninput: (ev) => (prize.name = ev.target.value) }),
+            h("input", { class: "input input-num", type: "number", min: 1, value: prize.count, "aria-label": t("event.new.ranked_count", { n: index + 1 }), oninput: (ev) => (prize.count = Number(ev.target.value)) }),
+            h("input", { class: "input input-num", type: "number", min: 0, step: "any", value: prize.value, "aria-label": t("event.new.ranked_value", { n: index + 1 }), oninput: (ev) => (prize.value = Number(ev.target.value)) }),
+            h("button", { type: "button", class: "btn btn-ghost btn-small", "aria-label": t("event.new.remove_item", { name: prize.name }), onclick: () => { this.ranked.splice(index, 1); this.paintRanked(); } }, "✕"),
+          ),
+        ),
+      ),
+      h("button", { type: "button", class: "btn btn-ghost btn-small", onclick: () => { this.ranked.push({ name: "", count: 1, value: 0 }); this.paintRanked(); } }, t("event.new.add_item")),
+    );
+  }
+
+  /** The rule object: the preset (or last year's rules), ranked prizes, and enough seats. */
+  rules(people) {
+    const v = this.values;
+    const base = this.rulesObject ? { ...this.rulesObject } : { preset: v.preset };
+    if (v.award === "ranked") {
+      base.award = "ranked";
+      base.ranked_prizes = this.ranked.filter((p) => p.name.trim()).map((p) => ({ name: p.name.trim(), count: Number(p.count) || 1, value: Number(p.value) || 0 }));
+      if (Number(v.rounds) >= 1) base.rounds = Number(v.rounds);
+      else delete base.rounds;
+    } else {
+      delete base.award;
+      delete base.ranked_prizes;
+      delete base.rounds;
+    }
+    // a table bigger than 12 (the 2013 party sat 13) needs the seats agreed in the rules
+    const count = Number(v.count) || 1;
+    const largest = v.by === "tables" ? Math.ceil(people.length / count) : count;
+    if (largest > (base.max_players || 12)) base.max_players = Math.min(largest, 30);
+    return base;
   }
 
   paintCount() {
@@ -259,11 +344,11 @@ export class EventNewView {
     }
     const body = {
       name: v.name,
-      rules: this.rulesObject || v.preset,
+      rules: this.rules(people),
       mode: v.mode,
       people,
       seating: v.seating,
-      prizes,
+      prizes: v.award === "cakes" ? prizes : undefined,
       budget: { contribution: Number(v.contribution) || 0, fixed_costs: this.costs.filter((c) => c.name.trim()) },
       playoff_prize: { name: v.playoffName || t("event.playoff_prize_default"), value: Number(v.playoffValue) || 0 },
     };
