@@ -172,6 +172,14 @@ def test_class_event(browser: Browser, server: Server) -> None:
         "状元 1 · 对堂 4 · 三红 6 · 四进 10 · 二举 25 · 一秀 40"
     )
     browser.shot(cards, "event-table-card")
+    # printed (or saved as PDF from the print dialog): no screen chrome, two cards a page
+    cards.emulate_media(media="print")
+    expect(cards.locator(".topbar")).to_be_hidden()
+    expect(cards.get_by_role("button", name="打印")).to_be_hidden()
+    pdf = cards.pdf(format="A4")
+    assert pdf.startswith(b"%PDF")
+    assert len(re.findall(rb"/Type\s*/Page[^s]", pdf)) == 2
+    browser.shot(cards, "event-table-card-print")
 
     # the results: the prize desk, the 王中王, CSV and XLSX
     organiser.goto(f"{server.url}/e/{code}/results")
