@@ -166,7 +166,9 @@ class EventService:
         budget = model_errors(parse_budget, body.get("budget"))
         playoff_prize = self._playoff_prize(body.get("playoff_prize"))
         start_thrower = body.get("start_thrower")
-        if start_thrower is not None and start_thrower not in {p.name for p in people}:
+        if start_thrower is not None and (
+            not isinstance(start_thrower, str) or start_thrower not in {p.name for p in people}
+        ):
             raise ApiError(
                 "invalid_field",
                 f"start_thrower {str(start_thrower)[:40]!r} is not on the roster",
@@ -496,7 +498,8 @@ class EventService:
                 f"event {gathering.code} has no table {str(number)[:10]!r}",
                 field="table",
             )
-        token = gathering.secrets.get("seats", {}).get(str(number), {}).get(name)
+        seats = gathering.secrets.get("seats", {}).get(str(number), {})
+        token = seats.get(name) if isinstance(name, str) else None
         if not isinstance(name, str) or token is None:
             raise ApiError(
                 "unknown_player",
@@ -522,11 +525,13 @@ class EventService:
         """The organiser frees a claimed seat (someone tapped the wrong name)."""
         gathering = await self.gathering(code)
         self.check_organizer(gathering, authorization)
-        if not any(t["number"] == number for t in gathering.tables) or not isinstance(name, str):
+        table = next((t for t in gathering.tables if t["number"] == number), None)
+        if table is None or not isinstance(name, str) or name not in table["players"]:
             raise ApiError(
-                "invalid_field",
-                f"event {gathering.code} has no seat {str(name)[:40]!r} at table {number}",
-                field="table",
+                "unknown_player",
+                f"{str(name)[:40]!r} has no seat at table {number}",
+                name=str(name)[:40],
+                code=gathering.code,
             )
         freed = await self.store.release(gathering.code, int(number), name)
         return {"table": number, "name": name, "released": freed}

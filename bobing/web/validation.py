@@ -8,7 +8,8 @@ from typing import Any
 
 from bobing.engine.errors import BobingError
 from bobing.engine.hands import TIERS
-from bobing.engine.rules import RuleSet, load_rules, rules_from_json
+from bobing.engine.presets import find_preset
+from bobing.engine.rules import RuleSet, rules_from_json
 from bobing.web.problems import ApiError, from_bobing
 
 MODES = ("online", "pass_and_play", "referee")
@@ -66,7 +67,9 @@ def parse_rules(rules: Any, prizes: Any) -> RuleSet:
         if rules is None:
             base: Any = {"preset": "traditional"}
         elif isinstance(rules, str):
-            base = {"preset": load_rules(rules).preset}
+            # a preset id or alias only: load_rules would also read a rule *file* of the
+            # server's disk named by a client
+            base = {"preset": find_preset(rules[:40]).preset}
         elif isinstance(rules, Mapping):
             base = dict(rules)
         else:

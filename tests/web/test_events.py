@@ -400,3 +400,35 @@ async def test_company_party_ranked_at_one_table_of_thirteen(http: httpx.AsyncCl
         f"/api/events/{created['code']}/playoff", json={"throws": 1}, headers=bearer(token)
     )
     assert (lonely.status_code, lonely.json()["code"]) == (409, "playoff_too_small")
+
+
+JUNK = [None, True, -1, 1.5, "x" * 300, [], ["a"], {}, {"a": 1}, [[1]], [{"name": ["x"]}]]
+
+
+async def test_hostile_input_is_a_4xx_never_a_500(http: httpx.AsyncClient) -> None:
+    good = {"name": "x", "people": ["甲", "乙", "丙", "丁"], "tables": 2}
+    fields = ["name", "date", "rules", "mode", "people", "tables", "table_size", "seating",
+              "prizes", "budget", "playoff_prize", "start_thrower", "previous"]  # fmt: skip
+    for field in fields:
+        for junk in JUNK:
+            response = await http.post("/api/events", json={**good, field: junk})
+            assert 200 <= response.status_code < 500, (field, junk, response.text)
+    created = await create(http)
+    code, token = created["code"], created["organizer_token"]
+    for junk in JUNK:
+        for path, body in [
+            (f"/api/events/{code}/tables/1/claim", {"name": junk}),
+            (f"/api/events/{code}/control", {"action": junk}),
+            (f"/api/events/{code}/control", {"action": "pause", "table": junk}),
+            (f"/api/events/{code}/playoff", {"throws": junk}),
+            (f"/api/events/{code}/tables/1/release", {"name": junk}),
+        ]:
+            response = await http.post(path, json=body, headers=bearer(token))
+            allowed = body.get("table", 0) is None  # no table: every table
+            assert 400 <= response.status_code < 500 or allowed, (path, junk, response.text)
+    # a client never makes the server read a file as rules
+    for rules in ("/etc/hostname", "../pyproject.json", "x.json"):
+        response = await http.post("/api/events", json={**good, "rules": rules})
+        assert (response.status_code, response.json()["code"]) == (422, "invalid_rules")
+    for path in ("/api/events/" + "Z" * 200, "/api/events/%00/results", "/api/events/x/record"):
+        assert (await http.get(path)).status_code in (404, 422)
