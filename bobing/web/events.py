@@ -9,6 +9,7 @@ and the event record, and stores the event (:class:`GatheringStore`).
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import hmac
 import random
@@ -179,29 +180,32 @@ class EventService:
             raise ApiError("invalid_field", "previous must be an event code", field="previous")
 
         named = _named_prizes(prize_set)
-        tables: list[dict[str, Any]] = []
-        seat_tokens: dict[str, dict[str, str]] = {}
-        for number, members in enumerate(seated, start=1):
+
+        async def make_table(
+            number: int, members: list[Person]
+        ) -> tuple[dict[str, Any], dict[str, str]]:
             created = await self.tables.create_table(
-                name=_table_name(name, number),
-                mode=mode,
-                rules=rules_json,
-                named_prizes=named,
+                name=_table_name(name, number), mode=mode, rules=rules_json, named_prizes=named
             )
             tokens: dict[str, str] = {}
-            for person in members:
+            for person in members:  # in seat order: a table's seats are taken one by one
                 seat = await self.tables.join(created.code, person.name)
                 tokens[person.name] = seat["player_token"]
-            seat_tokens[str(number)] = tokens
-            tables.append(
-                {
-                    "number": number,
-                    "code": created.code,
-                    "host_token": created.host_token,
-                    "play_token": created.play_token,
-                    "players": [p.name for p in members],
-                }
-            )
+            table = {
+                "number": number,
+                "code": created.code,
+                "host_token": created.host_token,
+                "play_token": created.play_token,
+                "players": [p.name for p in members],
+            }
+            return table, tokens
+
+        # The tables are made side by side: their appends share the store's group commits.
+        made = await asyncio.gather(
+            *(make_table(number, members) for number, members in enumerate(seated, start=1))
+        )
+        tables = [table for table, _ in made]
+        seat_tokens = {str(table["number"]): tokens for table, tokens in made}
         spec = {
             "name": name,
             "date": date,
@@ -260,8 +264,10 @@ class EventService:
     async def gathering(self, code: str) -> Gathering:
         """The stored event; event_not_found otherwise."""
         wanted = normalize_code(code)
-        if len(wanted) > 16:
-            raise ApiError("event_not_found", f"no event {wanted[:16]!r}", code=wanted[:16])
+        if len(wanted) > 16 or not wanted.isascii() or not wanted.isalnum():
+            # not a code at all (PostgreSQL would also refuse a NUL in the query)
+            shown = wanted[:16].encode("unicode_escape").decode("ascii")
+            raise ApiError("event_not_found", f"no event {shown!r}", code=shown)
         found = await self.store.get(wanted)
         if found is None:
             raise ApiError("event_not_found", f"no event {wanted!r}", code=wanted)
