@@ -33,7 +33,7 @@ from bobing.engine.fairness import (
     commitment,
     new_server_seed,
 )
-from bobing.engine.game import MAX_NAME_LENGTH, MAX_PLAYERS, Game
+from bobing.engine.game import MAX_NAME_LENGTH, Game
 from bobing.engine.rules import rules_from_json
 from bobing.realtime.broker import Broker, table_channel
 from bobing.storage.event_store import (
@@ -255,11 +255,12 @@ class TableService:
                     name=display,
                     code=runtime.code,
                 )
-            if len(runtime.seats) >= MAX_PLAYERS:
+            limit = runtime.rules.max_players  # the table's own (RULES.md §8), 12 unless agreed
+            if len(runtime.seats) >= limit:
                 raise ApiError(
                     "table_full",
-                    f"table {runtime.code} already seats {MAX_PLAYERS} players",
-                    limit=MAX_PLAYERS,
+                    f"table {runtime.code} already seats {limit} players",
+                    limit=limit,
                     code=runtime.code,
                 )
             token = new_token("p")
