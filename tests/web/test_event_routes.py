@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import subprocess
 import sys
 import uuid
@@ -23,6 +24,7 @@ from bobing.storage import Database
 from bobing.web.settings import Settings
 
 BOBING = str(Path(sys.executable).with_name("bobing"))
+ENGLISH = dict(os.environ, BOBING_LANG="en")
 PEOPLE = ["甲", "乙", "丙", "丁", "戊", "己", "庚"]
 PRIZES = {
     "zhuangyuan": [{"name": "公仔", "count": 1, "value": 65}],
@@ -308,12 +310,24 @@ async def test_results_playoff_and_record(http: httpx.AsyncClient, tmp_path: Pat
     verify_record(record["playoff"]["record"])
     path = tmp_path / "event.json"
     path.write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
-    checked = subprocess.run([BOBING, "verify", str(path)], capture_output=True, text=True)
+    checked = subprocess.run(
+        [BOBING, "verify", str(path)], capture_output=True, text=True, env=ENGLISH
+    )
     assert checked.returncode == 0, checked.stderr
     assert "2 tables and the playoff" in checked.stdout
+    seed = record["tables"][1]["record"]["fairness"]["server_seed"]
+    record["tables"][1]["record"]["fairness"]["server_seed"] = "0" * len(seed)
+    path.write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
+    tampered = subprocess.run(
+        [BOBING, "verify", str(path)], capture_output=True, text=True, env=ENGLISH
+    )
+    assert tampered.returncode != 0 and "table 2" in tampered.stderr, tampered.stderr
+    record["tables"][1]["record"]["fairness"]["server_seed"] = seed
     record["playoff"]["record"]["players"].reverse()  # not the table winners in table order
     path.write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
-    refused = subprocess.run([BOBING, "verify", str(path)], capture_output=True, text=True)
+    refused = subprocess.run(
+        [BOBING, "verify", str(path)], capture_output=True, text=True, env=ENGLISH
+    )
     assert refused.returncode != 0 and "Traceback" not in refused.stderr
     assert w1 in refused.stderr and w2 in refused.stderr
 
