@@ -42,7 +42,7 @@ CHINESE = ("zh-Hans", "zh-Hant")
 # The engine modules where every raise names a specific code (others keep class defaults).
 SPECIFIC = (
     "dice.py", "rules.py", "switches.py", "presets.py", "hands.py", "ranking.py", "ranked.py",
-    "record.py", "record_format.py", "game.py",
+    "record.py", "record_format.py", "game.py", "state.py",
 )
 
 

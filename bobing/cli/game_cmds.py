@@ -793,9 +793,10 @@ class Session:
         if detail and not self.game.is_over and self.game.state.ranked:
             top = self.game.ranking()[0]
             if top.dice is not None:
-                lines.append("  " + t("game.zhuangyuan.leader", self.lang, player=top.player,
+                prize = top.prize or t("game.ranking.no_prize", self.lang)
+                lines.append("  " + t("game.ranking.leader", self.lang, player=top.player,
                                       hand=_hand_text(self.game.rules, top.dice, self.lang),
-                                      dice=top.dice, throw=top.throw))
+                                      dice=top.dice, throw=top.throw, prize=prize))
         elif detail and not self.game.is_over:
             lines += [
                 "  " + _pool_line(self.game.state, self.lang),

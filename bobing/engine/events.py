@@ -57,8 +57,10 @@ class Skipped(Event):
 class Awarded(Event):
     """``count`` cakes of ``tier`` go to ``player``, from the pool or from player ``source``.
 
-    ``reason``: ``hand`` (the throw's tier), ``bonus`` (四进's 一秀/二举), ``chajinhua`` (its
-    对堂 cakes, never chased), ``chase`` (追), ``sweep`` (六勃红/遍地锦), ``grab`` (lights off).
+    ``reason``: ``hand`` (the throw's tier; a 六勃黑 under ``take_one``: its prize), ``bonus``
+    (四进's 一秀/二举, 五子带一秀), ``chajinhua`` (its 对堂 cakes, never chased; under ``at_end``
+    awarded after the 状元 cake), ``chase`` (追), ``sweep`` (六勃红/遍地锦, a friendly 六勃红's
+    对堂), ``grab`` (lights off).
     """
 
     type: ClassVar[str] = "awarded"

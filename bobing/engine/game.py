@@ -1,4 +1,4 @@
-"""A whole table's game (RULES.md §4) as a state machine: commands make events, state folds them.
+"""A whole table's game (RULES.md §4, §8): commands make events, the state folds them.
 
 Each command comes as a triple, after PokerKit: ``verify_x`` raises, ``can_x`` answers,
 ``x`` returns the new events (already applied). :func:`apply` is the pure fold; replaying a
@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Mapping, Sequence
-from enum import StrEnum
-from typing import Any, NamedTuple
+from typing import Any
 
 from bobing.engine.dice import DiceSource, dice_text, parse_dice
 from bobing.engine.errors import IllegalAction, InputError, RecordError
@@ -29,7 +28,7 @@ from bobing.engine.events import (
     ZhuangyuanWon,
 )
 from bobing.engine.hands import ORDINARY_HAND_TIER, TIERS, Classification, Hand, Tier
-from bobing.engine.ranked import BestThrow, RankingEntry, better, rank_players
+from bobing.engine.ranked import RankingEntry
 from bobing.engine.record_format import (
     is_close,
     record_rules,
@@ -38,15 +37,29 @@ from bobing.engine.record_format import (
     throw_entry,
     write_record,
 )
-from bobing.engine.switches import MAX_PLAYERS as MAX_PLAYERS  # re-exported: the seat limits
-from bobing.engine.switches import MIN_PLAYERS as MIN_PLAYERS
+from bobing.engine.state import (
+    MAX_NAME_LENGTH,
+    TIER_INDEX,
+    ZHUANGYUAN_INDEX,
+    GameState,
+    Lot,
+    Phase,
+    StandingEntry,
+    Winner,
+    apply,
+    fold,
+    new_state,
+    round_shown,
+    validate_players,
+)
 from bobing.engine.switches import (
+    MAX_PLAYERS,
+    MIN_PLAYERS,
     Award,
     BiandijinEffect,
     ChajinhuaDuitang,
     ChajinhuaLugu,
     ChaseFrom,
-    Direction,
     End,
     LiuboheiEffect,
     LiubohongEffect,
@@ -56,330 +69,12 @@ from bobing.engine.switches import (
     Tiaohou,
 )
 
-MAX_NAME_LENGTH = 24
-
-_TIER_INDEX: dict[str, int] = {str(t): i for i, t in enumerate(TIERS)}
-_ZY = 0  # index of the 状元 tier
 _DICE_TEXT: dict[tuple[int, ...], str] = {}  # at most 6^6 entries
 
 
 def _dice_text(faces: tuple[int, ...]) -> str:
     text = _DICE_TEXT[faces] = dice_text(faces)
     return text
-
-
-class Phase(StrEnum):
-    """Where a game is: before the start, main play, the final round(s), the grab, over."""
-
-    NOT_STARTED = "not_started"
-    MAIN = "main"
-    FINAL = "final"
-    GRAB = "grab"
-    OVER = "over"
-
-
-class Lot(NamedTuple):
-    """One cake in a player's hands, with the throw that brought it."""
-
-    tier: int
-    seat: int
-    throw: int
-    protected: bool  # brought by 插金花: never chased
-
-
-class StandingEntry(NamedTuple):
-    """A player's 状元 standing: the hand, its dice, its throw and its rank key."""
-
-    hand: Hand
-    dice: str
-    throw: int
-    key: tuple[int, int, int]
-
-
-class Winner(NamedTuple):
-    """Who has (or leads for) the 状元 cake; ``hand`` None for a grabbed cake."""
-
-    seat: int
-    hand: Hand | None
-    dice: str | None
-    throw: int | None
-
-
-class GameState(NamedTuple):
-    """Everything about a game at one moment. Immutable; :func:`apply` makes the next one."""
-
-    rules: RuleSet
-    players: tuple[str, ...]
-    seat_of: Mapping[str, int]
-    phase: Phase
-    starter: int | None
-    turn: int  # turns taken, skipped ones included; turn k belongs to round k // len(players)
-    throws: int  # throws so far (跳猴 included, skipped turns not)
-    pool: tuple[int, ...]  # cakes left per tier, TIERS order
-    held: tuple[tuple[int, ...], ...]  # per seat, cakes per tier
-    lots: tuple[Lot, ...]
-    standings: tuple[StandingEntry | None, ...]
-    skip: tuple[bool, ...]
-    final_until: int | None  # the last turn index once the final phase began
-    ended_by: str | None
-    winner: Winner | None
-    close_until: int | None = None  # the last turn index once time was called (§8.1)
-    thrown_turn: int | None = None  # the turn index of the latest throw
-    best: tuple[BestThrow | None, ...] = ()  # ranked mode (§8.2): each seat's best throw
-
-    @property
-    def closed(self) -> bool:
-        """Whether time has been called (RULES.md §8.1)."""
-        return self.close_until is not None
-
-    @property
-    def ranked(self) -> bool:
-        """Whether the table plays for ranked prizes (RULES.md §8.2) instead of cakes."""
-        return self.rules.award is Award.RANKED
-
-    def play_order(self) -> list[int]:
-        """Seats in play order from the starter (seat order before the start)."""
-        if self.starter is None:
-            return list(range(len(self.players)))
-        return [self.seat_at(k) for k in range(len(self.players))]
-
-    def ranking(self) -> tuple[RankingEntry, ...]:
-        """Ranked mode: every player by best throw, with the prize it holds now (§8.2)."""
-        best = self.best or (None,) * len(self.players)
-        return rank_players(self.rules, self.players, self.play_order(), best)
-
-    @property
-    def step(self) -> int:
-        """+1 for clockwise play, -1 for counterclockwise (seats are listed clockwise)."""
-        return -1 if self.rules.direction is Direction.COUNTERCLOCKWISE else 1
-
-    def seat_at(self, turn: int) -> int:
-        """The seat that plays turn index ``turn``."""
-        assert self.starter is not None
-        return (self.starter + self.step * turn) % len(self.players)
-
-    @property
-    def current_seat(self) -> int | None:
-        """The seat whose turn it is (None before the start, during the grab, or when over)."""
-        if self.phase not in (Phase.MAIN, Phase.FINAL):
-            return None
-        return self.seat_at(self.turn)
-
-    @property
-    def round(self) -> int:
-        """The current round, from 1."""
-        return self.turn // len(self.players) + 1
-
-    @property
-    def ender(self) -> int | None:
-        """The seat before the starter: the last to throw in every round."""
-        if self.starter is None:
-            return None
-        return (self.starter - self.step) % len(self.players)
-
-    def holdings(self, player: str) -> dict[Tier, int]:
-        """Cakes ``player`` holds, non-zero tiers only, highest tier first."""
-        counts = self.held[self.seat_of[player]]
-        return {TIERS[i]: n for i, n in enumerate(counts) if n}
-
-    @property
-    def unclaimed_ordinary(self) -> int:
-        """Non-状元 cakes still in the pool."""
-        return sum(self.pool[1:])
-
-    def leader(self) -> Winner | None:
-        """The best standing (ties to the earlier throw), or the awarded winner once over."""
-        if self.winner is not None:
-            return self.winner
-        best: StandingEntry | None = None
-        best_seat = -1
-        for seat, entry in enumerate(self.standings):
-            if entry is None:
-                continue
-            if best is None or entry.key > best.key or (
-                entry.key == best.key and entry.throw < best.throw
-            ):
-                best, best_seat = entry, seat
-        if best is None:
-            return None
-        return Winner(best_seat, best.hand, best.dice, best.throw)
-
-
-def new_state(rules: RuleSet, players: Sequence[str]) -> GameState:
-    """The state before the start, validating the seat list."""
-    count = len(players) if isinstance(players, Sequence) and not isinstance(players, str) else 0
-    if rules.max_players < count <= MAX_PLAYERS:
-        raise InputError(
-            f"{count} players, but max_players is {rules.max_players}: a table under "
-            f"these rules seats {MIN_PLAYERS} to {rules.max_players} (max_players may be raised "
-            f"up to {MAX_PLAYERS})",
-            code="players_over_max",
-            key="players",
-            count=count,
-            maximum=rules.max_players,
-            ceiling=MAX_PLAYERS,
-        )
-    names = validate_players(players, rules.max_players)
-    n = len(names)
-    return GameState(
-        rules=rules,
-        players=names,
-        seat_of={name: i for i, name in enumerate(names)},
-        phase=Phase.NOT_STARTED,
-        starter=None,
-        turn=0,
-        throws=0,
-        pool=(0,) * len(TIERS) if rules.award is Award.RANKED else tuple(rules.prizes),
-        held=((0,) * len(TIERS),) * n,
-        lots=(),
-        standings=(None,) * n,
-        skip=(False,) * n,
-        final_until=None,
-        ended_by=None,
-        winner=None,
-        best=(None,) * n,
-    )
-
-
-def validate_players(players: Sequence[str], maximum: int = MAX_PLAYERS) -> tuple[str, ...]:
-    """Check a seat list: 2-30 distinct, non-empty names of at most 24 characters.
-
-    The table's own limit, ``rules.max_players`` (12 unless agreed), is checked by the game.
-    """
-    if isinstance(players, str) or not isinstance(players, Sequence):
-        raise InputError("players must be a list of names", code="players_not_list", key="players")
-    names = tuple(players)
-    if not MIN_PLAYERS <= len(names) <= maximum:
-        raise InputError(
-            f"a table seats {MIN_PLAYERS} to {maximum} players, not {len(names)}",
-            code="player_count",
-            key="players",
-            count=len(names),
-            minimum=MIN_PLAYERS,
-            maximum=maximum,
-        )
-    seen: set[str] = set()
-    for name in names:
-        if not isinstance(name, str) or not name.strip():
-            raise InputError(
-                f"invalid player name {name!r}", code="bad_name", key="players", name=name
-            )
-        if name != name.strip() or len(name) > MAX_NAME_LENGTH:
-            raise InputError(
-                f"invalid player name {name!r}: no surrounding spaces, "
-                f"at most {MAX_NAME_LENGTH} characters",
-                code="bad_name",
-                key="players",
-                name=name,
-                limit=MAX_NAME_LENGTH,
-            )
-        if name in seen:
-            raise InputError(
-                f"duplicate player name {name!r}", code="duplicate_name", key="players", name=name
-            )
-        seen.add(name)
-    return names
-
-
-# -- the fold ---------------------------------------------------------------------------------
-
-
-def _advance(state: GameState) -> GameState:
-    return state._replace(turn=state.turn + 1)
-
-
-def _move(state: GameState, event: Awarded) -> GameState:
-    tier = _TIER_INDEX[event.tier]
-    seat = state.seat_of[event.player]
-    held = list(state.held)
-    pool = state.pool
-    lots = state.lots
-    if event.source is None:
-        pool = pool[:tier] + (pool[tier] - event.count,) + pool[tier + 1 :]
-    else:
-        source = state.seat_of[event.source]
-        # Take the newest unprotected cakes first; a sweep takes every cake of the tier.
-        mine = sorted(
-            (i for i, lot in enumerate(lots) if lot.seat == source and lot.tier == tier),
-            key=lambda i: (not lots[i].protected, lots[i].throw, i),
-            reverse=True,
-        )[: event.count]
-        drop = set(mine)
-        lots = tuple(lot for i, lot in enumerate(lots) if i not in drop)
-        row = list(held[source])
-        row[tier] -= event.count
-        held[source] = tuple(row)
-    row = list(held[seat])
-    row[tier] += event.count
-    held[seat] = tuple(row)
-    if tier != _ZY:
-        protected = event.reason == "chajinhua"
-        throw = event.throw or 0
-        lots = lots + (Lot(tier, seat, throw, protected),) * event.count
-    return state._replace(pool=pool, held=tuple(held), lots=lots)
-
-
-def apply(state: GameState, event: Event) -> GameState:
-    """The state after ``event``: the fold step, with no side effects."""
-    if isinstance(event, Thrown):
-        after = state._replace(turn=state.turn + 1, throws=event.throw, thrown_turn=state.turn)
-        if event.dice is not None and state.rules.award is Award.RANKED:
-            seat = state.seat_of[event.player]
-            new = better(state.rules, state.best[seat], event.dice, event.throw)
-            if new is not None:
-                after = after._replace(best=state.best[:seat] + (new,) + state.best[seat + 1 :])
-        return after
-    if isinstance(event, Closed):
-        return state._replace(close_until=event.until_turn)
-    if isinstance(event, Awarded):
-        return _move(state, event)
-    if isinstance(event, StandingSet):
-        seat = state.seat_of[event.player]
-        c = state.rules.classify(event.dice)
-        entry = StandingEntry(c.hand, event.dice, event.throw, state.rules.zhuangyuan_key(c))
-        standings = state.standings[:seat] + (entry,) + state.standings[seat + 1 :]
-        return state._replace(standings=standings)
-    if isinstance(event, Skipped):
-        seat = state.seat_of[event.player]
-        skip = state.skip[:seat] + (False,) + state.skip[seat + 1 :]
-        return state._replace(turn=state.turn + 1, skip=skip)
-    if isinstance(event, SkipNext):
-        seat = state.seat_of[event.player]
-        skip = state.skip[:seat] + (True,) + state.skip[seat + 1 :]
-        return state._replace(skip=skip)
-    if isinstance(event, Started):
-        return state._replace(phase=Phase.MAIN, starter=state.seat_of[event.starter])
-    if isinstance(event, FinalStarted):
-        return state._replace(phase=Phase.FINAL, final_until=event.until_turn)
-    if isinstance(event, GrabOpened):
-        return state._replace(phase=Phase.GRAB)
-    if isinstance(event, GameOver):
-        return state._replace(phase=Phase.OVER, ended_by=event.ended_by)
-    if isinstance(event, ZhuangyuanWon):
-        seat = state.seat_of[event.player]
-        hand = Hand(event.hand) if event.hand is not None else None
-        winner = Winner(seat, hand, event.dice, event.throw)
-        if state.pool[_ZY] > 0:
-            award = Awarded(event.throw, event.player, "zhuangyuan", 1, None, "zhuangyuan")
-            state = _move(state, award)
-        return state._replace(winner=winner)
-    raise InputError(f"cannot apply event {event!r}", code="unknown_event", event=event)
-
-
-def fold(state: GameState, events: Iterable[Event]) -> GameState:
-    """Apply many events in order."""
-    for event in events:
-        state = apply(state, event)
-    return state
-
-
-def _round_shown(state: GameState) -> int:
-    """The current round, or the last one played once the game is over (0 before the start)."""
-    if state.starter is None:
-        return 0
-    if state.phase is Phase.OVER or state.phase is Phase.GRAB:
-        return max(state.turn - 1, 0) // len(state.players) + 1
-    return state.round
 
 
 # -- the game ---------------------------------------------------------------------------------
@@ -632,7 +327,7 @@ class Game:
                 return self._finish(state, events, "liubohong")
             if effect is LiubohongEffect.FRIENDLY_END:
                 # 得主只拿状元和对堂，其余分送大家: the rest stays in the pool, shared.
-                left = state.pool[_TIER_INDEX[Tier.DUITANG]]
+                left = state.pool[TIER_INDEX[Tier.DUITANG]]
                 if left:
                     events.append(Awarded(n, name, str(Tier.DUITANG), left, None, "sweep"))
                 events.append(GameOver(n, "liubohong"))
@@ -696,7 +391,7 @@ class Game:
 
     def _take(self, state: GameState, seat: int, tier: Tier, n: int, reason: str) -> list[Event]:
         """One cake of an ordinary tier: from the pool, else by 追 if agreed, else nothing."""
-        index = _TIER_INDEX[tier]
+        index = TIER_INDEX[tier]
         name = state.players[seat]
         if state.pool[index] > 0:
             return [Awarded(n, name, str(tier), 1, None, reason)]
@@ -730,7 +425,7 @@ class Game:
         name = state.players[seat]
         events: list[Event] = []
         for index, tier in enumerate(TIERS):
-            if index == _ZY:
+            if index == ZHUANGYUAN_INDEX:
                 continue
             if state.pool[index]:
                 events.append(Awarded(n, name, str(tier), state.pool[index], None, "sweep"))
@@ -767,7 +462,7 @@ class Game:
         hand = None if leader.hand is None else str(leader.hand)
         name = state.players[leader.seat]
         events: list[Event] = [ZhuangyuanWon(name, hand, leader.dice, leader.throw)]
-        left = state.pool[_TIER_INDEX[Tier.DUITANG]]
+        left = state.pool[TIER_INDEX[Tier.DUITANG]]
         if (
             leader.hand is Hand.CHAJINHUA
             and self.rules.chajinhua_duitang is ChajinhuaDuitang.AT_END
@@ -872,7 +567,17 @@ class Game:
 
     def close(self) -> list[Event]:
         """Call time: the game ends at the end of the current round (at once under
-        ``end`` = ``immediate``, or when nobody has thrown in this round yet)."""
+        ``end`` = ``immediate``, or when nobody has thrown in this round yet).
+
+        >>> from bobing.engine.presets import TRADITIONAL
+        >>> game = Game(TRADITIONAL, ["甲", "乙", "丙"])
+        >>> _ = game.start(), game.throw("444412")
+        >>> [e.type for e in game.close()], game.state.closed
+        (['close'], True)
+        >>> _ = game.throw("123456")
+        >>> [e.type for e in game.throw("235566")], game.state.ended_by
+        (['thrown', 'game_over', 'zhuangyuan'], 'closed')
+        """
         self.verify_close()
         state = self.state
         size = len(state.players)
@@ -891,7 +596,17 @@ class Game:
     # -- ranked prizes (RULES.md §8.2) -----------------------------------------------------------
 
     def ranking(self) -> tuple[RankingEntry, ...]:
-        """Ranked mode: every player by best throw so far, with the prize it holds now."""
+        """Ranked mode: every player by best throw so far, with the prize it holds now.
+
+        >>> from dataclasses import replace
+        >>> from bobing.engine.presets import TRADITIONAL
+        >>> from bobing.engine.switches import Award, RankedPrize
+        >>> rules = replace(TRADITIONAL, award=Award.RANKED, ranked_prizes=(RankedPrize("一等奖"),))
+        >>> game = Game(rules, ["甲", "乙"])
+        >>> _ = game.start(), game.throw("123456"), game.throw("444412")
+        >>> [(e.player, e.hand, e.prize) for e in game.ranking()]
+        [('乙', 'sihong', '一等奖'), ('甲', 'duitang', None)]
+        """
         return self.state.ranking()
 
     # -- the grab ----------------------------------------------------------------------------
@@ -922,7 +637,7 @@ class Game:
                     name=player,
                 )
             for tier, count in counts.items():
-                if tier not in _TIER_INDEX:
+                if tier not in TIER_INDEX:
                     raise RecordError(
                         f"grab.{player}: unknown tier {tier!r}; allowed: "
                         + ", ".join(str(t) for t in TIERS),
@@ -941,7 +656,7 @@ class Game:
                         tier=tier,
                         value=count,
                     )
-                totals[_TIER_INDEX[tier]] += count
+                totals[TIER_INDEX[tier]] += count
         for index, tier in enumerate(TIERS):
             if totals[index] != state.pool[index]:
                 raise RecordError(
@@ -1036,7 +751,7 @@ class Game:
             out["events"] = [event.to_json() for event in self.events]
         out["phase"] = str(state.phase)
         out["throws"] = state.throws
-        out["round"] = _round_shown(state)
+        out["round"] = round_shown(state)
         if state.closed:
             out["closed"] = True  # time was called (RULES.md §8.1); absent otherwise
         return out
@@ -1160,3 +875,21 @@ def _close(game: Game, throws: int) -> None:
             throw=throws,
         )
     game.close()
+
+
+# The state's names stay importable from here, where the game was one module.
+__all__ = [
+    "MAX_NAME_LENGTH",
+    "MAX_PLAYERS",
+    "MIN_PLAYERS",
+    "Game",
+    "GameState",
+    "Lot",
+    "Phase",
+    "StandingEntry",
+    "Winner",
+    "apply",
+    "fold",
+    "new_state",
+    "validate_players",
+]

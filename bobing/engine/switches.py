@@ -180,7 +180,7 @@ MAX_ROUNDS = 1000
 
 @dataclass(frozen=True)
 class RuleSet:
-    """Every switch of RULES.md §5. Build with :func:`load_rules`; validated on creation."""
+    """Every switch of RULES.md §5 and §8. Build with :func:`load_rules`; validated on creation."""
 
     zhuangyuan_order: tuple[Hand, ...]
     wuzi_compare: WuziCompare = WuziCompare.KICKER

@@ -477,6 +477,11 @@ def test_docs_show_real_output(
     for option in ("--players", "--players-file", "--rules", "--physical", "--seed", "--save",
                    "--lang", "--json"):
         assert option in docs
+    for args in (["tests/golden/records/closed.json", "--lang", "en"],
+                 ["tests/golden/records/ranked_2013.json"]):
+        code, out, _ = run(capsys, monkeypatch, "adjudicate", *args)
+        assert code == 0
+        assert f"$ bobing adjudicate {' '.join(args)}\n{out}```" in docs
 
 
 # -- RULES.md §8: closes and ranked sessions -----------------------------------------------------
@@ -569,8 +574,10 @@ def test_play_a_ranked_session_shows_the_ranking(
                          rules, stdin="11\n123456\n444412\n")
     assert code == 0, err
     assert "排名（每人只取博到的最高奖项）：" in out
-    lines = [line for line in out.splitlines() if "一等奖" in line]
-    assert len(lines) == 1 and "444412" in lines[0]
+    assert "目前第一：乙，对堂（123456，第 1 掷）——一等奖" in out  # 1+1 from 甲: 乙 starts
+    table = out.split("排名（每人只取博到的最高奖项）：")[1]
+    lines = [line for line in table.splitlines() if "一等奖" in line]
+    assert len(lines) == 1 and "444412" in lines[0] and "甲" in lines[0]
 
 
 def test_play_thirteen_players_with_max_players(
@@ -583,3 +590,25 @@ def test_play_thirteen_players_with_max_players(
     assert code == 0, err
     code, out, err = run(capsys, monkeypatch, "play", "--rules", rules, stdin="")
     assert "玩家名字（2–13 人" in out
+
+
+def test_docs_ranked_json_is_real() -> None:
+    root = Path(__file__).resolve().parents[2]
+    docs = (root / "docs" / "records.md").read_text(encoding="utf-8")
+    block = docs.split("and the same with `--json` (events left out here):\n\n```json\n")[1]
+    shown = json.loads(block.split("```")[0])
+    result = adjudicate(load_record(root / "tests" / "golden" / "records" / "ranked_2013.json"))
+    assert shown == {key: result[key] for key in shown}
+    assert set(shown) == {"status", "ended_by", "zhuangyuan", "pool", "ranking"}
+
+
+def test_text_status_while_time_is_called(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    record = {"players": ["甲", "乙", "丙"], "throws": ["444412", {"close": True}]}
+    code, out, _ = run(capsys, monkeypatch, "adjudicate", write(tmp_path, record))
+    assert code == 0
+    assert "进行中，已宣布结束：第 1 轮，轮到 乙（博到 丙 为止）" in out
+    code, out, _ = run(capsys, monkeypatch, "adjudicate", write(tmp_path, record), "--json")
+    result = json.loads(out)
+    assert result["status"] == "in_progress" and result["closed"] is True

@@ -450,6 +450,7 @@ def test_rules_shows_a_ranked_rule_file(
     assert "rounds = 3\n    排名发奖时博几轮：博满 3 轮结束" in out
     assert "一等奖 ×1（每份价值 498）、纪念奖 ×12；共 13 份" in out
     assert "liubohei = take_one" in out
+    assert "先是上面的状元顺序，然后 六勃黑 > 对堂 > 三红 > 四进 > 二举 > 一秀 > 无" in out
     code, out, _ = run(capsys, monkeypatch, "rules", str(path), "--json")
     data = json.loads(out)
     assert data["ranked_prizes"] == [{"name": "一等奖", "count": 1, "value": 498},

@@ -65,6 +65,7 @@ def test_the_layers_point_down() -> None:
     assert "switches" not in GRAPH["hands"] and "rules" not in GRAPH["hands"]
     assert not {"presets", "rules"} & GRAPH["switches"]
     assert "record" not in GRAPH["game"] and "game" in GRAPH["record"]
+    assert "game" not in GRAPH["state"] and "state" in GRAPH["game"]
     assert "game" not in GRAPH["ranked"] and "game" not in GRAPH["record_format"]
 
 

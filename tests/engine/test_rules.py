@@ -408,3 +408,12 @@ def test_every_switch_value_and_hand_is_documented() -> None:
         assert f"| `{tier}` |" in text, tier
     for preset in PRESETS:
         assert f"**{preset}**" in text, preset
+
+
+def test_every_rule_file_shown_in_the_docs_loads() -> None:
+    import re
+
+    blocks = re.findall(r"```json\n(.*?)```", DOCS.read_text(encoding="utf-8"), re.S)
+    assert len(blocks) >= 2
+    for block in blocks:
+        assert isinstance(rules_from_json(json.loads(block)), RuleSet)
