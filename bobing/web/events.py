@@ -15,6 +15,7 @@ import hmac
 import random
 import secrets
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from bobing.engine.errors import BobingError
@@ -22,6 +23,8 @@ from bobing.engine.game import MAX_PLAYERS
 from bobing.i18n.errors import localize
 from bobing.organizer import (
     PLAYOFF_PRIZE,
+    Budget,
+    BudgetSummary,
     Person,
     PrizeSet,
     parse_budget,
@@ -121,6 +124,46 @@ def _result(runtime: Runtime) -> dict[str, Any] | None:
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class Draft:
+    """A checked create body, its people seated."""
+
+    name: str
+    date: str | None
+    mode: str
+    prize_set: PrizeSet
+    rules_json: dict[str, Any]
+    people: tuple[Person, ...]
+    seating: str
+    seated: list[list[Person]]
+    budget: Budget
+    playoff_prize: dict[str, Any]
+    start_thrower: str | None
+    previous: str | None
+
+    def summary(self) -> BudgetSummary:
+        """The budget with every table's prizes and the 王中王 prize."""
+        per_table = table_prize_value(self.rules_json, self.prize_set)
+        spent = per_table * len(self.seated) + float(self.playoff_prize.get("value") or 0)
+        return self.budget.summary(len(self.people), spent)
+
+    def spec(self) -> dict[str, Any]:
+        """What is stored of the plan."""
+        return {
+            "name": self.name,
+            "date": self.date,
+            "mode": self.mode,
+            "rules": self.rules_json,
+            "seating": self.seating,
+            "people": [p.to_json() for p in self.people],
+            "prizes": self.prize_set.to_json(),
+            "budget": self.budget.to_json(),
+            "playoff_prize": self.playoff_prize,
+            "start_thrower": self.start_thrower,
+            "previous": self.previous,
+        }
+
+
 class EventService:
     """Events of one server: create, read, control, playoff, claims, results, record."""
 
@@ -130,8 +173,8 @@ class EventService:
 
     # -- creating ---------------------------------------------------------------------------
 
-    async def create(self, body: Mapping[str, Any]) -> dict[str, Any]:
-        """Create the event and all its tables, seats named; the secrets are returned once."""
+    def draft(self, body: Mapping[str, Any]) -> Draft:
+        """Check a create body and seat the people (random seating draws here)."""
         name = model_errors(display_text, body.get("name"), key="name", limit=MAX_EVENT_NAME)
         date = _date(body.get("date"))
         mode = body.get("mode", "referee")
@@ -178,8 +221,35 @@ class EventService:
         previous = body.get("previous")
         if previous is not None and not isinstance(previous, str):
             raise ApiError("invalid_field", "previous must be an event code", field="previous")
+        return Draft(
+            name=name,
+            date=date,
+            mode=str(mode),
+            prize_set=prize_set,
+            rules_json=rules_json,
+            people=people,
+            seating=str(seating),
+            seated=seated,
+            budget=budget,
+            playoff_prize=playoff_prize,
+            start_thrower=start_thrower,
+            previous=normalize_code(previous) if previous else None,
+        )
 
-        named = _named_prizes(prize_set)
+    def preview(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        """What a create body would make: the table sizes and the budget (nothing stored)."""
+        draft = self.draft(body)
+        return {
+            "tables": [len(table) for table in draft.seated],
+            "prize_set_value": table_prize_value(draft.rules_json, draft.prize_set),
+            "budget": draft.summary().to_json(),
+        }
+
+    async def create(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        """Create the event and all its tables, seats named; the secrets are returned once."""
+        draft = self.draft(body)
+        name, mode, rules_json = draft.name, draft.mode, draft.rules_json
+        named = _named_prizes(draft.prize_set)
 
         async def make_table(
             number: int, members: list[Person]
@@ -202,23 +272,11 @@ class EventService:
 
         # The tables are made side by side: their appends share the store's group commits.
         made = await asyncio.gather(
-            *(make_table(number, members) for number, members in enumerate(seated, start=1))
+            *(make_table(n, members) for n, members in enumerate(draft.seated, start=1))
         )
         tables = [table for table, _ in made]
         seat_tokens = {str(table["number"]): tokens for table, tokens in made}
-        spec = {
-            "name": name,
-            "date": date,
-            "mode": mode,
-            "rules": rules_json,
-            "seating": seating,
-            "people": [p.to_json() for p in people],
-            "prizes": prize_set.to_json(),
-            "budget": budget.to_json(),
-            "playoff_prize": playoff_prize,
-            "start_thrower": start_thrower,
-            "previous": normalize_code(previous) if previous else None,
-        }
+        spec = draft.spec()
         organizer_token = new_token("o")
         stored_tables = [{k: t[k] for k in ("number", "code", "players")} for t in tables]
         for _ in range(20):

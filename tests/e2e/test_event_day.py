@@ -64,12 +64,17 @@ def test_class_event(browser: Browser, server: Server) -> None:
     organiser.locator("#ev-people").fill("\n".join(PEOPLE))
     expect(organiser.get_by_text("共 44 人")).to_be_visible()
     organiser.get_by_label("按名单顺序（对照名字入座）").check()
-    # a name twice: the model's own sentence, in the reader's language
-    organiser.locator("#ev-people").fill("\n".join([*PEOPLE, "同学07"]))
+    # a name twice: the model's own sentence, in the reader's language (the summary line
+    # under the form says it as soon as the roster is read, the create button again)
     with browser.allow("status of 422"):
+        organiser.locator("#ev-people").fill("\n".join([*PEOPLE, "同学07"]))
+        expect(organiser.locator("#ev-summary")).to_contain_text("“同学07”在名单里出现了两次")
         organiser.locator("#ev-create").click()
         expect(organiser.locator(".toast-error")).to_contain_text("“同学07”在名单里出现了两次")
-    organiser.locator("#ev-people").fill("\n".join(PEOPLE))
+        organiser.locator("#ev-people").fill("\n".join(PEOPLE))
+        expect(organiser.locator("#ev-summary")).to_have_text(
+            "4 桌（每桌 11、11、11、11 人）· 收入 2200 · 支出 2200 · 结余 0，计入活动经费"
+        )
     organiser.locator("#ev-create").click()
     organiser.wait_for_url(re.compile(r".*/e/[0-9A-Z]{6}$"))
     code = organiser.url.rstrip("/").split("/")[-1]

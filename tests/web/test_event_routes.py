@@ -142,6 +142,23 @@ async def test_bad_events_are_refused_in_the_readers_language(http: httpx.AsyncC
     assert (await http.post("/api/events", json=huge)).status_code == 413
 
 
+async def test_preview_says_what_create_would_make(http: httpx.AsyncClient) -> None:
+    body = {
+        "name": "班级博饼",
+        "people": [f"同学{i}" for i in range(45)],
+        "tables": 4,
+        "prizes": PRIZES,
+        "budget": {"contribution": 50, "fixed_costs": [{"name": "场地", "amount": 100}]},
+    }
+    preview = (await http.post("/api/events/preview", json=body)).json()
+    assert preview["tables"] == [12, 11, 11, 11]
+    assert preview["prize_set_value"] == 212
+    assert preview["budget"]["balance"] == 45 * 50 - 100 - 4 * 212
+    refused = await http.post("/api/events/preview", json={**body, "tables": 2})
+    assert (refused.status_code, refused.json()["code"]) == (422, "invalid_event")
+    assert (await http.get("/api/events/ZZZZZZ")).status_code == 404  # nothing was created
+
+
 async def test_roster_upload(http: httpx.AsyncClient) -> None:
     csv_body = "姓名,部门\n张三,销售\n李四,研发\n".encode("gb18030")
     got = await http.post("/api/events/roster?format=csv", content=csv_body)

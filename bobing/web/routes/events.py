@@ -117,6 +117,13 @@ async def create_event(body: CreateEvent, request: Request) -> JSONResponse:
     )
 
 
+@router.post("/preview", summary="What a create body would make (nothing is created)")
+async def preview(body: CreateEvent, request: Request) -> dict[str, Any]:
+    """``{"tables": [seats per table], "prize_set_value", "budget"}`` — the create form's
+    summary line; the same checks as ``POST /api/events``."""
+    return events_of(request).preview(body.model_dump())
+
+
 @router.post("/roster", summary="Read a roster file (text, CSV or XLSX) into people")
 async def roster(
     request: Request,

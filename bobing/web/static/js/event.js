@@ -65,6 +65,7 @@ export function cakesLeft(result) {
 
 export const eventApi = {
   create: (body) => call("POST", "/api/events", { body }),
+  preview: (body) => call("POST", "/api/events/preview", { body }),
   get: (code) => call("GET", `/api/events/${encodeURIComponent(code)}`),
   control: (code, action, table, token) =>
     call("POST", `/api/events/${encodeURIComponent(code)}/control`, { body: table ? { action, table } : { action }, token }),

@@ -153,6 +153,7 @@ export class EventNewView {
         ),
       );
     this.prizeBox = h("div", { class: "ev-prizes" });
+    this.summaryLine = h("p", { class: "ev-summary", id: "ev-summary", "aria-live": "polite" });
     this.rankedBox = h("div", { class: "ev-ranked" });
     this.prizeSet = h("fieldset", { class: "fieldset", hidden: v.award !== "cakes" }, h("legend", { class: "field-label" }, t("event.new.prizes")), h("p", { class: "hint" }, t("event.new.prizes_hint")), this.prizeBox);
     this.rankedSet = h(
@@ -224,13 +225,42 @@ export class EventNewView {
         h("div", { class: "ev-row" }, input("ev-playoff-name", "playoffName", { maxlength: 40, "aria-label": t("event.new.playoff_name") }), input("ev-playoff-value", "playoffValue", { type: "number", min: 0, step: "any", class: "input input-num", "aria-label": t("event.new.value") })),
       ),
       this.field("ev-thrower", t("event.new.start_thrower"), input("ev-thrower", "startThrower", { maxlength: 24 }), t("event.new.start_thrower_hint")),
+      this.summaryLine,
       h("button", { type: "submit", class: "btn btn-primary btn-big btn-block", id: "ev-create" }, t("event.new.create")),
     );
+    this.form.addEventListener("input", () => this.schedulePreview());
+    this.form.addEventListener("change", () => this.schedulePreview());
     mount(this.main, h("div", { class: "ev-page" }, this.form));
     this.paintPrizes();
     this.paintRanked();
     this.paintCosts();
     this.paintCount();
+    this.schedulePreview();
+  }
+
+  schedulePreview() {
+    clearTimeout(this.previewTimer);
+    this.previewTimer = setTimeout(() => this.preview(), 600);
+  }
+
+  /** The server's own reading of the form: the tables it would make and the budget. */
+  async preview() {
+    if (!this.values.people.trim()) {
+      this.summaryLine.textContent = "";
+      return;
+    }
+    try {
+      const blob = new Blob([this.values.people], { type: "text/plain" });
+      const { people } = await eventApi.roster(blob, "text");
+      const p = await eventApi.preview(this.body(people));
+      const b = p.budget;
+      const money = b.deficit > 0 ? t("event.budget.deficit", { n: b.deficit }) : t("event.budget.surplus", { n: b.surplus });
+      this.summaryLine.classList.remove("is-error");
+      this.summaryLine.textContent = t("event.new.summary", { n: p.tables.length, sizes: p.tables.join(t("list.sep")), income: b.income, spent: b.spent, money });
+    } catch (err) {
+      this.summaryLine.classList.add("is-error");
+      this.summaryLine.textContent = err.detail || err.message;
+    }
   }
 
   paintRanked() {
