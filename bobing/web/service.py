@@ -255,7 +255,7 @@ class TableService:
                     name=display,
                     code=runtime.code,
                 )
-            limit = runtime.rules.max_players  # the table's own (RULES.md §8), 12 unless agreed
+            limit = runtime.rules.max_players  # the table's own limit (RULES.md §8)
             if len(runtime.seats) >= limit:
                 raise ApiError(
                     "table_full",
