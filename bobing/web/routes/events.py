@@ -14,8 +14,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bobing.i18n import normalize_lang
 from bobing.organizer import MAX_ROSTER_BYTES, read_roster
+from bobing.web.event_draft import model_errors
 from bobing.web.event_export import results_csv, results_xlsx
-from bobing.web.events import EventService, model_errors
+from bobing.web.events import EventService
 from bobing.web.problems import ApiError
 from bobing.web.routes.api import _PROBLEM
 
