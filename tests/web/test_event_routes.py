@@ -332,6 +332,12 @@ async def test_results_playoff_and_record(http: httpx.AsyncClient, tmp_path: Pat
     )
     assert checked.returncode == 0, checked.stderr
     assert "2 tables and the playoff" in checked.stdout
+    as_json = subprocess.run(
+        [BOBING, "verify", "--json", str(path)], capture_output=True, text=True, env=ENGLISH
+    )
+    summary = json.loads(as_json.stdout)
+    assert summary["ok"] and summary["event"]["code"] == code
+    assert [(t["number"], t["winner"]) for t in summary["tables"]] == [(1, w1), (2, w2), (0, w1)]
     seed = record["tables"][1]["record"]["fairness"]["server_seed"]
     record["tables"][1]["record"]["fairness"]["server_seed"] = "0" * len(seed)
     path.write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
