@@ -38,6 +38,11 @@ STATUS: dict[str, int] = {
     "invalid_grab": 422,
     "nothing_to_undo": 409,
     "not_last_throw": 409,
+    "reaction_too_soon": 429,
+    "rematch_exists": 409,
+    "no_rematch": 409,
+    "time_called": 409,
+    "closed_after": 409,
     "conflict": 409,
     "unavailable": 503,
     "not_found": 404,
@@ -135,6 +140,7 @@ _ENGINE_CODES: dict[str, str] = {
     "duplicate_name": "name_taken",
     "bad_name": "invalid_name",
     "invalid_nonce": "invalid_nonce",
+    "already_closed": "time_called",
 }
 
 

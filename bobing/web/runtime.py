@@ -6,6 +6,7 @@ import asyncio
 import hmac
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from bobing.engine.events import Event, Thrown
@@ -15,6 +16,7 @@ from bobing.storage.event_store import (
     Seat,
     StoredEvent,
     TableInfo,
+    iso,
 )
 from bobing.web.protocol import dumps
 
@@ -60,6 +62,23 @@ class Runtime:
     throw_seqs: dict[int, int] = field(default_factory=dict)
     """The seq of each surviving throw's first event (its ``dice``), by throw number."""
     command_seqs: dict[str, int] = field(default_factory=dict)
+    auto_throw: int | None = None
+    """Seconds a player may let pass before the server throws for them (online tables)."""
+    turn_since: datetime | None = None
+    """When the last event that is not a reaction was committed: the turn clock starts here,
+    so the auto-throw deadline is derived from the log and survives a restart."""
+    rematch_code: str | None = None
+    """The table of the rematch, once the host started one."""
+    reacted: dict[str, float] = field(default_factory=dict)
+    """Monotonic time of each sender's last reaction (the rate limit; not stored)."""
+    deadline: datetime | None = None
+    """When the running clock of a table with a time limit calls time (None when paused,
+    called, or without a limit; kept once over, for a referee's undo that resumes the game)."""
+    time_left: float | None = None
+    """Seconds left on the clock while the game is paused."""
+    closing: dict[str, Any] | None = None
+    """Time called (by the host or the clock): ``{"by", "at", "seq"}``; the game ends at the
+    end of the round (RULES.md §8.1)."""
     static_json: str | None = None
     state_json: str = "{}"
     """The state after the last committed event, as JSON text (built once per commit; text
@@ -76,6 +95,12 @@ class Runtime:
     def names(self) -> list[str]:
         """Seated names in clockwise order."""
         return [s.name for s in self.seats]
+
+    @property
+    def time_limit(self) -> int | None:
+        """The table's time limit in minutes, if it has one."""
+        limit = self.info.settings.get("time_limit")
+        return limit if isinstance(limit, int) else None
 
     @property
     def over(self) -> bool:
@@ -129,6 +154,8 @@ def last_thrown(events: list[Event]) -> dict[str, Any] | None:
 def note_event(runtime: Runtime, event: StoredEvent) -> None:
     """Track what the state shows beyond the engine's game."""
     data = event.data
+    if event.type != "reaction":
+        runtime.turn_since = event.at
     if event.type == "thrown":
         runtime.last_throw = {
             "throw": data.get("throw"),
@@ -140,6 +167,22 @@ def note_event(runtime: Runtime, event: StoredEvent) -> None:
         runtime.throw_seqs[data["throw"]] = event.seq
         if data.get("nonce") is not None:
             runtime.fair_throws.append({"throw": data["throw"], "nonce": data["nonce"]})
+    elif event.type == "deadline_set":
+        runtime.deadline = datetime.fromisoformat(data["deadline"])
+        runtime.time_left = None
+    elif event.type == "paused":
+        if runtime.deadline is not None:
+            runtime.time_left = data.get("time_left")
+            runtime.deadline = None
+    elif event.type == "time_called":
+        runtime.closing = {
+            "by": data["by"],
+            "at": iso(event.at),
+            "throw": data.get("throw"),
+            "seq": event.seq,
+        }
+        runtime.deadline = None
+        runtime.time_left = None
     elif event.type == "throw_undone":
         undone = data["throw"]
         runtime.throw_seqs.pop(undone, None)
@@ -156,6 +199,10 @@ def note_event(runtime: Runtime, event: StoredEvent) -> None:
         }
     elif event.type == "ended":
         runtime.end_reason = data.get("reason")
+    elif event.type == "auto_throw_set":
+        runtime.auto_throw = data.get("seconds") or None
+    elif event.type == "rematch":
+        runtime.rematch_code = data.get("code")
 
 
 def events_frame(events: Iterable[StoredEvent], state_json: str | None) -> str:

@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import secrets
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any
 
 from bobing.engine.errors import BobingError
@@ -33,7 +35,7 @@ from bobing.engine.fairness import (
     commitment,
     new_server_seed,
 )
-from bobing.engine.game import MAX_NAME_LENGTH, Game
+from bobing.engine.game import MAX_NAME_LENGTH, Game, Phase
 from bobing.engine.rules import rules_from_json
 from bobing.realtime.broker import Broker, table_channel
 from bobing.storage.event_store import (
@@ -45,9 +47,11 @@ from bobing.storage.event_store import (
     StoredEvent,
     TableInfo,
     TableSnapshot,
+    iso,
     utcnow,
 )
-from bobing.web.commands import PLANS, Plan
+from bobing.web.clock import Clocks, time_up_command_id
+from bobing.web.commands import AUTO_THROW, PLANS, Plan, plan_time_up
 from bobing.web.export import record_of, results_csv
 from bobing.web.problems import ApiError, from_bobing
 from bobing.web.protocol import Command, dumps
@@ -60,9 +64,13 @@ from bobing.web.validation import (
     check_display_text,
     parse_named_prizes,
     parse_rules,
+    parse_time_limit,
 )
 
+log = logging.getLogger("bobing.web")
+
 COMMIT_ATTEMPTS = 4
+log = logging.getLogger("bobing.web")
 
 
 PAGE = 1000
@@ -78,14 +86,17 @@ class Outcome:
     reply: dict[str, Any] = field(default_factory=dict)
 
     def ack(self, command_id: str | None) -> dict[str, Any]:
-        """The ``ack`` frame."""
-        return {
+        """The ``ack`` frame; ``reply`` carries what only the sender may know (a new token)."""
+        frame: dict[str, Any] = {
             "type": "ack",
             "id": command_id,
             "seq": self.seq,
             "last_seq": self.last_seq,
             "duplicate": self.duplicate,
         }
+        if self.reply:
+            frame["reply"] = self.reply
+        return frame
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +118,9 @@ class TableService:
         self.cache_size = cache_size
         self._runtimes: OrderedDict[str, Runtime] = OrderedDict()
         self._loading: dict[str, asyncio.Future[Runtime | None]] = {}
+        self._timers: dict[str, asyncio.TimerHandle] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+        self.clocks = Clocks(self._time_up)
 
     # -- runtimes -------------------------------------------------------------------------
 
@@ -148,6 +162,7 @@ class TableService:
         return runtime
 
     def _remember(self, runtime: Runtime) -> None:
+        self._arm(runtime)
         self._runtimes[runtime.code] = runtime
         while len(self._runtimes) > self.cache_size:
             code, oldest = next(iter(self._runtimes.items()))
@@ -167,6 +182,73 @@ class TableService:
         if runtime is not None and last_seq > runtime.last_seq and not runtime.lock.locked():
             self.evict(code)
 
+    # -- time limits ------------------------------------------------------------------------
+
+    def _arm(self, runtime: Runtime) -> None:
+        """Keep the table's timers in step with its log: the time limit and the auto-throw."""
+        self._arm_clock(runtime)
+        self._arm_auto_throw(runtime)
+
+    def _arm_clock(self, runtime: Runtime) -> None:
+        """Keep the table's timer in step with its clock (docs/protocol.md, Time limits)."""
+        running = (
+            runtime.status == "playing"
+            and runtime.closing is None
+            and runtime.game is not None
+            and not runtime.game.is_over
+        )
+        self.clocks.arm(runtime.code, runtime.deadline if running else None)
+
+    async def rearm(self) -> int:
+        """Load every table in play that has a time limit, arming its timer; how many."""
+        armed = 0
+        for code, settings in await self.store.tables_with_status("playing"):
+            if settings.get("time_limit") is None:
+                continue
+            try:
+                await self.runtime(code)
+            except Exception:
+                log.warning("cannot re-arm the clock of table %s", code, exc_info=True)
+                continue
+            armed += 1
+        return armed
+
+    async def _time_up(self, code: str, deadline: datetime) -> bool:
+        """Call time at ``deadline``; True when done (or nothing to do), False to retry."""
+        deadline_iso = iso(deadline)
+
+        def plan(runtime: Runtime, roles: Roles) -> Plan:
+            return plan_time_up(runtime, deadline_iso)
+
+        cached = self._runtimes.get(code)
+        seen = None if cached is None else cached.last_seq
+        try:
+            outcome = await self._run(code, time_up_command_id(deadline), (), plan)
+        except ApiError as exc:
+            if exc.code in ("conflict", "unavailable"):
+                return False
+            log.warning("the clock could not call time at table %s: %s", code, exc.message)
+            return True
+        if outcome.duplicate and seen is not None:
+            # Another instance called time first. Its broker message may never reach this
+            # instance (the memory broker is per process): tell this instance's sockets.
+            runtime = await self.runtime(code)
+            stored = await self.store.events_after(runtime.code, seen, PAGE)
+            if stored and stored[-1].seq == runtime.last_seq:
+                await self._publish(runtime, stored)
+        return True
+
+    async def close(self) -> None:
+        """Stop the timers (at shutdown; the deadlines stay in the log)."""
+        await self.clocks.close()
+        for timer in self._timers.values():
+            timer.cancel()
+        self._timers.clear()
+        for task in list(self._tasks):
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
     # -- creating and joining -------------------------------------------------------------
 
     async def create_table(
@@ -178,6 +260,7 @@ class TableService:
         prizes: Any = None,
         named_prizes: Any = None,
         referee_thrower: Any = False,
+        time_limit: Any = None,
     ) -> Created:
         """Create a table; the host (and for pass-and-play the play) token is returned once."""
         table_name = check_display_text(name, field_name="name", max_length=MAX_TABLE_NAME)
@@ -194,10 +277,15 @@ class TableService:
             )
         rule_set = parse_rules(rules, prizes)
         prizes_named = parse_named_prizes(named_prizes)
+        limit = parse_time_limit(time_limit)
         seed = new_server_seed()
         host_token = new_token("h")
         play_token = new_token("g") if mode == "pass_and_play" else None
-        settings = {"named_prizes": prizes_named, "referee_thrower": referee_thrower}
+        settings = {
+            "named_prizes": prizes_named,
+            "referee_thrower": referee_thrower,
+            "time_limit": limit,
+        }
         rules_json = rule_set.to_json()
         for _ in range(20):
             code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
@@ -221,6 +309,7 @@ class TableService:
                 "rules": rules_json,
                 "named_prizes": prizes_named,
                 "referee_thrower": referee_thrower,
+                "time_limit": limit,
                 "commitment": info.commitment,
             }
             try:
@@ -284,6 +373,10 @@ class TableService:
 
     async def execute(self, code: str, command: Command, token_hashes: Iterable[str]) -> Outcome:
         """Apply one state-changing command for the holder of ``token_hashes``."""
+        if command.type == "rematch":
+            return await self._rematch(code, command, tuple(token_hashes))
+        if command.type == "claim_rematch":
+            return await self._claim_rematch(code, command, tuple(token_hashes))
         decide = PLANS.get(command.type)
         if decide is None:
             raise ApiError("unknown_command", f"{command.type!r} is not a table command")
@@ -352,6 +445,152 @@ class TableService:
         if command_id is not None:
             runtime.command_seqs[command_id] = stored[0].seq
         runtime.state_json = state_text(runtime)
+        self._arm(runtime)
+
+    # -- absent players: the server throws once the table's auto-throw time runs out --------
+
+    def _arm_auto_throw(self, runtime: Runtime) -> None:
+        """Schedule the auto-throw of the current turn (or cancel it): deadline = the time of
+        the last event (reactions aside) + the table's seconds, so a restart keeps it."""
+        old = self._timers.pop(runtime.code, None)
+        if old is not None:
+            old.cancel()
+        game = runtime.game
+        if (
+            not runtime.auto_throw
+            or runtime.status != "playing"
+            or runtime.info.mode != "online"
+            or game is None
+            or game.phase not in (Phase.MAIN, Phase.FINAL)
+            or runtime.turn_since is None
+        ):
+            return
+        deadline = runtime.turn_since + timedelta(seconds=runtime.auto_throw)
+        delay = max(0.0, (deadline - utcnow()).total_seconds())
+        turn = game.throw_count + 1
+        code = runtime.code
+        self._timers[code] = asyncio.get_running_loop().call_later(
+            delay, self._spawn_auto_throw, code, turn
+        )
+
+    def _spawn_auto_throw(self, code: str, turn: int) -> None:
+        self._timers.pop(code, None)
+        task = asyncio.get_running_loop().create_task(self._auto_throw(code, turn))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _auto_throw(self, code: str, turn: int) -> None:
+        command = Command("throw", None, {"turn": turn, AUTO_THROW: True})
+        try:
+            await self.execute(code, command, ())
+        except ApiError:
+            pass  # the player threw meanwhile (turn_taken), or the game paused or ended
+        except Exception:
+            log.exception("auto-throw failed at table %s", code)
+
+    # -- play again with the same people ----------------------------------------------------
+
+    async def _rematch(self, code: str, command: Command, token_hashes: tuple[str, ...]) -> Outcome:
+        """The host opens a new table with the same seats, rules and prizes; the old table's
+        log names it (``rematch``) and every seat fetches its own new token with
+        ``claim_rematch``. The host's new tokens come back in this command's reply only."""
+        runtime = await self.runtime(code)
+        if command.id is not None and command.id in runtime.command_seqs:
+            return Outcome(runtime.command_seqs[command.id], runtime.last_seq, duplicate=True)
+        roles = runtime.roles(token_hashes)
+        if not roles.host:
+            raise ApiError("forbidden", "only the host may start a rematch", action="rematch")
+        if not runtime.over:
+            raise ApiError(
+                "not_playing", "a rematch follows a game that is over", status=runtime.status
+            )
+        if runtime.rematch_code is not None:
+            raise ApiError(
+                "rematch_exists",
+                f"table {runtime.code} already continues at {runtime.rematch_code}",
+                code=runtime.rematch_code,
+            )
+        settings = runtime.info.settings
+        created = await self.create_table(
+            name=runtime.info.name,
+            mode=runtime.info.mode,
+            rules=runtime.info.rules,
+            named_prizes=settings.get("named_prizes") or None,
+            referee_thrower=bool(settings.get("referee_thrower")),
+        )
+        names = runtime.names
+
+        def seat_all(new: Runtime, roles: Roles) -> Plan:
+            # Each seat waits for its phone: a token nobody holds until claim_rematch.
+            seats = [Seat(n, i, hash_token(new_token("p"))) for i, n in enumerate(names, 1)]
+            events: list[dict[str, Any]] = [
+                {"type": "player_joined", "seat": seat.seat, "name": seat.name} for seat in seats
+            ]
+            if runtime.auto_throw:
+                events.append({"type": "auto_throw_set", "seconds": runtime.auto_throw})
+
+            def commit(rt: Runtime) -> None:
+                rt.seats = seats
+
+            return Plan(events, seats=seats, commit=commit)
+
+        if names:
+            await self._run(created.code, None, (), seat_all)
+
+        def announce(old: Runtime, roles: Roles) -> Plan:
+            if old.rematch_code is not None:
+                raise ApiError(
+                    "rematch_exists",
+                    f"table {old.code} already continues at {old.rematch_code}",
+                    code=old.rematch_code,
+                )
+            return Plan(
+                [{"type": "rematch", "code": created.code}],
+                reply={
+                    "code": created.code,
+                    "host_token": created.host_token,
+                    "play_token": created.play_token,
+                },
+            )
+
+        return await self._run(code, command.id, token_hashes, announce)
+
+    async def _claim_rematch(
+        self, code: str, command: Command, token_hashes: tuple[str, ...]
+    ) -> Outcome:
+        """A seat of the old table takes its seat at the rematch: a new player token for it."""
+        old = await self.runtime(code)
+        roles = old.roles(token_hashes)
+        if old.rematch_code is None:
+            raise ApiError("no_rematch", f"table {old.code} has no rematch", code=old.code)
+        if not roles.players:
+            raise ApiError(
+                "forbidden",
+                "only a player of this table has a seat at the rematch",
+                action="claim_rematch",
+            )
+        name = roles.players[0]
+        target = old.rematch_code
+
+        def claim(new: Runtime, _: Roles) -> Plan:
+            _need_seated_at(new, name)
+            token = new_token("p")
+            seats = [
+                Seat(s.name, s.seat, hash_token(token) if s.name == name else s.token_hash)
+                for s in new.seats
+            ]
+
+            def commit(rt: Runtime) -> None:
+                rt.seats = seats
+
+            return Plan(
+                [{"type": "seat_claimed", "player": name, "from": old.code}],
+                seats=seats,
+                commit=commit,
+                reply={"code": new.code, "player": name, "player_token": token},
+            )
+
+        return await self._run(target, None, (), claim)
 
     async def _publish(self, runtime: Runtime, stored: list[StoredEvent]) -> None:
         frame = events_frame(stored, runtime.state_json)
@@ -377,9 +616,19 @@ class TableService:
         """The RULES.md §6 record with the fairness block."""
         return record_of(await self.fresh_runtime(code))
 
-    async def results_csv(self, code: str) -> str:
+    async def results_csv(self, code: str, lang: str | None = None) -> str:
         """Results as CSV, one row per seat."""
-        return results_csv(await self.fresh_runtime(code))
+        return results_csv(await self.fresh_runtime(code), lang)
+
+
+def _need_seated_at(runtime: Runtime, name: str) -> None:
+    if name not in runtime.names:
+        raise ApiError(
+            "unknown_player",
+            f"{name!r} is not seated at table {runtime.code}",
+            name=name,
+            code=runtime.code,
+        )
 
 
 def fold(snapshot: TableSnapshot) -> Runtime:

@@ -27,6 +27,8 @@ import { EventDashboardView } from "./views/event_dash.js";
 import { EventHallView } from "./views/event_hall.js";
 import { EventCardsView, EventClaimView, EventResultsView } from "./views/event_print.js";
 import { saveEvent } from "./event.js";
+import { attachSeats, takeSeatLink } from "./seats.js";
+import { attachTableLife } from "./life.js";
 
 let view = null;
 let session = null;
@@ -56,7 +58,9 @@ function takePlayToken(code) {
   const host = hash.get("host");
   if (play) saveTable(code, { playToken: play });
   if (host) saveTable(code, { hostToken: host });
-  if (play || host) history.replaceState(history.state, "", location.pathname + location.search);
+  // a seat handed to this phone: its one-time link is traded for our own token (seats.js)
+  const seat = takeSeatLink(code, hash);
+  if (play || host || seat) history.replaceState(history.state, "", location.pathname + location.search);
 }
 
 export function navigate(path, { replace = false } = {}) {
@@ -90,6 +94,8 @@ function route() {
       session.addEventListener("conn", (ev) =>
         renderNetbar(ev.detail.status, { attempt: ev.detail.attempt, onRetry: () => session.conn.reconnectNow() }),
       );
+      attachSeats(session);
+      attachTableLife(session, { navigate });
       session.start();
     }
   } else if (session) {

@@ -3,6 +3,7 @@
 import { t, num, list } from "./i18n.js";
 import { classify, handName, why, tierName, tierOf } from "./game.js";
 import { EVENT } from "./protocol.js";
+import { rankedLines } from "./ranked.js";
 
 /** {name, why, hand, dice, tiaohou} of a `thrown` event under the table's rules. */
 export function describeThrow(thrown, rules) {
@@ -29,6 +30,7 @@ export function awardLines(details, state) {
     if (details.skipNext) lines.push(t("award.skip_next", { player: thrown.player }));
     return lines;
   }
+  if (rules.award === "ranked") return rankedLines(thrown, state);
   const sweep = details.awards.filter((a) => a.reason === "sweep");
   if (sweep.length) {
     const total = sweep.reduce((n, a) => n + a.count, 0);
@@ -107,10 +109,24 @@ export function logLine(e, rules) {
       return t("log.resumed");
     case EVENT.ENDED:
       return e.reason === "host" ? t("log.ended_host") : null;
+    case EVENT.TIME_CALLED:
+      return t(e.by === "deadline" ? "log.time_up" : "log.time_called");
     case EVENT.SEED_REVEALED:
       return t("log.seed_revealed");
     case EVENT.THROW_UNDONE:
       return t("log.undone", { n: e.throw, player: e.player, hand: describeThrow(e, rules).name });
+    case EVENT.DICE:
+      if (e.stand_in === "host") return t("log.stand_in_host", { player: e.player, n: e.throw });
+      if (e.stand_in === "auto") return t("log.stand_in_auto", { player: e.player, n: e.throw });
+      return null;
+    case EVENT.SEAT_HANDED:
+      return t("log.seat_handed", { player: e.player });
+    case EVENT.SEAT_CLAIMED:
+      return e.from ? t("log.seat_claimed_rematch", { player: e.player }) : t("log.seat_claimed", { player: e.player });
+    case EVENT.AUTO_THROW_SET:
+      return e.seconds ? t("log.auto_throw_on", { s: e.seconds }) : t("log.auto_throw_off");
+    case EVENT.REMATCH:
+      return t("log.rematch", { code: e.code });
     default:
       return null;
   }

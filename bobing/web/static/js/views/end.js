@@ -2,7 +2,7 @@
 // reveal with an in-browser check of every throw.
 
 import { h, mount } from "../dom.js";
-import { t } from "../i18n.js";
+import { t, lang } from "../i18n.js";
 import { TIERS, MODE } from "../protocol.js";
 import { api } from "../api.js";
 import { diceRow } from "../dice.js";
@@ -12,10 +12,18 @@ import { verifyRecord, usesWebCrypto } from "../fair.js";
 import { icon, announce, showError } from "../ui.js";
 import { gong } from "../sound.js";
 import { tierShort, canUndo, undoButton } from "./play.js";
+import { celebrateEnd } from "../life.js";
+import { rematchCard } from "../rematch.js";
+import { shareSection } from "../share.js";
+import { historyCard } from "../history.js";
+import { reactionBar } from "../reactions.js";
+import { isRanked, PrizeCeremony, rankingTable } from "../ranked.js";
 
-function endReason(state) {
+export function endReason(state) {
   if (state.end_reason === "host") return t("end.by_host");
   const by = state.result && state.result.ended_by;
+  const called = state.closing ? t(state.closing.by === "deadline" ? "end.time_up" : "end.host_called") : "";
+  if (by === "closed" || (called && by === "exhausted")) return [called, t(`end.by.${by}`)].filter(Boolean).join(t("list.sentence"));
   return by ? t(`end.by.${by}`) : "";
 }
 
@@ -79,17 +87,23 @@ export class EndPanel {
     this.ctx = ctx;
     this.verifyBox = h("div", { class: "verify-result", "aria-live": "polite" });
     this.el = h("div", { class: "end" });
+    this.prizeCeremony = isRanked(session.state) ? new PrizeCeremony(session.state, { live }) : null;
     this.build();
-    if (live) {
+    if (live && !this.prizeCeremony) {
       gong();
       const st = session.state;
       const z = st.result && st.result.zhuangyuan;
       announce(z ? t("end.announce", { player: z.player }) : t("end.no_winner"));
+      celebrateEnd(st);
     }
   }
 
   update() {
     this.build();
+  }
+
+  destroy() {
+    if (this.prizeCeremony) this.prizeCeremony.destroy();
   }
 
   build() {
@@ -98,7 +112,9 @@ export class EndPanel {
     const z = st.result && st.result.zhuangyuan;
     const named = st.named_prizes || {};
     const zName = z && z.dice ? handName(classify(z.dice, st.rules)) : null;
-    const ceremony = h(
+    const ranked = this.prizeCeremony;
+    if (ranked) ranked.setReason(endReason(st));
+    const ceremony = ranked ? ranked.el : h(
       "section",
       { class: "ceremony", "aria-labelledby": "ceremony-title" },
       h("div", { class: "lanterns", "aria-hidden": "true" }, h("span", { class: "lantern l1" }), h("span", { class: "lantern l2" })),
@@ -120,7 +136,7 @@ export class EndPanel {
       "section",
       { class: "card", "aria-labelledby": "results-title" },
       h("h2", { id: "results-title", class: "card-title" }, t("end.results")),
-      resultsTable(st),
+      ranked ? rankingTable(st) : resultsTable(st),
       prizes.length
         ? h(
             "div",
@@ -139,7 +155,7 @@ export class EndPanel {
         "div",
         { class: "btn-row downloads" },
         h("a", { class: "btn btn-ghost", href: `/api/tables/${code}/record`, download: `bobing-${code}.json` }, icon("download"), t("end.download_record")),
-        h("a", { class: "btn btn-ghost", href: `/api/tables/${code}/results.csv`, download: `bobing-${code}.csv` }, icon("download"), t("end.download_csv")),
+        h("a", { class: "btn btn-ghost", href: `/api/tables/${code}/results.csv?lang=${lang()}`, download: `bobing-${code}.csv` }, icon("download"), t("end.download_csv")),
       ),
     );
     const fair = st.fairness || {};
@@ -165,7 +181,9 @@ export class EndPanel {
     const undo = this.session.isHost() && canUndo(st) ? undoButton(this.session) : null;
     const actions = h("div", { class: "btn-row center" }, undo, h("a", { href: "/", "data-link": "", class: "btn btn-ghost" }, t("end.new_table")), h("a", { href: `/t/${code}/tv`, "data-link": "", class: "btn btn-ghost" }, icon("tv"), t("nav.tv")));
     const keep = this.verifyBox;
-    mount(this.el, ceremony, h("div", { class: "end-grid" }, results, fairness), log, actions);
+    this.share = this.share || shareSection(this.session);
+    this.reactions = this.reactions || reactionBar(this.session);
+    mount(this.el, ceremony, this.reactions, rematchCard(this.session, this.ctx.navigate), this.share, h("div", { class: "end-grid" }, results, fairness), log, actions, historyCard(code));
     this.verifyBox = keep;
   }
 
