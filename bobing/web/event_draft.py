@@ -32,7 +32,7 @@ from bobing.organizer.prizes import table_prize_value
 from bobing.organizer.text import amount, display_text
 from bobing.web.problems import ApiError
 from bobing.web.tokens import normalize_code
-from bobing.web.validation import MODES, parse_rules
+from bobing.web.validation import MODES, parse_rules, parse_time_limit
 
 MAX_EVENT_NAME = 40
 MAX_TABLES = MAX_PLAYERS
@@ -113,6 +113,8 @@ class Draft:
     playoff_prize: dict[str, Any]
     start_thrower: str | None
     previous: str | None
+    time_limit: int | None = None
+    """Minutes each table plays before time is called (RULES.md §8.1), or None."""
 
     def summary(self) -> BudgetSummary:
         """The budget with every table's prizes and the 王中王 prize."""
@@ -134,6 +136,7 @@ class Draft:
             "playoff_prize": self.playoff_prize,
             "start_thrower": self.start_thrower,
             "previous": self.previous,
+            "time_limit": self.time_limit,
         }
 
 
@@ -198,6 +201,7 @@ def draft_event(body: Mapping[str, Any]) -> Draft:
         playoff_prize=playoff_prize,
         start_thrower=start_thrower,
         previous=normalize_code(previous) if previous else None,
+        time_limit=parse_time_limit(body.get("time_limit")),
     )
 
 

@@ -89,7 +89,11 @@ class EventService:
             number: int, members: list[Person]
         ) -> tuple[dict[str, Any], dict[str, str]]:
             created = await self.tables.create_table(
-                name=table_name(name, number), mode=mode, rules=rules_json, named_prizes=named
+                name=table_name(name, number),
+                mode=mode,
+                rules=rules_json,
+                named_prizes=named,
+                time_limit=draft.time_limit,
             )
             tokens: dict[str, str] = {}
             for person in members:  # in seat order: a table's seats are taken one by one
@@ -199,6 +203,7 @@ class EventService:
             "playoff_prize": spec.get("playoff_prize"),
             "start_thrower": spec.get("start_thrower"),
             "previous": spec.get("previous"),
+            "time_limit": spec.get("time_limit"),
             "created_at": iso(gathering.created_at),
             "tables": tables,
             "all_over": all(r.status == "over" for r in runtimes),
@@ -496,6 +501,7 @@ class EventService:
             "prizes": spec.get("prizes"),
             "budget": spec.get("budget"),
             "playoff_prize": spec.get("playoff_prize"),
+            "time_limit": spec.get("time_limit"),
             "start_thrower": None if champion is None else champion["player"],
             "previous": gathering.code,
         }

@@ -216,6 +216,7 @@ def test_company_party_ranked(browser: Browser, server: Server) -> None:
     page.get_by_label("每人一份，按最好的一掷排名次").check()
     page.get_by_label("轮数").fill("1")
     page.get_by_label("每人交").fill("200")
+    page.get_by_label("限时（分钟）").fill("30")
     page.locator("#ev-create").click()
     page.wait_for_url(re.compile(r".*/e/[0-9A-Z]{6}$"))
     code = page.url.rstrip("/").split("/")[-1]
@@ -226,6 +227,7 @@ def test_company_party_ranked(browser: Browser, server: Server) -> None:
     assert (rules["award"], rules["rounds"], rules["max_players"]) == ("ranked", 1, 13)
     assert [p["name"] for p in rules["ranked_prizes"]] == ["音响", "电饭煲", "行李车"]
     assert event["budget"]["income"] == 2600 and event["budget"]["prizes"] == 498 + 199 + 89
+    assert event["time_limit"] == 30
     page.locator('.ev-all button[data-action="start"]').click()
     expect(page.locator('.ev-table[data-table="1"]')).to_have_attribute("data-status", "playing")
     play: str = page.evaluate(

@@ -388,6 +388,7 @@ async def test_company_party_ranked_at_one_table_of_thirteen(http: httpx.AsyncCl
         http,
         name="公司中秋博饼",
         mode="pass_and_play",
+        time_limit=30,
         people=people,
         tables=1,
         prizes=None,
@@ -409,6 +410,9 @@ async def test_company_party_ranked_at_one_table_of_thirteen(http: httpx.AsyncCl
     )
     (table,) = created["tables"]
     assert table["players"] == people and table["play_token"]
+    # the party's 30-minute slot: every table of the event carries the time limit
+    state = (await http.get(f"/api/tables/{table['code']}")).json()
+    assert state["time_limit"] == 30
     token = created["organizer_token"]
     await http.post(
         f"/api/events/{created['code']}/control", json={"action": "start"}, headers=bearer(token)

@@ -71,6 +71,9 @@ class CreateEvent(BaseModel):
     playoff_prize: Any = Field(default=None, description="{name, value} of the 王中王 prize")
     start_thrower: Any = Field(default=None, description="who throws the start dice")
     previous: Any = Field(default=None, description="last year's event code")
+    time_limit: Any = Field(
+        default=None, description="minutes each table plays before time is called (1-600)"
+    )
 
 
 class Control(BaseModel):

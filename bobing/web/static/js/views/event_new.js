@@ -61,6 +61,7 @@ export class EventNewView {
       previous: null,
       award: "cakes",
       rounds: "",
+      timeLimit: "",
     };
   }
 
@@ -92,6 +93,7 @@ export class EventNewView {
       playoffName: (tpl.playoff_prize && tpl.playoff_prize.name) || t("event.playoff_prize_default"),
       playoffValue: (tpl.playoff_prize && tpl.playoff_prize.value) || 0,
       startThrower: tpl.start_thrower || "",
+      timeLimit: tpl.time_limit || "",
       previous: tpl.previous,
     });
     this.prizes = tpl.prizes || {};
@@ -224,6 +226,7 @@ export class EventNewView {
         h("p", { class: "hint" }, t("event.new.playoff_hint")),
         h("div", { class: "ev-row" }, input("ev-playoff-name", "playoffName", { maxlength: 40, "aria-label": t("event.new.playoff_name") }), input("ev-playoff-value", "playoffValue", { type: "number", min: 0, step: "any", class: "input input-num", "aria-label": t("event.new.value") })),
       ),
+      this.field("ev-time-limit", t("event.new.time_limit"), input("ev-time-limit", "timeLimit", { type: "number", min: 1, max: 600, class: "input input-num" }), t("event.new.time_limit_hint")),
       this.field("ev-thrower", t("event.new.start_thrower"), input("ev-thrower", "startThrower", { maxlength: 24 }), t("event.new.start_thrower_hint")),
       this.summaryLine,
       h("button", { type: "submit", class: "btn btn-primary btn-big btn-block", id: "ev-create" }, t("event.new.create")),
@@ -386,6 +389,7 @@ export class EventNewView {
     if (v.by === "tables") body.tables = Number(v.count);
     else body.table_size = Number(v.count);
     if (v.startThrower.trim()) body.start_thrower = v.startThrower.trim();
+    if (Number(v.timeLimit) >= 1) body.time_limit = Number(v.timeLimit);
     if (v.previous) body.previous = v.previous;
     return body;
   }
