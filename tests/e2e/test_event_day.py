@@ -46,6 +46,11 @@ def throw(server: Server, code: str, host: str, dice: str) -> dict[str, Any]:
     return result
 
 
+def clear_toasts(page: Page) -> None:
+    """Toasts come and go: a screenshot for the docs shows the screen under them."""
+    page.evaluate("document.querySelectorAll('.toast').forEach(t => t.remove())")
+
+
 def host_token(page: Page, code: str) -> str:
     token: str = page.evaluate(
         "c => JSON.parse(localStorage.getItem('bobing.t.' + c)).hostToken", code
@@ -106,6 +111,7 @@ def test_class_event(browser: Browser, server: Server) -> None:
     expect(organiser.locator('.ev-table[data-table="3"] .ev-leader')).to_contain_text(thrower)
     throw(server, codes[1], hosts[1], "441256")
     throw(server, codes[2], hosts[2], "444456")
+    clear_toasts(organiser)
     browser.shot(organiser, "event-dashboard")
 
     # table 4's 组长 scans the link in the QR under the table: their phone runs the table
@@ -192,6 +198,7 @@ def test_class_event(browser: Browser, server: Server) -> None:
     expect(organiser.locator(".ev-desk")).to_have_count(5)
     row = organiser.locator(f'.ev-desk[data-table="3"] tr[data-name="{winners[3]}"]')
     expect(row).to_contain_text("状元：可爱公仔（65）")
+    clear_toasts(organiser)
     browser.shot(organiser, "event-results")
     with organiser.expect_download() as got:
         organiser.locator("#ev-csv").click()
