@@ -73,6 +73,11 @@ def verify(
         ) from None
     if not isinstance(data, dict):
         raise RecordError(f"{str(record)!r} must hold a JSON object (a game record)")
+    from bobing.organizer.verify import is_event_record
+
+    if is_event_record(data):
+        _verify_event(data, as_json)
+        return
     checks = verify_record(data)
     fairness = data["fairness"]
     if as_json:
@@ -98,6 +103,42 @@ def verify(
     )
 
 
+def _verify_event(data: dict[str, object], as_json: bool) -> None:
+    from bobing.organizer.verify import verify_event
+
+    tables = verify_event(data)
+    if as_json:
+        typer.echo(
+            json.dumps(
+                {
+                    "ok": True,
+                    "event": data["event"],
+                    "tables": [
+                        {
+                            "number": c.number,
+                            "code": c.code,
+                            "winner": c.winner,
+                            "checked": len(c.checks),
+                        }
+                        for c in tables
+                    ],
+                },
+                ensure_ascii=False,
+            )
+        )
+        return
+    throws = sum(1 for c in tables for check in c.checks if check.throw > 0)
+    playoff = (
+        " and the playoff between the table winners"
+        if tables[-1:] and tables[-1].number == 0
+        else ""
+    )
+    typer.echo(
+        f"ok: {len([c for c in tables if c.number])} tables{playoff} replay under the engine; "
+        f"{throws} server throws follow from their revealed seeds"
+    )
+
+
 def _read(path: Path) -> str:
     if str(path) == "-":
         return sys.stdin.read()
@@ -117,9 +158,7 @@ def bench_server(
         str | None,
         typer.Option(help=_h("bench.opt.db")),
     ] = None,
-    url: Annotated[
-        str | None, typer.Option(help=_h("bench.opt.url"))
-    ] = None,
+    url: Annotated[str | None, typer.Option(help=_h("bench.opt.url"))] = None,
     as_json: Annotated[bool, typer.Option("--json", help=_h("bench.opt.json"))] = False,
 ) -> None:
     """Drive TABLES x PLAYERS simulated players over WebSockets; report throws/s and latency."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, MutableMapping
+from collections.abc import AsyncIterator, Mapping, MutableMapping
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -20,13 +20,17 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from bobing.engine.errors import BobingError
 from bobing.i18n import normalize_lang
+from bobing.organizer import MAX_ROSTER_BYTES
 from bobing.realtime.broker import get_broker
 from bobing.storage.db import Database
 from bobing.storage.event_store import EventStore
+from bobing.storage.gatherings import GatheringStore
+from bobing.web.events import EventService
 from bobing.web.hub import Hub
 from bobing.web.problems import ApiError, from_bobing
 from bobing.web.ratelimit import RateLimiter
 from bobing.web.routes import analysis, api, ws
+from bobing.web.routes import events as event_routes
 from bobing.web.service import TableService
 from bobing.web.settings import Limits, Settings
 
@@ -55,13 +59,18 @@ def problem_response(request: Request, error: ApiError) -> JSONResponse:
 class BodyLimit:
     """Refuse request bodies over ``limit`` bytes with a ``too_large`` problem."""
 
-    def __init__(self, app: ASGIApp, limit: int) -> None:
+    def __init__(self, app: ASGIApp, limit: int, larger: Mapping[str, int] | None = None) -> None:
         self.app = app
         self.limit = limit
+        self.larger = dict(larger or {})
+        """Paths that take larger bodies (a roster file upload)."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
+            return
+        if scope["path"] in self.larger:
+            await BodyLimit(self.app, self.larger[scope["path"]])(scope, receive, send)
             return
         declared = 0
         for name, value in scope.get("headers", ()):
@@ -198,6 +207,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.db = db
         app.state.store = store
         app.state.service = service
+        app.state.events = EventService(service, GatheringStore(db))
         app.state.hub = hub
         app.state.settings = settings
         app.state.rate_limiter = RateLimiter(
@@ -242,6 +252,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(api.router)
     app.include_router(ws.router)
     app.include_router(analysis.router)
+    app.include_router(event_routes.router)
 
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
@@ -286,7 +297,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     if settings.static_dir.is_dir():
         app.mount("/", SpaStatic(directory=settings.static_dir, html=True), name="static")
-    app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
+    app.add_middleware(
+        BodyLimit,
+        limit=settings.max_body_bytes,
+        larger={event_routes.ROSTER_PATH: MAX_ROSTER_BYTES},
+    )
     return app
 
 

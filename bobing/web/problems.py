@@ -53,6 +53,13 @@ STATUS: dict[str, int] = {
     "busy": 503,
     "unavailable": 503,
     "not_found": 404,
+    "invalid_event": 422,
+    "event_not_found": 404,
+    "unauthorized": 401,
+    "tables_playing": 409,
+    "playoff_exists": 409,
+    "playoff_too_small": 409,
+    "seat_claimed": 409,
     "internal_error": 500,
 }
 """Every error code the server sends, with its HTTP status (docs/protocol.md lists them)."""

@@ -181,4 +181,3 @@ def state_text(runtime: Runtime) -> str:
     if runtime.static_json is None:
         runtime.static_json = dumps(static_state(runtime))[:-1]  # without the closing brace
     return runtime.static_json + "," + dumps(dynamic_state(runtime))[1:]
-

@@ -6,6 +6,8 @@ import asyncio
 from datetime import UTC, datetime
 
 import pytest
+from alembic.config import Config
+from alembic.script import ScriptDirectory
 from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
 
@@ -18,6 +20,7 @@ from bobing.storage import (
     StaleWrite,
     TableInfo,
 )
+from bobing.storage.db import MIGRATIONS
 
 
 def info(code: str = "ABC234") -> TableInfo:
@@ -126,10 +129,7 @@ async def test_migrations_are_idempotent(db: Database) -> None:
 
 
 def _head_revision() -> str:
-    from alembic.config import Config
-    from alembic.script import ScriptDirectory
 
-    from bobing.storage.db import MIGRATIONS
 
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
