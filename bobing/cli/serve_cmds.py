@@ -70,13 +70,19 @@ def serve(
         typer.Option(help=_h("serve.opt.max_frame_bytes"), min=512, max=1 << 20,
                      envvar="BOBING_MAX_FRAME_BYTES", metavar="BYTES"),
     ] = 4096,
+    limit: Annotated[
+        list[str] | None,
+        typer.Option("--limit", metavar="NAME=VALUE", help=_h("serve.opt.limit")),
+    ] = None,
 ) -> None:
     """Run the table server: the browser UI, REST under /api, WebSockets under /ws."""
+    import os
+
     from bobing.web.limits_transport import TransportLimits
     from bobing.web.serve import run_server
-    from bobing.web.settings import Settings
+    from bobing.web.settings import Limits, Settings
 
-    limits = TransportLimits(
+    transport = TransportLimits(
         header_timeout=header_timeout,
         idle_timeout=idle_timeout,
         max_connections_per_address=max_connections_per_address,
@@ -84,7 +90,9 @@ def serve(
         max_body_bytes=max_body_bytes,
         max_frame_bytes=max_frame_bytes,
     )
-    run_server(Settings(db_url=db, db_schema=schema, transport=limits), host, port)
+    limits = Limits.from_env(os.environ, limit or ())
+    settings = Settings(db_url=db, db_schema=schema, limits=limits, transport=transport)
+    run_server(settings, host, port)
 
 
 def verify(
@@ -102,6 +110,11 @@ def verify(
 
     language = lang_from_option(lang)
     data = _load(record)
+    from bobing.organizer.verify import is_event_record
+
+    if is_event_record(data):
+        _verify_event(data, as_json)
+        return
     result = verify_fairness(data, None if seen is None else _load(seen))
     if as_json:
         typer.echo(
@@ -141,6 +154,42 @@ def verify(
         )
 
 
+def _verify_event(data: dict[str, object], as_json: bool) -> None:
+    from bobing.organizer.verify import verify_event
+
+    tables = verify_event(data)
+    if as_json:
+        typer.echo(
+            json.dumps(
+                {
+                    "ok": True,
+                    "event": data["event"],
+                    "tables": [
+                        {
+                            "number": c.number,
+                            "code": c.code,
+                            "winner": c.winner,
+                            "checked": len(c.checks),
+                        }
+                        for c in tables
+                    ],
+                },
+                ensure_ascii=False,
+            )
+        )
+        return
+    throws = sum(1 for c in tables for check in c.checks if check.throw > 0)
+    playoff = (
+        " and the playoff between the table winners"
+        if tables[-1:] and tables[-1].number == 0
+        else ""
+    )
+    typer.echo(
+        f"ok: {len([c for c in tables if c.number])} tables{playoff} replay under the engine; "
+        f"{throws} server throws follow from their revealed seeds"
+    )
+
+
 def _load(path: Path) -> dict[str, Any]:
     from bobing.engine.record import load_record, parse_record
 
@@ -158,9 +207,7 @@ def bench_server(
         str | None,
         typer.Option(help=_h("bench.opt.db")),
     ] = None,
-    url: Annotated[
-        str | None, typer.Option(help=_h("bench.opt.url"))
-    ] = None,
+    url: Annotated[str | None, typer.Option(help=_h("bench.opt.url"))] = None,
     as_json: Annotated[bool, typer.Option("--json", help=_h("bench.opt.json"))] = False,
 ) -> None:
     """Drive TABLES x PLAYERS simulated players over WebSockets; report throws/s and latency."""

@@ -97,6 +97,9 @@ def _server(db: str, folder: Path, schema: str | None = None) -> Any:
     # Every simulated phone connects from 127.0.0.1: lift the per-address connection cap.
     command = [str(bobing), "serve", "--host", "127.0.0.1", "--port", "0", "--db", db]
     command += ["--max-connections-per-address", "0"]
+    # Every bench table comes from this one address: the per-address limits would stop it.
+    for name in ("create_per_minute", "join_per_minute", "open_tables_per_address"):
+        command += ["--limit", f"{name}=0"]
     if schema is not None:
         command += ["--schema", schema]
     log = (folder / "server.log").open("w")

@@ -26,7 +26,7 @@ import asyncio
 import json
 import logging
 from collections import Counter
-from collections.abc import MutableMapping
+from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -252,9 +252,13 @@ def guarded_protocols(
 class RequestLimits:
     """ASGI middleware: path characters, body size (any framing), body stalls, JSON text."""
 
-    def __init__(self, app: ASGIApp, limits: TransportLimits) -> None:
+    def __init__(
+        self, app: ASGIApp, limits: TransportLimits, larger: Mapping[str, int] | None = None
+    ) -> None:
         self.app = app
         self.limits = limits
+        self.larger = dict(larger or {})
+        """Paths that take a larger body (an organiser's roster upload), and their limit."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -269,7 +273,7 @@ class RequestLimits:
             return
         headers = dict(scope.get("headers", ()))
         declared = headers.get(b"content-length", b"")
-        limit = self.limits.max_body_bytes
+        limit = self.larger.get(path, self.limits.max_body_bytes)
         if declared.isdigit() and int(declared) > limit:
             size = int(declared)
             await self._refuse(
@@ -287,7 +291,7 @@ class RequestLimits:
             await self.app(scope, receive, send)
             return
         try:
-            body = await self._read_body(receive)
+            body = await self._read_body(receive, limit)
             if body and b"json" in headers.get(b"content-type", b"json"):
                 _check_json(body)
         except ApiError as error:
@@ -306,8 +310,7 @@ class RequestLimits:
 
         await self.app(scope, replay, send)
 
-    async def _read_body(self, receive: Receive) -> bytes:
-        limit = self.limits.max_body_bytes
+    async def _read_body(self, receive: Receive, limit: int) -> bytes:
         timeout = self.limits.idle_timeout or None
         chunks: list[bytes] = []
         size = 0
