@@ -282,7 +282,7 @@ def verify(record: Mapping[str, Any], seen: Mapping[str, Any] | None = None) -> 
     if mode == REFEREE_MODE:
         seed, table_id = _seed_and_table(fair, required=False)
         named = fair.get("throws") or []
-        if named or fair.get("start"):
+        if named:
             raise _fail(
                 "the record says its table is a referee table (real dice) but names "
                 f"{len(named) if isinstance(named, list) else 1} server-rolled throws: "
@@ -290,7 +290,20 @@ def verify(record: Mapping[str, Any], seen: Mapping[str, Any] | None = None) -> 
                 "fairness_referee_entries",
                 count=len(named) if isinstance(named, list) else 1,
             )
-        result = Verification(table_id, str(fair["commitment"]), mode, None, ())
+        # the host may still have let the server roll the start dice
+        start = fair.get("start")
+        rolled = isinstance(start, Mapping) and start.get("nonce") is not None
+        start_check = None
+        if seed is not None and rolled:
+            start_check = _start_check(record, fair, seed, table_id)
+        if start_check is not None and not start_check.ok:
+            raise _fail(
+                f"the start dice: recorded {start_check.recorded} but the seed gives "
+                f"{start_check.expected}",
+                "fairness_start_mismatch",
+                recorded=start_check.recorded, expected=start_check.expected,
+            )
+        result = Verification(table_id, str(fair["commitment"]), mode, start_check, ())
         if seen is not None:
             raise _fail("a referee table's dice are real dice: a device has nothing to compare",
                         "fairness_referee_seen")

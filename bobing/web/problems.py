@@ -16,7 +16,7 @@ STATUS: dict[str, int] = {
     "malformed": 400,
     "too_deep": 400,
     "bad_text": 400,
-    "bad_path": 400,
+    "bad_path": 404,
     "request_timeout": 408,
     "too_large": 413,
     "headers_too_large": 431,

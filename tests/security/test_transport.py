@@ -303,11 +303,11 @@ def test_translated_problems(served: Serve) -> None:
         b"/api/tables/K7Q2MX%00/record",
     ],
 )
-def test_control_characters_in_a_path_are_400(served: Serve, path: bytes) -> None:
+def test_control_characters_in_a_path_are_404(served: Serve, path: bytes) -> None:
     with raw(served) as sock:
         sock.sendall(b"GET " + path + b" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         status, problem = response(read_all(sock))
-    assert status == 400 and problem["code"] == "bad_path"
+    assert status == 404 and problem["code"] == "bad_path"
 
 
 def test_the_limits_are_documented() -> None:

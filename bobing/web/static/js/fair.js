@@ -190,7 +190,7 @@ export async function verifyRecord(record, { seenCommitment = null } = {}) {
   const named = Array.isArray(fair.throws) ? fair.throws : [];
   if (referee) {
     // real dice: nothing to derive; an entry here would itself be a forgery
-    const ok = commitmentOk && earlyCommitmentOk !== false && !named.length && !fair.start;
+    const ok = commitmentOk && earlyCommitmentOk !== false && !named.length;
     return { ok, referee, commitmentOk, earlyCommitmentOk, start: null, checks: [] };
   }
   const disputes = Array.isArray(fair.disputes) ? fair.disputes : [];
