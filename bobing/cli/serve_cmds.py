@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from bobing.engine.errors import RecordError
+from bobing.cli.render import LangOption, lang_from_option
 from bobing.i18n import lang_from_env, t
 
 _LANG = lang_from_env()
@@ -40,6 +40,36 @@ def serve(
         str | None,
         typer.Option(help=_h("serve.opt.schema")),
     ] = None,
+    header_timeout: Annotated[
+        float,
+        typer.Option(help=_h("serve.opt.header_timeout"), min=0, max=3600,
+                     envvar="BOBING_HEADER_TIMEOUT", metavar="SECONDS"),
+    ] = 10.0,
+    idle_timeout: Annotated[
+        float,
+        typer.Option(help=_h("serve.opt.idle_timeout"), min=0, max=3600,
+                     envvar="BOBING_IDLE_TIMEOUT", metavar="SECONDS"),
+    ] = 30.0,
+    max_connections_per_address: Annotated[
+        int,
+        typer.Option(help=_h("serve.opt.max_connections"), min=0, max=1_000_000,
+                     envvar="BOBING_MAX_CONNECTIONS_PER_ADDRESS", metavar="N"),
+    ] = 100,
+    max_header_bytes: Annotated[
+        int,
+        typer.Option(help=_h("serve.opt.max_header_bytes"), min=1024, max=1 << 20,
+                     envvar="BOBING_MAX_HEADER_BYTES", metavar="BYTES"),
+    ] = 16 * 1024,
+    max_body_bytes: Annotated[
+        int,
+        typer.Option(help=_h("serve.opt.max_body_bytes"), min=1024, max=16 << 20,
+                     envvar="BOBING_MAX_BODY_BYTES", metavar="BYTES"),
+    ] = 64 * 1024,
+    max_frame_bytes: Annotated[
+        int,
+        typer.Option(help=_h("serve.opt.max_frame_bytes"), min=512, max=1 << 20,
+                     envvar="BOBING_MAX_FRAME_BYTES", metavar="BYTES"),
+    ] = 4096,
     limit: Annotated[
         list[str] | None,
         typer.Option("--limit", metavar="NAME=VALUE", help=_h("serve.opt.limit")),
@@ -48,59 +78,80 @@ def serve(
     """Run the table server: the browser UI, REST under /api, WebSockets under /ws."""
     import os
 
+    from bobing.web.limits_transport import TransportLimits
     from bobing.web.serve import run_server
     from bobing.web.settings import Limits, Settings
 
+    transport = TransportLimits(
+        header_timeout=header_timeout,
+        idle_timeout=idle_timeout,
+        max_connections_per_address=max_connections_per_address,
+        max_header_bytes=max_header_bytes,
+        max_body_bytes=max_body_bytes,
+        max_frame_bytes=max_frame_bytes,
+    )
     limits = Limits.from_env(os.environ, limit or ())
-    run_server(Settings(db_url=db, db_schema=schema, limits=limits), host, port)
+    settings = Settings(db_url=db, db_schema=schema, limits=limits, transport=transport)
+    run_server(settings, host, port)
 
 
 def verify(
     record: Annotated[
         Path, typer.Argument(help=_h("verify.arg.record"))
     ],
+    seen: Annotated[
+        Path | None, typer.Option("--seen", metavar="SEEN.json", help=_h("verify.opt.seen"))
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help=_h("verify.opt.json"))] = False,
+    lang: LangOption = None,
 ) -> None:
     """Check that every server-rolled throw of a record follows from the revealed seed."""
-    from bobing.engine.fairness import verify_record
+    from bobing.engine.fairness import verify as verify_fairness
 
-    text = _read(record)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise RecordError(
-            f"{str(record)!r} is not valid JSON: {exc.msg} at line {exc.lineno}"
-        ) from None
-    if not isinstance(data, dict):
-        raise RecordError(f"{str(record)!r} must hold a JSON object (a game record)")
+    language = lang_from_option(lang)
+    data = _load(record)
     from bobing.organizer.verify import is_event_record
 
     if is_event_record(data):
         _verify_event(data, as_json)
         return
-    checks = verify_record(data)
-    fairness = data["fairness"]
+    result = verify_fairness(data, None if seen is None else _load(seen))
     if as_json:
         typer.echo(
             json.dumps(
                 {
                     "ok": True,
-                    "commitment": fairness["commitment"],
-                    "table_id": fairness["table_id"],
+                    "mode": result.mode,
+                    "referee": result.referee,
+                    "commitment": result.commitment,
+                    "table_id": result.table_id,
+                    "start": None
+                    if result.start is None
+                    else {"nonce": result.start.nonce, "dice": result.start.expected},
                     "checked": [
-                        {"throw": c.throw, "nonce": c.nonce, "dice": c.expected} for c in checks
+                        {"throw": c.throw, "nonce": c.nonce, "dice": c.expected}
+                        for c in result.throws
                     ],
+                    "seen": None
+                    if seen is None
+                    else {"sent": result.seen_sent, "throws": result.seen_throws},
                 },
                 ensure_ascii=False,
             )
         )
         return
-    throws = sum(1 for c in checks if c.throw > 0)
-    start = " and the start dice" if any(c.throw == 0 for c in checks) else ""
+    table = result.table_id
+    if result.referee:
+        typer.echo(t("verify.referee", language, table=table))
+        return
+    key = "verify.ok.start" if result.start is not None else "verify.ok"
     typer.echo(
-        f"ok: {throws} server throws{start} of table {fairness['table_id']} follow from the "
-        f"seed committed as {fairness['commitment']}"
+        t(key, language, count=len(result.throws), table=table, commitment=result.commitment)
     )
+    if seen is not None:
+        typer.echo(
+            t("verify.seen", language, sent=result.seen_sent, seen=result.seen_throws)
+        )
 
 
 def _verify_event(data: dict[str, object], as_json: bool) -> None:
@@ -139,14 +190,12 @@ def _verify_event(data: dict[str, object], as_json: bool) -> None:
     )
 
 
-def _read(path: Path) -> str:
+def _load(path: Path) -> dict[str, Any]:
+    from bobing.engine.record import load_record, parse_record
+
     if str(path) == "-":
-        return sys.stdin.read()
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = getattr(exc, "strerror", None) or str(exc)
-        raise RecordError(f"cannot read {str(path)!r}: {reason}") from None
+        return parse_record(sys.stdin.read(), "-")
+    return load_record(path)
 
 
 @bench_app.command("server", help=_h("bench.server.help"))

@@ -68,7 +68,7 @@ def commitment(seed: str) -> str:
     return hashlib.sha256(_seed_bytes(seed)).hexdigest()
 
 
-def check_nonce(nonce: str) -> str:
+def check_nonce(nonce: object) -> str:
     """Return ``nonce`` if it is 1-64 characters of ``A-Za-z0-9_.:-``, else raise InputError."""
     if not isinstance(nonce, str) or not NONCE_PATTERN.fullmatch(nonce):
         raise InputError(
@@ -127,6 +127,12 @@ def grab_rng(seed: str, table_id: str) -> random.Random:
     return random.Random(int.from_bytes(digest, "big"))
 
 
+SERVER_DICE_MODES = ("online", "pass_and_play")
+"""Table modes whose every throw (and start dice) the server rolls."""
+REFEREE_MODE = "referee"
+"""Real dice, typed in by the host: nothing for the seed to prove."""
+
+
 @dataclass(frozen=True, slots=True)
 class ThrowCheck:
     """The outcome of re-deriving one throw."""
@@ -142,6 +148,31 @@ class ThrowCheck:
         return self.expected == self.recorded
 
 
+@dataclass(frozen=True, slots=True)
+class Verification:
+    """What :func:`verify` proved about a record (it raises instead of returning a failure)."""
+
+    table_id: str
+    commitment: str
+    mode: str | None
+    """The record's ``table.mode``; None for a record without one (checked as server dice)."""
+    start: ThrowCheck | None
+    throws: tuple[ThrowCheck, ...]
+    seen_sent: int = 0
+    """How many throws this device threw itself, with its own nonce (from ``seen``)."""
+    seen_throws: int = 0
+    """How many throws this device saw live that the record repeats exactly (from ``seen``)."""
+
+    @property
+    def referee(self) -> bool:
+        """A referee table: real dice, so no throw was checked (there is nothing to check)."""
+        return self.mode == REFEREE_MODE
+
+
+def _fail(message: str, code: str, **params: Any) -> RecordError:
+    return RecordError(message, code=code, **params)
+
+
 def _recorded_dice(entry: Any, index: int) -> str | None:
     """The six digits of a record's throw entry, or None for a 跳猴."""
     if isinstance(entry, str):
@@ -154,70 +185,289 @@ def _recorded_dice(entry: Any, index: int) -> str | None:
             return dice
         if isinstance(dice, Sequence):
             return "".join(str(d) for d in dice)
-    raise RecordError(f"throw {index}: cannot read its dice from {entry!r}", throw=index)
+    raise _fail(f"throw {index}: cannot read its dice from {entry!r}", "fairness_bad_throw",
+                throw=index, value=entry)
 
 
-def verify_record(record: Mapping[str, Any]) -> list[ThrowCheck]:
-    """Check every server-dice throw of a record against its revealed seed.
+def _digits(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, Sequence):
+        return "".join(str(d) for d in value)
+    return repr(value)
 
-    Raises RecordError when the record has no fairness block, the seed is missing or does
-    not match the commitment, or a throw's faces differ from the derived ones.
-    """
-    fair = record.get("fairness")
-    if not isinstance(fair, Mapping):
-        raise RecordError('the record has no "fairness" block: nothing to verify', key="fairness")
+
+def _throws(record: Mapping[str, Any]) -> list[Any]:
+    """The record's throws, numbered from 1 (a close entry of RULES.md §8.1 is not a throw)."""
+    from bobing.engine.record_format import is_close
+
+    throws = record.get("throws", [])
+    if not isinstance(throws, list):
+        raise _fail("throws must be a list", "fairness_bad_throws")
+    return [entry for entry in throws if not is_close(entry)]
+
+
+def _mode(record: Mapping[str, Any]) -> str | None:
+    table = record.get("table")
+    mode = table.get("mode") if isinstance(table, Mapping) else None
+    if mode is not None and mode not in (*SERVER_DICE_MODES, REFEREE_MODE):
+        raise _fail(
+            f"unknown table mode {mode!r} in the record; allowed: online, pass_and_play, referee",
+            "fairness_bad_mode",
+            value=mode,
+        )
+    return None if mode is None else str(mode)
+
+
+def _seed_and_table(fair: Mapping[str, Any], *, required: bool) -> tuple[str | None, str]:
     committed = fair.get("commitment")
     seed = fair.get("server_seed")
     table_id = fair.get("table_id")
-    if not isinstance(seed, str):
-        raise RecordError(
-            "the server seed has not been revealed yet (the game is not over)",
-            key="fairness.server_seed",
-        )
-    if not isinstance(table_id, str):
-        raise RecordError("fairness.table_id is missing", key="fairness.table_id")
+    if not isinstance(table_id, str) or not TABLE_ID_PATTERN.fullmatch(table_id):
+        raise _fail(f"fairness.table_id {table_id!r} is missing or invalid",
+                    "fairness_no_table_id", value=table_id)
+    if not isinstance(committed, str) or not re.fullmatch(r"[0-9a-f]{64}", committed):
+        raise _fail(f"fairness.commitment {committed!r} is missing or not 64 hex digits",
+                    "fairness_no_commitment", value=committed)
+    if seed is None:
+        if required:
+            raise _fail("the server seed has not been revealed yet (the game is not over)",
+                        "fairness_seed_hidden")
+        return None, table_id
     if commitment(seed) != committed:
-        raise RecordError(
-            f"the revealed seed does not match the commitment {committed!r}",
-            key="fairness.commitment",
-        )
-    throws = record.get("throws", [])
-    if not isinstance(throws, list):
-        raise RecordError("throws must be a list", key="throws")
-    # A close ({"close": true}, RULES.md §8.1) is not a throw and takes no number.
-    throws = [e for e in throws if not (isinstance(e, Mapping) and "close" in e)]
+        raise _fail(f"the revealed seed does not match the commitment {committed!r}",
+                    "fairness_seed_mismatch", value=committed)
+    return str(seed), table_id
+
+
+def _entries(fair: Mapping[str, Any], count: int) -> dict[int, str]:
+    """fairness.throws as {throw number: nonce}, each well formed and named once."""
     entries = fair.get("throws", [])
     if not isinstance(entries, list):
-        raise RecordError("fairness.throws must be a list", key="fairness.throws")
-    checks: list[ThrowCheck] = []
-    start = fair.get("start")
-    if isinstance(start, Mapping) and start.get("nonce") is not None:
-        nonce = str(start["nonce"])
-        expected = "".join(map(str, derive_faces(seed, table_id, START_THROW, nonce, 2)))
-        recorded = "".join(str(d) for d in start.get("dice", []))
-        checks.append(ThrowCheck(START_THROW, nonce, expected, recorded))
+        raise _fail("fairness.throws must be a list", "fairness_bad_entry", value=entries)
+    out: dict[int, str] = {}
     for item in entries:
-        if not isinstance(item, Mapping) or not isinstance(item.get("throw"), int):
-            raise RecordError(f"bad fairness.throws entry {item!r}", key="fairness.throws")
-        number = int(item["throw"])
-        if not 1 <= number <= len(throws):
-            raise RecordError(
-                f"fairness names throw {number} but the record has {len(throws)} throws",
-                throw=number,
+        number = item.get("throw") if isinstance(item, Mapping) else None
+        if isinstance(number, bool) or not isinstance(number, int):
+            raise _fail(f"bad fairness.throws entry {item!r}", "fairness_bad_entry", value=item)
+        if not 1 <= number <= count:
+            raise _fail(
+                f"fairness names throw {number} but the record has {count} throws",
+                "fairness_extra_entry", throw=number, count=count,
             )
-        nonce = str(item.get("nonce", ""))
-        recorded_dice = _recorded_dice(throws[number - 1], number)
-        if recorded_dice is None:
-            raise RecordError(f"throw {number}: a 跳猴 cannot come from server dice", throw=number)
+        if number in out:
+            raise _fail(f"fairness names throw {number} twice", "fairness_duplicate_entry",
+                        throw=number)
+        out[number] = check_nonce(item.get("nonce"))
+    return out
+
+
+def verify(record: Mapping[str, Any], seen: Mapping[str, Any] | None = None) -> Verification:
+    """Check a record's dice against its revealed seed; with ``seen``, also against one device.
+
+    At an ``online`` or ``pass_and_play`` table (or a record that does not say) the server
+    rolled every throw: each throw must have a fairness entry, and its faces must be the ones
+    derived from the seed and that entry's nonce; so must the start dice that chose the
+    starter. A ``referee`` table's dice are real dice: there is nothing to derive, and a
+    fairness entry there is itself a sign of tampering. ``seen`` is what one device saw live
+    (:func:`verify_seen`). Raises RecordError naming the first thing that does not hold.
+    """
+    fair = record.get("fairness")
+    if not isinstance(fair, Mapping):
+        raise _fail(
+            'the record has no "fairness" block: nothing to verify', "fairness_missing_block"
+        )
+    mode = _mode(record)
+    throws = _throws(record)
+    if mode == REFEREE_MODE:
+        seed, table_id = _seed_and_table(fair, required=False)
+        named = fair.get("throws") or []
+        if named:
+            raise _fail(
+                "the record says its table is a referee table (real dice) but names "
+                f"{len(named) if isinstance(named, list) else 1} server-rolled throws: "
+                "it has been altered",
+                "fairness_referee_entries",
+                count=len(named) if isinstance(named, list) else 1,
+            )
+        # the host may still have let the server roll the start dice
+        start = fair.get("start")
+        rolled = isinstance(start, Mapping) and start.get("nonce") is not None
+        start_check = None
+        if seed is not None and rolled:
+            start_check = _start_check(record, fair, seed, table_id)
+        if start_check is not None and not start_check.ok:
+            raise _fail(
+                f"the start dice: recorded {start_check.recorded} but the seed gives "
+                f"{start_check.expected}",
+                "fairness_start_mismatch",
+                recorded=start_check.recorded, expected=start_check.expected,
+            )
+        result = Verification(table_id, str(fair["commitment"]), mode, start_check, ())
+        if seen is not None:
+            raise _fail("a referee table's dice are real dice: a device has nothing to compare",
+                        "fairness_referee_seen")
+        return result
+    seed, table_id = _seed_and_table(fair, required=True)
+    assert seed is not None
+    disputes = fair.get("disputes") or []
+    if disputes:
+        first = disputes[0] if isinstance(disputes, list) else {}
+        first = first if isinstance(first, Mapping) else {}
+        raise _fail(
+            f"throw {first.get('throw')}: {first.get('player')}'s device reported that it sent "
+            f"the nonce {first.get('sent')!r} but the server rolled with {first.get('nonce')!r}"
+            f" ({len(disputes)} throws disputed): the server chose the randomness",
+            "fairness_disputed",
+            throw=first.get("throw"), player=first.get("player"), sent=first.get("sent"),
+            nonce=first.get("nonce"), count=len(disputes),
+        )
+    entries = _entries(fair, len(throws))
+    missing = [n for n in range(1, len(throws) + 1) if n not in entries]
+    if missing:
+        listed = ", ".join(map(str, missing[:10])) + (", …" if len(missing) > 10 else "")
+        raise _fail(
+            f"throw {missing[0]} has no fairness entry: the server rolls every throw at an "
+            f"online or pass-and-play table, so each needs one ({len(missing)} missing: "
+            f"{listed})",
+            "fairness_entry_missing",
+            throw=missing[0], count=len(missing), throws=listed,
+        )
+    checks: list[ThrowCheck] = []
+    for number in range(1, len(throws) + 1):
+        recorded = _recorded_dice(throws[number - 1], number)
+        if recorded is None:
+            raise _fail(f"throw {number}: a 跳猴 cannot come from server dice",
+                        "fairness_tiaohou", throw=number)
+        nonce = entries[number]
         expected = "".join(map(str, derive_faces(seed, table_id, number, nonce)))
-        checks.append(ThrowCheck(number, nonce, expected, recorded_dice))
+        checks.append(ThrowCheck(number, nonce, expected, recorded))
+    start_check = _start_check(record, fair, seed, table_id)
     bad = [c for c in checks if not c.ok]
+    if start_check is not None and not start_check.ok:
+        raise _fail(
+            f"the start dice: recorded {start_check.recorded} but the seed gives "
+            f"{start_check.expected}",
+            "fairness_start_mismatch",
+            recorded=start_check.recorded, expected=start_check.expected,
+        )
     if bad:
         first = bad[0]
-        raise RecordError(
+        raise _fail(
             f"throw {first.throw}: recorded {first.recorded} but the seed gives {first.expected}"
             + (f" ({len(bad)} throws differ)" if len(bad) > 1 else ""),
-            code="fairness_mismatch",
-            throw=first.throw,
+            "fairness_mismatches" if len(bad) > 1 else "fairness_mismatch",
+            throw=first.throw, recorded=first.recorded, expected=first.expected, count=len(bad),
         )
-    return checks
+    result = Verification(table_id, str(fair["commitment"]), mode, start_check, tuple(checks))
+    if seen is None:
+        return result
+    sent, matched = verify_seen(record, seen)
+    return Verification(
+        result.table_id, result.commitment, mode, start_check, result.throws, sent, matched
+    )
+
+
+def _start_check(
+    record: Mapping[str, Any], fair: Mapping[str, Any], seed: str, table_id: str
+) -> ThrowCheck | None:
+    """The server-rolled start dice, which must back any start dice the record names."""
+    start = record.get("start")
+    start = start if isinstance(start, Mapping) else {}
+    record_dice = start.get("dice")
+    entry = fair.get("start")
+    if entry is None:
+        if record_dice is not None:
+            raise _fail(
+                "the record names start dice but fairness.start does not: the server rolls "
+                "the start dice at an online or pass-and-play table",
+                "fairness_start_missing",
+            )
+        return None
+    if not isinstance(entry, Mapping):
+        raise _fail(f"bad fairness.start {entry!r}", "fairness_bad_entry", value=entry)
+    nonce = check_nonce(entry.get("nonce"))
+    recorded = _digits(entry.get("dice"))
+    if record_dice is not None and (
+        _digits(record_dice) != recorded or start.get("thrower") != entry.get("thrower")
+    ):
+        raise _fail(
+            f"the record's start dice {_digits(record_dice)} (thrower {start.get('thrower')!r}) "
+            f"are not fairness.start's {recorded} (thrower {entry.get('thrower')!r})",
+            "fairness_start_differs",
+            dice=_digits(record_dice), thrower=start.get("thrower"), expected=recorded,
+            expected_thrower=entry.get("thrower"),
+        )
+    expected = "".join(map(str, derive_faces(seed, table_id, START_THROW, nonce, 2)))
+    return ThrowCheck(START_THROW, nonce, expected, recorded)
+
+
+def verify_seen(record: Mapping[str, Any], seen: Mapping[str, Any]) -> tuple[int, int]:
+    """Compare a record with what one device saw live; return (throws it sent, throws seen).
+
+    ``seen`` is the file the browser's fairness card saves (docs/fairness.md)::
+
+        {"table_id": "K7Q2MX", "commitment": "<hex, as this device saw it before throwing>",
+         "throws": [{"throw": 5, "nonce": "<in the dice event>", "dice": "442356",
+                     "sent": "<the nonce this device sent, if it threw>"}, ...]}
+
+    A throw this device threw must carry the nonce it sent (else the server chose the
+    randomness, and so could have chosen the dice); every throw it saw must be in the record
+    with the same nonce and dice (else the record is not what was shown at the table).
+    """
+    fair = record.get("fairness")
+    assert isinstance(fair, Mapping)
+    if seen.get("table_id") != fair.get("table_id"):
+        raise _fail(
+            f"the device's file is for table {seen.get('table_id')!r}, "
+            f"the record for {fair.get('table_id')!r}",
+            "seen_other_table", value=seen.get("table_id"), expected=fair.get("table_id"),
+        )
+    if seen.get("commitment") != fair.get("commitment"):
+        raise _fail(
+            f"this device saw the commitment {seen.get('commitment')!r} before the game, "
+            f"the record has {fair.get('commitment')!r}: the seed was changed",
+            "seen_commitment", value=seen.get("commitment"), expected=fair.get("commitment"),
+        )
+    items = seen.get("throws", [])
+    if not isinstance(items, list):
+        raise _fail("the device's throws must be a list", "seen_bad_entry", value=items)
+    throws = _throws(record)
+    entries = _entries(fair, len(throws))
+    sent = 0
+    for item in items:
+        number = item.get("throw") if isinstance(item, Mapping) else None
+        if isinstance(number, bool) or not isinstance(number, int):
+            raise _fail(f"bad entry {item!r} in the device's file", "seen_bad_entry", value=item)
+        assert isinstance(item, Mapping)
+        mine = item.get("sent")
+        if mine is not None and mine != item.get("nonce"):
+            raise _fail(
+                f"throw {number}: this device sent the nonce {mine!r} but the server rolled "
+                f"with {item.get('nonce')!r}: it did not use your randomness, so it could "
+                "have chosen these dice",
+                "seen_nonce_ignored", throw=number, sent=mine, nonce=item.get("nonce"),
+            )
+        if number not in entries:
+            raise _fail(f"throw {number}: this device saw it, but the record does not have it",
+                        "seen_throw_missing", throw=number)
+        recorded = _recorded_dice(throws[number - 1], number)
+        if entries[number] != item.get("nonce") or recorded != _digits(item.get("dice")):
+            raise _fail(
+                f"throw {number}: this device saw nonce {item.get('nonce')!r} and dice "
+                f"{_digits(item.get('dice'))}, the record has {entries[number]!r} and {recorded}",
+                "seen_throw_differs", throw=number, nonce=item.get("nonce"),
+                dice=_digits(item.get("dice")), recorded_nonce=entries[number],
+                recorded=recorded,
+            )
+        sent += mine is not None
+    return sent, len(items)
+
+
+def verify_record(record: Mapping[str, Any]) -> list[ThrowCheck]:
+    """The checks of :func:`verify`: the start dice (throw 0) if rolled, then every throw.
+
+    Raises RecordError as :func:`verify` does.
+    """
+    result = verify(record)
+    return ([result.start] if result.start is not None else []) + list(result.throws)

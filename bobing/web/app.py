@@ -5,10 +5,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Mapping, MutableMapping
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from fastapi import FastAPI, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
@@ -16,7 +15,7 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.staticfiles import StaticFiles
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
 
 from bobing.engine.errors import BobingError
 from bobing.i18n import normalize_lang
@@ -27,6 +26,7 @@ from bobing.storage.event_store import EventStore
 from bobing.storage.gatherings import GatheringStore
 from bobing.web.events import EventService
 from bobing.web.hub import Hub
+from bobing.web.limits_transport import RequestLimits
 from bobing.web.problems import ApiError, from_bobing
 from bobing.web.ratelimit import RateLimiter
 from bobing.web.routes import analysis, api, ws
@@ -54,58 +54,6 @@ def problem_response(request: Request, error: ApiError) -> JSONResponse:
     return JSONResponse(
         error.problem(request_lang(request)), error.status, media_type=PROBLEM, headers=headers
     )
-
-
-class BodyLimit:
-    """Refuse request bodies over ``limit`` bytes with a ``too_large`` problem."""
-
-    def __init__(self, app: ASGIApp, limit: int, larger: Mapping[str, int] | None = None) -> None:
-        self.app = app
-        self.limit = limit
-        self.larger = dict(larger or {})
-        """Paths that take larger bodies (a roster file upload)."""
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        if scope["path"] in self.larger:
-            await BodyLimit(self.app, self.larger[scope["path"]])(scope, receive, send)
-            return
-        declared = 0
-        for name, value in scope.get("headers", ()):
-            if name == b"content-length":
-                declared = int(value) if value.isdigit() else 0
-        if declared > self.limit:
-            await self._refuse(scope, receive, send, declared)
-            return
-        seen = 0
-
-        async def limited() -> MutableMapping[str, Any]:
-            nonlocal seen
-            message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.limit:
-                    raise ApiError(
-                        "too_large",
-                        f"request body over the limit of {self.limit} bytes",
-                        size=seen,
-                        limit=self.limit,
-                    )
-            return message
-
-        await self.app(scope, limited, send)
-
-    async def _refuse(self, scope: Scope, receive: Receive, send: Send, size: int) -> None:
-        error = ApiError(
-            "too_large",
-            f"request body of {size} bytes is over the limit of {self.limit}",
-            size=size,
-            limit=self.limit,
-        )
-        response = problem_response(Request(scope, receive), error)
-        await response(scope, receive, send)
 
 
 class SpaStatic(StaticFiles):
@@ -298,8 +246,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     if settings.static_dir.is_dir():
         app.mount("/", SpaStatic(directory=settings.static_dir, html=True), name="static")
     app.add_middleware(
-        BodyLimit,
-        limit=settings.max_body_bytes,
+        RequestLimits,
+        limits=settings.transport,
         larger={event_routes.ROSTER_PATH: MAX_ROSTER_BYTES},
     )
     return app

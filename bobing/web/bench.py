@@ -19,6 +19,8 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
+import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -82,7 +84,7 @@ def run_bench(
         except (OSError, TimeoutError) as exc:
             raise InputError(f"benchmark against {url} failed: {exc}") from None
         except Exception as exc:
-            if type(exc).__module__.split(".")[0] in ("httpx", "httpcore", "websockets"):
+            if type(exc).__module__.split(".")[0] == "websockets":
                 raise InputError(f"benchmark against {url} failed: {exc}") from None
             raise
         result["db"] = db_label
@@ -92,7 +94,9 @@ def run_bench(
 @contextlib.contextmanager
 def _server(db: str, folder: Path, schema: str | None = None) -> Any:
     bobing = Path(sys.executable).with_name("bobing")
+    # Every simulated phone connects from 127.0.0.1: lift the per-address connection cap.
     command = [str(bobing), "serve", "--host", "127.0.0.1", "--port", "0", "--db", db]
+    command += ["--max-connections-per-address", "0"]
     # Every bench table comes from this one address: the per-address limits would stop it.
     for name in ("create_per_minute", "join_per_minute", "open_tables_per_address"):
         command += ["--limit", f"{name}=0"]
@@ -161,14 +165,12 @@ def _cpu_seconds(pid: int | None) -> float | None:
 async def _bench(
     base: str, tables: int, players: int, seconds: float, pid: int | None = None
 ) -> dict[str, Any]:
-    import httpx
     import websockets
 
-    limits = httpx.Limits(max_connections=50)
-    async with httpx.AsyncClient(base_url=base, timeout=60, limits=limits) as http:
-        runs = await _gather_limited(
-            [_setup_table(http, websockets, base, i, players) for i in range(tables)], 20
-        )
+    http = _Http(base)
+    runs = await _gather_limited(
+        [_setup_table(http, websockets, base, i, players) for i in range(tables)], 20
+    )
     # The client's own collector pauses would count as latency: freeze the set-up heap.
     gc.collect()
     gc.freeze()
@@ -223,6 +225,43 @@ async def _bench(
     }
 
 
+class _Http:
+    """A minimal JSON-over-HTTP client on the standard library, for the set-up requests.
+
+    The benchmark measures WebSocket throws; its few hundred REST calls (create, join, start)
+    need no connection pool, so ``urllib`` in worker threads does, and a plain install (no
+    dev extras) can run ``bobing bench server``. Proxies are ignored: the server is local or
+    named by ``--url``.
+    """
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+        self.opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+    async def request(
+        self, method: str, path: str, body: Any = None, *, token: str | None = None
+    ) -> tuple[int, Any]:
+        """Send one request; return the status and the decoded JSON body (text if not JSON)."""
+        return await asyncio.to_thread(self._request, method, path, body, token)
+
+    def _request(self, method: str, path: str, body: Any, token: str | None) -> tuple[int, Any]:
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.base + path, data=data, method=method)
+        if data is not None:
+            request.add_header("Content-Type", "application/json")
+        if token is not None:
+            request.add_header("Authorization", f"Bearer {token}")
+        try:
+            with self.opener.open(request, timeout=60) as response:
+                status, raw = response.status, response.read()
+        except urllib.error.HTTPError as exc:
+            status, raw = exc.code, exc.read()
+        try:
+            return status, json.loads(raw)
+        except ValueError:
+            return status, raw.decode("utf-8", "replace")
+
+
 async def _gather_limited(coros: list[Any], limit: int) -> list[Any]:
     gate = asyncio.Semaphore(limit)
 
@@ -233,36 +272,37 @@ async def _gather_limited(coros: list[Any], limit: int) -> list[Any]:
     return list(await asyncio.gather(*(one(c) for c in coros)))
 
 
-async def _setup_table(http: Any, websockets: Any, base: str, index: int, players: int) -> TableRun:
-    response = await http.post(
-        "/api/tables", json={"name": f"bench {index}", "mode": "online", "rules": BENCH_RULES}
+async def _setup_table(
+    http: _Http, websockets: Any, base: str, index: int, players: int
+) -> TableRun:
+    status, created = await http.request(
+        "POST",
+        "/api/tables",
+        {"name": f"bench {index}", "mode": "online", "rules": BENCH_RULES},
     )
-    if response.status_code != 201:
-        raise InputError(f"could not create a bench table: {response.text[:300]}")
-    created = response.json()
+    if status != 201:
+        raise InputError(f"could not create a bench table: {str(created)[:300]}")
     code = created["code"]
     run = TableRun(code)
     tokens = {}
     for seat in range(players):
         name = f"p{seat + 1}"
-        joined = await http.post(f"/api/tables/{code}/join", json={"name": name})
-        if joined.status_code != 201:
-            raise InputError(f"could not join bench table {code}: {joined.text[:300]}")
-        tokens[name] = joined.json()["player_token"]
+        status, joined = await http.request("POST", f"/api/tables/{code}/join", {"name": name})
+        if status != 201:
+            raise InputError(f"could not join bench table {code}: {str(joined)[:300]}")
+        tokens[name] = joined["player_token"]
     ws_base = base.replace("http://", "ws://").replace("https://", "wss://")
     for name, token in tokens.items():
         ws = await websockets.connect(f"{ws_base}/ws/tables/{code}?token={token}", max_size=None)
         await ws.recv()  # welcome
         await ws.recv()  # the backlog and state
         run.sockets[name] = ws
-    reply = await http.post(
-        f"/api/tables/{code}/commands",
-        json={"type": "start"},
-        headers={"Authorization": f"Bearer {created['host_token']}"},
+    status, reply = await http.request(
+        "POST", f"/api/tables/{code}/commands", {"type": "start"}, token=created["host_token"]
     )
-    if reply.status_code != 200:
-        raise InputError(f"could not start bench table {code}: {reply.text}")
-    state = (await http.get(f"/api/tables/{code}")).json()
+    if status != 200:
+        raise InputError(f"could not start bench table {code}: {str(reply)[:300]}")
+    _, state = await http.request("GET", f"/api/tables/{code}")
     run.next_player = state["next"]
     run.turn = state["turn"]
     # Drain the 'started' frame every socket receives.

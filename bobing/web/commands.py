@@ -508,6 +508,52 @@ def plan_undo(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
     return Plan([undone], status="playing" if runtime.over else None, commit=commit)
 
 
+def plan_dispute(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
+    """The thrower's device reports that throw N was not rolled with the nonce it sent.
+
+    Only that device knows what it sent, so the server cannot refute the claim; it records it
+    as an event for every player to see, and the record carries it (``bobing verify`` fails on
+    it: docs/fairness.md). An honest server never gets one, since it rolls with the nonce it
+    acknowledged.
+    """
+    mode = runtime.info.mode
+    if mode == "referee":
+        raise ApiError(
+            "wrong_mode", "a referee table throws real dice: there is no nonce", mode=mode
+        )
+    number = args["throw"]
+    entry = next((f for f in runtime.fair_throws if f["throw"] == number), None)
+    game = runtime.game
+    thrower = None
+    if game is not None and entry is not None:
+        thrower = next(
+            (e.player for e in game.events if isinstance(e, Thrown) and e.throw == number), None
+        )
+    if entry is None or thrower is None:
+        raise ApiError(
+            "invalid_field", f"throw {number} has not been rolled by the server", field="throw"
+        )
+    allowed = thrower in roles.players or (mode == "pass_and_play" and (roles.play or roles.host))
+    if not allowed:
+        raise ApiError(
+            "forbidden", f"only the device that threw throw {number} may dispute it",
+            action="dispute",
+        )
+    if entry["nonce"] == args["nonce"]:
+        message = f"throw {number} was rolled with the nonce {args['nonce']!r}: nothing to dispute"
+        raise ApiError("illegal_action", message, message=message)
+    if any(d["throw"] == number for d in runtime.disputes):
+        return Plan([])
+    event = {
+        "type": "nonce_disputed",
+        "throw": number,
+        "player": thrower,
+        "sent": args["nonce"],
+        "nonce": entry["nonce"],
+    }
+    return Plan([event])
+
+
 def _with_token(runtime: Runtime, name: str, token_hash: str) -> list[Seat]:
     return [
         Seat(s.name, s.seat, token_hash if s.name == name else s.token_hash) for s in runtime.seats
@@ -615,6 +661,7 @@ PLANS: dict[str, Callable[[Runtime, Roles, Mapping[str, Any]], Plan]] = {
     "resume": plan_resume,
     "end": plan_end,
     "undo": plan_undo,
+    "dispute": plan_dispute,
     "hand_seat": plan_hand_seat,
     "claim_seat": plan_claim_seat,
     "set_auto_throw": plan_set_auto_throw,

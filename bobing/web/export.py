@@ -31,6 +31,8 @@ def record_of(runtime: Runtime) -> dict[str, Any]:
         },
         "throws": list(runtime.fair_throws),
     }
+    if runtime.disputes:
+        fairness["disputes"] = [dict(d) for d in runtime.disputes]
     table = {"code": runtime.code, "name": runtime.info.name, "mode": runtime.info.mode}
     game = runtime.game
     if game is not None:

@@ -47,6 +47,8 @@ class Connection:
     """The sender task is in the middle of a send."""
     stalled: Any = None
     """A direct send that had to wait (back-pressure): the sender task finishes it first."""
+    max_frame_bytes: int = 4096
+    """The largest frame this client may send (``TransportLimits.max_frame_bytes``)."""
 
     def push(self, item: tuple[Any, ...]) -> None:
         """Queue a frame; a connection that cannot keep up is closed (it will resync)."""

@@ -14,7 +14,13 @@ from bobing.i18n import catalogue, normalize_lang
 
 STATUS: dict[str, int] = {
     "malformed": 400,
+    "too_deep": 400,
+    "bad_text": 400,
+    "bad_path": 404,
+    "request_timeout": 408,
     "too_large": 413,
+    "headers_too_large": 431,
+    "too_many_connections": 429,
     "unknown_command": 400,
     "invalid_field": 422,
     "invalid_name": 422,

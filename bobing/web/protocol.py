@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bobing.engine.rules import MAX_PLAYERS
+from bobing.web import jsonin
 from bobing.web.problems import ApiError
 
 MAX_FRAME_BYTES = 4096
@@ -30,6 +31,7 @@ STATE_CHANGING = frozenset(
         "resume",
         "end",
         "undo",
+        "dispute",
         "hand_seat",
         "claim_seat",
         "set_auto_throw",
@@ -51,20 +53,18 @@ class Command:
     args: dict[str, Any] = field(default_factory=dict)
 
 
-def decode_frame(data: str | bytes) -> dict[str, Any]:
-    """The JSON object of one frame; ``too_large`` or ``malformed`` otherwise."""
+def decode_frame(data: str | bytes, limit: int = MAX_FRAME_BYTES) -> dict[str, Any]:
+    """The JSON object of one frame; ``too_large``, ``malformed``, ``too_deep`` or ``bad_text``
+    otherwise (:mod:`bobing.web.jsonin`, shared with REST bodies)."""
     size = len(data.encode("utf-8") if isinstance(data, str) else data)
-    if size > MAX_FRAME_BYTES:
+    if size > limit:
         raise ApiError(
             "too_large",
-            f"frame of {size} bytes is over the limit of {MAX_FRAME_BYTES}",
+            f"frame of {size} bytes is over the limit of {limit}",
             size=size,
-            limit=MAX_FRAME_BYTES,
+            limit=limit,
         )
-    try:
-        value = json.loads(data)
-    except (ValueError, UnicodeDecodeError):
-        raise ApiError("malformed", "the frame is not valid JSON") from None
+    value = jsonin.loads(data, what="frame")
     if not isinstance(value, dict):
         raise ApiError("malformed", f"a frame must be a JSON object, not {type(value).__name__}")
     return value
@@ -182,6 +182,7 @@ FIELDS: dict[str, dict[str, Check]] = {
     "resume": {},
     "end": {},
     "undo": {"throw": _positive_int},
+    "dispute": {"throw": _positive_int, "nonce": _nonce},
     "hand_seat": {"player": _text(64)},
     "claim_seat": {},
     "set_auto_throw": {"seconds": _seconds},
@@ -199,6 +200,7 @@ REQUIRED: dict[str, tuple[str, ...]] = {
     "set_auto_throw": ("seconds",),
     "react": ("emoji",),
     "auth": ("token",),
+    "dispute": ("throw", "nonce"),
 }
 
 

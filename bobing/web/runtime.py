@@ -64,6 +64,8 @@ class Runtime:
     game: Game | None = None
     start_dice: dict[str, Any] | None = None
     fair_throws: list[dict[str, Any]] = field(default_factory=list)
+    disputes: list[dict[str, Any]] = field(default_factory=list)
+    """Throws a thrower's device says were not rolled with the nonce it sent (``dispute``)."""
     last_throw: dict[str, Any] | None = None
     end_reason: str | None = None
     seed_revealed: bool = False
@@ -212,6 +214,10 @@ def note_event(runtime: Runtime, event: StoredEvent) -> None:
         runtime.throw_seqs.pop(undone, None)
         runtime.fair_throws = [f for f in runtime.fair_throws if f["throw"] < undone]
         runtime.end_reason = None
+    elif event.type == "nonce_disputed":
+        runtime.disputes.append(
+            {key: data.get(key) for key in ("throw", "player", "sent", "nonce")}
+        )
     elif event.type == "seed_revealed":
         runtime.seed_revealed = True
     elif event.type == "start_dice":

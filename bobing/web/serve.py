@@ -9,14 +9,14 @@ import ipaddress
 import socket
 import sys
 from collections.abc import Callable
-from typing import TextIO
+from typing import Any, TextIO
 
 from bobing.engine.errors import BobingError, InputError
 from bobing.storage.db import Database
 from bobing.web.settings import Settings
 
 WS_MAX_SIZE = 1 << 20
-"""Frames up to 1 MiB reach the app (which answers ``too_large`` above 4 KiB)."""
+"""The test servers' frame ceiling (``bobing serve`` uses its transport limits instead)."""
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -189,16 +189,7 @@ async def _serve(
         await db.dispose()
     app = create_app(settings)
     app.state.listen = (host, port)
-    config = uvicorn.Config(
-        app,
-        log_level="warning",
-        ws_max_size=WS_MAX_SIZE,
-        # Frames are small JSON on a LAN; compressing each costs more CPU than it saves.
-        ws_per_message_deflate=False,
-        proxy_headers=False,
-        lifespan="on",
-        timeout_graceful_shutdown=3,
-    )
+    config = uvicorn.Config(app, **uvicorn_options(settings))
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve(sockets=[sock]))
     while not server.started and not task.done():
@@ -214,6 +205,25 @@ async def _serve(
     if on_ready is not None:
         on_ready(local)
     await task
+
+
+def uvicorn_options(settings: Settings) -> dict[str, Any]:
+    """How ``bobing serve`` configures Uvicorn: its protocols guarded by the transport limits."""
+    from bobing.web.limits_transport import ConnectionGuard, guarded_protocols
+
+    http, ws = guarded_protocols(ConnectionGuard(settings.transport))
+    return {
+        "http": http,
+        "ws": ws,
+        "log_level": "warning",
+        # A frame over this closes the socket (1009); up to it the app answers too_large.
+        "ws_max_size": settings.transport.ws_max_size,
+        # Frames are small JSON on a LAN; compressing each costs more CPU than it saves.
+        "ws_per_message_deflate": False,
+        "proxy_headers": False,
+        "lifespan": "on",
+        "timeout_graceful_shutdown": 3,
+    }
 
 
 def tune_gc() -> None:

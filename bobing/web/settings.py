@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from bobing.engine.errors import InputError
+from bobing.web.limits_transport import TransportLimits
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 
@@ -127,7 +128,8 @@ class Settings:
     """PostgreSQL schema for every table (tests use one per run)."""
     broker_url: str = "memory://"
     static_dir: Path = field(default=STATIC_DIR)
-    max_body_bytes: int = 64 * 1024
+    transport: TransportLimits = field(default_factory=TransportLimits)
+    """Timeouts, connections per address, body and frame sizes (docs/security.md)."""
     runtime_cache: int = 5000
     send_queue: int = 5000
     """Frames waiting for one slow WebSocket before it is dropped (it resyncs on reconnect)."""

@@ -41,7 +41,7 @@ def write_record(path: Path, tamper: bool = False) -> Path:
 def test_verify_ok(tmp_path: Path) -> None:
     result = run("verify", str(write_record(tmp_path / "r.json")))
     assert result.returncode == 0, result.stderr
-    assert result.stdout.startswith("ok: 2 server throws of table K7Q2MX")
+    assert result.stdout.startswith("ok: all 2 throws of table K7Q2MX follow from the seed")
     as_json = json.loads(run("verify", "--json", str(tmp_path / "r.json")).stdout)
     assert as_json["ok"] is True and [c["throw"] for c in as_json["checked"]] == [1, 2]
 

@@ -284,7 +284,11 @@ def test_pass_and_play_on_one_page_and_fairness(browser: Browser, server: Server
     throws = state(page)["throw_count"]
     expect(page.locator(".end-reason")).to_contain_text("主持人叫停")
     page.get_by_role("button", name="验证每一掷").click()
-    expect(page.locator(".verdict")).to_have_text(f"全部相符：{throws} 次掷骰都由公开的种子算出")
+    expect(page.locator(".verdict")).to_have_text(f"全部相符：全部 {throws} 掷都由公开的种子算出")
+    # the second device threw one of them
+    expect(page.locator(".verify-facts")).to_contain_text(
+        f"本机的 {throws - 1} 掷，服务器都用了本机自己选的随机数"
+    )
     expect(page.locator(".verify-facts")).to_contain_text("与本机在第一掷之前记下的承诺一致")
     # the engine agrees with the browser
     checks = verify_record(fetch_json(f"{server.url}/api/tables/{code}/record"))

@@ -63,6 +63,7 @@ async def table_socket(ws: WebSocket, code: str) -> None:
             error = ApiError("invalid_token", f"a token does not belong to table {runtime.code}")
             await ws.send_text(dumps(error.frame(lang, None)))
     conn = Connection(ws, runtime.code, lang, hashes, min(after, runtime.last_seq) if after else 0)
+    conn.max_frame_bytes = ws.app.state.settings.transport.max_frame_bytes
     await ws.send_text(dumps(_welcome(runtime, conn)))
     hub.attach(conn)
     sender = asyncio.create_task(hub.sender(conn))
@@ -102,7 +103,7 @@ async def _receive(ws: WebSocket, service: TableService, conn: Connection) -> No
             data = message.get("bytes") or b""
         command_id = None
         try:
-            frame = decode_frame(data)
+            frame = decode_frame(data, conn.max_frame_bytes)
             raw_id = frame.get("id")
             if isinstance(raw_id, str) and ID_PATTERN.fullmatch(raw_id):
                 command_id = raw_id  # echoed even when the rest of the command is bad

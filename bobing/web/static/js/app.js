@@ -153,6 +153,10 @@ window.bobing = Object.freeze({
   get roles() {
     return session ? session.roles.slice() : [];
   },
+  /** What this device saw, as the fairness card saves it (bobing verify --seen). */
+  get seen() {
+    return session ? session.seenReport() : null;
+  },
 });
 
 async function boot() {

@@ -117,6 +117,8 @@ export function logLine(e, rules) {
       return t("log.seed_revealed");
     case EVENT.THROW_UNDONE:
       return t("log.undone", { n: e.throw, player: e.player, hand: describeThrow(e, rules).name });
+    case EVENT.NONCE_DISPUTED:
+      return t("log.nonce_disputed", { n: e.throw, player: e.player, sent: e.sent, nonce: e.nonce });
     case EVENT.DICE:
       if (e.stand_in === "host") return t("log.stand_in_host", { player: e.player, n: e.throw });
       if (e.stand_in === "auto") return t("log.stand_in_auto", { player: e.player, n: e.throw });

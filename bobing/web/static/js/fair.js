@@ -168,9 +168,13 @@ function recordedDice(entry) {
 }
 
 /**
- * Check a game record's fairness block: the seed against the commitment (and against the one
- * this device saw before the first throw, if given), then every server-dice throw.
- * Returns {ok, commitmentOk, earlyCommitmentOk, checks: [{throw, nonce, expected, recorded, ok}]}.
+ * Check a game record's fairness block like `bobing verify` (docs/fairness.md): the seed against
+ * the commitment (and against the one this device saw before the first throw, if given); at a
+ * server-dice table every throw must have an entry and derive from the seed, and so must the
+ * start dice (reported apart: they are not a throw). A referee table's dice are real dice.
+ * A dispute (a thrower's device reporting the server ignored its nonce) fails the record.
+ * Returns {ok, referee, commitmentOk, earlyCommitmentOk, start, checks: [{throw, nonce, expected,
+ * recorded, ok, missing}], disputes}.
  */
 export async function verifyRecord(record, { seenCommitment = null } = {}) {
   const fair = record && record.fairness;
@@ -180,22 +184,61 @@ export async function verifyRecord(record, { seenCommitment = null } = {}) {
   const tableId = fair.table_id;
   const commitmentOk = (await sha256Hex(hexToBytes(seed))) === fair.commitment;
   const earlyCommitmentOk = seenCommitment ? seenCommitment === fair.commitment : null;
+  const mode = record.table ? record.table.mode : undefined;
+  const knownMode = mode === undefined || ["online", "pass_and_play", "referee"].includes(mode);
+  const referee = mode === "referee";
+  const named = Array.isArray(fair.throws) ? fair.throws : [];
+  if (referee) {
+    // real dice: nothing to derive; an entry here would itself be a forgery
+    const ok = commitmentOk && earlyCommitmentOk !== false && !named.length;
+    return { ok, referee, commitmentOk, earlyCommitmentOk, start: null, checks: [] };
+  }
+  const disputes = Array.isArray(fair.disputes) ? fair.disputes : [];
   const sign = await hmacSigner(hexToBytes(seed));
+  let start = null;
+  const recordStart = record.start && Array.isArray(record.start.dice) ? record.start.dice.join("") : null;
+  if (fair.start && fair.start.nonce !== null && fair.start.nonce !== undefined) {
+    const expected = (await facesWith(sign, tableId, 0, String(fair.start.nonce), 2)).join("");
+    const own = (fair.start.dice || []).join("");
+    const recorded = recordStart !== null ? recordStart : own;
+    // the record's start and the fairness block's must be the same two dice by the same thrower
+    const same = recordStart === null || (own === recordStart && fair.start.thrower === record.start.thrower);
+    start = { throw: 0, nonce: String(fair.start.nonce), expected, recorded, ok: same && expected === recorded };
+  } else if (recordStart !== null) {
+    start = { throw: 0, nonce: null, expected: null, recorded: recordStart, ok: false, missing: true };
+  }
+  // a close ({"close": true}, RULES.md §8.1) is not a throw and has no number
+  const throws = (Array.isArray(record.throws) ? record.throws : []).filter((e) => !(e && typeof e === "object" && e.close === true));
+  const nonces = new Map();
+  let extra = false;
+  for (const item of named) {
+    if (!item || !Number.isInteger(item.throw) || item.throw < 1 || item.throw > throws.length || nonces.has(item.throw)) extra = true;
+    else nonces.set(item.throw, String(item.nonce));
+  }
   const checks = [];
-  const start = fair.start;
-  if (start && start.nonce !== null && start.nonce !== undefined) {
-    const expected = (await facesWith(sign, tableId, 0, String(start.nonce), 2)).join("");
-    const recorded = (start.dice || []).join("");
-    checks.push({ throw: 0, nonce: String(start.nonce), expected, recorded, ok: expected === recorded });
-  }
-  // a close ({"close": true}, RULES.md §8.1) is not a throw and takes no number
-  const throws = (Array.isArray(record.throws) ? record.throws : []).filter((e) => !(e && typeof e === "object" && "close" in e));
-  for (const item of fair.throws || []) {
-    const number = item.throw;
+  for (let number = 1; number <= throws.length; number++) {
     const recorded = recordedDice(throws[number - 1]);
-    const expected = (await facesWith(sign, tableId, number, String(item.nonce), 6)).join("");
-    checks.push({ throw: number, nonce: String(item.nonce), expected, recorded, ok: expected === recorded });
+    if (!nonces.has(number)) {
+      checks.push({ throw: number, nonce: null, expected: null, recorded, ok: false, missing: true });
+      continue;
+    }
+    const nonce = nonces.get(number);
+    const expected = (await facesWith(sign, tableId, number, nonce, 6)).join("");
+    checks.push({ throw: number, nonce, expected, recorded, ok: expected === recorded });
   }
-  const ok = commitmentOk && earlyCommitmentOk !== false && checks.every((c) => c.ok);
-  return { ok, commitmentOk, earlyCommitmentOk, checks };
+  const ok = knownMode && commitmentOk && earlyCommitmentOk !== false && !extra && !disputes.length && (!start || start.ok) && checks.every((c) => c.ok);
+  return { ok, referee, commitmentOk, earlyCommitmentOk, start, checks, disputes };
+}
+
+/**
+ * The thrower's check: `event` is the first event of our acknowledged throw `turn` (0: the start
+ * dice), sent with `nonce`. Honest servers answer with a `dice` event of that throw carrying that nonce; any
+ * other answer means the server rolled with randomness of its own choosing.
+ * Returns {ok, nonce} (nonce: what the server used, or null when it is not a dice event).
+ */
+export function nonceVerdict(event, turn, nonce) {
+  // throw 0 is the two start dice, whose event is `start_dice`
+  const isDice = Boolean(event) && (turn === 0 ? event.type === "start_dice" : event.type === "dice" && event.throw === turn);
+  const used = isDice ? event.nonce : null;
+  return { ok: isDice && used === nonce, nonce: used };
 }

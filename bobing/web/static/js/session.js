@@ -6,6 +6,7 @@ import { TableConnection, CONN } from "./conn.js";
 import { lang } from "./i18n.js";
 import { EVENT, MODE, ROLE, STATUS, PHASE, COMMAND, VOIDABLE } from "./protocol.js";
 import { loadTable, saveTable, rememberRecent } from "./store.js";
+import { nonceVerdict } from "./fair.js";
 
 const SAVE_DELAY_MS = 150;
 
@@ -33,6 +34,11 @@ export class TableSession extends EventTarget {
     this.conn = null;
     this.saveTimer = null;
     this.throwWaiters = new Map();
+    // The thrower's half of the fairness proof (docs/fairness.md): the nonce this device sent
+    // for each throw it made, and every throw whose dice event did not carry it.
+    this.sent = saved.sent && typeof saved.sent === "object" ? saved.sent : {};
+    this.nonceAlerts = Array.isArray(saved.nonceAlerts) ? saved.nonceAlerts : [];
+    this.nonceChecks = [];
   }
 
   // ---- tokens and roles ----------------------------------------------------------------------
@@ -114,6 +120,7 @@ export class TableSession extends EventTarget {
       this.state = state;
       rememberRecent(this.code, state.name);
     }
+    if (this.nonceChecks.length) this.checkNonces();
     for (const e of events) {
       if (e.type === EVENT.THROWN && this.throwWaiters.has(e.throw)) {
         this.throwWaiters.get(e.throw).resolve(e);
@@ -136,7 +143,7 @@ export class TableSession extends EventTarget {
   flushSave() {
     clearTimeout(this.saveTimer);
     if (!this.state) return;
-    const patch = { state: this.state, events: this.events };
+    const patch = { state: this.state, events: this.events, sent: this.sent, nonceAlerts: this.nonceAlerts };
     const first = this.events.find((e) => e.type === EVENT.TABLE_CREATED);
     if (first && first.commitment) patch.commitment = first.commitment;
     saveTable(this.code, patch);
@@ -163,11 +170,81 @@ export class TableSession extends EventTarget {
       waiter.reject = reject;
     });
     this.throwWaiters.set(turn, waiter);
-    this.send(COMMAND.THROW, { turn, ...fields }).catch((err) => {
-      this.throwWaiters.delete(turn);
-      waiter.reject(err);
-    });
+    this.send(COMMAND.THROW, { turn, ...fields }).then(
+      (ack) => {
+        if (fields.nonce) this.expectNonce(ack, turn, fields.nonce);
+      },
+      (err) => {
+        this.throwWaiters.delete(turn);
+        waiter.reject(err);
+      },
+    );
     return promise;
+  }
+
+  // ---- the thrower checks its nonce ----------------------------------------------------------
+
+  /** The ack of our throw names its first event (`seq`): that `dice` event must carry our nonce. */
+  expectNonce(ack, turn, nonce) {
+    if (!ack || typeof ack.seq !== "number") return;
+    this.nonceChecks.push({ seq: ack.seq, turn, nonce });
+    this.checkNonces();
+  }
+
+  checkNonces() {
+    this.nonceChecks = this.nonceChecks.filter((check) => {
+      const event = this.eventAt(check.seq);
+      if (!event) return true; // the events frame is still on its way
+      const verdict = nonceVerdict(event, check.turn, check.nonce);
+      if (check.turn > 0) this.sent[check.turn] = check.nonce;
+      if (!verdict.ok) this.flagNonce({ throw: check.turn, sent: check.nonce, nonce: verdict.nonce, seq: check.seq });
+      return false;
+    });
+    this.scheduleSave();
+  }
+
+  eventAt(seq) {
+    for (let i = this.events.length - 1; i >= 0; i--) {
+      if (this.events[i].seq === seq) return this.events[i];
+      if (this.events[i].seq < seq) break;
+    }
+    return null;
+  }
+
+  flagNonce(alert) {
+    if (this.nonceAlerts.some((a) => a.throw === alert.throw)) return;
+    this.nonceAlerts.push(alert);
+    this.flushSave();
+    this.dispatchEvent(new CustomEvent("nonce", { detail: alert }));
+    // Tell the table through the log (docs/fairness.md): a server that drops this too is
+    // still caught by this phone's warning and by `bobing verify --seen`. (The start dice are
+    // not a throw: they stay this phone's warning.)
+    if (alert.throw > 0) this.send(COMMAND.DISPUTE, { throw: alert.throw, nonce: alert.sent }).catch((err) => console.warn(err));
+  }
+
+  /** The throws some thrower's device disputed, as the log tells everyone. */
+  disputes() {
+    return this.events.filter((e) => e.type === EVENT.NONCE_DISPUTED);
+  }
+
+  /**
+   * What this device saw, for `bobing verify RECORD --seen FILE` (docs/fairness.md): the
+   * commitment it saw before the first throw, and every server-dice throw it saw (with the
+   * nonce it sent for the ones it threw).
+   */
+  seenReport() {
+    const nonces = new Map();
+    const throws = [];
+    for (const e of this.events) {
+      if (this.voided.has(e.seq)) continue;
+      if (e.type === EVENT.DICE && e.source === "server") nonces.set(e.throw, e.nonce);
+      else if (e.type === EVENT.THROWN && nonces.has(e.throw)) {
+        const item = { throw: e.throw, nonce: nonces.get(e.throw), dice: e.dice };
+        if (this.sent[e.throw] !== undefined) item.sent = this.sent[e.throw];
+        throws.push(item);
+      }
+    }
+    return { table_id: this.code, commitment: this.seenCommitment(), throws };
   }
 
   async join(name) {

@@ -193,27 +193,41 @@ export class EndPanel {
     try {
       const record = await api.record(this.session.code);
       const report = await verifyRecord(record, { seenCommitment: this.session.seenCommitment() });
+      const alerts = this.session.nonceAlerts;
       const bad = report.checks.filter((c) => !c.ok);
-      const summary = report.ok
-        ? report.checks.length
-          ? t("fair.ok", { n: report.checks.length })
-          : t("fair.ok_commitment")
-        : !report.commitmentOk
-          ? t("fair.bad_commitment")
-          : report.earlyCommitmentOk === false
-            ? t("fair.bad_early_commitment")
-            : t("fair.bad_throws", { n: bad.length });
+      const missing = bad.filter((c) => c.missing);
+      const ok = report.ok && !alerts.length;
+      let summary;
+      if (report.referee) summary = report.ok ? t("fair.referee_ok") : t("fair.bad_referee");
+      else if (!report.commitmentOk) summary = t("fair.bad_commitment");
+      else if (report.earlyCommitmentOk === false) summary = t("fair.bad_early_commitment");
+      else if (alerts.length) {
+        const throws = alerts.filter((a) => a.throw > 0).map((a) => a.throw);
+        summary = [
+          throws.length ? t("fair.bad_nonces", { n: throws.length, list: throws.join(t("list.sep")) }) : null,
+          alerts.some((a) => a.throw === 0) ? t("fair.bad_start_nonce") : null,
+        ].filter(Boolean).join(" ");
+      }
+      else if (report.disputes && report.disputes.length) summary = t("fair.bad_disputed", { list: report.disputes.map((d) => d.throw).join(t("list.sep")) });
+      else if (missing.length) summary = t("fair.bad_missing", { n: missing.length });
+      else if (report.start && !report.start.ok) summary = t("fair.bad_start");
+      else if (bad.length) summary = t("fair.bad_throws", { n: bad.length });
+      else if (!report.ok) summary = t("fair.bad_entries");
+      else summary = report.checks.length ? t(report.start ? "fair.ok_start" : "fair.ok", { n: report.checks.length }) : t("fair.ok_commitment");
+      const rows = report.start ? [report.start, ...report.checks] : report.checks;
+      const seen = this.session.seenReport();
       mount(
         box,
-        h("p", { class: `verdict ${report.ok ? "ok" : "bad"}`, role: "status" }, report.ok ? icon("check") : icon("close"), summary),
+        h("p", { class: `verdict ${ok ? "ok" : "bad"}`, role: "status" }, ok ? icon("check") : icon("close"), summary),
         h(
           "ul",
           { class: "verify-facts" },
           h("li", {}, report.commitmentOk ? t("fair.fact_commitment") : t("fair.bad_commitment")),
           report.earlyCommitmentOk === null ? null : h("li", {}, report.earlyCommitmentOk ? t("fair.fact_early") : t("fair.bad_early_commitment")),
+          report.referee ? null : h("li", {}, Object.keys(this.session.sent).length ? t("fair.fact_nonces", { n: Object.keys(this.session.sent).length - alerts.filter((a) => a.throw > 0).length }) : t("fair.fact_no_nonces")),
           h("li", {}, t(usesWebCrypto() ? "fair.fact_webcrypto" : "fair.fact_fallback")),
         ),
-        report.checks.length
+        rows.length
           ? h(
               "details",
               { class: "verify-details" },
@@ -221,13 +235,13 @@ export class EndPanel {
               h(
                 "ol",
                 { class: "checks" },
-                report.checks.map((c) =>
+                rows.map((c) =>
                   h(
                     "li",
                     { class: c.ok ? "ok" : "bad" },
                     h("span", { class: "check-no" }, c.throw === 0 ? t("fair.start_dice") : t("play.throw_no", { n: c.throw })),
                     " ",
-                    h("code", {}, c.expected),
+                    c.missing ? t("fair.missing_entry") : h("code", {}, c.expected),
                     " ",
                     c.ok ? "✓" : t("fair.recorded", { dice: c.recorded || "—" }),
                   ),
@@ -235,6 +249,24 @@ export class EndPanel {
               ),
             )
           : h("p", { class: "hint" }, t("fair.no_server_dice")),
+        report.referee
+          ? null
+          : h(
+              "p",
+              { class: "hint seen-download" },
+              h(
+                "a",
+                {
+                  class: "btn btn-ghost btn-small",
+                  href: URL.createObjectURL(new Blob([JSON.stringify(seen, null, 1)], { type: "application/json" })),
+                  download: `bobing-${this.session.code}-seen.json`,
+                },
+                icon("download"),
+                t("fair.download_seen"),
+              ),
+              " ",
+              t("fair.seen_hint"),
+            ),
       );
     } catch (err) {
       mount(box, h("p", { class: "verdict bad" }, t("fair.failed")));

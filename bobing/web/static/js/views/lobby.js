@@ -1,6 +1,6 @@
 // The lobby: invite (link and QR), seats, joining, and the host's start dice and start.
 
-import { h, mount } from "../dom.js";
+import { h, mount, randomId } from "../dom.js";
 import { t } from "../i18n.js";
 import { COMMAND, EVENT, MODE, NAME_MAX, MAX_PLAYERS } from "../protocol.js";
 import { qrSvg } from "../qr.js";
@@ -399,8 +399,10 @@ export class LobbyPanel {
   async startDice(faces) {
     const fields = { thrower: this.thrower };
     if (faces) fields.dice = faces;
+    else fields.nonce = randomId(20); // the server's start dice, from this device's randomness too
     try {
-      await this.session.send(COMMAND.START_DICE, fields);
+      const ack = await this.session.send(COMMAND.START_DICE, fields);
+      if (fields.nonce) this.session.expectNonce(ack, 0, fields.nonce);
     } catch (err) {
       showError(err);
       throw err;

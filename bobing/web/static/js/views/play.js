@@ -130,6 +130,13 @@ export class PlayPanel {
     this.logBox = h("section", { class: "card log-card", "aria-labelledby": "log-title" });
     this.hostBox = h("div", { class: "host-bar" });
     this.pausedBox = h("div", { class: "paused-note", role: "status", hidden: true });
+    this.nonceBox = h("div", { class: "nonce-alert", role: "alert", hidden: true });
+    this.onNonce = (ev) => {
+      this.paintNonceAlert();
+      this.paintLog();
+      announce(t("play.nonce_alert", { n: ev.detail.throw }));
+    };
+    session.addEventListener("nonce", this.onNonce);
     this.settled = Promise.resolve();
     this.pending = null;
     this.countdown = new CountdownBar(session);
@@ -162,6 +169,7 @@ export class PlayPanel {
         { class: "play-main" },
         this.countdown.el,
         this.turnBar,
+        this.nonceBox,
         this.pausedBox,
         h("div", { class: "bowl-stage" }, this.bowl.el),
         this.autoNote.el,
@@ -185,6 +193,24 @@ export class PlayPanel {
     this.countdown.destroy();
     window.removeEventListener("devicemotion", this.onMotion);
     document.removeEventListener("keydown", this.onKey);
+    this.session.removeEventListener("nonce", this.onNonce);
+  }
+
+  /** The warning: the server did not roll with the nonce this device (or a thrower's) sent. */
+  paintNonceAlert() {
+    const alerts = this.session.nonceAlerts;
+    const mine = new Set(alerts.map((a) => a.throw));
+    const others = this.session.disputes().filter((e) => !mine.has(e.throw));
+    const throws = alerts.filter((a) => a.throw > 0);
+    this.nonceBox.hidden = !alerts.length && !others.length;
+    if (this.nonceBox.hidden) return;
+    mount(
+      this.nonceBox,
+      h("strong", {}, "⚠ ", t("play.nonce_alert_title")),
+      throws.length ? h("p", {}, t("play.nonce_alert_body", { list: throws.map((a) => a.throw).join(t("list.sep")), n: throws.length })) : null,
+      alerts.some((a) => a.throw === 0) ? h("p", {}, t("play.nonce_alert_start")) : null,
+      others.map((e) => h("p", {}, t("play.nonce_disputed", { n: e.throw, player: e.player }))),
+    );
   }
 
   update(detail) {
@@ -206,6 +232,12 @@ export class PlayPanel {
   }
 
   apply({ events, live }) {
+    const disputed = events.filter((e) => e.type === EVENT.NONCE_DISPUTED && !this.session.nonceAlerts.some((a) => a.throw === e.throw));
+    if (live && disputed.length) {
+      const e = disputed[disputed.length - 1];
+      announce(t("play.nonce_disputed", { n: e.throw, player: e.player }));
+      toast(t("play.nonce_disputed", { n: e.throw, player: e.player }), { kind: "error" });
+    }
     const undone = events.filter((e) => e.type === EVENT.THROW_UNDONE);
     if (live && undone.length) this.noteUndone(undone[undone.length - 1]);
     const thrown = events.filter((e) => e.type === EVENT.THROWN && !this.session.isVoided(e));
@@ -275,6 +307,7 @@ export class PlayPanel {
     const st = this.session.state;
     if (!st) return;
     this.paintTurn(Boolean(this.pending));
+    this.paintNonceAlert();
     this.paintBowl();
     this.paintAward();
     this.paintAction();
@@ -379,6 +412,13 @@ export class PlayPanel {
     const events = this.session.events;
     for (let i = events.length - 1; i >= 0 && items.length < LOG_LIMIT; i--) {
       const e = events[i];
+      const alert = this.session.nonceAlerts.find((a) => a.seq === e.seq);
+      if (alert) {
+        const key = alert.throw ? "log.nonce_alert" : "log.nonce_alert_start";
+        items.push(h("li", { class: "log-item log-nonce-alert" }, h("span", {}, t(key, { n: alert.throw, sent: alert.sent, nonce: alert.nonce || "—" }))));
+      }
+      // this phone's own alert above already says it, in more detail
+      if (e.type === EVENT.NONCE_DISPUTED && this.session.nonceAlerts.some((a) => a.throw === e.throw)) continue;
       const line = logLine(e, st.rules);
       if (!line) continue;
       const voided = this.session.isVoided(e);

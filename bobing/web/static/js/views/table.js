@@ -42,13 +42,17 @@ export class TableView {
       if (ev.detail.code === "invalid_token") toast(t("error.invalid_token_saved"), { kind: "error" });
       else toast(errorText(ev.detail), { kind: "error" });
     };
+    // whichever screen is showing (the start dice are thrown in the lobby): say it at once
+    this.onNonce = (ev) => toast(ev.detail.throw ? t("play.nonce_alert", { n: ev.detail.throw }) : t("play.nonce_alert_start"), { kind: "error" });
     session.addEventListener("update", this.onUpdate);
     session.addEventListener("servererror", this.onServerError);
+    session.addEventListener("nonce", this.onNonce);
   }
 
   destroy() {
     this.session.removeEventListener("update", this.onUpdate);
     this.session.removeEventListener("servererror", this.onServerError);
+    this.session.removeEventListener("nonce", this.onNonce);
     if (this.panel && this.panel.destroy) this.panel.destroy();
   }
 
