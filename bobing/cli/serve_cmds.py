@@ -40,12 +40,18 @@ def serve(
         str | None,
         typer.Option(help=_h("serve.opt.schema")),
     ] = None,
+    broker: Annotated[
+        str,
+        typer.Option(help=_h("serve.opt.broker"), envvar="BOBING_BROKER"),
+    ] = "memory://",
 ) -> None:
     """Run the table server: the browser UI, REST under /api, WebSockets under /ws."""
+    from bobing.realtime.broker import broker_scheme
     from bobing.web.serve import run_server
     from bobing.web.settings import Settings
 
-    run_server(Settings(db_url=db, db_schema=schema), host, port)
+    broker_scheme(broker)  # a bad URL fails before anything starts
+    run_server(Settings(db_url=db, db_schema=schema, broker_url=broker), host, port)
 
 
 def verify(

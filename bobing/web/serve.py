@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 from bobing.engine.errors import BobingError, InputError
+from bobing.realtime.broker import get_broker
 from bobing.storage.db import Database
 from bobing.web.settings import Settings
 
@@ -146,6 +147,10 @@ async def _serve(
         ) from None
     finally:
         await db.dispose()
+    # The same for the broker: Redis not answering is one line, not a lifespan traceback.
+    broker = get_broker(settings.broker_url)
+    await broker.start()
+    await broker.close()
     config = uvicorn.Config(
         create_app(settings),
         log_level="warning",

@@ -161,6 +161,12 @@ class TableService:
         if runtime is not None:
             runtime.evicted = True
 
+    def evict_if_idle(self, code: str) -> None:
+        """Forget a cached runtime that no command is using (it may be behind the log)."""
+        runtime = self._runtimes.get(code)
+        if runtime is not None and not runtime.lock.locked():
+            self.evict(code)
+
     def signal(self, code: str, last_seq: int) -> None:
         """A broker message said the log reached ``last_seq``: drop a stale cached runtime."""
         runtime = self._runtimes.get(code)
@@ -311,7 +317,11 @@ class TableService:
                 roles = runtime.roles(token_hashes)
                 try:
                     plan = decide(runtime, roles)
-                except BobingError as exc:
+                except (ApiError, BobingError) as exc:
+                    if await self._behind(runtime):
+                        continue  # refused by a stale copy: decide again on the log's state
+                    if isinstance(exc, ApiError):
+                        raise
                     raise from_bobing(exc) from None
                 if not plan.events:
                     return Outcome(runtime.last_seq, runtime.last_seq, reply=plan.reply)
@@ -337,6 +347,20 @@ class TableService:
                 await self._publish(runtime, stored)
                 return Outcome(stored[0].seq, runtime.last_seq, reply=plan.reply)
         raise ApiError("conflict", "the table kept changing; send the command again")
+
+    async def _behind(self, runtime: Runtime) -> bool:
+        """With other instances writing, whether the log moved past ``runtime`` (then evicted).
+
+        A command is only refused after this check: a copy that missed another instance's
+        write (its signal still on the way) must not turn down a valid command.
+        """
+        if not self.broker.shared:
+            return False
+        head = await self.store.last_seq(runtime.code)
+        if head is None or head == runtime.last_seq:
+            return False
+        self.evict(runtime.code)
+        return True
 
     def _committed(
         self, runtime: Runtime, plan: Plan, stored: list[StoredEvent], command_id: str | None

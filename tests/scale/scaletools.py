@@ -1,0 +1,155 @@
+"""Several ``bobing serve`` processes on one PostgreSQL database and a Redis broker."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from webtools import TIMEOUT
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class Instance:
+    """One ``bobing serve --db postgresql… --schema S --broker redis://…`` process.
+
+    Output goes to a file (a pipe nobody reads would block the server); the address is read
+    from it with a deadline.
+    """
+
+    def __init__(self, name: str, db_url: str, schema: str, broker: str, folder: Path) -> None:
+        self.name = name
+        self.db_url = db_url
+        self.schema = schema
+        self.broker = broker
+        self.log_path = folder / f"{name}.log"
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.url = ""
+
+    def start(self) -> str:
+        bobing = Path(sys.executable).with_name("bobing")
+        command = [
+            str(bobing),
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--db",
+            self.db_url,
+            "--schema",
+            self.schema,
+            "--broker",
+            self.broker,
+        ]
+        with self.log_path.open("ab") as log:
+            self.proc = subprocess.Popen(
+                command,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env=dict(os.environ, PYTHONUNBUFFERED="1", BOBING_LANG="en"),
+            )
+        deadline = time.monotonic() + 2 * TIMEOUT
+        while time.monotonic() < deadline:
+            output = self.log_path.read_text("utf-8", "replace")
+            found = re.search(r"serving on (http://\S+)", output)
+            if found:
+                self.url = found.group(1)
+                return self.url
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"instance {self.name} exited:\n{output}")
+            time.sleep(0.05)
+        self.stop()
+        raise RuntimeError(f"instance {self.name} did not start:\n{self.log_path.read_text()}")
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown hooks, no goodbye to the sockets — a crashed machine."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(TIMEOUT)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(TIMEOUT)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(TIMEOUT)
+
+    def log(self) -> str:
+        return self.log_path.read_text("utf-8", "replace") if self.log_path.exists() else ""
+
+
+class PrivateRedis:
+    """A redis-server of the test's own on a free port, to stop and start at will.
+
+    (The shared Redis on 6379 is never restarted: other test runs use it.)
+    """
+
+    def __init__(self, executable: str, folder: Path) -> None:
+        self.executable = executable
+        self.folder = folder
+        self.port = free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        log = (self.folder / "redis.log").open("ab")
+        with contextlib.closing(log):
+            self.proc = subprocess.Popen(
+                [
+                    self.executable,
+                    "--port",
+                    str(self.port),
+                    "--bind",
+                    "127.0.0.1",
+                    "--save",
+                    "",
+                    "--appendonly",
+                    "no",
+                    "--dir",
+                    str(self.folder),
+                ],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        deadline = time.monotonic() + TIMEOUT
+        while time.monotonic() < deadline:
+            with (
+                contextlib.suppress(OSError),
+                socket.create_connection(("127.0.0.1", self.port), timeout=1) as sock,
+            ):
+                sock.sendall(b"PING\r\n")
+                if sock.recv(16).startswith(b"+PONG"):
+                    return
+            if self.proc.poll() is not None:
+                output = (self.folder / "redis.log").read_text()
+                raise RuntimeError("redis-server exited: " + output)
+            time.sleep(0.05)
+        raise RuntimeError("redis-server did not start")
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(TIMEOUT)
+
+
+Cluster = Callable[[int, str], list[Instance]]
+"""The ``cluster`` fixture: ``cluster(n, broker_url)`` starts n instances on one schema."""
