@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -107,3 +108,31 @@ def test_bench_server_json() -> None:
     assert {"throws_per_s", "p50_ms", "p99_ms", "tables", "players"} <= set(report)
     assert report["tables"] == 2 and report["players"] == 3
     assert report["throws_per_s"] > 0 and 0 < report["p50_ms"] <= report["p99_ms"]
+
+
+def test_serve_broker_errors_are_one_line(tmp_path: Path) -> None:
+    base = ("serve", "--host", "127.0.0.1", "--port", "0", "--db", f"sqlite:///{tmp_path}/b.db")
+    unknown = run(*base, "--broker", "kafka://k:9092")
+    assert unknown.returncode == 2 and "unknown broker 'kafka://k:9092'" in unknown.stderr
+    assert "Traceback" not in unknown.stderr
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    down = subprocess.run(
+        [BOBING, *base],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "BOBING_BROKER": f"redis://127.0.0.1:{port}/0", "BOBING_LANG": "en"},
+    )
+    assert down.returncode == 2, down.stderr
+    assert f"cannot use the broker redis://127.0.0.1:{port}/0" in down.stderr
+    assert "Traceback" not in down.stderr
+    chinese = subprocess.run(
+        [BOBING, *base, "--broker", "kafka://k:9092"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "BOBING_LANG": "zh-Hans"},
+    )
+    assert chinese.returncode == 2 and "消息中转地址 'kafka://k:9092' 无效" in chinese.stderr
