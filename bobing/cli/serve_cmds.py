@@ -34,7 +34,7 @@ def serve(
     port: Annotated[int, typer.Option(help=_h("serve.opt.port"), min=0, max=65535)] = 8000,
     db: Annotated[
         str | None,
-        typer.Option(help=_h("serve.opt.db")),
+        typer.Option(help=_h("serve.opt.db"), envvar="BOBING_DB"),
     ] = None,
     schema: Annotated[
         str | None,

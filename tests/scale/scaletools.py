@@ -153,3 +153,83 @@ class PrivateRedis:
 
 Cluster = Callable[[int, str], list[Instance]]
 """The ``cluster`` fixture: ``cluster(n, broker_url)`` starts n instances on one schema."""
+
+
+DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
+
+
+class Nginx:
+    """deploy/nginx/nginx.conf run by the real nginx on a free port, in front of ``upstreams``.
+
+    Only the listen address, the log files and the upstream list differ from what ships.
+    """
+
+    def __init__(self, executable: str, folder: Path, upstreams: list[str]) -> None:
+        self.executable = executable
+        self.folder = folder / "nginx"
+        self.folder.mkdir()
+        self.port = free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+        shipped = (DEPLOY / "nginx" / "nginx.conf").read_text()
+        assert "listen 80;" in shipped and "access_log /var/log/nginx/" in shipped
+        conf = shipped.replace("listen 80;", f"listen 127.0.0.1:{self.port};").replace(
+            "access_log /var/log/nginx/", f"access_log {self.folder}/"
+        )
+        (self.folder / "nginx.conf").write_text(conf)
+        servers = "".join(
+            f"server {u.removeprefix('http://')} max_fails=1 fail_timeout=5s;\n" for u in upstreams
+        )
+        (self.folder / "bobing-upstream.conf").write_text(servers)
+        mime = Path("/etc/nginx/mime.types")
+        (self.folder / "mime.types").write_text(
+            mime.read_text() if mime.exists() else "types { text/html html; }\n"
+        )
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def command(self, *extra: str, daemon: bool = True) -> list[str]:
+        settings = f"pid {self.folder}/nginx.pid; error_log {self.folder}/error.log;"
+        if not daemon:
+            settings += " daemon off;"
+        return [
+            self.executable,
+            "-p",
+            str(self.folder),
+            "-c",
+            str(self.folder / "nginx.conf"),
+            "-g",
+            settings,
+            *extra,
+        ]
+
+    def check(self) -> subprocess.CompletedProcess[str]:
+        """``nginx -t``: the configuration is valid."""
+        return subprocess.run(self.command("-t"), capture_output=True, text=True, timeout=60)
+
+    def start(self) -> None:
+        with (self.folder / "stderr.log").open("wb") as errors:
+            self.proc = subprocess.Popen(
+                self.command(daemon=False), stdout=subprocess.DEVNULL, stderr=errors
+            )
+        deadline = time.monotonic() + TIMEOUT
+        while time.monotonic() < deadline:
+            with (
+                contextlib.suppress(OSError),
+                socket.create_connection(("127.0.0.1", self.port), timeout=1),
+            ):
+                return
+            if self.proc.poll() is not None:
+                raise RuntimeError("nginx exited: " + (self.folder / "stderr.log").read_text())
+            time.sleep(0.05)
+        raise RuntimeError("nginx did not start")
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()  # SIGTERM: nginx's fast shutdown, workers included
+            try:
+                self.proc.wait(TIMEOUT)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(TIMEOUT)
