@@ -14,6 +14,7 @@ from typing import TextIO
 from bobing.engine.errors import BobingError, InputError
 from bobing.realtime.broker import get_broker
 from bobing.storage.db import Database
+from bobing.web.heap import HeapKeeper
 from bobing.web.settings import Settings
 
 WS_MAX_SIZE = 1 << 20
@@ -151,8 +152,9 @@ async def _serve(
     broker = get_broker(settings.broker_url)
     await broker.start()
     await broker.close()
+    app = create_app(settings)
     config = uvicorn.Config(
-        create_app(settings),
+        app,
         log_level="warning",
         ws_max_size=WS_MAX_SIZE,
         # Frames are small JSON on a LAN; compressing each costs more CPU than it saves.
@@ -169,13 +171,18 @@ async def _serve(
         await task
         raise InputError("the server could not start", code="start_failed")
     tune_gc()
+    keeper = HeapKeeper(lambda: app.state.hub.connection_count)
+    keeping = asyncio.create_task(keeper.run())
     local, lan = urls(host, port)
     # Serving matters more than the banner (stdout may be a closed pipe).
     with contextlib.suppress(OSError):
         print_banner(local, lan, out)
     if on_ready is not None:
         on_ready(local)
-    await task
+    try:
+        await task
+    finally:
+        keeping.cancel()
 
 
 def tune_gc() -> None:
