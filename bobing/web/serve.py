@@ -102,6 +102,25 @@ def loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
     return factory
 
 
+def raise_open_files(wanted: int | None = None) -> int:
+    """Raise this process's open-file limit towards the hard limit; returns the new soft limit.
+
+    Every socket is a file descriptor, and the usual soft limit (1024) is far below 10,000
+    phones. Only root can raise the hard limit (``ulimit -Hn``, systemd ``LimitNOFILE=``).
+    """
+    try:
+        import resource
+    except ImportError:  # Windows: no such limit
+        return wanted or 0
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    ceiling = 1 << 20 if hard == resource.RLIM_INFINITY else hard
+    target = ceiling if wanted is None else min(wanted, ceiling)
+    if target > soft:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    return int(resource.getrlimit(resource.RLIMIT_NOFILE)[0])
+
+
 def run_server(
     settings: Settings,
     host: str,
@@ -112,6 +131,7 @@ def run_server(
 ) -> None:
     """Serve until interrupted."""
     out = out or sys.stdout
+    raise_open_files()
     sock = bind(host, port)
     actual_port = int(sock.getsockname()[1])
     try:
