@@ -30,8 +30,12 @@ class Instance:
     from it with a deadline.
     """
 
-    def __init__(self, name: str, db_url: str, schema: str, broker: str, folder: Path) -> None:
+    def __init__(
+        self, name: str, db_url: str, schema: str, broker: str, folder: Path, port: int = 0
+    ) -> None:
         self.name = name
+        self.port = port or free_port()
+        """Fixed, so that a restarted instance is where the proxy expects it."""
         self.db_url = db_url
         self.schema = schema
         self.broker = broker
@@ -47,7 +51,7 @@ class Instance:
             "--host",
             "127.0.0.1",
             "--port",
-            "0",
+            str(self.port),
             "--db",
             self.db_url,
             "--schema",
@@ -55,6 +59,7 @@ class Instance:
             "--broker",
             self.broker,
         ]
+        offset = self.log_path.stat().st_size if self.log_path.exists() else 0
         with self.log_path.open("ab") as log:
             self.proc = subprocess.Popen(
                 command,
@@ -64,7 +69,7 @@ class Instance:
             )
         deadline = time.monotonic() + 2 * TIMEOUT
         while time.monotonic() < deadline:
-            output = self.log_path.read_text("utf-8", "replace")
+            output = self.log_path.read_bytes()[offset:].decode("utf-8", "replace")
             found = re.search(r"serving on (http://\S+)", output)
             if found:
                 self.url = found.group(1)
