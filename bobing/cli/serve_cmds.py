@@ -109,13 +109,19 @@ def _read(path: Path) -> str:
 
 @bench_app.command("server", help=_h("bench.server.help"))
 def bench_server(
-    tables: Annotated[int, typer.Option(help=_h("bench.opt.tables"), min=1, max=2000)] = 100,
+    tables: Annotated[int, typer.Option(help=_h("bench.opt.tables"), min=1, max=5000)] = 100,
     players: Annotated[int, typer.Option(help=_h("bench.opt.players"), min=2, max=12)] = 10,
     seconds: Annotated[float, typer.Option(help=_h("bench.opt.seconds"), min=1.0)] = 10.0,
+    pace: Annotated[float, typer.Option(help=_h("bench.opt.pace"), min=0.0, max=600.0)] = 0.0,
     db: Annotated[
         str | None,
         typer.Option(help=_h("bench.opt.db")),
     ] = None,
+    instances: Annotated[
+        int, typer.Option(help=_h("bench.opt.instances"), min=1, max=16)
+    ] = 1,
+    broker: Annotated[str | None, typer.Option(help=_h("bench.opt.broker"))] = None,
+    spread: Annotated[str, typer.Option(help=_h("bench.opt.spread"))] = "phones",
     url: Annotated[
         str | None, typer.Option(help=_h("bench.opt.url"))
     ] = None,
@@ -124,16 +130,35 @@ def bench_server(
     """Drive TABLES x PLAYERS simulated players over WebSockets; report throws/s and latency."""
     from bobing.web.bench import run_bench
 
-    result = run_bench(tables=tables, players=players, seconds=seconds, db=db, url=url)
+    result = run_bench(
+        tables=tables,
+        players=players,
+        seconds=seconds,
+        db=db,
+        url=url,
+        pace=pace,
+        instances=instances,
+        broker=broker,
+        spread=spread,
+    )
     if as_json:
         typer.echo(json.dumps(result))
         return
+    paced = f"a throw every {pace:g} s per table" if pace else "closed loop"
+    cpu = result["server_cpu_cores"]
+    memory = result["server_rss_mb"]
     typer.echo(
         f"{result['throws']} throws in {result['seconds']:.1f} s: "
         f"{result['throws_per_s']:.0f} throws/s; latency p50 {result['p50_ms']:.1f} ms, "
         f"p99 {result['p99_ms']:.1f} ms ({result['tables']} tables x {players} players, "
-        f"{result['connections']} WebSockets, {result['db']})"
+        f"{result['connections']} WebSockets, {paced}, {result['instances']} instance(s), "
+        f"{result['db']})"
     )
+    if cpu is not None:
+        typer.echo(
+            f"server: {cpu:.2f} cores, {result['server_cpu_ms_per_throw']:.3f} ms CPU per "
+            f"throw, {memory} MiB resident; client: {result['client_cpu_cores']:.2f} cores"
+        )
 
 
 def register(app: typer.Typer) -> None:

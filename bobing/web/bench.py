@@ -1,10 +1,17 @@
-"""``bobing bench server``: T tables x N players over real WebSockets against a real server.
+"""``bobing bench server``: T tables x N players over real WebSockets against real servers.
 
-Each table plays a closed loop: the player whose turn it is throws, and the next throw is
-sent as soon as the throw's events have reached every player at the table. Latency is the
-time from sending the throw to the moment the last of the table's N sockets received its
-``thrown`` event. The server runs as a separate ``bobing serve`` process (its own core), unless
-``--url`` points at one already running.
+Each table is played by its N simulated phones: the player whose turn it is throws, and
+latency is the time from sending the throw to the moment the last of the table's N sockets
+received its ``thrown`` event. Two ways to pace the tables:
+
+- ``pace=0`` (closed loop): the next throw goes out as soon as this one reached everybody,
+  so the server is always saturated and latency is tables ÷ throughput;
+- ``pace=P``: each table throws about every P seconds (a random phase, then P ± 20 %), as
+  people do; throughput is tables ÷ P and latency shows what a phone waits at that load.
+
+The servers run as separate ``bobing serve`` processes (``instances`` of them, on one
+PostgreSQL database with a Redis broker when there are several; tables and phones spread
+over them), unless ``url`` points at one already running.
 """
 
 from __future__ import annotations
@@ -14,17 +21,20 @@ import contextlib
 import gc
 import json
 import os
+import random
 import re
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
+import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from bobing.engine.errors import InputError
-from bobing.web.serve import loop_factory
+from bobing.web.serve import loop_factory, raise_open_files
 
 BENCH_RULES: dict[str, Any] = {
     # Nothing ends the game during a run: both 六勃 are plain 状元 hands, and 999 cakes a tier.
@@ -37,12 +47,17 @@ BENCH_RULES: dict[str, Any] = {
     },
 }
 WARMUP_SECONDS = 1.0
+SPREADS = ("phones", "tables")
+"""How clients are spread over several instances: each table's phones round-robin over the
+instances (every throw crosses the broker: the worst case), or each table whole on one
+instance (what the shipped nginx configuration does)."""
+SPARE_FILES = 256
 _THROWN = re.compile(r'"type":"thrown","at":"[^"]*","throw":(\d+)')
 
 
 @dataclass
 class TableRun:
-    """One table's closed loop."""
+    """One table's loop."""
 
     code: str
     sockets: dict[str, Any] = field(default_factory=dict)
@@ -54,6 +69,23 @@ class TableRun:
     failed: str | None = None
 
 
+@dataclass
+class Traffic:
+    """Bytes the phones received while the window was open."""
+
+    measuring: bool = False
+    bytes_in: int = 0
+    frames_in: int = 0
+
+
+@dataclass(frozen=True)
+class ServerProcess:
+    """One started (or given) server."""
+
+    url: str
+    pid: int | None
+
+
 def run_bench(
     *,
     tables: int,
@@ -61,11 +93,26 @@ def run_bench(
     seconds: float,
     db: str | None = None,
     url: str | None = None,
+    pace: float = 0.0,
+    instances: int = 1,
+    broker: str | None = None,
+    spread: str = "phones",
 ) -> dict[str, Any]:
     """Run the benchmark and return its measurements."""
+    _check_options(db=db, url=url, instances=instances, broker=broker, spread=spread, pace=pace)
+    sockets = tables * players
+    limit = raise_open_files(sockets + SPARE_FILES)
+    if limit < sockets + SPARE_FILES:
+        raise InputError(
+            f"{sockets} WebSockets need {sockets + SPARE_FILES} open files, but this process "
+            f"may open only {limit}: raise the limit (e.g. ulimit -n {sockets + SPARE_FILES}; "
+            "the hard limit needs root or LimitNOFILE=) or bench fewer tables",
+            code="bench_open_files",
+            needed=sockets + SPARE_FILES,
+            limit=limit,
+        )
     with contextlib.ExitStack() as stack:
         db_label = "external server"
-        pid: int | None = None
         if url is None:
             folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="bobing-bench-"))
             db = db or f"sqlite+aiosqlite:///{Path(folder) / 'bench.sqlite3'}"
@@ -75,27 +122,77 @@ def run_bench(
                 # A schema of its own, dropped afterwards: reruns start clean.
                 schema = f"bobing_bench_{os.getpid()}_{int(time.time())}"
                 stack.callback(_drop_schema, db, schema)
-            url, pid = stack.enter_context(_server(db, Path(folder), schema))
+            servers = [
+                stack.enter_context(_server(db, Path(folder), index, schema, broker))
+                for index in range(instances)
+            ]
+        else:
+            servers = [ServerProcess(url.rstrip("/"), None)]
         try:
             with asyncio.Runner(loop_factory=loop_factory()) as runner:
-                result = runner.run(_bench(url.rstrip("/"), tables, players, seconds, pid))
+                result = runner.run(
+                    _bench(servers, tables, players, seconds, pace=pace, spread=spread)
+                )
         except (OSError, TimeoutError) as exc:
-            raise InputError(f"benchmark against {url} failed: {exc}") from None
+            raise InputError(f"benchmark against {servers[0].url} failed: {exc}") from None
         except Exception as exc:
-            if type(exc).__module__.split(".")[0] in ("httpx", "httpcore", "websockets"):
-                raise InputError(f"benchmark against {url} failed: {exc}") from None
+            if type(exc).__module__.split(".")[0] == "websockets":
+                raise InputError(f"benchmark against {servers[0].url} failed: {exc}") from None
             raise
         result["db"] = db_label
+        result["broker"] = (broker or "memory://").split("://", 1)[0]
+        result["open_files_limit"] = limit
         return result
 
 
+def _check_options(
+    *, db: str | None, url: str | None, instances: int, broker: str | None, spread: str, pace: float
+) -> None:
+    if spread not in SPREADS:
+        raise InputError(
+            f"unknown spread {spread!r}; allowed: " + ", ".join(SPREADS),
+            code="bench_spread",
+            value=spread,
+            allowed=list(SPREADS),
+        )
+    if pace < 0:
+        raise InputError(f"pace must be >= 0 seconds, not {pace!r}", code="bench_pace", value=pace)
+    if url is not None and (instances != 1 or broker is not None or db is not None):
+        raise InputError(
+            "--url benches one running server: --instances, --broker and --db do not apply",
+            code="bench_url_alone",
+        )
+    if instances > 1 and not (db or "").startswith("postgres"):
+        raise InputError(
+            f"--instances {instances} share one database: give --db postgresql+asyncpg://…",
+            code="bench_instances_db",
+            instances=instances,
+        )
+    if instances > 1 and not (broker or "").startswith(("redis://", "rediss://")):
+        raise InputError(
+            f"--instances {instances} tell each other through Redis: give --broker "
+            "redis://HOST:PORT/DB",
+            code="bench_instances_broker",
+            instances=instances,
+        )
+    if broker is not None:
+        from bobing.realtime.broker import broker_scheme
+
+        broker_scheme(broker)
+
+
 @contextlib.contextmanager
-def _server(db: str, folder: Path, schema: str | None = None) -> Any:
+def _server(
+    db: str, folder: Path, index: int, schema: str | None = None, broker: str | None = None
+) -> Any:
     bobing = Path(sys.executable).with_name("bobing")
     command = [str(bobing), "serve", "--host", "127.0.0.1", "--port", "0", "--db", db]
     if schema is not None:
         command += ["--schema", schema]
-    log = (folder / "server.log").open("w")
+    if broker is not None:
+        command += ["--broker", broker]
+    log_path = folder / f"server{index}.log"
+    log = log_path.open("w")
     proc = subprocess.Popen(
         command,
         stdout=subprocess.PIPE,
@@ -115,10 +212,9 @@ def _server(db: str, folder: Path, schema: str | None = None) -> Any:
         if found is None:
             log.flush()
             raise InputError(
-                "the benchmark server did not start: "
-                + (folder / "server.log").read_text()[-500:].strip()
+                "the benchmark server did not start: " + log_path.read_text()[-500:].strip()
             )
-        yield found, proc.pid
+        yield ServerProcess(found, proc.pid)
     finally:
         proc.terminate()
         try:
@@ -155,39 +251,72 @@ def _cpu_seconds(pid: int | None) -> float | None:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def _rss_mb(pid: int | None) -> float | None:
+    """Resident memory of a process in MiB (Linux /proc)."""
+    try:
+        status = Path(f"/proc/{pid if pid is not None else 'self'}/status").read_text()
+    except OSError:
+        return None
+    found = re.search(r"^VmRSS:\s+(\d+) kB", status, re.M)
+    return round(int(found.group(1)) / 1024, 1) if found else None
+
+
+def _load_average() -> float | None:
+    try:
+        return round(os.getloadavg()[0], 2)
+    except OSError:
+        return None
+
+
 async def _bench(
-    base: str, tables: int, players: int, seconds: float, pid: int | None = None
+    servers: list[ServerProcess],
+    tables: int,
+    players: int,
+    seconds: float,
+    *,
+    pace: float = 0.0,
+    spread: str = "phones",
 ) -> dict[str, Any]:
-    import httpx
     import websockets
 
-    limits = httpx.Limits(max_connections=50)
-    async with httpx.AsyncClient(base_url=base, timeout=60, limits=limits) as http:
-        runs = await _gather_limited(
-            [_setup_table(http, websockets, base, i, players) for i in range(tables)], 20
-        )
+    setup_started = time.perf_counter()
+    traffic = Traffic()
+    runs = await _gather_limited(
+        [_setup_table(websockets, servers, i, players, spread) for i in range(tables)], 32
+    )
+    setup_seconds = time.perf_counter() - setup_started
     # The client's own collector pauses would count as latency: freeze the set-up heap.
     gc.collect()
     gc.freeze()
     gc.set_threshold(20_000, 20, 100)
     readers = [
-        asyncio.create_task(_reader(run, name, ws, index == 0))
+        asyncio.create_task(_reader(run, ws, index == 0, traffic))
         for run in runs
-        for index, (name, ws) in enumerate(run.sockets.items())
+        for index, ws in enumerate(run.sockets.values())
     ]
+    rng = random.Random(tables * 7919 + players)
     start = time.perf_counter()
-    measure_from = start + WARMUP_SECONDS
+    # With a pace, every table must have made its first throw before the window opens.
+    measure_from = start + max(WARMUP_SECONDS, pace * 1.2)
     stop_at = measure_from + seconds
-    drivers = [asyncio.create_task(_drive(run, stop_at)) for run in runs]
+    drivers = [asyncio.create_task(_drive(run, stop_at, pace, rng)) for run in runs]
     await asyncio.sleep(max(0.0, measure_from - time.perf_counter()))
-    cpu_start, own_start = _cpu_seconds(pid), time.process_time()
+    cpu_start = [_cpu_seconds(s.pid) for s in servers]
+    own_start = time.process_time()
+    load_start = _load_average()
+    traffic.measuring = True
     await asyncio.sleep(max(0.0, stop_at - time.perf_counter()))
-    cpu_end, own_end = _cpu_seconds(pid), time.process_time()
+    traffic.measuring = False
+    cpu_end = [_cpu_seconds(s.pid) for s in servers]
+    own_end = time.process_time()
+    rss = [_rss_mb(s.pid) for s in servers]
+    client_rss = _rss_mb(None)
+    load_end = _load_average()
     await asyncio.gather(*drivers)
     for task in readers:
         task.cancel()
     await asyncio.gather(*readers, return_exceptions=True)
-    await _gather_limited([ws.close() for run in runs for ws in run.sockets.values()], 100)
+    await _gather_limited([ws.close() for run in runs for ws in run.sockets.values()], 200)
     failures = [run.failed for run in runs if run.failed]
     if failures:
         raise InputError(f"benchmark failed at {len(failures)} tables: {failures[0]}")
@@ -198,26 +327,90 @@ async def _bench(
     def pct(p: float) -> float:
         return round(window[min(count - 1, int(p * count))], 2) if count else 0.0
 
-    server_cpu = None if cpu_start is None or cpu_end is None or not count else cpu_end - cpu_start
+    per_server: list[dict[str, Any]] = []
+    cores: list[float] = []
+    memory: list[float] = []
+    for server, before, after, resident in zip(servers, cpu_start, cpu_end, rss, strict=True):
+        used = None if before is None or after is None else (after - before) / seconds
+        per_server.append(
+            {
+                "url": server.url,
+                "cpu_cores": None if used is None else round(used, 3),
+                "rss_mb": resident,
+            }
+        )
+        if used is not None:
+            cores.append(used)
+        if resident is not None:
+            memory.append(resident)
+    server_cpu = sum(cores) * seconds if len(cores) == len(servers) else None
     return {
         "server_cpu_ms_per_throw": None
-        if server_cpu is None
+        if server_cpu is None or not count
         else round(server_cpu / count * 1000, 3),
         "server_cpu_cores": None if server_cpu is None else round(server_cpu / seconds, 2),
+        "server_rss_mb": round(sum(memory), 1) if len(memory) == len(servers) else None,
         "client_cpu_ms_per_throw": round((own_end - own_start) / count * 1000, 3)
         if count
         else None,
+        "client_cpu_cores": round((own_end - own_start) / seconds, 2),
+        "client_rss_mb": client_rss,
         "throws_per_s": round(count / seconds, 1),
         "p50_ms": pct(0.50),
-        "p99_ms": pct(0.99),
         "p90_ms": pct(0.90),
+        "p99_ms": pct(0.99),
         "max_ms": round(window[-1], 2) if count else 0.0,
+        "bytes_per_throw": round(traffic.bytes_in / count) if count else None,
+        "frames_per_throw": round(traffic.frames_in / count, 2) if count else None,
         "tables": tables,
         "players": players,
         "connections": tables * players,
+        "pace_s": pace,
+        "instances": len(servers),
+        "spread": spread,
+        "servers": per_server,
         "throws": count,
         "seconds": seconds,
+        "setup_s": round(setup_seconds, 1),
+        "load_average": [load_start, load_end],
     }
+
+
+class _Http:
+    """A minimal JSON-over-HTTP client on the standard library, for the set-up requests.
+
+    The benchmark measures WebSocket throws; its set-up calls (create, join, start) need no
+    connection pool, so ``urllib`` in worker threads does, and a plain install (no dev
+    extras) can run ``bobing bench server``. Proxies are ignored: the server is local or
+    named by ``--url``.
+    """
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+        self.opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+    async def request(
+        self, method: str, path: str, body: Any = None, *, token: str | None = None
+    ) -> tuple[int, Any]:
+        """Send one request; return the status and the decoded JSON body (text if not JSON)."""
+        return await asyncio.to_thread(self._request, method, path, body, token)
+
+    def _request(self, method: str, path: str, body: Any, token: str | None) -> tuple[int, Any]:
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.base + path, data=data, method=method)
+        if data is not None:
+            request.add_header("Content-Type", "application/json")
+        if token is not None:
+            request.add_header("Authorization", f"Bearer {token}")
+        try:
+            with self.opener.open(request, timeout=60) as response:
+                status, raw = response.status, response.read()
+        except urllib.error.HTTPError as exc:
+            status, raw = exc.code, exc.read()
+        try:
+            return status, json.loads(raw)
+        except ValueError:
+            return status, raw.decode("utf-8", "replace")
 
 
 async def _gather_limited(coros: list[Any], limit: int) -> list[Any]:
@@ -230,36 +423,47 @@ async def _gather_limited(coros: list[Any], limit: int) -> list[Any]:
     return list(await asyncio.gather(*(one(c) for c in coros)))
 
 
-async def _setup_table(http: Any, websockets: Any, base: str, index: int, players: int) -> TableRun:
-    response = await http.post(
-        "/api/tables", json={"name": f"bench {index}", "mode": "online", "rules": BENCH_RULES}
+async def _setup_table(
+    websockets: Any, servers: list[ServerProcess], index: int, players: int, spread: str
+) -> TableRun:
+    http = _Http(servers[index % len(servers)].url)
+    status, created = await http.request(
+        "POST",
+        "/api/tables",
+        {"name": f"bench {index}", "mode": "online", "rules": BENCH_RULES},
     )
-    if response.status_code != 201:
-        raise InputError(f"could not create a bench table: {response.text[:300]}")
-    created = response.json()
+    if status != 201:
+        raise InputError(f"could not create a bench table: {str(created)[:300]}")
     code = created["code"]
     run = TableRun(code)
     tokens = {}
     for seat in range(players):
         name = f"p{seat + 1}"
-        joined = await http.post(f"/api/tables/{code}/join", json={"name": name})
-        if joined.status_code != 201:
-            raise InputError(f"could not join bench table {code}: {joined.text[:300]}")
-        tokens[name] = joined.json()["player_token"]
-    ws_base = base.replace("http://", "ws://").replace("https://", "wss://")
-    for name, token in tokens.items():
-        ws = await websockets.connect(f"{ws_base}/ws/tables/{code}?token={token}", max_size=None)
+        status, joined = await http.request("POST", f"/api/tables/{code}/join", {"name": name})
+        if status != 201:
+            raise InputError(f"could not join bench table {code}: {str(joined)[:300]}")
+        tokens[name] = joined["player_token"]
+    for seat, (name, token) in enumerate(tokens.items()):
+        # "phones": seat s of table i on instance (i + s) mod N; "tables": all on i mod N.
+        where = index + (seat if spread == "phones" else 0)
+        base = servers[where % len(servers)].url
+        ws_base = base.replace("http://", "ws://").replace("https://", "wss://")
+        ws = await websockets.connect(
+            f"{ws_base}/ws/tables/{code}?token={token}",
+            max_size=None,
+            # The server pings every socket; 10,000 client-side pings would only add load.
+            ping_interval=None,
+            open_timeout=60,
+        )
         await ws.recv()  # welcome
         await ws.recv()  # the backlog and state
         run.sockets[name] = ws
-    reply = await http.post(
-        f"/api/tables/{code}/commands",
-        json={"type": "start"},
-        headers={"Authorization": f"Bearer {created['host_token']}"},
+    status, reply = await http.request(
+        "POST", f"/api/tables/{code}/commands", {"type": "start"}, token=created["host_token"]
     )
-    if reply.status_code != 200:
-        raise InputError(f"could not start bench table {code}: {reply.text}")
-    state = (await http.get(f"/api/tables/{code}")).json()
+    if status != 200:
+        raise InputError(f"could not start bench table {code}: {str(reply)[:300]}")
+    _, state = await http.request("GET", f"/api/tables/{code}")
     run.next_player = state["next"]
     run.turn = state["turn"]
     # Drain the 'started' frame every socket receives.
@@ -268,8 +472,11 @@ async def _setup_table(http: Any, websockets: Any, base: str, index: int, player
     return run
 
 
-async def _reader(run: TableRun, name: str, ws: Any, observer: bool) -> None:
+async def _reader(run: TableRun, ws: Any, observer: bool, traffic: Traffic) -> None:
     async for message in ws:
+        if traffic.measuring:
+            traffic.bytes_in += len(message)
+            traffic.frames_in += 1
         if message.startswith('{"type":"ack"'):
             continue
         if message.startswith('{"type":"error"'):
@@ -296,8 +503,11 @@ async def _reader(run: TableRun, name: str, ws: Any, observer: bool) -> None:
             run.ready.set()
 
 
-async def _drive(run: TableRun, stop_at: float) -> None:
+async def _drive(run: TableRun, stop_at: float, pace: float, rng: random.Random) -> None:
     players = len(run.sockets)
+    if pace:
+        await asyncio.sleep(rng.uniform(0, pace))  # tables do not throw in step
+    slot = time.perf_counter()
     while time.perf_counter() < stop_at and run.failed is None:
         player = run.next_player
         if player is None:
@@ -314,3 +524,10 @@ async def _drive(run: TableRun, stop_at: float) -> None:
         except TimeoutError:
             run.failed = f"table {run.code}: throw {throw} did not reach every player in 30 s"
             return
+        if pace:
+            slot += pace * rng.uniform(0.8, 1.2)
+            delay = slot - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            else:  # behind (a slow server): go on now rather than bursting to catch up
+                slot = time.perf_counter()

@@ -136,3 +136,42 @@ def test_serve_broker_errors_are_one_line(tmp_path: Path) -> None:
         env={**os.environ, "BOBING_LANG": "zh-Hans"},
     )
     assert chinese.returncode == 2 and "消息中转地址 'kafka://k:9092' 无效" in chinese.stderr
+
+
+def test_bench_server_at_a_pace_reports_cpu_memory_and_traffic() -> None:
+    result = run(
+        "bench",
+        "server",
+        "--tables",
+        "3",
+        "--players",
+        "2",
+        "--seconds",
+        "1",
+        "--pace",
+        "0.5",
+        "--json",
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["pace_s"] == 0.5 and report["instances"] == 1 and report["connections"] == 6
+    assert report["throws"] > 0 and 0 < report["p50_ms"] <= report["p99_ms"] <= report["max_ms"]
+    assert report["server_rss_mb"] > 0 and report["client_rss_mb"] > 0
+    assert report["server_cpu_cores"] is not None and len(report["servers"]) == 1
+    # Every throw reaches both players, and the thrower gets an ack: at least 3 frames.
+    assert report["frames_per_throw"] >= 3 and report["bytes_per_throw"] > 0
+    assert report["open_files_limit"] >= 6
+
+
+def test_bench_server_refuses_impossible_setups() -> None:
+    several = run("bench", "server", "--instances", "2")
+    assert several.returncode == 2 and "--db postgresql" in several.stderr
+    no_redis = run("bench", "server", "--instances", "2", "--db", "postgresql+asyncpg://u@h/d")
+    assert no_redis.returncode == 2 and "--broker redis://" in no_redis.stderr
+    spread = run("bench", "server", "--spread", "diagonal")
+    assert spread.returncode == 2 and "'diagonal'" in spread.stderr
+    alone = run("bench", "server", "--url", "http://127.0.0.1:1", "--instances", "2")
+    assert alone.returncode == 2 and "--url" in alone.stderr
+    for result in (several, no_redis, spread, alone):
+        assert "Traceback" not in result.stderr

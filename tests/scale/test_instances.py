@@ -192,3 +192,23 @@ async def test_racing_throws_on_two_instances_exactly_one_wins(
     for client in (host, *on_a.values(), *on_b.values()):
         await client.reach(logged[-1]["seq"])
         assert client.events == logged, client.name
+
+
+def test_bench_spreads_phones_over_two_instances(postgres_url: str, redis_url: str) -> None:
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    bobing = str(Path(sys.executable).with_name("bobing"))
+    command = [bobing, "bench", "server", "--tables", "4", "--players", "3", "--seconds", "1"]
+    command += ["--pace", "0.5", "--instances", "2", "--db", postgres_url]
+    command += ["--broker", redis_url, "--json"]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["instances"] == 2 and report["db"] == "postgresql" and report["broker"] == "redis"
+    urls = [server["url"] for server in report["servers"]]
+    assert len(set(urls)) == 2
+    assert all(server["cpu_cores"] is not None for server in report["servers"])
+    assert report["throws"] > 0 and report["p99_ms"] > 0
