@@ -40,7 +40,10 @@ ROOT = Path(bobing.i18n.__file__).parent
 ENGINE = Path(bobing.engine.__file__).parent
 CHINESE = ("zh-Hans", "zh-Hant")
 # The engine modules where every raise names a specific code (others keep class defaults).
-SPECIFIC = ("dice.py", "rules.py", "presets.py", "hands.py", "ranking.py", "record.py", "game.py")
+SPECIFIC = (
+    "dice.py", "rules.py", "switches.py", "presets.py", "hands.py", "ranking.py", "ranked.py",
+    "record.py", "record_format.py", "game.py", "state.py",
+)
 
 
 def load(lang: str) -> dict[str, str]:
@@ -173,6 +176,21 @@ def bad_file(tmp: Path, name: str, data: bytes) -> str:
 
 
 # (what to do, a fragment every language must quote)
+def closed_twice() -> None:
+    game = Game(TRADITIONAL, ["甲", "乙"])
+    game.start()
+    game.throw("123456")
+    game.close()
+    game.close()
+
+
+def over_then_closed() -> None:
+    game = Game(TRADITIONAL, ["甲", "乙"])
+    game.start()
+    game.close()
+    game.close()
+
+
 CORPUS: dict[str, tuple[Callable[[Path], object], str]] = {
     "no_dice_given": (lambda _: parse_dice("  "), "444412"),
     "dice_not_face": (lambda _: parse_dice("44441x"), "'x'"),
@@ -247,6 +265,51 @@ CORPUS: dict[str, tuple[Callable[[Path], object], str]] = {
     "prizes_unknown_tier": (lambda _: load_rules({"prizes": {"gold": 1}}), "'gold'"),
     "prizes_invalid_count": (lambda _: load_rules({"prizes": {"yixiu": -1}}), "-1"),
     "rules_not_object": (lambda _: bobing.engine.rules_from_json(3), "int"),
+    "invalid_whole_number": (lambda _: load_rules({"max_players": 31}), "31"),
+    "invalid_switch_value_bool_new": (lambda _: load_rules({"wuzi_bonus": "yes"}), "'yes'"),
+    "ranked_prizes_not_list": (
+        lambda _: load_rules({"award": "ranked", "ranked_prizes": "一等奖"}), "'一等奖'"
+    ),
+    "ranked_prize_not_object": (
+        lambda _: load_rules({"award": "ranked", "ranked_prizes": ["一等奖"]}), "'一等奖'"
+    ),
+    "ranked_prize_unknown_key": (
+        lambda _: load_rules({"award": "ranked", "ranked_prizes": [{"name": "a", "price": 1}]}),
+        "'price'",
+    ),
+    "ranked_prize_bad_name": (
+        lambda _: load_rules({"award": "ranked", "ranked_prizes": [{"name": ""}]}), "''"
+    ),
+    "ranked_prize_bad_count": (
+        lambda _: load_rules({"award": "ranked", "ranked_prizes": [{"name": "a", "count": 0}]}),
+        "0",
+    ),
+    "ranked_prize_bad_value": (
+        lambda _: load_rules({"award": "ranked", "ranked_prizes": [{"name": "a", "value": -5}]}),
+        "-5",
+    ),
+    "ranked_prizes_missing": (lambda _: load_rules({"award": "ranked"}), "ranked_prizes"),
+    "ranked_prizes_without_ranked": (
+        lambda _: load_rules({"ranked_prizes": [{"name": "a"}]}), "ranked_prizes"
+    ),
+    "rounds_without_ranked": (lambda _: load_rules({"rounds": 3}), "rounds"),
+    "close_entry_invalid": (
+        lambda _: judge_record(record(throws=[{"close": "yes"}])), "'close': 'yes'"
+    ),
+    "close_after_end": (
+        lambda _: judge_record(record(rules="modern", throws=["444444", {"close": True}])), "1"
+    ),
+    "close_twice": (
+        lambda _: judge_record(record(throws=["123456", {"close": True}, {"close": True}])), "1"
+    ),
+    "close_during_grab": (
+        lambda _: judge_record(record(throws=["123455", "555555", {"close": True}])), "2"
+    ),
+    "already_closed": (lambda _: closed_twice(), ""),
+    "close_game_over": (lambda _: over_then_closed(), ""),
+    "players_over_max": (
+        lambda _: Game(TRADITIONAL, [f"p{i}" for i in range(13)]), "max_players"
+    ),
     "preset_not_name": (lambda _: load_rules({"preset": 3}), "3"),
     "unknown_rule_switch": (lambda _: load_rules({"six-ones": "x"}), "'six-ones'"),
     "rule_file_unreadable": (lambda tmp: load_rules(tmp / "missing.json"), "missing.json"),

@@ -29,6 +29,7 @@ from bobing.engine.dice import DiceSource, SeededDice, SystemDice, parse_dice
 from bobing.engine.errors import BobingError, DiceError, InputError, RecordError
 from bobing.engine.events import (
     Awarded,
+    Closed,
     Event,
     FinalStarted,
     GameOver,
@@ -42,6 +43,7 @@ from bobing.engine.events import (
 )
 from bobing.engine.game import Game, GameState, Phase
 from bobing.engine.hands import TIERS, Hand
+from bobing.engine.ranked import rank_key
 from bobing.engine.record import (
     Judgement,
     dumps_record,
@@ -59,6 +61,8 @@ _HELP_LANG = lang_from_env()
 # What people type for a die out of the bowl, and to stop.
 TIAOHOU_WORDS = frozenset({"t", "tiaohou", "跳猴", "跳", "j"})
 QUIT_WORDS = frozenset({"q", "quit", "exit", "退出", "不博了"})
+# What a host types to call time (RULES.md §8.1): the round is finished, then the game ends.
+CLOSE_WORDS = frozenset({"e", "end", "结束", "結束", "收工"})
 NAME_SEPARATORS = str.maketrans({"、": ",", "，": ",", "\n": ","})
 
 
@@ -139,9 +143,13 @@ def _print_judgement(game: Game, judged: Judgement, language: str) -> None:
         )
     header.append(_status(game, language))
     print_text(*header)
-    _print_holdings(game, language)
-    _print_standings(game, language)
-    print_text(*_zhuangyuan_lines(game, language), _pool_line(game.state, language), "")
+    if game.state.ranked:
+        _print_ranking(game, language)
+        print_text("")
+    else:
+        _print_holdings(game, language)
+        _print_standings(game, language)
+        print_text(*_zhuangyuan_lines(game, language), _pool_line(game.state, language), "")
     print_text(t("game.log.title", language))
     narrator = Narrator(game.rules, language, game.players)
     print_text(*(f"  {line}" for line in narrator.lines(game.events)))
@@ -183,6 +191,12 @@ def _status(game: Game, lang: str) -> str:
         return t("game.status.over", lang, why=t(f"game.ended_by.{state.ended_by}", lang))
     if state.phase is Phase.GRAB:
         return t("game.status.grab", lang)
+    ends = [u for u in (state.final_until, state.close_until) if u is not None]
+    if state.closed and ends:
+        last = state.players[state.seat_at(min(ends))]
+        return t(
+            "game.status.closing", lang, round=state.round, next=game.next_player, last=last
+        )
     if state.phase is Phase.FINAL and state.final_until is not None:
         last = state.players[state.seat_at(state.final_until)]
         return t(
@@ -227,6 +241,23 @@ def _print_standings(game: Game, lang: str) -> None:
         for place, (_, _, seat, entry) in enumerate(ranked, start=1)
     ]
     print_table(headers, rows, align=["right", "left", "left", "left", "right"])
+
+
+def _print_ranking(game: Game, lang: str) -> None:
+    """Ranked mode (RULES.md §8.2): every player by best throw, with the prize it holds."""
+    print_text(t("game.ranking.title", lang))
+    headers = [t("game.col.rank", lang), t("game.col.player", lang), t("game.col.best", lang),
+               t("game.col.dice", lang), t("game.col.throw", lang), t("game.col.prize", lang)]
+    rows = []
+    for place, entry in enumerate(game.ranking(), start=1):
+        if entry.dice is None:
+            best, dice, throw = t("game.ranking.none", lang), "", ""
+        else:
+            best = _hand_text(game.rules, entry.dice, lang)
+            dice, throw = entry.dice, str(entry.throw)
+        prize = entry.prize if entry.prize is not None else t("game.ranking.no_prize", lang)
+        rows.append([str(place), entry.player, best, dice, throw, prize])
+    print_table(headers, rows, align=["right", "left", "left", "left", "right", "left"])
 
 
 def _pool_line(state: GameState, lang: str) -> str:
@@ -287,6 +318,7 @@ class Narrator:
         self.lang = lang
         self.players = list(players)
         self.standing: dict[str, str] = {}  # player -> dice of their 状元 standing
+        self.best: dict[str, str] = {}  # ranked mode: player -> dice of their best throw
         self.starter = 0
         self.step = -1 if str(rules.direction) == "counterclockwise" else 1
 
@@ -303,6 +335,9 @@ class Narrator:
                     attached.append(events[index])
                     index += 1
                 out.append(self._throw_line(event, attached))
+            elif isinstance(event, Closed):
+                ends_now = index < len(events) and isinstance(events[index], GameOver)
+                out.append(self._close_line(event, ends_now))
             elif isinstance(event, Awarded) and event.reason == "grab":
                 grabbed = [event]
                 while index < len(events):
@@ -334,6 +369,8 @@ class Narrator:
         c = rules.classify(thrown.dice)
         head = self._t("game.log.throw", n=thrown.throw, player=thrown.player, dice=thrown.dice,
                        hand=hand_name(c, self.lang))
+        if str(rules.award) == "ranked":
+            return head + self._t("game.log.arrow") + self._best_text(thrown.player, thrown.dice)
         outcomes: list[str] = []
         stood = False
         for event in attached:
@@ -357,6 +394,18 @@ class Narrator:
         if not outcomes and not (c.hand is Hand.LIUBOHEI and str(rules.liubohei) == "grab_end"):
             outcomes.append(self._t("game.log.nothing"))
         return head + "".join(self._t("game.log.arrow") + o for o in outcomes)
+
+    def _best_text(self, player: str, dice: str) -> str:
+        """Ranked mode: whether the throw is the player's new best (equal throws: the earlier)."""
+        rules = self.rules
+        old = self.best.get(player)
+        if old is not None and rank_key(rules, rules.classify(dice)) <= rank_key(
+            rules, rules.classify(old)
+        ):
+            return self._t("game.log.best.kept", player=player,
+                           old=_hand_text(rules, old, self.lang))
+        self.best[player] = dice
+        return self._t("game.log.best", player=player)
 
     def _standing_text(self, event: StandingSet) -> str:
         old = self.standing.get(event.player)
@@ -412,6 +461,8 @@ class Narrator:
                            player=self._seat_name(event.until_turn))
         if isinstance(event, GrabOpened):
             return self._t("game.log.grab_open")
+        if isinstance(event, Awarded) and event.reason == "chajinhua":
+            return self._t("game.log.chajinhua.end", player=event.player, count=event.count)
         if isinstance(event, GameOver):
             return self._t("game.log.over", why=self._t(f"game.ended_by.{event.ended_by}"))
         if isinstance(event, ZhuangyuanWon):
@@ -421,6 +472,12 @@ class Narrator:
                                              count=1))
             return self._t("game.log.zhuangyuan", player=event.player)
         return ""
+
+    def _close_line(self, event: Closed, ends_now: bool) -> str:
+        if ends_now or not self.players:
+            return self._t("game.log.close.now")
+        return self._t("game.log.close", round=event.until_turn // len(self.players) + 1,
+                       player=self._seat_name(event.until_turn))
 
     def _seat_name(self, turn: int) -> str:
         """Who plays turn index ``turn`` (-1: the ender), once the start has been seen."""
@@ -524,7 +581,7 @@ def _write_record(path: Path, record: dict[str, Any]) -> None:
 
 def _ask_names(terminal: Terminal, rules: RuleSet, lang: str) -> list[str] | None:
     while True:
-        line = terminal.ask(t("game.play.players_prompt", lang))
+        line = terminal.ask(t("game.play.players_prompt", lang, max=rules.max_players))
         if line is None:
             return None
         names = split_names(line)
@@ -590,6 +647,10 @@ class Terminal:
         sys.stdout.flush()
 
 
+_CLOSE = object()
+"""What a prompt returns when the host calls time."""
+
+
 class _Stop(Exception):
     """The players stopped (q) or the input ended."""
 
@@ -648,6 +709,9 @@ class Session:
             return 130
         def results() -> None:
             print_text("", t("game.play.results", lang))
+            if game.state.ranked:
+                _print_ranking(game, lang)
+                return
             _print_holdings(game, lang)
             _print_standings(game, lang)
             print_text(*_zhuangyuan_lines(game, lang))
@@ -673,29 +737,52 @@ class Session:
         n = game.throw_count + 1
         if self.physical:
             prompt = t("game.play.type", self.lang, n=n, player=player)
-            faces = self._typed(prompt, _parse_throw, "game.play.bad_dice")
+            faces = self._typed(prompt, _parse_throw, "game.play.bad_dice", can_close=True)
+            if faces is _CLOSE:
+                self._close()
+                return
             events = game.throw(faces, tiaohou=faces is None)
         else:
-            self._press(t("game.play.press", self.lang, n=n, player=player))
+            if self._press(t("game.play.press", self.lang, n=n, player=player)) is _CLOSE:
+                self._close()
+                return
             rolled = self.dice.roll()
             self.terminal.roll_animation(rolled)
             events = game.throw(rolled)
         self._show(events, detail=True)
 
-    def _press(self, prompt: str) -> None:
+    def _press(self, prompt: str) -> object:
+        """Wait for a key: ``_CLOSE`` when the host calls time, else None (throw)."""
         key = self.terminal.press(prompt)
         if key is None:
             raise _Stop("eof")
         if key.lower() in QUIT_WORDS:
             raise _Stop("quit")
+        return _CLOSE if key.lower() in CLOSE_WORDS else None
 
-    def _typed(self, prompt: str, parse: Callable[[str], Any], bad: str) -> Any:
+    def _close(self) -> None:
+        """The host calls time: the round is finished (or the game ends now)."""
+        game = self.game
+        if not game.can_close():
+            try:
+                game.verify_close()
+            except BobingError as exc:
+                print_text(t("game.play.cannot_close", self.lang, error=localize(exc, self.lang)))
+            return
+        print_text(t("game.play.closed", self.lang))
+        self._show(game.close(), detail=False)
+
+    def _typed(
+        self, prompt: str, parse: Callable[[str], Any], bad: str, *, can_close: bool = False
+    ) -> Any:
         while True:
             line = self.terminal.ask(prompt)
             if line is None:
                 raise _Stop("eof")
             if line.lower() in QUIT_WORDS:
                 raise _Stop("quit")
+            if can_close and line.lower() in CLOSE_WORDS:
+                return _CLOSE
             try:
                 return parse(line)
             except InputError:
@@ -703,7 +790,14 @@ class Session:
 
     def _show(self, events: Sequence[Event], *, detail: bool) -> None:
         lines = self.narrator.lines(events)
-        if detail and not self.game.is_over:
+        if detail and not self.game.is_over and self.game.state.ranked:
+            top = self.game.ranking()[0]
+            if top.dice is not None:
+                prize = top.prize or t("game.ranking.no_prize", self.lang)
+                lines.append("  " + t("game.ranking.leader", self.lang, player=top.player,
+                                      hand=_hand_text(self.game.rules, top.dice, self.lang),
+                                      dice=top.dice, throw=top.throw, prize=prize))
+        elif detail and not self.game.is_over:
             lines += [
                 "  " + _pool_line(self.game.state, self.lang),
                 "  " + _zhuangyuan_lines(self.game, self.lang)[0],

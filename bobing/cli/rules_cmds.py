@@ -300,6 +300,15 @@ def render_rules(rules: RuleSet, lang: str) -> None:
     print_text(*lines, "")
     order = [f"  {i}. {line}" for i, line in enumerate(ranking_lines(rules, lang), start=1)]
     print_text(t("cli.rules.order", lang), *order, "  " + t("rank.tie", lang))
+    if str(rules.award) == "ranked":
+        below = [
+            hand for hand in (Hand.LIUBOHEI, Hand.BIANDIJIN)
+            if hand not in rules.zhuangyuan_order
+            and (hand is Hand.LIUBOHEI or str(rules.six_ones) == "biandijin")
+        ]
+        below += [Hand.DUITANG, Hand.SANHONG, Hand.SIJIN, Hand.ERJU, Hand.YIXIU, Hand.NONE]
+        names = " > ".join(generic_hand_name(hand, lang).split(" (")[0] for hand in below)
+        print_text("", t("cli.rules.ranked", lang, below=names))
 
 
 __all__ = ["classification_json", "register", "render_odds", "render_rules"]

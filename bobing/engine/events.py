@@ -57,8 +57,10 @@ class Skipped(Event):
 class Awarded(Event):
     """``count`` cakes of ``tier`` go to ``player``, from the pool or from player ``source``.
 
-    ``reason``: ``hand`` (the throw's tier), ``bonus`` (四进's 一秀/二举), ``chajinhua`` (its
-    对堂 cakes, never chased), ``chase`` (追), ``sweep`` (六勃红/遍地锦), ``grab`` (lights off).
+    ``reason``: ``hand`` (the throw's tier; a 六勃黑 under ``take_one``: its prize), ``bonus``
+    (四进's 一秀/二举, 五子带一秀), ``chajinhua`` (its 对堂 cakes, never chased; under ``at_end``
+    awarded after the 状元 cake), ``chase`` (追), ``sweep`` (六勃红/遍地锦, a friendly 六勃红's
+    对堂), ``grab`` (lights off).
     """
 
     type: ClassVar[str] = "awarded"
@@ -108,8 +110,21 @@ class GrabOpened(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class Closed(Event):
+    """Time was called (RULES.md §8.1) after ``throw`` throws (None: before any throw).
+
+    Play ends after turn ``until_turn``: the end of the current round, or at once (the turn
+    just played) under ``end`` = ``immediate`` or when nobody has thrown in this round yet.
+    """
+
+    type: ClassVar[str] = "close"
+    throw: int | None
+    until_turn: int
+
+
+@dataclass(frozen=True, slots=True)
 class GameOver(Event):
-    """The game is over; ``ended_by`` is exhausted, liubohong, liubohei or biandijin."""
+    """The game is over; ``ended_by``: exhausted, liubohong, liubohei, biandijin, closed, rounds."""
 
     type: ClassVar[str] = "game_over"
     throw: int | None
@@ -138,6 +153,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         SkipNext,
         FinalStarted,
         GrabOpened,
+        Closed,
         GameOver,
         ZhuangyuanWon,
     )

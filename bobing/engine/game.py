@@ -1,4 +1,4 @@
-"""A whole table's game (RULES.md §4) as a state machine: commands make events, state folds them.
+"""A whole table's game (RULES.md §4, §8): commands make events, the state folds them.
 
 Each command comes as a triple, after PokerKit: ``verify_x`` raises, ``can_x`` answers,
 ``x`` returns the new events (already applied). :func:`apply` is the pure fold; replaying a
@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Mapping, Sequence
-from enum import StrEnum
-from typing import Any, NamedTuple
+from typing import Any
 
 from bobing.engine.dice import DiceSource, dice_text, parse_dice
 from bobing.engine.errors import IllegalAction, InputError, RecordError
 from bobing.engine.events import (
     Awarded,
+    Closed,
     Event,
     FinalStarted,
     GameOver,
@@ -28,12 +28,38 @@ from bobing.engine.events import (
     ZhuangyuanWon,
 )
 from bobing.engine.hands import ORDINARY_HAND_TIER, TIERS, Classification, Hand, Tier
-from bobing.engine.rules import (
+from bobing.engine.ranked import RankingEntry
+from bobing.engine.record_format import (
+    is_close,
+    record_rules,
+    seed_of,
+    start_args,
+    throw_entry,
+    write_record,
+)
+from bobing.engine.state import (
+    MAX_NAME_LENGTH,
+    TIER_INDEX,
+    ZHUANGYUAN_INDEX,
+    GameState,
+    Lot,
+    Phase,
+    StandingEntry,
+    Winner,
+    apply,
+    fold,
+    new_state,
+    round_shown,
+    validate_players,
+)
+from bobing.engine.switches import (
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    Award,
     BiandijinEffect,
     ChajinhuaDuitang,
     ChajinhuaLugu,
     ChaseFrom,
-    Direction,
     End,
     LiuboheiEffect,
     LiubohongEffect,
@@ -43,284 +69,12 @@ from bobing.engine.rules import (
     Tiaohou,
 )
 
-MIN_PLAYERS = 2
-MAX_PLAYERS = 12
-MAX_NAME_LENGTH = 24
-
-_TIER_INDEX: dict[str, int] = {str(t): i for i, t in enumerate(TIERS)}
-_ZY = 0  # index of the 状元 tier
 _DICE_TEXT: dict[tuple[int, ...], str] = {}  # at most 6^6 entries
 
 
 def _dice_text(faces: tuple[int, ...]) -> str:
     text = _DICE_TEXT[faces] = dice_text(faces)
     return text
-
-
-class Phase(StrEnum):
-    """Where a game is: before the start, main play, the final round(s), the grab, over."""
-
-    NOT_STARTED = "not_started"
-    MAIN = "main"
-    FINAL = "final"
-    GRAB = "grab"
-    OVER = "over"
-
-
-class Lot(NamedTuple):
-    """One cake in a player's hands, with the throw that brought it."""
-
-    tier: int
-    seat: int
-    throw: int
-    protected: bool  # brought by 插金花: never chased
-
-
-class StandingEntry(NamedTuple):
-    """A player's 状元 standing: the hand, its dice, its throw and its rank key."""
-
-    hand: Hand
-    dice: str
-    throw: int
-    key: tuple[int, int, int]
-
-
-class Winner(NamedTuple):
-    """Who has (or leads for) the 状元 cake; ``hand`` None for a grabbed cake."""
-
-    seat: int
-    hand: Hand | None
-    dice: str | None
-    throw: int | None
-
-
-class GameState(NamedTuple):
-    """Everything about a game at one moment. Immutable; :func:`apply` makes the next one."""
-
-    rules: RuleSet
-    players: tuple[str, ...]
-    seat_of: Mapping[str, int]
-    phase: Phase
-    starter: int | None
-    turn: int  # turns taken, skipped ones included; turn k belongs to round k // len(players)
-    throws: int  # throws so far (跳猴 included, skipped turns not)
-    pool: tuple[int, ...]  # cakes left per tier, TIERS order
-    held: tuple[tuple[int, ...], ...]  # per seat, cakes per tier
-    lots: tuple[Lot, ...]
-    standings: tuple[StandingEntry | None, ...]
-    skip: tuple[bool, ...]
-    final_until: int | None  # the last turn index once the final phase began
-    ended_by: str | None
-    winner: Winner | None
-
-    @property
-    def step(self) -> int:
-        """+1 for clockwise play, -1 for counterclockwise (seats are listed clockwise)."""
-        return -1 if self.rules.direction is Direction.COUNTERCLOCKWISE else 1
-
-    def seat_at(self, turn: int) -> int:
-        """The seat that plays turn index ``turn``."""
-        assert self.starter is not None
-        return (self.starter + self.step * turn) % len(self.players)
-
-    @property
-    def current_seat(self) -> int | None:
-        """The seat whose turn it is (None before the start, during the grab, or when over)."""
-        if self.phase not in (Phase.MAIN, Phase.FINAL):
-            return None
-        return self.seat_at(self.turn)
-
-    @property
-    def round(self) -> int:
-        """The current round, from 1."""
-        return self.turn // len(self.players) + 1
-
-    @property
-    def ender(self) -> int | None:
-        """The seat before the starter: the last to throw in every round."""
-        if self.starter is None:
-            return None
-        return (self.starter - self.step) % len(self.players)
-
-    def holdings(self, player: str) -> dict[Tier, int]:
-        """Cakes ``player`` holds, non-zero tiers only, highest tier first."""
-        counts = self.held[self.seat_of[player]]
-        return {TIERS[i]: n for i, n in enumerate(counts) if n}
-
-    @property
-    def unclaimed_ordinary(self) -> int:
-        """Non-状元 cakes still in the pool."""
-        return sum(self.pool[1:])
-
-    def leader(self) -> Winner | None:
-        """The best standing (ties to the earlier throw), or the awarded winner once over."""
-        if self.winner is not None:
-            return self.winner
-        best: StandingEntry | None = None
-        best_seat = -1
-        for seat, entry in enumerate(self.standings):
-            if entry is None:
-                continue
-            if best is None or entry.key > best.key or (
-                entry.key == best.key and entry.throw < best.throw
-            ):
-                best, best_seat = entry, seat
-        if best is None:
-            return None
-        return Winner(best_seat, best.hand, best.dice, best.throw)
-
-
-def new_state(rules: RuleSet, players: Sequence[str]) -> GameState:
-    """The state before the start, validating the seat list."""
-    names = validate_players(players)
-    n = len(names)
-    return GameState(
-        rules=rules,
-        players=names,
-        seat_of={name: i for i, name in enumerate(names)},
-        phase=Phase.NOT_STARTED,
-        starter=None,
-        turn=0,
-        throws=0,
-        pool=tuple(rules.prizes),
-        held=((0,) * len(TIERS),) * n,
-        lots=(),
-        standings=(None,) * n,
-        skip=(False,) * n,
-        final_until=None,
-        ended_by=None,
-        winner=None,
-    )
-
-
-def validate_players(players: Sequence[str]) -> tuple[str, ...]:
-    """Check a seat list: 2-12 distinct, non-empty names of at most 24 characters."""
-    if isinstance(players, str) or not isinstance(players, Sequence):
-        raise InputError("players must be a list of names", code="players_not_list", key="players")
-    names = tuple(players)
-    if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
-        raise InputError(
-            f"a table seats {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(names)}",
-            code="player_count",
-            key="players",
-            count=len(names),
-            minimum=MIN_PLAYERS,
-            maximum=MAX_PLAYERS,
-        )
-    seen: set[str] = set()
-    for name in names:
-        if not isinstance(name, str) or not name.strip():
-            raise InputError(
-                f"invalid player name {name!r}", code="bad_name", key="players", name=name
-            )
-        if name != name.strip() or len(name) > MAX_NAME_LENGTH:
-            raise InputError(
-                f"invalid player name {name!r}: no surrounding spaces, "
-                f"at most {MAX_NAME_LENGTH} characters",
-                code="bad_name",
-                key="players",
-                name=name,
-                limit=MAX_NAME_LENGTH,
-            )
-        if name in seen:
-            raise InputError(
-                f"duplicate player name {name!r}", code="duplicate_name", key="players", name=name
-            )
-        seen.add(name)
-    return names
-
-
-# -- the fold ---------------------------------------------------------------------------------
-
-
-def _advance(state: GameState) -> GameState:
-    return state._replace(turn=state.turn + 1)
-
-
-def _move(state: GameState, event: Awarded) -> GameState:
-    tier = _TIER_INDEX[event.tier]
-    seat = state.seat_of[event.player]
-    held = list(state.held)
-    pool = state.pool
-    lots = state.lots
-    if event.source is None:
-        pool = pool[:tier] + (pool[tier] - event.count,) + pool[tier + 1 :]
-    else:
-        source = state.seat_of[event.source]
-        # Take the newest unprotected cakes first; a sweep takes every cake of the tier.
-        mine = sorted(
-            (i for i, lot in enumerate(lots) if lot.seat == source and lot.tier == tier),
-            key=lambda i: (not lots[i].protected, lots[i].throw, i),
-            reverse=True,
-        )[: event.count]
-        drop = set(mine)
-        lots = tuple(lot for i, lot in enumerate(lots) if i not in drop)
-        row = list(held[source])
-        row[tier] -= event.count
-        held[source] = tuple(row)
-    row = list(held[seat])
-    row[tier] += event.count
-    held[seat] = tuple(row)
-    if tier != _ZY:
-        protected = event.reason == "chajinhua"
-        throw = event.throw or 0
-        lots = lots + (Lot(tier, seat, throw, protected),) * event.count
-    return state._replace(pool=pool, held=tuple(held), lots=lots)
-
-
-def apply(state: GameState, event: Event) -> GameState:
-    """The state after ``event``: the fold step, with no side effects."""
-    if isinstance(event, Thrown):
-        return state._replace(turn=state.turn + 1, throws=event.throw)
-    if isinstance(event, Awarded):
-        return _move(state, event)
-    if isinstance(event, StandingSet):
-        seat = state.seat_of[event.player]
-        c = state.rules.classify(event.dice)
-        entry = StandingEntry(c.hand, event.dice, event.throw, state.rules.zhuangyuan_key(c))
-        standings = state.standings[:seat] + (entry,) + state.standings[seat + 1 :]
-        return state._replace(standings=standings)
-    if isinstance(event, Skipped):
-        seat = state.seat_of[event.player]
-        skip = state.skip[:seat] + (False,) + state.skip[seat + 1 :]
-        return state._replace(turn=state.turn + 1, skip=skip)
-    if isinstance(event, SkipNext):
-        seat = state.seat_of[event.player]
-        skip = state.skip[:seat] + (True,) + state.skip[seat + 1 :]
-        return state._replace(skip=skip)
-    if isinstance(event, Started):
-        return state._replace(phase=Phase.MAIN, starter=state.seat_of[event.starter])
-    if isinstance(event, FinalStarted):
-        return state._replace(phase=Phase.FINAL, final_until=event.until_turn)
-    if isinstance(event, GrabOpened):
-        return state._replace(phase=Phase.GRAB)
-    if isinstance(event, GameOver):
-        return state._replace(phase=Phase.OVER, ended_by=event.ended_by)
-    if isinstance(event, ZhuangyuanWon):
-        seat = state.seat_of[event.player]
-        hand = Hand(event.hand) if event.hand is not None else None
-        winner = Winner(seat, hand, event.dice, event.throw)
-        if state.pool[_ZY] > 0:
-            award = Awarded(event.throw, event.player, "zhuangyuan", 1, None, "zhuangyuan")
-            state = _move(state, award)
-        return state._replace(winner=winner)
-    raise InputError(f"cannot apply event {event!r}", code="unknown_event", event=event)
-
-
-def fold(state: GameState, events: Iterable[Event]) -> GameState:
-    """Apply many events in order."""
-    for event in events:
-        state = apply(state, event)
-    return state
-
-
-def _round_shown(state: GameState) -> int:
-    """The current round, or the last one played once the game is over (0 before the start)."""
-    if state.starter is None:
-        return 0
-    if state.phase is Phase.OVER or state.phase is Phase.GRAB:
-        return max(state.turn - 1, 0) // len(state.players) + 1
-    return state.round
 
 
 # -- the game ---------------------------------------------------------------------------------
@@ -556,6 +310,9 @@ class Game:
         c = rules.classifier(faces)
         text = _DICE_TEXT.get(faces) or _dice_text(faces)
         events.append(Thrown(n, name, text, str(c.hand)))
+        if rules.award is Award.RANKED:
+            # §8.2: no cakes change hands and no effect ends the game; the throw only ranks.
+            return self._after_turn(state, events)
         hand = c.hand
         if hand is Hand.LIUBOHONG:
             effect = rules.liubohong
@@ -568,12 +325,27 @@ class Game:
                 events += self._sweep(state, seat, n, from_players=False)
                 events += self._stand(state, seat, c, text, n)
                 return self._finish(state, events, "liubohong")
+            if effect is LiubohongEffect.FRIENDLY_END:
+                # 得主只拿状元和对堂，其余分送大家: the rest stays in the pool, shared.
+                left = state.pool[TIER_INDEX[Tier.DUITANG]]
+                if left:
+                    events.append(Awarded(n, name, str(Tier.DUITANG), left, None, "sweep"))
+                events.append(GameOver(n, "liubohong"))
+                events.append(ZhuangyuanWon(name, str(hand), text, n))
+                return events, fold(state, events)
             events += self._stand(state, seat, c, text, n)
         elif hand is Hand.LIUBOHEI and rules.liubohei is not LiuboheiEffect.IGNORE:
             effect_hei = rules.liubohei
             if effect_hei is LiuboheiEffect.GRAB_END:
                 events.append(GrabOpened(n))
                 return events, fold(state, events)
+            if effect_hei is LiuboheiEffect.TAKE_ONE:
+                # 拿个奖品就是: the best ordinary cake still in the pool; play goes on.
+                for index in range(1, len(TIERS)):
+                    if state.pool[index]:
+                        events.append(Awarded(n, name, str(TIERS[index]), 1, None, "hand"))
+                        break
+                return self._after_turn(state, events)
             events += self._stand(state, seat, c, text, n)
             if effect_hei is LiuboheiEffect.ZHUANGYUAN_END_SHARE:
                 return self._finish(state, events, "liubohei")
@@ -584,12 +356,18 @@ class Game:
                 events.append(ZhuangyuanWon(name, str(hand), text, n))
                 return events, fold(state, events)
             events += self._stand(state, seat, c, text, n)
+            if rules.biandijin is BiandijinEffect.ZHUANGYUAN_TAKE_REMAINING_END:
+                # 只得桌上所剩之饼: the 状元 cake still goes to the best standing.
+                events += self._sweep(state, seat, n, from_players=False)
+                return self._finish(state, events, "biandijin")
         elif hand in rules.zhuangyuan_order:
             events += self._stand(state, seat, c, text, n)
             if hand is Hand.CHAJINHUA and rules.chajinhua_duitang is ChajinhuaDuitang.IMMEDIATE:
                 take = min(2, state.pool[1])
                 if take:
                     events.append(Awarded(n, name, "duitang", take, None, "chajinhua"))
+            for bonus in c.bonus:  # 五子带一秀 (wuzi_bonus): from the pool only
+                events += self._take(state, seat, bonus, n, "bonus")
         else:
             tier = ORDINARY_HAND_TIER.get(hand)
             if tier is not None:
@@ -613,7 +391,7 @@ class Game:
 
     def _take(self, state: GameState, seat: int, tier: Tier, n: int, reason: str) -> list[Event]:
         """One cake of an ordinary tier: from the pool, else by 追 if agreed, else nothing."""
-        index = _TIER_INDEX[tier]
+        index = TIER_INDEX[tier]
         name = state.players[seat]
         if state.pool[index] > 0:
             return [Awarded(n, name, str(tier), 1, None, reason)]
@@ -647,16 +425,22 @@ class Game:
         name = state.players[seat]
         events: list[Event] = []
         for index, tier in enumerate(TIERS):
-            if index == _ZY:
+            if index == ZHUANGYUAN_INDEX:
                 continue
             if state.pool[index]:
                 events.append(Awarded(n, name, str(tier), state.pool[index], None, "sweep"))
             if from_players:
+                spare = self.rules.liubohong_spares_chajinhua
                 for other, counts in enumerate(state.held):
-                    if other != seat and counts[index]:
+                    count = counts[index]
+                    if spare:  # 不能追缴状元插金花所得
+                        count -= sum(
+                            1 for lot in state.lots
+                            if lot.seat == other and lot.tier == index and lot.protected
+                        )
+                    if other != seat and count:
                         events.append(
-                            Awarded(n, name, str(tier), counts[index], state.players[other],
-                                    "sweep")
+                            Awarded(n, name, str(tier), count, state.players[other], "sweep")
                         )
         return events
 
@@ -676,14 +460,28 @@ class Game:
         if leader is None:
             return []
         hand = None if leader.hand is None else str(leader.hand)
-        return [ZhuangyuanWon(state.players[leader.seat], hand, leader.dice, leader.throw)]
+        name = state.players[leader.seat]
+        events: list[Event] = [ZhuangyuanWon(name, hand, leader.dice, leader.throw)]
+        left = state.pool[TIER_INDEX[Tier.DUITANG]]
+        if (
+            leader.hand is Hand.CHAJINHUA
+            and self.rules.chajinhua_duitang is ChajinhuaDuitang.AT_END
+            and left
+        ):
+            # 还可以拿走2个对堂的所有奖品（未中出部分）: the 对堂 cakes nobody won.
+            events.append(Awarded(leader.throw, name, str(Tier.DUITANG), left, None, "chajinhua"))
+        return events
 
     def _after_turn(
         self, before: GameState, events: list[Event]
     ) -> tuple[list[Event], GameState]:
         """Enter the final phase, end the game, or skip the next players' lost turns."""
         state = fold(before, events)
-        exhausted = state.phase is Phase.MAIN and state.unclaimed_ordinary == 0
+        exhausted = (
+            state.phase is Phase.MAIN
+            and state.unclaimed_ordinary == 0
+            and state.rules.award is Award.CAKES
+        )
         if exhausted and any(entry is not None for entry in state.standings):
             exhausted_before = before.unclaimed_ordinary == 0
             done = state.turn - 1  # the turn just played
@@ -707,16 +505,16 @@ class Game:
         """End the game when its last turn is done; take the turns lost to 跳猴."""
         events: list[Event] = []
         while True:
-            final_until = state.final_until
-            if state.phase is Phase.FINAL and final_until is not None and state.turn > final_until:
-                over = GameOver(state.throws or None, "exhausted")
+            if state.phase is not Phase.MAIN and state.phase is not Phase.FINAL:
+                return events, state
+            ended_by = self._ends_now(state)
+            if ended_by is not None:
+                over = GameOver(state.throws or None, ended_by)
                 state = apply(state, over)
                 events.append(over)
                 won = self._award_zhuangyuan(state)
                 events += won
                 return events, fold(state, won)
-            if state.phase is not Phase.MAIN and state.phase is not Phase.FINAL:
-                return events, state
             if True not in state.skip:  # the usual case: nobody is to lose a turn
                 return events, state
             seat = state.seat_at(state.turn)
@@ -725,6 +523,91 @@ class Game:
             skipped = Skipped(state.players[seat], state.turn)
             state = apply(state, skipped)
             events.append(skipped)
+
+    def _ends_now(self, state: GameState) -> str | None:
+        """Why the game ends before the next turn (its ``ended_by``), or None when it goes on."""
+        turn = state.turn
+        final_until = state.final_until
+        if state.phase is Phase.FINAL and final_until is not None and turn > final_until:
+            return "exhausted"
+        rounds = self.rules.rounds
+        if rounds is not None and turn >= rounds * len(state.players):
+            return "rounds"
+        close_until = state.close_until
+        if close_until is not None and turn > close_until:
+            cut_short = state.ranked or state.unclaimed_ordinary > 0
+            return "closed" if cut_short else "exhausted"
+        return None
+
+    # -- calling time (RULES.md §8.1) ----------------------------------------------------------
+
+    def verify_close(self) -> None:
+        """Raise unless time can be called now: the game is in play and time was not called."""
+        state = self.state
+        if state.phase is Phase.OVER:
+            raise IllegalAction(
+                "time cannot be called: the game is already over", code="close_game_over"
+            )
+        if state.close_until is not None:
+            raise IllegalAction("time has already been called", code="already_closed")
+        if state.phase is Phase.NOT_STARTED:
+            raise IllegalAction("the game has not started", code="not_started")
+        if state.phase is Phase.GRAB:
+            raise IllegalAction(
+                "the lights are off: the grab must be settled", code="grab_pending"
+            )
+
+    def can_close(self) -> bool:
+        """Whether :meth:`close` would succeed."""
+        try:
+            self.verify_close()
+        except IllegalAction:
+            return False
+        return True
+
+    def close(self) -> list[Event]:
+        """Call time: the game ends at the end of the current round (at once under
+        ``end`` = ``immediate``, or when nobody has thrown in this round yet).
+
+        >>> from bobing.engine.presets import TRADITIONAL
+        >>> game = Game(TRADITIONAL, ["甲", "乙", "丙"])
+        >>> _ = game.start(), game.throw("444412")
+        >>> [e.type for e in game.close()], game.state.closed
+        (['close'], True)
+        >>> _ = game.throw("123456")
+        >>> [e.type for e in game.throw("235566")], game.state.ended_by
+        (['thrown', 'game_over', 'zhuangyuan'], 'closed')
+        """
+        self.verify_close()
+        state = self.state
+        size = len(state.players)
+        turn = state.turn
+        started_round = state.thrown_turn is not None and state.thrown_turn // size == turn // size
+        if self.rules.end is End.IMMEDIATE or not started_round:
+            until = turn - 1
+        else:
+            until = (turn // size + 1) * size - 1
+        event = Closed(state.throws or None, until)
+        more, after = self._skips_after(apply(state, event))
+        self.state = after
+        self.events += [event, *more]
+        return [event, *more]
+
+    # -- ranked prizes (RULES.md §8.2) -----------------------------------------------------------
+
+    def ranking(self) -> tuple[RankingEntry, ...]:
+        """Ranked mode: every player by best throw so far, with the prize it holds now.
+
+        >>> from dataclasses import replace
+        >>> from bobing.engine.presets import TRADITIONAL
+        >>> from bobing.engine.switches import Award, RankedPrize
+        >>> rules = replace(TRADITIONAL, award=Award.RANKED, ranked_prizes=(RankedPrize("一等奖"),))
+        >>> game = Game(rules, ["甲", "乙"])
+        >>> _ = game.start(), game.throw("123456"), game.throw("444412")
+        >>> [(e.player, e.hand, e.prize) for e in game.ranking()]
+        [('乙', 'sihong', '一等奖'), ('甲', 'duitang', None)]
+        """
+        return self.state.ranking()
 
     # -- the grab ----------------------------------------------------------------------------
 
@@ -754,7 +637,7 @@ class Game:
                     name=player,
                 )
             for tier, count in counts.items():
-                if tier not in _TIER_INDEX:
+                if tier not in TIER_INDEX:
                     raise RecordError(
                         f"grab.{player}: unknown tier {tier!r}; allowed: "
                         + ", ".join(str(t) for t in TIERS),
@@ -773,7 +656,7 @@ class Game:
                         tier=tier,
                         value=count,
                     )
-                totals[_TIER_INDEX[tier]] += count
+                totals[TIER_INDEX[tier]] += count
         for index, tier in enumerate(TIERS):
             if totals[index] != state.pool[index]:
                 raise RecordError(
@@ -841,7 +724,7 @@ class Game:
         most of the cost, and a table server sends the result after every throw.
         """
         state = self.state
-        leader = state.leader()
+        leader = None if state.ranked else state.leader()
         out: dict[str, Any] = {
             "status": "over" if state.phase is Phase.OVER else "in_progress",
             "ended_by": state.ended_by,
@@ -860,11 +743,17 @@ class Game:
             },
             "pool": {str(t): n for t, n in zip(TIERS, state.pool, strict=True)},
         }
+        if state.ranked:
+            out["holdings"] = {name: {} for name in state.players}
+            out["pool"] = {}
+            out["ranking"] = [entry.to_json() for entry in state.ranking()]
         if events:
             out["events"] = [event.to_json() for event in self.events]
         out["phase"] = str(state.phase)
         out["throws"] = state.throws
-        out["round"] = _round_shown(state)
+        out["round"] = round_shown(state)
+        if state.closed:
+            out["closed"] = True  # time was called (RULES.md §8.1); absent otherwise
         return out
 
     @classmethod
@@ -876,13 +765,131 @@ class Game:
 
     def to_record(self, *, seed: int | None = None, **extra: Any) -> dict[str, Any]:
         """This game as a RULES.md §6 record (replayable with :meth:`from_record`)."""
-        from bobing.engine.record import record_of
-
-        return record_of(self, seed=seed, **extra)
+        return write_record(self.rules, self.players, self.events, seed=seed, **extra)
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any], rules: RuleSet | None = None) -> Game:
-        """Play a RULES.md §6 record (optionally re-judged under other ``rules``)."""
-        from bobing.engine.record import play_record
+        """Play a RULES.md §6 record, checking every entry (errors name the throw or key).
 
-        return play_record(record, rules)
+        ``rules`` plays it under other rules than its own, strictly: each throw must still be
+        the turn of the player it names. To re-judge the same dice under other rules (turns
+        may move), use :func:`bobing.engine.record.judge_record`.
+        """
+        return _play_record(cls, record, rules if rules is not None else record_rules(record))
+
+
+def _play_record(cls: type[Game], record: Mapping[str, Any], rules: RuleSet) -> Game:
+    """The body of :meth:`Game.from_record`: every entry validated, in order."""
+    if not isinstance(record, Mapping):
+        raise RecordError(
+            "a record is a JSON object", code="record_not_mapping", type=type(record).__name__
+        )
+    if "players" not in record:
+        raise RecordError("record has no players", code="record_no_players", key="players")
+    players = record["players"]
+    if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
+        raise RecordError(
+            "players must be a list of names", code="players_not_list", key="players"
+        )
+    try:
+        game = cls(rules, players)
+    except InputError as exc:
+        raise RecordError(
+            f"players: {exc}", code="record_players", key="players", inner=exc
+        ) from None
+    seed = seed_of(record)
+    try:
+        game.start(**start_args(record.get("start")))
+    except InputError as exc:
+        raise RecordError(f"start: {exc}", code="record_start", key="start", inner=exc) from None
+    throws = record.get("throws", [])
+    if not isinstance(throws, list):
+        raise RecordError("throws must be a list", code="throws_not_list", key="throws")
+    index = 0  # throws so far: a close is not a throw and takes no number
+    for position, entry in enumerate(throws):
+        if is_close(entry):
+            _close(game, index)
+            continue
+        index += 1
+        player, faces = throw_entry(index, entry)
+        if game.is_over:
+            left = sum(1 for later in throws[position:] if not is_close(later))
+            raise RecordError(
+                f"throw {index}: the game is already over ({left} throw(s) after the end)",
+                code="throw_after_end",
+                throw=index,
+                count=left,
+            )
+        if game.next_player is None:
+            raise RecordError(
+                f"throw {index}: the lights-off grab must be settled before any more throws",
+                code="throw_during_grab",
+                throw=index,
+            )
+        try:
+            game.throw(faces, player=player, tiaohou=faces is None)
+        except (IllegalAction, InputError) as exc:
+            raise RecordError(
+                f"throw {index}: {exc}", code="record_throw", throw=index, inner=exc
+            ) from None
+    grab = record.get("grab")
+    if game.phase == "grab":
+        if grab is not None:
+            if not isinstance(grab, dict):
+                raise RecordError(
+                    "grab must map player names to tier counts", code="grab_not_object", key="grab"
+                )
+            game.grab(grab)
+        else:
+            game.grab(rng=random.Random(seed if seed is not None else 0))
+    elif grab is not None:
+        raise RecordError(
+            "grab: the game did not end with a lights-off grab (六勃黑 under grab_end)",
+            code="grab_without_grab",
+            key="grab",
+        )
+    return game
+
+
+def _close(game: Game, throws: int) -> None:
+    """Call time in a record after ``throws`` throws, naming the place in errors."""
+    if game.is_over:
+        raise RecordError(
+            f"close after throw {throws}: the game is already over",
+            code="close_after_end",
+            key="throws",
+            throw=throws,
+        )
+    if game.state.closed:
+        raise RecordError(
+            f"close after throw {throws}: time was already called (a record holds one close)",
+            code="close_twice",
+            key="throws",
+            throw=throws,
+        )
+    if game.next_player is None:
+        raise RecordError(
+            f"close after throw {throws}: the lights-off grab must be settled first",
+            code="close_during_grab",
+            key="throws",
+            throw=throws,
+        )
+    game.close()
+
+
+# The state's names stay importable from here, where the game was one module.
+__all__ = [
+    "MAX_NAME_LENGTH",
+    "MAX_PLAYERS",
+    "MIN_PLAYERS",
+    "Game",
+    "GameState",
+    "Lot",
+    "Phase",
+    "StandingEntry",
+    "Winner",
+    "apply",
+    "fold",
+    "new_state",
+    "validate_players",
+]

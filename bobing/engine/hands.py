@@ -8,12 +8,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from bobing.engine.dice import FACES, parse_dice
-
-if TYPE_CHECKING:
-    from bobing.engine.rules import RuleSet
 
 
 class Tier(StrEnum):
@@ -87,6 +84,7 @@ def classify_multiset(
     six_ones: str = "liubohei",
     duitang_patterns: frozenset[Multiset] = frozenset({(1, 2, 3, 4, 5, 6)}),
     sijin_bonus: bool = False,
+    wuzi_bonus: bool = False,
 ) -> Classification:
     """Classify by RULES.md §2 directly (the table below is built from this).
 
@@ -109,7 +107,9 @@ def classify_multiset(
     if fours == 5:
         return Classification(ms, Hand.WUHONG, kicker=odd[0], face=4)
     if top == 5:
-        return Classification(ms, Hand.WUZI, kicker=odd[0], face=top_face)
+        # 五子带一秀: the odd die is a red 4 (003附『6』).
+        extra: tuple[Tier, ...] = (Tier.YIXIU,) if wuzi_bonus and odd[0] == 4 else ()
+        return Classification(ms, Hand.WUZI, kicker=odd[0], bonus=extra, face=top_face)
     if fours == 4:
         return Classification(ms, Hand.SIHONG, kicker=sum(odd), face=4)
     if ms in duitang_patterns:
@@ -145,11 +145,19 @@ class Classifier:
     __slots__ = ("_by_multiset", "_table")
 
     def __init__(
-        self, six_ones: str, duitang_patterns: frozenset[Multiset], sijin_bonus: bool
+        self,
+        six_ones: str,
+        duitang_patterns: frozenset[Multiset],
+        sijin_bonus: bool,
+        wuzi_bonus: bool = False,
     ) -> None:
         self._by_multiset: dict[Multiset, Classification] = {
             ms: classify_multiset(
-                ms, six_ones=six_ones, duitang_patterns=duitang_patterns, sijin_bonus=sijin_bonus
+                ms,
+                six_ones=six_ones,
+                duitang_patterns=duitang_patterns,
+                sijin_bonus=sijin_bonus,
+                wuzi_bonus=wuzi_bonus,
             )
             for ms in MULTISETS
         }
@@ -187,20 +195,37 @@ class Classifier:
 
 @lru_cache(maxsize=32)
 def classifier_for(
-    six_ones: str, duitang_patterns: frozenset[Multiset], sijin_bonus: bool
+    six_ones: str,
+    duitang_patterns: frozenset[Multiset],
+    sijin_bonus: bool,
+    wuzi_bonus: bool = False,
 ) -> Classifier:
     """A cached classifier for the switches that change classification."""
-    return Classifier(six_ones, duitang_patterns, sijin_bonus)
+    return Classifier(six_ones, duitang_patterns, sijin_bonus, wuzi_bonus)
 
 
-def classify(dice: str | Sequence[int], rules: RuleSet | None = None) -> Classification:
-    """Classify a throw under ``rules`` (default: traditional).
+class HasClassifier(Protocol):
+    """Anything that knows how to classify (a :class:`~bobing.engine.switches.RuleSet`)."""
+
+    @property
+    def classifier(self) -> Classifier:
+        """The lookup table for its classification switches."""
+        ...
+
+
+STANDARD_PATTERNS: frozenset[Multiset] = frozenset({(1, 2, 3, 4, 5, 6)})
+
+
+def classify(dice: str | Sequence[int], rules: HasClassifier | None = None) -> Classification:
+    """Classify a throw under ``rules`` (default: the standard classification of every preset:
+    six 1s are 六勃黑, 123456 is 对堂, no bonus cakes).
 
     >>> classify("414144").hand
     <Hand.CHAJINHUA: 'chajinhua'>
     >>> classify("444426").kicker
     8
     """
-    from bobing.engine.rules import DEFAULT_RULES
-
-    return (rules or DEFAULT_RULES).classifier.classify(dice)
+    table = rules.classifier if rules is not None else classifier_for(
+        "liubohei", STANDARD_PATTERNS, False
+    )
+    return table.classify(dice)

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from bobing.engine.errors import RulesError
 from bobing.engine.hands import Hand
-from bobing.engine.rules import ChajinhuaLugu as Lugu
-from bobing.engine.rules import (
+from bobing.engine.switches import ChajinhuaLugu as Lugu
+from bobing.engine.switches import (
     Direction,
     LiuboheiEffect,
     LiubohongEffect,
     RuleSet,
     Tiaohou,
+    register_preset,
 )
 
 TRADITIONAL = RuleSet(
@@ -74,6 +75,9 @@ ALIASES: dict[str, str] = {
     "金花": "jinhua",
     "插金花": "jinhua",
 }
+
+for _preset in PRESETS.values():
+    register_preset(_preset)
 
 DEFAULT_RULES = TRADITIONAL
 

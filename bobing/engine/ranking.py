@@ -11,7 +11,7 @@ from functools import lru_cache
 
 from bobing.engine.errors import RulesError
 from bobing.engine.hands import Classification
-from bobing.engine.rules import RuleSet
+from bobing.engine.switches import RuleSet
 
 
 def zhuangyuan_ranking(rules: RuleSet) -> list[list[Classification]]:

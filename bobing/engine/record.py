@@ -1,219 +1,33 @@
-"""Game records (RULES.md §6): read, validate, play, write; and adjudication (§7)."""
+"""Judging game records (RULES.md §6-§8): play one, re-judge it under other rules, adjudicate.
+
+The record format itself (reading, validation of entries, writing) is
+:mod:`bobing.engine.record_format`; its public names are importable from here too.
+"""
 
 from __future__ import annotations
 
-import json
 import random
 from collections import deque
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
-from bobing.engine.dice import DICE_COUNT
-from bobing.engine.errors import IllegalAction, InputError, RecordError, RulesError
-from bobing.engine.events import GrabOpened, Skipped, Started, Thrown
-from bobing.engine.hands import TIERS
-from bobing.engine.rules import RuleSet, load_rules, rules_from_json
-
-if TYPE_CHECKING:
-    from bobing.engine.game import Game
-
-RECORD_KEYS = ("rules", "players", "start", "seed", "throws", "grab")
-"""The keys of RULES.md §6; others (e.g. ``fairness``, ``table``) are kept but not judged."""
-
-
-def load_record(path: str | Path) -> dict[str, Any]:
-    """Read a record file, raising :class:`RecordError` for unreadable or malformed JSON."""
-    try:
-        text = Path(path).read_text(encoding="utf-8-sig")  # a BOM from Notepad is fine
-    except OSError as exc:
-        raise RecordError(
-            f"cannot read record {str(path)!r}: {exc.strerror}",
-            code="record_unreadable",
-            path=str(path),
-            reason=str(exc.strerror),
-            errno=exc.errno,
-        ) from None
-    except UnicodeDecodeError:
-        raise RecordError(
-            f"record {str(path)!r} is not UTF-8 text", code="record_not_utf8", path=str(path)
-        ) from None
-    return parse_record(text, str(path))
-
-
-def parse_record(text: str, source: str = "<record>") -> dict[str, Any]:
-    """A record from JSON text (``source`` names it in errors), raising :class:`RecordError`.
-
-    >>> parse_record('{"players": ["甲", "乙"]}')["players"]
-    ['甲', '乙']
-    """
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise RecordError(
-            f"record {source!r} is not valid JSON: {exc.msg} at line {exc.lineno} "
-            f"column {exc.colno}",
-            code="record_not_json",
-            path=source,
-            reason=exc.msg,
-            line=exc.lineno,
-            column=exc.colno,
-        ) from None
-    except RecursionError:
-        raise RecordError(
-            f"record {source!r} is nested too deeply", code="record_too_deep", path=source
-        ) from None
-    if not isinstance(data, dict):
-        raise RecordError(
-            f"a record is a JSON object, not {type(data).__name__}",
-            code="record_not_object",
-            type=type(data).__name__,
-        )
-    return data
-
-
-def _throw_entry(index: int, entry: Any) -> tuple[str | None, tuple[int, ...] | None]:
-    """(player or None, faces or None for 跳猴) of throw ``index`` (1-based), validated."""
-    where = f"throw {index}"
-    player: str | None = None
-    if isinstance(entry, str):
-        dice: Any = entry
-        tiaohou = False
-    elif isinstance(entry, dict):
-        unknown = sorted(set(entry) - {"dice", "tiaohou", "player"})
-        if unknown:
-            raise RecordError(
-                f"{where}: unknown key {unknown[0]!r}; allowed: dice, tiaohou, player",
-                code="throw_unknown_key",
-                throw=index,
-                key=unknown[0],
-            )
-        raw_player = entry.get("player")
-        if raw_player is not None and not isinstance(raw_player, str):
-            raise RecordError(
-                f"{where}: player must be a name", code="throw_player_not_name", throw=index
-            )
-        player = raw_player
-        tiaohou = entry.get("tiaohou", False)
-        if not isinstance(tiaohou, bool):
-            raise RecordError(
-                f"{where}: tiaohou must be true or false",
-                code="throw_tiaohou_not_bool",
-                throw=index,
-            )
-        dice = entry.get("dice")
-        if tiaohou and dice is not None:
-            raise RecordError(
-                f"{where}: a 跳猴 has no dice", code="throw_tiaohou_with_dice", throw=index
-            )
-        if not tiaohou and dice is None:
-            raise RecordError(
-                f"{where}: no dice (give \"dice\" or \"tiaohou\": true)",
-                code="throw_no_dice",
-                throw=index,
-            )
-    else:
-        raise RecordError(
-            f"{where}: expected six digits like \"444412\" or an object, not {entry!r}",
-            code="throw_not_dice",
-            throw=index,
-            value=entry,
-        )
-    if tiaohou:
-        return player, None
-    if isinstance(dice, list):
-        faces_ok = all(type(d) is int and 1 <= d <= 6 for d in dice)
-        if not faces_ok or len(dice) != DICE_COUNT:
-            raise RecordError(
-                f"{where}: dice {dice!r} are not six faces 1-6",
-                code="throw_dice_list",
-                throw=index,
-                key="dice",
-                value=dice,
-            )
-        dice = "".join(str(d) for d in dice)
-    if not isinstance(dice, str):
-        raise RecordError(
-            f"{where}: dice must be six digits, not {dice!r}",
-            code="throw_dice_not_text",
-            throw=index,
-            value=dice,
-        )
-    if len(dice) != DICE_COUNT or not dice.isascii() or not dice.isdigit():
-        raise RecordError(
-            f"{where}: {dice!r} is not six digits 1-6 ({len(dice)} characters)",
-            code="throw_dice_length",
-            throw=index,
-            value=dice,
-            length=len(dice),
-        )
-    bad = [c for c in dice if c not in "123456"]
-    if bad:
-        raise RecordError(
-            f"{where}: {dice!r} has a {bad[0]}, faces are 1-6",
-            code="throw_dice_face",
-            throw=index,
-            value=dice,
-            face=bad[0],
-        )
-    return player, tuple(int(c) for c in dice)
-
-
-def _start_args(start: Any) -> dict[str, Any]:
-    if start is None:
-        return {}
-    if not isinstance(start, dict):
-        raise RecordError(
-            'start must be {"starter": NAME} or {"thrower": NAME, "dice": [a, b]}',
-            code="start_not_object",
-            key="start",
-            value=start,
-        )
-    unknown = sorted(set(start) - {"starter", "thrower", "dice"})
-    if unknown:
-        raise RecordError(
-            f"start: unknown key {unknown[0]!r}; allowed: starter, thrower, dice",
-            code="start_unknown_key",
-            key="start",
-            name=unknown[0],
-        )
-    if "starter" in start:
-        if set(start) != {"starter"}:
-            raise RecordError(
-                "start: give a starter, or a thrower with two dice",
-                code="start_starter_and_dice",
-                key="start",
-            )
-        return {"starter": start["starter"]}
-    if set(start) != {"thrower", "dice"}:
-        raise RecordError(
-            "start: the two-dice start needs thrower and dice",
-            code="start_needs_thrower_and_dice",
-            key="start",
-        )
-    dice = start["dice"]
-    ok = (
-        isinstance(dice, list)
-        and len(dice) == 2
-        and all(isinstance(d, int) and not isinstance(d, bool) and 1 <= d <= 6 for d in dice)
-    )
-    if not ok:
-        raise RecordError(
-            f"start.dice must be two faces 1-6, not {dice!r}",
-            code="start_dice_invalid",
-            key="start.dice",
-            value=dice,
-        )
-    return {"thrower": start["thrower"], "dice": tuple(dice)}
-
-
-def record_rules(record: Mapping[str, Any]) -> RuleSet:
-    """The rules a record was played under (default traditional)."""
-    spec = record.get("rules", "traditional")
-    try:
-        return rules_from_json(spec)
-    except RulesError as exc:
-        raise RecordError(f"rules: {exc}", code="record_rules", key="rules", inner=exc) from None
+from bobing.engine.errors import InputError, RecordError
+from bobing.engine.events import Closed, Thrown
+from bobing.engine.game import Game
+from bobing.engine.record_format import (
+    RECORD_KEYS,
+    dumps_record,
+    is_close,
+    load_record,
+    parse_record,
+    record_rules,
+    seed_of,
+    start_args,
+    write_record,
+)
+from bobing.engine.rules import load_rules
+from bobing.engine.switches import RuleSet
 
 
 class Judgement(NamedTuple):
@@ -248,100 +62,40 @@ def judge_record(record: Mapping[str, Any], rules: RuleSet | None = None) -> Jud
             "a record is a JSON object", code="record_not_mapping", type=type(record).__name__
         )
     own = rules if rules is not None and "rules" not in record else record_rules(record)
-    game = _play_strict(record, own)
+    game = Game.from_record(record, own)
     if rules is None or rules == own:
         return Judgement(game, False, 0)
     return _rejudge(record, game, rules)
 
 
-def _play_strict(record: Mapping[str, Any], rules: RuleSet) -> Game:
-    from bobing.engine.game import Game
-
-    if "players" not in record:
-        raise RecordError("record has no players", code="record_no_players", key="players")
-    players = record["players"]
-    if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
-        raise RecordError(
-            "players must be a list of names", code="players_not_list", key="players"
-        )
-    try:
-        game = Game(rules, players)
-    except InputError as exc:
-        raise RecordError(
-            f"players: {exc}", code="record_players", key="players", inner=exc
-        ) from None
-    seed = _seed(record)
-    try:
-        game.start(**_start_args(record.get("start")))
-    except InputError as exc:
-        raise RecordError(f"start: {exc}", code="record_start", key="start", inner=exc) from None
-    throws = record.get("throws", [])
-    if not isinstance(throws, list):
-        raise RecordError("throws must be a list", code="throws_not_list", key="throws")
-    for index, entry in enumerate(throws, start=1):
-        player, faces = _throw_entry(index, entry)
-        if game.is_over:
-            raise RecordError(
-                f"throw {index}: the game is already over ({len(throws) - index + 1} throw(s) "
-                "after the end)",
-                code="throw_after_end",
-                throw=index,
-                count=len(throws) - index + 1,
-            )
-        if game.next_player is None:
-            raise RecordError(
-                f"throw {index}: the lights-off grab must be settled before any more throws",
-                code="throw_during_grab",
-                throw=index,
-            )
-        try:
-            game.throw(faces, player=player, tiaohou=faces is None)
-        except (IllegalAction, InputError) as exc:
-            raise RecordError(
-                f"throw {index}: {exc}", code="record_throw", throw=index, inner=exc
-            ) from None
-    grab = record.get("grab")
-    if game.phase == "grab":
-        if grab is not None:
-            if not isinstance(grab, dict):
-                raise RecordError(
-                    "grab must map player names to tier counts", code="grab_not_object", key="grab"
-                )
-            game.grab(grab)
-        else:
-            game.grab(rng=random.Random(seed if seed is not None else 0))
-    elif grab is not None:
-        raise RecordError(
-            "grab: the game did not end with a lights-off grab (六勃黑 under grab_end)",
-            code="grab_without_grab",
-            key="grab",
-        )
-    return game
-
-
-def _seed(record: Mapping[str, Any]) -> int | None:
-    seed = record.get("seed")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-        raise RecordError(
-            f"seed must be a whole number, not {seed!r}",
-            code="seed_not_integer",
-            key="seed",
-            value=seed,
-        )
-    return seed
+def record_of(game: Game, *, seed: int | None = None, **extra: Any) -> dict[str, Any]:
+    """Write ``game`` as a RULES.md §6 record (the same as :meth:`Game.to_record`)."""
+    return write_record(game.rules, game.players, game.events, seed=seed, **extra)
 
 
 def _rejudge(record: Mapping[str, Any], judged: Game, rules: RuleSet) -> Judgement:
-    from bobing.engine.game import Game
-
     queues: dict[str, deque[tuple[int, ...] | None]] = {name: deque() for name in judged.players}
+    close_at: int | None = None  # time was called after this many throws
     for event in judged.events:
         if isinstance(event, Thrown):
             faces = None if event.dice is None else tuple(int(c) for c in event.dice)
             queues[event.player].append(faces)
-    game = Game(rules, judged.players)
-    game.start(**_start_args(record.get("start")))
-    while (name := game.next_player) is not None and queues[name]:
+        elif isinstance(event, Closed):
+            close_at = event.throw or 0
+    try:
+        game = Game(rules, judged.players)
+    except InputError as exc:
+        raise RecordError(
+            f"players: {exc}", code="record_players", key="players", inner=exc
+        ) from None
+    game.start(**start_args(record.get("start")))
+    while True:
+        if close_at is not None and game.throw_count >= close_at and game.can_close():
+            game.close()
+            close_at = None
+        name = game.next_player
+        if name is None or not queues[name]:
+            break
         faces = queues[name].popleft()
         game.throw(faces, tiaohou=faces is None)
     if game.phase == "grab":
@@ -349,83 +103,20 @@ def _rejudge(record: Mapping[str, Any], judged: Game, rules: RuleSet) -> Judgeme
         if isinstance(grab, dict) and game.can_grab(grab):
             game.grab(grab)
         else:
-            seed = _seed(record)
+            seed = seed_of(record)
             game.grab(rng=random.Random(seed if seed is not None else 0))
     return Judgement(game, True, sum(len(q) for q in queues.values()))
-
-
-def record_of(game: Game, *, seed: int | None = None, **extra: Any) -> dict[str, Any]:
-    """Write ``game`` as a RULES.md §6 record."""
-    rules = game.rules
-    overrides = rules.overrides()
-    record: dict[str, Any] = {
-        "rules": rules.preset if len(overrides) == 1 else overrides,
-        "players": list(game.players),
-    }
-    throws: list[Any] = []
-    grab: dict[str, dict[str, int]] = {}
-    grabbing = False
-    for event in game.events:
-        if isinstance(event, Started):
-            if event.thrower is not None and event.dice is not None:
-                record["start"] = {"thrower": event.thrower, "dice": list(event.dice)}
-            else:
-                record["start"] = {"starter": event.starter}
-        elif isinstance(event, Thrown):
-            if event.dice is None:
-                throws.append({"player": event.player, "tiaohou": True})
-            else:
-                throws.append({"player": event.player, "dice": event.dice})
-        elif isinstance(event, GrabOpened):
-            grabbing = True
-        elif grabbing and event.type == "awarded":
-            d = event.to_json()
-            row = grab.setdefault(d["player"], {})
-            row[d["tier"]] = row.get(d["tier"], 0) + d["count"]
-        elif grabbing and event.type == "zhuangyuan":
-            d = event.to_json()
-            grab.setdefault(d["player"], {})["zhuangyuan"] = 1
-        elif isinstance(event, Skipped):
-            pass
-    if seed is not None:
-        record["seed"] = seed
-    record["throws"] = throws
-    if grab:
-        record["grab"] = {p: {str(t): row[str(t)] for t in TIERS if str(t) in row}
-                          for p, row in grab.items()}
-    record.update(extra)
-    return record
-
-
-def dumps_record(record: Mapping[str, Any]) -> str:
-    """A record as readable JSON text: one key per line, one throw per line.
-
-    >>> print(dumps_record({"players": ["甲", "乙"], "throws": ["444412", "123456"]}))
-    {
-     "players": ["甲", "乙"],
-     "throws": [
-      "444412",
-      "123456"
-     ]
-    }
-    """
-    def one(value: Any) -> str:
-        return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
-
-    lines = []
-    for key, value in record.items():
-        if key == "throws" and isinstance(value, list) and value:
-            body = ",\n".join(f"  {one(v)}" for v in value)
-            lines.append(f" {one(key)}: [\n{body}\n ]")
-        else:
-            lines.append(f" {one(key)}: {one(value)}")
-    return "{\n" + ",\n".join(lines) + "\n}"
 
 
 def adjudicate(
     record: Mapping[str, Any], rules: str | Path | Mapping[str, Any] | RuleSet | None = None
 ) -> dict[str, Any]:
     """Judge a record: the RULES.md §7 object (raises a :class:`BobingError` for bad input).
+
+    >>> throws = ["444412", {"close": True}, "123456"]
+    >>> result = adjudicate({"players": ["甲", "乙"], "throws": throws})
+    >>> result["ended_by"], result["zhuangyuan"]["player"], result["holdings"]["乙"]
+    ('closed', '甲', {'duitang': 1})
 
     ``rules`` (a preset, rule file, rule object or :class:`RuleSet`) re-judges the record, see
     :func:`judge_record`; the result then also says ``"rejudged": true`` and how many throws
@@ -437,3 +128,18 @@ def adjudicate(
         result["rejudged"] = True
         result["unused_throws"] = judged.unused_throws
     return result
+
+
+__all__ = [
+    "RECORD_KEYS",
+    "Judgement",
+    "adjudicate",
+    "dumps_record",
+    "is_close",
+    "judge_record",
+    "load_record",
+    "parse_record",
+    "play_record",
+    "record_of",
+    "record_rules",
+]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from bobing.engine.hands import Classification, Hand, Tier
+from bobing.engine.ranked import rank_key
 from bobing.engine.rules import RuleSet
 from bobing.i18n import normalize_lang, number, t
 
@@ -36,6 +37,9 @@ def explain(c: Classification, rules: RuleSet | None = None, lang: str | None = 
     if c.hand is Hand.SIJIN and c.bonus:
         bonus = t(f"tier.{c.bonus[0]}", lang).split(" (")[0]
         return t("why.sijin.bonus", lang, face=c.face, fours=fours, bonus=bonus)
+    if c.hand is Hand.WUZI and c.bonus:
+        bonus = t(f"tier.{c.bonus[0]}", lang).split(" (")[0]
+        return t("why.wuzi.bonus", lang, face=c.face, bonus=bonus)
     return t(
         f"why.{c.hand}", lang, face=c.face, kicker=c.kicker, pattern=c.dice_text, fours=fours
     )
@@ -90,6 +94,12 @@ def effect(c: Classification, rules: RuleSet, lang: str | None = None) -> str:
     'one Sijin cake, while any is left'
     """
     lang = normalize_lang(lang)
+    if str(rules.award) == "ranked":
+        from bobing.engine.ranked import rank_levels
+
+        levels = rank_levels(rules)
+        return t("effect.ranked", lang, rank=levels.index(rank_key(rules, c)) + 1,
+                 ranks=len(levels))
     if c.hand in (Hand.LIUBOHONG, Hand.LIUBOHEI, Hand.BIANDIJIN):
         value = str(getattr(rules, str(c.hand)))
         if value != "zhuangyuan":
@@ -105,6 +115,10 @@ def effect(c: Classification, rules: RuleSet, lang: str | None = None) -> str:
         )
         if c.hand is Hand.CHAJINHUA and str(rules.chajinhua_duitang) == "immediate":
             text += t("effect.chajinhua.duitang", lang)
+        if c.hand is Hand.CHAJINHUA and str(rules.chajinhua_duitang) == "at_end":
+            text += t("effect.chajinhua.at_end", lang)
+        for bonus in c.bonus:
+            text += t("effect.bonus", lang, bonus=tier_name(bonus, lang))
         return text
     tier = rules.tier_of(c.hand)
     if tier is None:
@@ -158,6 +172,8 @@ def switch_value(rules: RuleSet, switch: str) -> str:
     value = rules.to_json()[switch]
     if isinstance(value, str):
         return value
+    if switch == "ranked_prizes" and value is not None:
+        return json.dumps(value, ensure_ascii=False)
     if isinstance(value, list):
         return ", ".join(str(v) for v in value)
     if isinstance(value, dict):
@@ -185,6 +201,24 @@ def switch_meaning(rules: RuleSet, switch: str, lang: str | None = None) -> str:
             f"{tier_name(tier, lang)} {n}" for tier, n in rules.prize_map.items()
         )
         return t("rules.value.prizes", lang, prizes=prizes, total=rules.total_cakes)
+    if switch == "max_players":
+        return t("rules.value.max_players", lang, count=rules.max_players)
+    if switch == "rounds":
+        if rules.rounds is None:
+            return t("rules.value.rounds.null", lang)
+        return t("rules.value.rounds.count", lang, count=rules.rounds)
+    if switch == "ranked_prizes":
+        if rules.ranked_prizes is None:
+            return t("rules.value.ranked_prizes.null", lang)
+        items = [
+            t("rules.value.ranked_prizes.item", lang, name=p.name, count=p.count)
+            if p.value is None
+            else t("rules.value.ranked_prizes.value", lang, name=p.name, count=p.count,
+                   value=f"{p.value:g}")
+            for p in rules.ranked_prizes
+        ]
+        return t("rules.value.ranked_prizes.list", lang, prizes=t("list.sep", lang).join(items),
+                 count=sum(p.count for p in rules.ranked_prizes))
     if switch == "chase":
         if rules.chase is None:
             return t("rules.value.chase.null", lang)

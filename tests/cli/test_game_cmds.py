@@ -360,7 +360,7 @@ def test_play_names_from_a_file(
     ("args", "needle"),
     [
         (["-p", "甲"], "2 to 12 players, not 1"),
-        (["-p", ",".join(f"p{i}" for i in range(13))], "not 13"),
+        (["-p", ",".join(f"p{i}" for i in range(13))], "13 players, but max_players is 12"),
         (["-p", "甲,乙,甲"], "duplicate player name '甲'"),
         (["-p", "甲,乙", "--players-file", "x.txt"], "not both"),
         (["--players-file", "missing.txt"], "cannot read players file 'missing.txt'"),
@@ -477,3 +477,138 @@ def test_docs_show_real_output(
     for option in ("--players", "--players-file", "--rules", "--physical", "--seed", "--save",
                    "--lang", "--json"):
         assert option in docs
+    for args in (["tests/golden/records/closed.json", "--lang", "en"],
+                 ["tests/golden/records/ranked_2013.json"]):
+        code, out, _ = run(capsys, monkeypatch, "adjudicate", *args)
+        assert code == 0
+        assert f"$ bobing adjudicate {' '.join(args)}\n{out}```" in docs
+
+
+# -- RULES.md §8: closes and ranked sessions -----------------------------------------------------
+
+RANKED_2013 = GOLDEN / "records" / "ranked_2013.json"
+CLOSED = GOLDEN / "records" / "closed.json"
+
+
+def test_ranked_json_has_the_ranking(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, out, _ = run(capsys, monkeypatch, "adjudicate", str(RANKED_2013), "--json")
+    assert code == 0
+    result = json.loads(out)
+    assert result["ended_by"] == "rounds" and result["zhuangyuan"] is None
+    assert result["pool"] == {} and set(result["holdings"]) == set(load_record(RANKED_2013)[
+        "players"])
+    # Worked by hand: 插金花 > 五子 > the two 四红带八 (甲 threw first) > the 对堂s ... and 丙,
+    # whose only throw was a 跳猴, comes last with the last prize (13 prizes for 13 people).
+    assert [(e["player"], e["prize"]) for e in result["ranking"]] == [
+        ("辛", "一等奖"), ("癸", "二等奖"), ("甲", "三等奖"), ("戊", "四等奖"), ("乙", "四等奖"),
+        ("庚", "五等奖"), ("丑", "五等奖"), ("己", "六等奖"), ("寅", "六等奖"), ("壬", "七等奖"),
+        ("子", "七等奖"), ("丁", "七等奖"), ("丙", "安慰奖"),
+    ]
+    assert result["ranking"][-1] == {"player": "丙", "hand": None, "dice": None, "throw": None,
+                                     "prize": "安慰奖"}
+
+
+def test_ranked_text_shows_the_ranking_not_cakes(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, out, _ = run(capsys, monkeypatch, "adjudicate", str(RANKED_2013), "--lang", "en")
+    assert code == 0
+    assert "Over: every round was played" in out
+    assert "Ranking (each person: the prize of their best throw):" in out
+    assert "no counted throw yet" in out
+    assert "Zhuangyuan   Duitang" not in out  # no cake table
+    assert "Throw 8, 辛: 114444" in out and "辛's best so far" in out
+
+
+def test_closed_text_and_json(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, out, _ = run(capsys, monkeypatch, "adjudicate", str(CLOSED), "--json")
+    result = json.loads(out)
+    assert code == 0 and result["ended_by"] == "closed" and result["closed"] is True
+    assert result["holdings"] == {"甲": {"duitang": 1}, "乙": {}, "丙": {"zhuangyuan": 1,
+                                                                      "duitang": 1}}
+    code, out, _ = run(capsys, monkeypatch, "adjudicate", str(CLOSED))
+    assert "宣布结束：博到第 1 轮 乙 为止" in out
+    assert "已结束：主持人宣布结束" in out
+    assert "丙（插金花）另拿走没人博走的对堂×1" in out
+
+
+def test_a_close_with_a_second_close_exits_2_naming_it(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    record = {"players": ["甲", "乙"], "throws": ["123456", {"close": True}, {"close": True}]}
+    code, out, err = run(capsys, monkeypatch, "adjudicate", write(tmp_path, record))
+    assert code == 2 and out == ""
+    assert "第 1 掷之后的结束：已经宣布过结束" in err
+    code, out, err = run(capsys, monkeypatch, "adjudicate", write(tmp_path, record), "--lang",
+                         "en")
+    assert "close after throw 1: time was already called" in err
+
+
+def test_play_e_calls_time_and_the_round_is_finished(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    save = tmp_path / "closed.json"
+    typed = ["11", "444412", "e", "e", "123456", "235566"]
+    code, out, err = run(capsys, monkeypatch, "play", "-p", "甲,乙,丙", "--physical",
+                         "--save", str(save), stdin="\n".join(typed) + "\n")
+    assert code == 0, err
+    # 1+1 counted from 甲 makes 乙 the starter: 乙, 丙, 甲; time is called after 乙's throw.
+    assert "已宣布结束。" in out and "宣布结束：博到第 1 轮 甲 为止" in out
+    assert "现在不能宣布结束：已经宣布过结束了" in out
+    assert "游戏结束（主持人宣布结束）" in out
+    record = load_record(save)
+    assert record["throws"][1] == {"close": True}
+    assert adjudicate(record)["ended_by"] == "closed"
+
+
+def test_play_a_ranked_session_shows_the_ranking(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    rules = write(tmp_path, {"preset": "traditional", "award": "ranked", "rounds": 1,
+                             "ranked_prizes": [{"name": "一等奖"}]}, "ranked.json")
+    code, out, err = run(capsys, monkeypatch, "play", "-p", "甲,乙", "--physical", "--rules",
+                         rules, stdin="11\n123456\n444412\n")
+    assert code == 0, err
+    assert "排名（每人只取博到的最高奖项）：" in out
+    assert "目前第一：乙，对堂（123456，第 1 掷）——一等奖" in out  # 1+1 from 甲: 乙 starts
+    table = out.split("排名（每人只取博到的最高奖项）：")[1]
+    lines = [line for line in table.splitlines() if "一等奖" in line]
+    assert len(lines) == 1 and "444412" in lines[0] and "甲" in lines[0]
+
+
+def test_play_thirteen_players_with_max_players(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    rules = write(tmp_path, {"preset": "traditional", "max_players": 13}, "13.json")
+    names = ",".join(f"p{i}" for i in range(13))
+    code, out, err = run(capsys, monkeypatch, "play", "-p", names, "--rules", rules,
+                         "--seed", "1", stdin="q\n")
+    assert code == 0, err
+    code, out, err = run(capsys, monkeypatch, "play", "--rules", rules, stdin="")
+    assert "玩家名字（2–13 人" in out
+
+
+def test_docs_ranked_json_is_real() -> None:
+    root = Path(__file__).resolve().parents[2]
+    docs = (root / "docs" / "records.md").read_text(encoding="utf-8")
+    block = docs.split("and the same with `--json` (events left out here):\n\n```json\n")[1]
+    shown = json.loads(block.split("```")[0])
+    result = adjudicate(load_record(root / "tests" / "golden" / "records" / "ranked_2013.json"))
+    assert shown == {key: result[key] for key in shown}
+    assert set(shown) == {"status", "ended_by", "zhuangyuan", "pool", "ranking"}
+
+
+def test_text_status_while_time_is_called(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    record = {"players": ["甲", "乙", "丙"], "throws": ["444412", {"close": True}]}
+    code, out, _ = run(capsys, monkeypatch, "adjudicate", write(tmp_path, record))
+    assert code == 0
+    assert "进行中，已宣布结束：第 1 轮，轮到 乙（博到 丙 为止）" in out
+    code, out, _ = run(capsys, monkeypatch, "adjudicate", write(tmp_path, record), "--json")
+    result = json.loads(out)
+    assert result["status"] == "in_progress" and result["closed"] is True

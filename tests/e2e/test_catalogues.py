@@ -30,7 +30,8 @@ def used_keys() -> set[str]:
         keys.update(re.findall(r"\bt\(\s*\"([^\"$]+)\"", text))
         for a, b in re.findall(r"\bt\(\s*\w+ \? \"([^\"]+)\" : \"([^\"]+)\"", text):
             keys.update((a, b))
-    enum_switches = [s for s in SWITCHES if s not in ("zhuangyuan_order", "chase", "prizes")]
+    enum_switches = [s for s in SWITCHES if s not in ("zhuangyuan_order", "chase", "prizes",
+                                                      "max_players", "ranked_prizes", "rounds")]
     enum_switches.remove("duitang_patterns")
     for switch in enum_switches:
         keys.add(f"switch.{switch}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -142,7 +143,8 @@ def test_a_game_starts_once() -> None:
     ("players", "needle"),
     [
         (["甲"], "2 to 12"),
-        (NAMES + ["寅"], "not 13"),
+        (NAMES + ["寅"], "13 players, but max_players is 12"),
+        ([f"p{i}" for i in range(31)], "2 to 12 players, not 31"),
         (["甲", "甲"], "duplicate player name '甲'"),
         (["甲", " 乙"], "' 乙'"),
         (["甲", ""], "''"),
@@ -154,6 +156,18 @@ def test_seat_lists_are_validated(players: Any, needle: str) -> None:
     with pytest.raises(InputError) as info:
         Game(TRADITIONAL, players)
     assert needle in str(info.value)
+
+
+def test_max_players_seats_up_to_thirty() -> None:
+    """The 2013 party sat 13 (seed 000); 30 is the hard ceiling."""
+    thirteen = [f"p{i}" for i in range(13)]
+    assert Game(replace(TRADITIONAL, max_players=13), thirteen).players == tuple(thirteen)
+    thirty = [f"p{i}" for i in range(30)]
+    assert len(Game(replace(TRADITIONAL, max_players=30), thirty).players) == 30
+    with pytest.raises(InputError, match="not 31"):
+        Game(replace(TRADITIONAL, max_players=30), [*thirty, "x"])
+    with pytest.raises(InputError, match="14 players, but max_players is 13"):
+        Game(replace(TRADITIONAL, max_players=13), [*thirteen, "x"])
 
 
 # -- throws -----------------------------------------------------------------------------------

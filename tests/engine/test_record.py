@@ -302,3 +302,79 @@ def test_rejudged_grab_uses_the_records_seed() -> None:
     game.throw("555555")
     game.grab(rng=random.Random(5))
     assert once["holdings"] == game.result()["holdings"]
+
+
+# -- RULES.md §8: closes, max_players, ranked records ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("throws", "code", "needle"),
+    [
+        (["123456", {"close": True}, {"close": True}], "close_twice",
+         "close after throw 1: time was already called"),
+        (["444412", "123456", "235566", {"close": True}, "444466"], "throw_after_end",
+         "throw 4: the game is already over (1 throw(s) after the end)"),
+        (["444412", {"close": True}, "123456", "235566", "444466", {"close": True}],
+         "throw_after_end", "throw 4: the game is already over (1 throw(s) after the end)"),
+        ([{"close": True}, {"close": True}], "close_after_end",
+         "close after throw 0: the game is already over"),
+        (["123455", "555555", {"close": True}], "close_during_grab",
+         "close after throw 2: the lights-off grab must be settled first"),
+        ([{"close": False}], "close_entry_invalid", "{'close': False}"),
+        ([{"close": True, "player": "甲"}], "close_entry_invalid", "'player'"),
+    ],
+)
+def test_bad_closes_name_the_place_and_reason(throws: list[Any], code: str, needle: str) -> None:
+    with pytest.raises(RecordError) as info:
+        adjudicate(base(throws=throws))
+    assert info.value.code == code
+    assert needle in str(info.value)
+
+
+def test_a_closed_record_round_trips_with_its_close() -> None:
+    record = base(throws=["444412", "123456", {"close": True}, "235566"])
+    game = play_record(record)
+    written = record_of(game)
+    assert written["throws"] == [
+        {"player": "甲", "dice": "444412"},
+        {"player": "乙", "dice": "123456"},
+        {"close": True},
+        {"player": "丙", "dice": "235566"},
+    ]
+    assert Game.from_record(json.loads(json.dumps(written))).result() == game.result()
+
+
+def test_rejudging_keeps_the_close_after_the_same_throw() -> None:
+    record = base(throws=["444412", "123456", {"close": True}, "235566"])
+    # Under end = immediate the close after throw 2 stops the game at once: 丙's throw is unused.
+    judged = judge_record(record, load_rules({"preset": "traditional", "end": "immediate"}))
+    assert judged.game.state.ended_by == "closed"
+    assert judged.unused_throws == 1
+    assert judged.game.throw_count == 2
+
+
+def test_more_players_than_max_players_is_an_error_naming_the_key() -> None:
+    thirteen = [f"p{i}" for i in range(13)]
+    with pytest.raises(RecordError, match="players: 13 players, but max_players is 12"):
+        adjudicate({"players": thirteen, "throws": []})
+    result = adjudicate({"rules": {"preset": "traditional", "max_players": 13},
+                         "players": thirteen, "throws": ["444412"]})
+    assert result["next"] == "p1"
+
+
+def test_ranked_record_output_has_the_ranking_and_no_cakes() -> None:
+    record = {
+        "rules": {"preset": "modern", "award": "ranked", "rounds": 1,
+                  "ranked_prizes": [{"name": "一等奖", "count": 1, "value": 498}]},
+        "players": ["甲", "乙"],
+        "throws": ["444444", "123456"],
+    }
+    result = adjudicate(record)
+    # 六勃红 does not end a ranked session: both throw, then the round limit ends it.
+    assert result["status"] == "over" and result["ended_by"] == "rounds"
+    assert result["ranking"] == [
+        {"player": "甲", "hand": "liubohong", "dice": "444444", "throw": 1, "prize": "一等奖"},
+        {"player": "乙", "hand": "duitang", "dice": "123456", "throw": 2, "prize": None},
+    ]
+    assert result["pool"] == {} and result["holdings"] == {"甲": {}, "乙": {}}
+    assert result["zhuangyuan"] is None

@@ -31,10 +31,12 @@ TRADITIONAL = {
     "zhuangyuan_order": ["liubohong", "chajinhua", "wuhong", "wuzi", "sihong"],
     "wuzi_compare": "kicker",
     "sijin_bonus": False,
+    "wuzi_bonus": False,
     "chajinhua_duitang": "immediate",
     "chajinhua_lugu": "exempt",
     "standing": "latest",
     "liubohong": "take_all_end",
+    "liubohong_spares_chajinhua": False,
     "liubohei": "grab_end",
     "six_ones": "liubohei",
     "biandijin": "take_remaining_end",
@@ -45,6 +47,11 @@ TRADITIONAL = {
     "end": "finish_round",
     "duitang_patterns": ["123456"],
     "prizes": PRIZES,
+    # RULES.md §8: every new switch keeps the old behaviour in every preset.
+    "max_players": 12,
+    "award": "cakes",
+    "ranked_prizes": None,
+    "rounds": None,
 }
 MODERN = TRADITIONAL | {
     "zhuangyuan_order": ["liubohong", "liubohei", "chajinhua", "wuhong", "wuzi", "sihong"],
@@ -181,7 +188,9 @@ def test_missing_rule_file_and_directory(tmp_path: Path) -> None:
 
 ENUM_SWITCHES = [
     s for s in SWITCHES if s not in ("zhuangyuan_order", "sijin_bonus", "chase",
-                                     "duitang_patterns", "prizes")
+                                     "duitang_patterns", "prizes", "wuzi_bonus",
+                                     "liubohong_spares_chajinhua", "max_players",
+                                     "ranked_prizes", "rounds")
 ]
 
 
@@ -203,8 +212,9 @@ def test_every_allowed_enum_value_is_accepted_or_contradiction(switch: str) -> N
         try:
             rules = rules_from_json({"preset": "traditional", switch: value})
         except RulesError as exc:
-            # Only a 状元 hand that zhuangyuan_order must then list (or must not) may fail.
-            assert exc.params["key"] == "zhuangyuan_order"
+            # Only a 状元 hand that zhuangyuan_order must then list (or must not) may fail,
+            # and ranked mode without its prize list.
+            assert exc.params["key"] in ("zhuangyuan_order", "ranked_prizes")
         else:
             assert rules.to_json()[switch] == value
 
@@ -398,3 +408,12 @@ def test_every_switch_value_and_hand_is_documented() -> None:
         assert f"| `{tier}` |" in text, tier
     for preset in PRESETS:
         assert f"**{preset}**" in text, preset
+
+
+def test_every_rule_file_shown_in_the_docs_loads() -> None:
+    import re
+
+    blocks = re.findall(r"```json\n(.*?)```", DOCS.read_text(encoding="utf-8"), re.S)
+    assert len(blocks) >= 2
+    for block in blocks:
+        assert isinstance(rules_from_json(json.loads(block)), RuleSet)

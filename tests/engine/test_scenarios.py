@@ -12,9 +12,12 @@ from bobing.engine.events import event_from_json
 from bobing.engine.record import adjudicate, judge_record
 from bobing.engine.rules import SWITCHES
 
-SCENARIOS_FILE = Path(__file__).parent.parent / "golden" / "scenarios.json"
-SCENARIOS: list[dict[str, Any]] = json.loads(SCENARIOS_FILE.read_text(encoding="utf-8"))[
-    "scenarios"
+GOLDEN = Path(__file__).parent.parent / "golden"
+SCENARIO_FILES = (GOLDEN / "scenarios.json", GOLDEN / "scenarios_v2.json")  # v2: RULES.md §8
+SCENARIOS: list[dict[str, Any]] = [
+    scenario
+    for path in SCENARIO_FILES
+    for scenario in json.loads(path.read_text(encoding="utf-8"))["scenarios"]
 ]
 EXACT = ("holdings", "pool")
 
@@ -117,7 +120,8 @@ def test_every_switch_value_is_covered() -> None:
         for value in enum:
             assert f"{switch}={value}" in covered, f"{switch}={value}"
     for value in ("true", "false"):
-        assert f"sijin_bonus={value}" in covered
+        for switch in ("sijin_bonus", "wuzi_bonus", "liubohong_spares_chajinhua"):
+            assert f"{switch}={value}" in covered, f"{switch}={value}"
     for value in ("nearest_before", "latest"):
         assert f"chase.from={value}" in covered
 

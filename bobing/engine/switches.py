@@ -1,0 +1,506 @@
+"""What a rule set is: every switch of RULES.md §5 and §8 as validated, frozen data.
+
+Reading rule files (and finding presets by name) is :mod:`bobing.engine.rules`; the presets
+themselves are :mod:`bobing.engine.presets`. This module needs neither.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from enum import StrEnum
+from functools import cached_property
+from typing import Any
+
+from bobing.engine.errors import RulesError
+from bobing.engine.hands import (
+    ALWAYS_ZHUANGYUAN,
+    ORDINARY_HAND_TIER,
+    ORDINARY_TIERS,
+    TIERS,
+    Classification,
+    Classifier,
+    Hand,
+    Multiset,
+    Tier,
+    classifier_for,
+)
+
+
+class WuziCompare(StrEnum):
+    """How two 五子 compare."""
+
+    KICKER = "kicker"
+    FACE_THEN_KICKER = "face_then_kicker"
+
+
+class ChajinhuaDuitang(StrEnum):
+    """Whether 插金花 takes the 对堂 cakes: at once, never, or those left when it wins the 状元."""
+
+    IMMEDIATE = "immediate"
+    NONE = "none"
+    AT_END = "at_end"
+
+
+class ChajinhuaLugu(StrEnum):
+    """Whether a standing 插金花 can be replaced by its owner's later 状元 (禄骨)."""
+
+    EXEMPT = "exempt"
+    KEEPS_DUITANG = "keeps_duitang"
+
+
+class Standing(StrEnum):
+    """Which of a player's 状元 throws stands: the newest (禄骨) or the best."""
+
+    LATEST = "latest"
+    BEST = "best"
+
+
+class LiubohongEffect(StrEnum):
+    """What 六勃红 does."""
+
+    TAKE_ALL_END = "take_all_end"
+    TAKE_REMAINING_END = "take_remaining_end"
+    ZHUANGYUAN = "zhuangyuan"
+    FRIENDLY_END = "friendly_end"
+
+
+class LiuboheiEffect(StrEnum):
+    """What 六勃黑 does."""
+
+    GRAB_END = "grab_end"
+    ZHUANGYUAN_END_SHARE = "zhuangyuan_end_share"
+    ZHUANGYUAN = "zhuangyuan"
+    IGNORE = "ignore"
+    TAKE_ONE = "take_one"
+
+
+class SixOnes(StrEnum):
+    """Whether six 1s are 六勃黑 or the separate 遍地锦."""
+
+    LIUBOHEI = "liubohei"
+    BIANDIJIN = "biandijin"
+
+
+class BiandijinEffect(StrEnum):
+    """What 遍地锦 does (when ``six_ones`` = ``biandijin``)."""
+
+    TAKE_REMAINING_END = "take_remaining_end"
+    ZHUANGYUAN = "zhuangyuan"
+    ZHUANGYUAN_TAKE_REMAINING_END = "zhuangyuan_take_remaining_end"
+
+
+class ChaseFrom(StrEnum):
+    """Whom 追 takes a cake from."""
+
+    NEAREST_BEFORE = "nearest_before"
+    LATEST = "latest"
+
+
+class Tiaohou(StrEnum):
+    """What 跳猴 (a die out of the bowl) costs."""
+
+    VOID = "void"
+    VOID_SKIP_NEXT = "void_skip_next"
+
+
+class Direction(StrEnum):
+    """Play direction relative to the clockwise seat list."""
+
+    CLOCKWISE = "clockwise"
+    COUNTERCLOCKWISE = "counterclockwise"
+
+
+class StartCount(StrEnum):
+    """Whether the start count begins at the thrower or at the next player."""
+
+    FROM_THROWER = "from_thrower"
+    FROM_NEXT = "from_next"
+
+
+class End(StrEnum):
+    """How play ends once every non-状元 cake is claimed."""
+
+    FINISH_ROUND = "finish_round"
+    ONE_MORE_ROUND = "one_more_round"
+    IMMEDIATE = "immediate"
+
+
+class Award(StrEnum):
+    """What the table plays for: the cakes of §4, or ranked prizes by best throw (§8.2)."""
+
+    CAKES = "cakes"
+    RANKED = "ranked"
+
+
+@dataclass(frozen=True, slots=True)
+class RankedPrize:
+    """One line of a ranked prize list: ``count`` prizes called ``name``, each worth ``value``.
+
+    >>> RankedPrize("一等奖", 1, 498).to_json()
+    {'name': '一等奖', 'count': 1, 'value': 498}
+    """
+
+    name: str
+    count: int = 1
+    value: int | float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The rule-file form ``{"name": ..., "count": ..., "value": ...}`` (value if given)."""
+        out: dict[str, Any] = {"name": self.name, "count": self.count}
+        if self.value is not None:
+            out["value"] = self.value
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Chase:
+    """追: which tiers chase when exhausted, and from whom."""
+
+    tiers: tuple[Tier, ...]
+    source: ChaseFrom = ChaseFrom.NEAREST_BEFORE
+
+    def to_json(self) -> dict[str, Any]:
+        """The rule-file form ``{"tiers": [...], "from": ...}``."""
+        return {"tiers": [str(t) for t in self.tiers], "from": str(self.source)}
+
+
+MAX_PRIZE_COUNT = 999
+MIN_PLAYERS = 2
+"""The fewest players at a table."""
+MAX_PLAYERS = 30
+"""The hard ceiling of ``max_players``: no table seats more (RULES.md §8)."""
+DEFAULT_MAX_PLAYERS = 12
+MAX_RANKED_LINES = 50
+"""Lines in a ranked prize list (each line may stand for many prizes)."""
+MAX_PRIZE_NAME = 40
+MAX_PRIZE_VALUE = 1_000_000_000
+MAX_ROUNDS = 1000
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """Every switch of RULES.md §5 and §8. Build with :func:`load_rules`; validated on creation."""
+
+    zhuangyuan_order: tuple[Hand, ...]
+    wuzi_compare: WuziCompare = WuziCompare.KICKER
+    sijin_bonus: bool = False
+    wuzi_bonus: bool = False
+    chajinhua_duitang: ChajinhuaDuitang = ChajinhuaDuitang.IMMEDIATE
+    chajinhua_lugu: ChajinhuaLugu = ChajinhuaLugu.EXEMPT
+    standing: Standing = Standing.LATEST
+    liubohong: LiubohongEffect = LiubohongEffect.TAKE_ALL_END
+    liubohong_spares_chajinhua: bool = False
+    liubohei: LiuboheiEffect = LiuboheiEffect.GRAB_END
+    six_ones: SixOnes = SixOnes.LIUBOHEI
+    biandijin: BiandijinEffect = BiandijinEffect.TAKE_REMAINING_END
+    chase: Chase | None = None
+    tiaohou: Tiaohou = Tiaohou.VOID_SKIP_NEXT
+    direction: Direction = Direction.CLOCKWISE
+    start_count: StartCount = StartCount.FROM_THROWER
+    end: End = End.FINISH_ROUND
+    duitang_patterns: tuple[str, ...] = ("123456",)
+    prizes: tuple[int, int, int, int, int, int] = (1, 2, 4, 8, 16, 32)
+    max_players: int = DEFAULT_MAX_PLAYERS
+    award: Award = Award.CAKES
+    ranked_prizes: tuple[RankedPrize, ...] | None = None
+    rounds: int | None = None
+    preset: str = field(default="traditional", compare=False)
+
+    def __post_init__(self) -> None:
+        _check_consistent(self)
+
+    # -- derived data -------------------------------------------------------------------
+
+    @cached_property
+    def classifier(self) -> Classifier:
+        """The lookup table for the switches that change classification."""
+        patterns: frozenset[Multiset] = frozenset(
+            tuple(int(c) for c in p)  # type: ignore[misc]
+            for p in self.duitang_patterns
+        )
+        return classifier_for(str(self.six_ones), patterns, self.sijin_bonus, self.wuzi_bonus)
+
+    def classify(self, dice: str | tuple[int, ...] | list[int]) -> Classification:
+        """Classify a throw under these rules."""
+        return self.classifier.classify(dice)
+
+    def prize_count(self, tier: Tier) -> int:
+        """How many cakes of ``tier`` the table plays for."""
+        return self.prizes[TIERS.index(tier)]
+
+    @property
+    def prize_map(self) -> dict[Tier, int]:
+        """Prize counts by tier, highest tier first."""
+        return dict(zip(TIERS, self.prizes, strict=True))
+
+    @property
+    def total_cakes(self) -> int:
+        """All cakes on the table."""
+        return sum(self.prizes)
+
+    def is_zhuangyuan_hand(self, hand: Hand) -> bool:
+        """Whether ``hand`` makes a 状元 standing under these rules."""
+        return hand in self.zhuangyuan_order
+
+    def tier_of(self, hand: Hand) -> Tier | None:
+        """The tier a hand wins: 状元 hands → ``zhuangyuan``, ordinary hands their own tier."""
+        if hand in self.zhuangyuan_order:
+            return Tier.ZHUANGYUAN
+        return ORDINARY_HAND_TIER.get(hand)
+
+    def zhuangyuan_key(self, c: Classification) -> tuple[int, int, int]:
+        """A sort key for 状元 hands, larger is better; equal keys tie (the earlier throw wins).
+
+        >>> from bobing.engine.presets import TRADITIONAL as r
+        >>> r.zhuangyuan_key(r.classify("222226")) > r.zhuangyuan_key(r.classify("333331"))
+        True
+        """
+        try:
+            level = len(self.zhuangyuan_order) - self.zhuangyuan_order.index(c.hand)
+        except ValueError:
+            raise RulesError(
+                f"{c.hand} is not a 状元 hand under these rules",
+                code="not_zhuangyuan_hand",
+                hand=str(c.hand),
+            ) from None
+        if c.hand is Hand.WUZI and self.wuzi_compare is WuziCompare.FACE_THEN_KICKER:
+            return (level, c.face or 0, c.kicker or 0)
+        return (level, c.kicker or 0, 0)
+
+    # -- serialization ------------------------------------------------------------------
+
+    def to_json(self) -> dict[str, Any]:
+        """Every switch as the JSON of a rule file (a complete override of its preset)."""
+        return {
+            "preset": self.preset,
+            "zhuangyuan_order": [str(h) for h in self.zhuangyuan_order],
+            "wuzi_compare": str(self.wuzi_compare),
+            "sijin_bonus": self.sijin_bonus,
+            "wuzi_bonus": self.wuzi_bonus,
+            "chajinhua_duitang": str(self.chajinhua_duitang),
+            "chajinhua_lugu": str(self.chajinhua_lugu),
+            "standing": str(self.standing),
+            "liubohong": str(self.liubohong),
+            "liubohong_spares_chajinhua": self.liubohong_spares_chajinhua,
+            "liubohei": str(self.liubohei),
+            "six_ones": str(self.six_ones),
+            "biandijin": str(self.biandijin),
+            "chase": self.chase.to_json() if self.chase else None,
+            "tiaohou": str(self.tiaohou),
+            "direction": str(self.direction),
+            "start_count": str(self.start_count),
+            "end": str(self.end),
+            "duitang_patterns": list(self.duitang_patterns),
+            "prizes": {str(t): n for t, n in self.prize_map.items()},
+            "max_players": self.max_players,
+            "award": str(self.award),
+            "ranked_prizes": None
+            if self.ranked_prizes is None
+            else [p.to_json() for p in self.ranked_prizes],
+            "rounds": self.rounds,
+        }
+
+    def overrides(self) -> dict[str, Any]:
+        """Only the switches that differ from this rule set's preset (compact rule files)."""
+        base = PRESET_BASES[self.preset].to_json()
+        mine = self.to_json()
+        diff: dict[str, Any] = {"preset": self.preset}
+        for key, value in mine.items():
+            if key != "preset" and base[key] != value:
+                diff[key] = value
+        return diff
+
+
+PRESET_BASES: dict[str, RuleSet] = {}
+"""The named rule sets that :meth:`RuleSet.overrides` compares against, by preset id.
+
+Filled by :mod:`bobing.engine.presets` (:func:`register_preset`): this module defines what a
+rule set is and needs no preset to do so.
+"""
+
+
+def register_preset(rules: RuleSet) -> RuleSet:
+    """Make ``rules`` the base of every rule set that names its preset."""
+    PRESET_BASES[rules.preset] = rules
+    return rules
+
+
+SWITCHES: tuple[str, ...] = tuple(f.name for f in fields(RuleSet) if f.name != "preset")
+"""Every switch name a rule file may set, in RULES.md order."""
+
+_ENUM_SWITCHES: dict[str, type[StrEnum]] = {
+    "wuzi_compare": WuziCompare,
+    "chajinhua_duitang": ChajinhuaDuitang,
+    "chajinhua_lugu": ChajinhuaLugu,
+    "standing": Standing,
+    "liubohong": LiubohongEffect,
+    "liubohei": LiuboheiEffect,
+    "six_ones": SixOnes,
+    "biandijin": BiandijinEffect,
+    "tiaohou": Tiaohou,
+    "direction": Direction,
+    "start_count": StartCount,
+    "end": End,
+    "award": Award,
+}
+_BOOL_SWITCHES: tuple[str, ...] = ("sijin_bonus", "wuzi_bonus", "liubohong_spares_chajinhua")
+
+
+def allowed_values(switch: str) -> list[str]:
+    """The values a switch accepts, for error messages and editors."""
+    if switch in _ENUM_SWITCHES:
+        return [str(v) for v in _ENUM_SWITCHES[switch]]
+    if switch in _BOOL_SWITCHES:
+        return ["true", "false"]
+    if switch == "max_players":
+        return [f"{MIN_PLAYERS}-{MAX_PLAYERS}"]
+    if switch == "rounds":
+        return ["null", f"1-{MAX_ROUNDS}"]
+    if switch == "ranked_prizes":
+        return ['null', '[{"name": ..., "count": N, "value": X}, ...]']
+    if switch == "chase":
+        return ['null', '{"tiers": [...], "from": "nearest_before" | "latest"}']
+    if switch == "zhuangyuan_order":
+        return [str(h) for h in _RANKABLE]
+    if switch == "prizes":
+        return [str(t) for t in TIERS]
+    if switch == "duitang_patterns":
+        return ["six digits 1-6, e.g. 123456 or 334455"]
+    raise RulesError(f"unknown switch {switch!r}", code="unknown_switch", switch=switch)
+
+
+_RANKABLE: tuple[Hand, ...] = (
+    Hand.LIUBOHONG,
+    Hand.BIANDIJIN,
+    Hand.LIUBOHEI,
+    Hand.CHAJINHUA,
+    Hand.WUHONG,
+    Hand.WUZI,
+    Hand.SIHONG,
+)
+
+
+def required_zhuangyuan_hands(rules: RuleSet) -> set[Hand]:
+    """The hands whose effect makes them 状元 hands under ``rules``."""
+    required = set(ALWAYS_ZHUANGYUAN) | {Hand.LIUBOHONG}
+    if rules.liubohei in (LiuboheiEffect.ZHUANGYUAN_END_SHARE, LiuboheiEffect.ZHUANGYUAN):
+        required.add(Hand.LIUBOHEI)
+    if rules.six_ones is SixOnes.BIANDIJIN and rules.biandijin in (
+        BiandijinEffect.ZHUANGYUAN,
+        BiandijinEffect.ZHUANGYUAN_TAKE_REMAINING_END,
+    ):
+        required.add(Hand.BIANDIJIN)
+    return required
+
+
+def _why_not_zhuangyuan(rules: RuleSet, hand: Hand, why: Mapping[Hand, str]) -> RulesError:
+    """Why ``hand`` may not be in zhuangyuan_order, as data a translation can use."""
+    text = why.get(hand, f"{hand} is not a 状元 hand")
+    if hand is Hand.LIUBOHEI:
+        return RulesError(text, code="why_liubohei_effect", value=str(rules.liubohei))
+    if hand is Hand.BIANDIJIN and rules.six_ones is SixOnes.LIUBOHEI:
+        return RulesError(text, code="why_six_ones_liubohei")
+    if hand is Hand.BIANDIJIN:
+        return RulesError(text, code="why_biandijin_effect", value=str(rules.biandijin))
+    return RulesError(text, code="why_not_zhuangyuan", hand=str(hand))
+
+
+def _check_consistent(rules: RuleSet) -> None:
+    order = rules.zhuangyuan_order
+    seen: set[Hand] = set()
+    for hand in order:
+        if hand in seen:
+            raise RulesError(
+                f"zhuangyuan_order lists {hand!s} twice",
+                code="order_duplicate",
+                key="zhuangyuan_order",
+                value=str(hand),
+            )
+        seen.add(hand)
+    required = required_zhuangyuan_hands(rules)
+    missing = [str(h) for h in _RANKABLE if h in required and h not in seen]
+    if missing:
+        raise RulesError(
+            f"zhuangyuan_order must list {', '.join(missing)}: under these rules "
+            f"{'it is a 状元 hand' if len(missing) == 1 else 'they are 状元 hands'}",
+            code="order_missing_hand" if len(missing) == 1 else "order_missing_hands",
+            key="zhuangyuan_order",
+            value=missing,
+        )
+    extra = [str(h) for h in order if h not in required]
+    if extra:
+        why = {
+            Hand.LIUBOHEI: f"liubohei is {rules.liubohei!s}, not a 状元 hand",
+            Hand.BIANDIJIN: (
+                "six_ones is liubohei, so 遍地锦 never occurs"
+                if rules.six_ones is SixOnes.LIUBOHEI
+                else f"biandijin is {rules.biandijin!s}, not a 状元 hand"
+            ),
+        }
+        reasons = "; ".join(why.get(Hand(h), f"{h} is not a 状元 hand") for h in extra)
+        raise RulesError(
+            f"zhuangyuan_order must not list {', '.join(extra)}: {reasons}",
+            code="order_extra",
+            key="zhuangyuan_order",
+            value=extra,
+            reasons=[_why_not_zhuangyuan(rules, Hand(h), why) for h in extra],
+        )
+    if rules.chase is not None:
+        if not rules.chase.tiers:
+            raise RulesError(
+                "chase.tiers must name at least one tier", code="chase_no_tiers", key="chase.tiers"
+            )
+        for tier in rules.chase.tiers:
+            if tier not in ORDINARY_TIERS:
+                raise RulesError(
+                    f"chase.tiers cannot contain {tier!s}; allowed: "
+                    + ", ".join(str(t) for t in ORDINARY_TIERS),
+                    code="chase_tier_not_allowed",
+                    key="chase.tiers",
+                    value=str(tier),
+                    allowed=[str(t) for t in ORDINARY_TIERS],
+                )
+    _check_award(rules)
+    if rules.prizes[0] != 1:
+        raise RulesError(
+            f"prizes.zhuangyuan must be 1 (one 状元 cake), not {rules.prizes[0]}",
+            code="zhuangyuan_prize_not_one",
+            key="prizes.zhuangyuan",
+            value=rules.prizes[0],
+        )
+
+
+def _check_award(rules: RuleSet) -> None:
+    """``ranked_prizes`` and ``rounds`` belong to ranked mode, which needs a prize list."""
+    if not MIN_PLAYERS <= rules.max_players <= MAX_PLAYERS:
+        raise RulesError(
+            f"invalid value {rules.max_players!r} for max_players: a whole number "
+            f"{MIN_PLAYERS}-{MAX_PLAYERS}",
+            code="invalid_whole_number",
+            key="max_players",
+            value=rules.max_players,
+            minimum=MIN_PLAYERS,
+            maximum=MAX_PLAYERS,
+        )
+    ranked = rules.award is Award.RANKED
+    if ranked and not rules.ranked_prizes:
+        raise RulesError(
+            "award is ranked, so ranked_prizes must list the prizes, best first",
+            code="ranked_prizes_missing",
+            key="ranked_prizes",
+        )
+    if not ranked and rules.ranked_prizes is not None:
+        raise RulesError(
+            'ranked_prizes needs award "ranked" (award is cakes: the cakes of prizes are '
+            "played for)",
+            code="ranked_prizes_without_ranked",
+            key="ranked_prizes",
+        )
+    if not ranked and rules.rounds is not None:
+        raise RulesError(
+            'rounds needs award "ranked" (a game for cakes ends when they are gone)',
+            code="rounds_without_ranked",
+            key="rounds",
+            value=rules.rounds,
+        )
