@@ -261,11 +261,13 @@ class TableService:
                     name=display,
                     code=runtime.code,
                 )
-            if len(runtime.seats) >= MAX_PLAYERS:
+            # The table's own ceiling (RULES.md §8 max_players, at most MAX_PLAYERS).
+            limit = min(runtime.rules.max_players, MAX_PLAYERS)
+            if len(runtime.seats) >= limit:
                 raise ApiError(
                     "table_full",
-                    f"table {runtime.code} already seats {MAX_PLAYERS} players",
-                    limit=MAX_PLAYERS,
+                    f"table {runtime.code} already seats {limit} players",
+                    limit=limit,
                     code=runtime.code,
                 )
             token = new_token("p")
