@@ -71,7 +71,7 @@ class TableRun:
 
 @dataclass
 class Traffic:
-    """Bytes the phones received while the window was open."""
+    """Bytes and frames the phones received from the first throw to the last."""
 
     measuring: bool = False
     bytes_in: int = 0
@@ -299,20 +299,21 @@ async def _bench(
     # With a pace, every table must have made its first throw before the window opens.
     measure_from = start + max(WARMUP_SECONDS, pace * 1.2)
     stop_at = measure_from + seconds
+    traffic.measuring = True  # over every throw of the run: no edge effects at the window
     drivers = [asyncio.create_task(_drive(run, stop_at, pace, rng)) for run in runs]
     await asyncio.sleep(max(0.0, measure_from - time.perf_counter()))
     cpu_start = [_cpu_seconds(s.pid) for s in servers]
     own_start = time.process_time()
     load_start = _load_average()
-    traffic.measuring = True
     await asyncio.sleep(max(0.0, stop_at - time.perf_counter()))
-    traffic.measuring = False
     cpu_end = [_cpu_seconds(s.pid) for s in servers]
     own_end = time.process_time()
     rss = [_rss_mb(s.pid) for s in servers]
     client_rss = _rss_mb(None)
     load_end = _load_average()
     await asyncio.gather(*drivers)
+    await asyncio.sleep(0.2)  # the last acks
+    traffic.measuring = False
     for task in readers:
         task.cancel()
     await asyncio.gather(*readers, return_exceptions=True)
@@ -323,6 +324,7 @@ async def _bench(
     window = [ms for run in runs for sent, ms in run.latencies if measure_from <= sent < stop_at]
     window.sort()
     count = len(window)
+    completed = sum(len(run.latencies) for run in runs)
 
     def pct(p: float) -> float:
         return round(window[min(count - 1, int(p * count))], 2) if count else 0.0
@@ -360,8 +362,8 @@ async def _bench(
         "p90_ms": pct(0.90),
         "p99_ms": pct(0.99),
         "max_ms": round(window[-1], 2) if count else 0.0,
-        "bytes_per_throw": round(traffic.bytes_in / count) if count else None,
-        "frames_per_throw": round(traffic.frames_in / count, 2) if count else None,
+        "bytes_per_throw": round(traffic.bytes_in / completed) if completed else None,
+        "frames_per_throw": round(traffic.frames_in / completed, 2) if completed else None,
         "tables": tables,
         "players": players,
         "connections": tables * players,
