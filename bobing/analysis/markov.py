@@ -27,9 +27,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from bobing.analysis.simulate import REASONS, Effect, check_players, check_tiaohou, outcome_classes
+from bobing.analysis.limits import check_players, check_tiaohou
+from bobing.analysis.outcomes import EFFECT_REASON, GAME_ENDINGS, Effect, outcome_classes
 from bobing.engine.errors import InputError
-from bobing.engine.rules import End, RuleSet, Tiaohou
+from bobing.engine.rules import Award, End, RuleSet, Tiaohou
 
 Array = NDArray[Any]
 
@@ -38,17 +39,9 @@ MAX_CELLS = 3_000_000
 
 # Reward channels.
 _THROWS, _ROUNDS = 0, 1
-_ENDED = {1: 2, 2: 3, 3: 4}  # REASONS index → channel
+_ENDED = {1: 2, 2: 3, 3: 4}  # GAME_ENDINGS index → channel
 _EXHAUSTED_FIRST = 5
 _CHANNELS = 6
-
-_ENDING = {
-    Effect.SWEEP_ALL: 1,
-    Effect.TAKE_REST: 1,
-    Effect.GRAB: 2,
-    Effect.END_SHARE: 2,
-    Effect.BIANDIJIN: 3,
-}
 
 
 @dataclass(frozen=True)
@@ -88,18 +81,20 @@ class _Move:
     bonus: int  # 1..5, or 6
     zhuangyuan: bool
     chajinhua: bool
-    ending: int  # REASONS index, 0 = does not end the game
+    ending: int  # GAME_ENDINGS index, 0 = does not end the game
+    take_one: bool = False  # 六勃黑 take_one: one cake of the best tier left
 
 
 def _moves(rules: RuleSet, tiaohou: float) -> list[_Move]:
     classes, _ = outcome_classes(rules)
-    grouped: dict[tuple[int, int, bool, bool, int], float] = defaultdict(float)
+    grouped: dict[tuple[int, int, bool, bool, int, bool], float] = defaultdict(float)
     for oc in classes:
-        ending = _ENDING.get(oc.effect, 0)
-        key = (oc.tier, oc.bonus, oc.key > 0, oc.chajinhua_duitang, ending)
+        ending = EFFECT_REASON.get(oc.effect, 0)
+        key = (oc.tier, oc.bonus, oc.key > 0, oc.chajinhua_duitang, ending,
+               oc.effect is Effect.TAKE_ONE)  # fmt: skip
         grouped[key] += (1.0 - tiaohou) * oc.count / 6**6
     if tiaohou > 0:
-        grouped[(6, 6, False, False, 0)] += tiaohou
+        grouped[(6, 6, False, False, 0, False)] += tiaohou
     return [_Move(p, *key) for key, p in grouped.items() if p > 0]
 
 
@@ -145,6 +140,13 @@ def expected_game_length(rules: RuleSet, players: int, *, tiaohou: float = 0.0) 
     """
     check_players(players)
     check_tiaohou(tiaohou)
+    if rules.award is Award.RANKED:
+        raise InputError(
+            "no exact game length for ranked prizes: a session lasts its rounds (or until time"
+            " is called), not until the cakes are gone",
+            code="ranked_no_exact",
+            value=str(rules.award),
+        )
     if tiaohou > 0 and rules.tiaohou is Tiaohou.VOID_SKIP_NEXT:
         raise InputError(
             "no exact game length with 跳猴 under tiaohou=void_skip_next (every seat's skip flag"
@@ -185,6 +187,12 @@ def expected_game_length(rules: RuleSet, players: int, *, tiaohou: float = 0.0) 
         idx = np.flatnonzero(level == lv)
         c = digits[idx]
         for z in (1, 0):
+            if lv == 0 and z == 1:
+                # Every cake claimed and a standing: not a state of the chain. The throw that
+                # gets there opens the final window instead (summed in closed form above), so
+                # nothing ever moves into it; and with no throw that ends the game it would be
+                # a state that is never left (its cycle solve would divide by zero).
+                continue
             m = idx.size
             acc = np.broadcast_to(base, (m, _CHANNELS, n)).transpose(1, 0, 2).copy()
             stay = np.zeros(m)
@@ -197,6 +205,11 @@ def expected_game_length(rules: RuleSet, players: int, *, tiaohou: float = 0.0) 
                     nxt -= stride[move.tier - 1] * (c[:, move.tier - 1] > 0)
                 if move.bonus < 6:
                     nxt -= stride[move.bonus - 1] * (c[:, move.bonus - 1] > 0)
+                if move.take_one:
+                    # The first tier (对堂 … 一秀) that still has a cake, if any.
+                    has = c > 0
+                    first = np.where(has.any(axis=1), has.argmax(axis=1), -1)
+                    nxt -= np.where(first >= 0, stride[np.maximum(first, 0)], 0)
                 if move.chajinhua:
                     nxt -= stride[0] * np.minimum(c[:, 0], 2)
                 z_next = 1 if (z or move.zhuangyuan) else 0
@@ -233,10 +246,10 @@ def expected_game_length(rules: RuleSet, players: int, *, tiaohou: float = 0.0) 
             value[:, z, idx, :] = v
 
     start = value[:, 0, int((digits[-1] * stride).sum()), 0]
-    ended = dict.fromkeys(REASONS, 0.0)
+    ended = dict.fromkeys(GAME_ENDINGS, 0.0)
     for reason, channel in _ENDED.items():
-        ended[REASONS[reason]] = float(start[channel])
-    ended["exhausted"] = 1.0 - sum(ended[r] for r in REASONS[1:])
+        ended[GAME_ENDINGS[reason]] = float(start[channel])
+    ended["exhausted"] = 1.0 - sum(ended[r] for r in GAME_ENDINGS[1:])
     return GameLength(
         players=n,
         throws_mean=float(start[_THROWS]),

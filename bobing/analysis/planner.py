@@ -2,22 +2,36 @@
 
 The clock comes from simulated throws times the seconds a throw takes; with several tables
 every table plays its own set at the same time, so the event lasts as long as its slowest
-table. A prize list (CSV: name, tier, count, unit price) is what each table plays for: its
-counts per tier replace the rule set's ``prizes``, and its cost is split evenly (AA).
+table. A prize list (:mod:`bobing.analysis.prizes`) is what each table plays for: its counts
+per tier replace the rule set's ``prizes``, and its cost is split evenly (AA) or set against a
+fixed contribution per person. A *ranked* prize list (RULES.md §8.2) gives one prize per person
+by their best throw over ``rounds`` rounds or until time is called. The prize-list names stay
+importable from here.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from decimal import Decimal, InvalidOperation
-from pathlib import Path
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
 
+from bobing.analysis.bell import Bell
+from bobing.analysis.prizes import (
+    Prize,
+    PrizeList,
+    amount,
+    money,
+    parse_prizes,
+    parse_ranked_prizes,
+    read_prizes,
+    read_ranked_prizes,
+    tier_from_text,
+)
+from bobing.analysis.ranked import RankedResult, simulate_ranked
 from bobing.analysis.simulate import (
     MAX_PLAYERS,
     MIN_PLAYERS,
@@ -26,211 +40,13 @@ from bobing.analysis.simulate import (
     check_tiaohou,
     simulate,
 )
-from bobing.engine.errors import InputError, RulesError
+from bobing.engine.errors import InputError
 from bobing.engine.hands import TIERS, Tier
-from bobing.engine.rules import RuleSet
-from bobing.i18n import catalogue
+from bobing.engine.rules import Award, RankedPrize, RuleSet
+from bobing.engine.switches import MAX_ROUNDS
 
 ENGINE_SEATS = 12
-"""The most players the game engine seats at one table."""
-
-_COLUMNS: dict[str, tuple[str, ...]] = {
-    "name": ("name", "item", "prize", "名称", "名稱", "奖品", "獎品", "奖项", "獎項", "品名"),
-    "tier": ("tier", "level", "档次", "檔次", "奖级", "獎級", "级别", "級別", "等级", "等級"),
-    "count": ("count", "qty", "quantity", "number", "数量", "數量", "件数", "件數", "个数"),
-    "unit_price": ("unit_price", "unit price", "price", "单价", "單價", "价格", "價格"),
-}
-
-
-def tier_from_text(text: str) -> Tier:
-    """A tier from its id, its Chinese name or title (简/繁), or its English name.
-
-    >>> tier_from_text("一秀"), tier_from_text("榜眼"), tier_from_text("ZHUANGYUAN")
-    (<Tier.YIXIU: 'yixiu'>, <Tier.DUITANG: 'duitang'>, <Tier.ZHUANGYUAN: 'zhuangyuan'>)
-    """
-    key = text.strip()
-    names = _tier_names()
-    found = names.get(key) or names.get(key.lower())
-    if found is None:
-        raise InputError(
-            f"unknown tier {text!r}; use a tier id ({', '.join(str(t) for t in TIERS)}) "
-            "or its Chinese name (状元, 对堂, 三红, 四进, 二举, 一秀)",
-            value=text,
-        )
-    return found
-
-
-def _tier_names() -> dict[str, Tier]:
-    names: dict[str, Tier] = {}
-    for tier in TIERS:
-        names[str(tier)] = tier
-        for lang in ("zh-Hans", "zh-Hant", "en"):
-            messages = catalogue(lang)
-            for key in (f"tier.{tier}", f"tier.{tier}.title"):
-                value = messages.get(key)
-                if isinstance(value, str):
-                    names.setdefault(value.split(" (")[0].strip().lower(), tier)
-    return names
-
-
-@dataclass(frozen=True)
-class Prize:
-    """One line of a prize list."""
-
-    name: str
-    tier: Tier
-    count: int
-    unit_price: Decimal
-
-    @property
-    def cost(self) -> Decimal:
-        """count × unit price."""
-        return self.count * self.unit_price
-
-
-@dataclass(frozen=True)
-class PrizeList:
-    """The prizes one table plays for."""
-
-    items: tuple[Prize, ...]
-    source: str = ""
-
-    @property
-    def counts(self) -> tuple[int, int, int, int, int, int]:
-        """Prizes per tier, TIERS order (the ``prizes`` of the game)."""
-        c = [sum(p.count for p in self.items if p.tier is tier) for tier in TIERS]
-        return (c[0], c[1], c[2], c[3], c[4], c[5])
-
-    @property
-    def cost(self) -> Decimal:
-        """What one set costs."""
-        return sum((p.cost for p in self.items), Decimal(0))
-
-    def tier_cost(self, tier: Tier) -> Decimal:
-        """What the prizes of one tier cost together."""
-        return sum((p.cost for p in self.items if p.tier is tier), Decimal(0))
-
-    def apply_to(self, rules: RuleSet) -> RuleSet:
-        """``rules`` with this list's counts as the prizes."""
-        counts = self.counts
-        if counts[0] != 1:
-            raise InputError(
-                f"the prize list {self.source or ''} has {counts[0]} zhuangyuan (状元) prizes; "
-                "it needs exactly one: the single top prize, decided at the end".replace("  ", " "),
-                value=counts[0],
-            )
-        if sum(counts[1:]) == 0:
-            raise InputError(
-                f"the prize list {self.source or ''} has no prize below the 状元".replace("  ", " ")
-            )
-        try:
-            return replace(rules, prizes=counts)
-        except RulesError as exc:  # pragma: no cover - the checks above cover the rules
-            raise InputError(f"the prize list does not fit the rules: {exc}") from None
-
-    def to_json(self) -> dict[str, Any]:
-        """The list with per-tier counts and the set's cost."""
-        return {
-            "items": [
-                {
-                    "name": p.name,
-                    "tier": str(p.tier),
-                    "count": p.count,
-                    "unit_price": _money(p.unit_price),
-                }
-                for p in self.items
-            ],
-            "counts": {str(t): n for t, n in zip(TIERS, self.counts, strict=True)},
-            "set_cost": _money(self.cost),
-        }
-
-
-def _money(value: Decimal) -> float:
-    return float(value.quantize(Decimal("0.01")))
-
-
-def _header_map(row: list[str], source: str) -> dict[str, int]:
-    found: dict[str, int] = {}
-    for i, cell in enumerate(row):
-        label = " ".join(cell.strip().lower().replace("_", " ").split())
-        for column, aliases in _COLUMNS.items():
-            if label in {" ".join(a.replace("_", " ").split()) for a in aliases}:
-                found.setdefault(column, i)
-    missing = [c for c in _COLUMNS if c not in found]
-    if missing:
-        raise InputError(
-            f"prize list {source}: the first row must name the columns name, tier, count, "
-            f"unit price (missing: {', '.join(missing).replace('_', ' ')}; got {row!r})",
-            value=row,
-        )
-    return found
-
-
-def _price(text: str, where: str) -> Decimal:
-    cleaned = text.strip()
-    for mark in ("元", "¥", "￥", "RMB", "CNY"):
-        cleaned = cleaned.replace(mark, "")
-    cleaned = cleaned.replace(",", "").strip()
-    try:
-        value = Decimal(cleaned)
-    except InvalidOperation:
-        raise InputError(f"{where}: invalid unit price {text!r}: a number such as 49.9") from None
-    if not value.is_finite() or value < 0:
-        raise InputError(f"{where}: invalid unit price {text!r}: a number of at least 0")
-    return value
-
-
-def _count(text: str, where: str) -> int:
-    cleaned = text.strip()
-    if not cleaned.isdigit() or not cleaned.isascii():
-        raise InputError(f"{where}: invalid count {text!r}: a whole number such as 2")
-    return int(cleaned)
-
-
-def parse_prizes(text: str, source: str = "<text>") -> PrizeList:
-    """Read a prize list from CSV text (a header row, then one prize per row).
-
-    >>> parse_prizes("name,tier,count,unit price\\n音响,状元,1,498\\n电饭煲,对堂,1,199").counts
-    (1, 1, 0, 0, 0, 0)
-    """
-    rows = [r for r in csv.reader(io.StringIO(text.lstrip("\ufeff"))) if any(c.strip() for c in r)]
-    if not rows:
-        raise InputError(f"prize list {source} is empty: expected name,tier,count,unit price")
-    header = _header_map(rows[0], source)
-    items: list[Prize] = []
-    for number, row in enumerate(rows[1:], start=2):
-        where = f"prize list {source}, line {number}"
-        cells = {c: (row[i] if i < len(row) else "") for c, i in header.items()}
-        name = cells["name"].strip()
-        if not name:
-            raise InputError(f"{where}: the prize has no name ({row!r})")
-        try:
-            tier = tier_from_text(cells["tier"])
-        except InputError as exc:
-            raise InputError(f"{where}: {exc}") from None
-        items.append(
-            Prize(name, tier, _count(cells["count"], where), _price(cells["unit_price"], where))
-        )
-    if not items:
-        raise InputError(f"prize list {source} lists no prizes, only the header")
-    return PrizeList(tuple(items), source)
-
-
-def read_prizes(path: str | Path) -> PrizeList:
-    """Read a prize list file (UTF-8, with or without a BOM)."""
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read prize list {str(path)!r}: {exc.strerror}") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        try:
-            text = raw.decode("gb18030")  # spreadsheets saved on Chinese Windows
-        except UnicodeDecodeError:
-            raise InputError(f"prize list {str(path)!r} is neither UTF-8 nor GB18030") from None
-    return parse_prizes(text, repr(str(path)))
-
+"""The most players the game engine seats at one table unless the rules raise ``max_players``."""
 
 def split_tables(players: int, tables: int) -> list[int]:
     """Players per table, as even as possible, larger tables first.
@@ -272,17 +88,42 @@ class Span:
 
 @dataclass(frozen=True, eq=False)
 class TablePlan:
-    """One table: its players and how its game goes."""
+    """One table: its players and how its game (or ranked session) goes."""
 
     players: int
-    result: SimulationResult
+    result: SimulationResult | RankedResult
     minutes: Span
 
     @property
     def cakes_per_player(self) -> dict[Tier, float]:
-        """Expected cakes per player and tier (all seats together / players)."""
+        """Expected cakes per player and tier (all seats together / players); none when
+        ranked."""
+        if isinstance(self.result, RankedResult):
+            return dict.fromkeys(TIERS, 0.0)
         per = self.result.tally.seat_tier.sum(axis=0) / self.result.games / self.players
         return {tier: float(per[i]) for i, tier in enumerate(TIERS)}
+
+    def to_json(self) -> dict[str, Any]:
+        """One table of ``bobing plan --json``."""
+        result = self.result
+        out: dict[str, Any] = {
+            "players": self.players,
+            "minutes": self.minutes.to_json(),
+            "throws": result.throws.summary(),
+        }
+        if isinstance(result, RankedResult):
+            ranked = result.to_json()
+            out["seats"] = ranked["seats"]
+            out["winning_hand"] = ranked["winning_hand"]
+            out["ended_by"] = ranked["ended_by"]
+            return out
+        if result.bell is not None:
+            out["bell"] = result.to_json()["bell"]
+            out["ended_by"] = {k: round(v, 6) for k, v in result.ended_by.items()}
+        out["rounds"] = result.rounds.summary()
+        out["cakes_per_player"] = {str(t): round(v, 4) for t, v in self.cakes_per_player.items()}
+        out["seats"] = [seat.to_json() for seat in result.seats]
+        return out
 
 
 @dataclass(frozen=True, eq=False)
@@ -299,6 +140,47 @@ class Plan:
     extra_cost: Decimal
     games: int
     seed: int
+    contribution: Decimal | None = None
+    """What each person pays in, when the event collects a fixed amount (else AA)."""
+    bell: Bell | None = None
+    """The time limit, when one was given: time is called after ``bell.throws`` throws."""
+
+    @property
+    def over_before_bell(self) -> float | None:
+        """The chance that every table is over before the bell (tables play independently)."""
+        if self.bell is None:
+            return None
+        chance = 1.0
+        for table in self.tables:
+            result = table.result
+            if isinstance(result, RankedResult):
+                chance *= result.ended_by["rounds"]
+            else:
+                chance *= result.over_before_bell
+        return chance
+
+    @property
+    def ranked(self) -> bool:
+        """One prize per person by best throw (RULES.md §8.2) instead of cakes per throw."""
+        return self.rules.award is Award.RANKED
+
+    @property
+    def ranked_prizes(self) -> tuple[RankedPrize, ...]:
+        """The ranked prize list each table plays for (empty for cakes)."""
+        return (self.rules.ranked_prizes or ()) if self.ranked else ()
+
+    @property
+    def ranked_set_cost(self) -> Decimal:
+        """What one ranked set costs (prizes without a value count as 0)."""
+        return sum(
+            (p.count * Decimal(str(p.value or 0)) for p in self.ranked_prizes), Decimal(0)
+        )
+
+    @property
+    def unawarded(self) -> int:
+        """Ranked prizes left over because a table has fewer players than prizes (all tables)."""
+        units = sum(p.count for p in self.ranked_prizes)
+        return sum(max(0, units - table.players) for table in self.tables)
 
     @property
     def cakes_per_player(self) -> dict[Tier, float]:
@@ -312,6 +194,8 @@ class Plan:
     @property
     def prize_cost(self) -> Decimal:
         """Every table's set of prizes."""
+        if self.ranked:
+            return self.ranked_set_cost * len(self.tables)
         return self.prizes.cost * len(self.tables) if self.prizes else Decimal(0)
 
     @property
@@ -325,8 +209,30 @@ class Plan:
         return (self.total_cost / self.players).quantize(Decimal("0.01"))
 
     @property
+    def collected(self) -> Decimal | None:
+        """Everyone's contribution together (None without a fixed contribution)."""
+        return None if self.contribution is None else self.contribution * self.players
+
+    @property
+    def balance(self) -> Decimal | None:
+        """Collected minus spent: a surplus above 0 (say, for the class fund), a deficit below
+        (say, the organiser covers the overrun); None without a fixed contribution."""
+        collected = self.collected
+        return None if collected is None else collected - self.total_cost
+
+    @property
     def value_per_player(self) -> float | None:
-        """Expected value of the prizes one player takes home (by each tier's mean price)."""
+        """Expected value of the prizes one player takes home (by each tier's mean price; for
+        ranked prizes, by the value of the prize each place wins)."""
+        if self.ranked:
+            total = 0.0
+            for table in self.tables:
+                assert isinstance(table.result, RankedResult)
+                values = table.result.expected_value()
+                if values is None:
+                    return None
+                total += sum(values)
+            return total / self.players
         if self.prizes is None:
             return None
         value = 0.0
@@ -336,14 +242,31 @@ class Plan:
                 value += cakes * float(self.prizes.tier_cost(tier)) / count
         return value
 
+    def _contribution_json(self) -> dict[str, float] | None:
+        if self.contribution is None or self.collected is None or self.balance is None:
+            return None
+        return {
+            "per_person": money(self.contribution),
+            "collected": money(self.collected),
+            "balance": money(self.balance),
+        }
+
     def to_json(self) -> dict[str, Any]:
         """The ``bobing plan --json`` object."""
         prizes: dict[str, Any] | None = None
-        if self.prizes is not None:
+        if self.ranked:
+            prizes = {
+                "ranked": [p.to_json() for p in self.ranked_prizes],
+                "set_cost": money(self.ranked_set_cost),
+                "sets": len(self.tables),
+                "prize_cost": money(self.prize_cost),
+                "unawarded": self.unawarded,
+            }
+        elif self.prizes is not None:
             prizes = {
                 **self.prizes.to_json(),
                 "sets": len(self.tables),
-                "prize_cost": _money(self.prize_cost),
+                "prize_cost": money(self.prize_cost),
             }
         value = self.value_per_player
         return {
@@ -353,27 +276,23 @@ class Plan:
             "seed": self.seed,
             "seconds_per_throw": self.seconds_per_throw,
             "minutes": self.minutes.to_json(),
-            "tables": [
-                {
-                    "players": table.players,
-                    "minutes": table.minutes.to_json(),
-                    "throws": table.result.throws.summary(),
-                    "rounds": table.result.rounds.summary(),
-                    "cakes_per_player": {
-                        str(t): round(v, 4) for t, v in table.cakes_per_player.items()
-                    },
-                    "seats": [seat.to_json() for seat in table.result.seats],
-                }
-                for table in self.tables
-            ],
-            "cakes_per_player": {
+            "award": str(self.rules.award),
+            "rounds": self.rules.rounds,
+            "tables": [table.to_json() for table in self.tables],
+            "cakes_per_player": None
+            if self.ranked
+            else {
                 "mean": round(sum(self.cakes_per_player.values()), 4),
                 "by_tier": {str(t): round(v, 4) for t, v in self.cakes_per_player.items()},
             },
             "prizes": prizes,
-            "extra_cost": _money(self.extra_cost),
-            "total_cost": _money(self.total_cost),
-            "per_person": _money(self.per_person),
+            "extra_cost": money(self.extra_cost),
+            "total_cost": money(self.total_cost),
+            "per_person": money(self.per_person),
+            "contribution": self._contribution_json(),
+            "bell": None
+            if self.bell is None
+            else {**self.bell.to_json(), "over_before_bell": round(self.over_before_bell or 0, 6)},
             "value_per_player": round(value, 2) if value is not None else None,
         }
 
@@ -415,30 +334,44 @@ def plan(
     seconds_per_throw: float = 10.0,
     prizes: PrizeList | None = None,
     extra_cost: Decimal | float | str = 0,
+    contribution: Decimal | float | str | None = None,
     games: int = 20_000,
     seed: int = 0,
     tiaohou: float = 0.0,
+    ranked_prizes: Sequence[RankedPrize] | None = None,
+    rounds: int | None = None,
+    minutes: float | None = None,
 ) -> Plan:
-    """Plan an event of ``players`` people at ``tables`` tables."""
+    """Plan an event of ``players`` people at ``tables`` tables.
+
+    ``prizes`` is what each table plays for, cake by cake; ``ranked_prizes`` (or rules with
+    ``award`` = ``ranked``) a ranked list instead: one prize per person by best throw over
+    ``rounds`` rounds (or the rules' ``rounds``). ``minutes``: time is called after that long
+    at ``seconds_per_throw`` (RULES.md §8.1); a ranked session then needs no ``rounds``.
+    """
     if not math.isfinite(seconds_per_throw) or seconds_per_throw <= 0:
         raise InputError(
             f"invalid seconds per throw {seconds_per_throw!r}: a positive number",
             value=seconds_per_throw,
         )
-    try:
-        extra = Decimal(str(extra_cost))
-    except InvalidOperation:
-        raise InputError(f"invalid extra cost {extra_cost!r}: a number") from None
-    if not extra.is_finite() or extra < 0:
-        raise InputError(f"invalid extra cost {extra_cost!r}: a number of at least 0")
+    extra = amount(extra_cost, "extra cost")
+    each = None if contribution is None else amount(contribution, "contribution")
     if games < 100:
         raise InputError(f"invalid number of games {games}: at least 100 for a plan", value=games)
     check_tiaohou(tiaohou)
     sizes = split_tables(players, tables)
-    table_rules = prizes.apply_to(rules) if prizes is not None else rules
-    by_size: dict[int, SimulationResult] = {}
+    bell = Bell(minutes, seconds_per_throw) if minutes is not None else None
+    table_rules = _table_rules(rules, prizes, ranked_prizes, rounds, timed=bell is not None)
+    by_size: dict[int, SimulationResult | RankedResult] = {}
     for size in sorted(set(sizes)):
-        by_size[size] = simulate(table_rules, size, games, seed=seed + size, tiaohou=tiaohou)
+        if table_rules.award is Award.RANKED:
+            by_size[size] = simulate_ranked(
+                table_rules, size, games, seed=seed + size, tiaohou=tiaohou, bell=bell
+            )
+        else:
+            by_size[size] = simulate(
+                table_rules, size, games, seed=seed + size, tiaohou=tiaohou, bell=bell
+            )
     plans = [
         TablePlan(size, by_size[size], _span(by_size[size].throws, seconds_per_throw))
         for size in sizes
@@ -453,7 +386,51 @@ def plan(
         extra_cost=extra,
         games=games,
         seed=seed,
+        contribution=each,
+        bell=bell,
     )
+
+
+def _table_rules(
+    rules: RuleSet,
+    prizes: PrizeList | None,
+    ranked_prizes: Sequence[RankedPrize] | None,
+    rounds: int | None,
+    *,
+    timed: bool = False,
+) -> RuleSet:
+    """The rules each table plays: with the prize list's counts, or ranked with its list."""
+    if rounds is not None and not 1 <= rounds <= MAX_ROUNDS:
+        raise InputError(
+            f"invalid number of rounds {rounds}: 1 to {MAX_ROUNDS}",
+            code="plan_bad_rounds",
+            value=rounds,
+            maximum=MAX_ROUNDS,
+        )
+    if ranked_prizes is None and rules.award is not Award.RANKED:
+        if rounds is not None:
+            raise InputError(
+                "rounds only apply to ranked prizes (a game for cakes ends when they are gone):"
+                " add --ranked with a ranked prize list",
+                code="plan_rounds_without_ranked",
+                value=rounds,
+            )
+        return prizes.apply_to(rules) if prizes is not None else rules
+    if prizes is not None:
+        raise InputError(
+            "ranked prizes go one per person by best throw, not by tier: read the prize list as"
+            " a ranked list (--ranked), best first",
+            code="plan_tiers_with_ranked",
+        )
+    chosen = tuple(ranked_prizes) if ranked_prizes is not None else rules.ranked_prizes
+    wanted = rounds or rules.rounds
+    if not wanted and not timed:
+        raise InputError(
+            "a ranked plan needs the number of rounds each person throws: --rounds N (or"
+            ' "rounds" in the rule file), or a time limit (--minutes)',
+            code="plan_needs_rounds",
+        )
+    return replace(rules, award=Award.RANKED, ranked_prizes=chosen, rounds=wanted)
 
 
 __all__ = [
@@ -464,8 +441,10 @@ __all__ = [
     "Span",
     "TablePlan",
     "parse_prizes",
+    "parse_ranked_prizes",
     "plan",
     "read_prizes",
+    "read_ranked_prizes",
     "split_tables",
     "tier_from_text",
 ]

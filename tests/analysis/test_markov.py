@@ -5,6 +5,7 @@ from __future__ import annotations
 import doctest
 import itertools
 import math
+import warnings
 from collections import Counter
 from typing import Any
 
@@ -27,6 +28,7 @@ from bobing.engine.rules import (
 )
 
 TINY = {"duitang": 1, "sanhong": 1, "sijin": 0, "erju": 1, "yixiu": 2}
+BIANDIJIN_RANKED = ["liubohong", "biandijin", "chajinhua", "wuhong", "wuzi", "sihong"]
 SMALL = {"duitang": 2, "sanhong": 2, "sijin": 3, "erju": 3, "yixiu": 4}
 
 
@@ -44,11 +46,17 @@ def _outcomes(rules: RuleSet, tiaohou: float) -> Counter[tuple[Any, ...]]:
             LiuboheiEffect.ZHUANGYUAN_END_SHARE,
         ):
             ending = "liubohei"
-        if hand is Hand.BIANDIJIN and rules.biandijin is BiandijinEffect.TAKE_REMAINING_END:
+        if hand is Hand.BIANDIJIN and rules.biandijin in (
+            BiandijinEffect.TAKE_REMAINING_END,
+            BiandijinEffect.ZHUANGYUAN_TAKE_REMAINING_END,
+        ):
             ending = "biandijin"
         zy = rules.is_zhuangyuan_hand(hand)
         tier = None if zy else rules.tier_of(hand)
-        taken = tuple(TIERS.index(t) for t in ((tier, *c.bonus) if tier else ()))
+        won = (tier, *c.bonus) if tier else tuple(c.bonus) if zy else ()
+        taken = tuple(TIERS.index(t) for t in won)
+        if hand is Hand.LIUBOHEI and rules.liubohei is LiuboheiEffect.TAKE_ONE:
+            taken = (TAKE_BEST,)
         chj = hand is Hand.CHAJINHUA and rules.chajinhua_duitang is ChajinhuaDuitang.IMMEDIATE
         counts[(taken, chj, zy, ending)] += 1
     probs: Counter[tuple[Any, ...]] = Counter()
@@ -56,6 +64,9 @@ def _outcomes(rules: RuleSet, tiaohou: float) -> Counter[tuple[Any, ...]]:
         probs[key] = (1 - tiaohou) * n / len(ORDERED_THROWS)
     probs[((), False, False, None)] += tiaohou
     return probs
+
+
+TAKE_BEST = -1  # 六勃黑 take_one: a cake of the best tier left
 
 
 def brute_force(rules: RuleSet, players: int, tiaohou: float = 0.0) -> dict[str, float]:
@@ -93,6 +104,10 @@ def brute_force(rules: RuleSet, players: int, tiaohou: float = 0.0) -> dict[str,
             pool = list(s[1])
             before = sum(pool)
             for t in taken:
+                if t == TAKE_BEST:
+                    t = next((k + 1 for k in range(5) if pool[k]), 0)
+                    if not t:
+                        continue
                 pool[t - 1] = max(0, pool[t - 1] - 1)
             if chj:
                 pool[0] -= min(2, pool[0])
@@ -126,8 +141,31 @@ def brute_force(rules: RuleSet, players: int, tiaohou: float = 0.0) -> dict[str,
         ({"preset": "modern", "prizes": TINY}, 3, 0.15),
         ({"prizes": TINY, "six_ones": "biandijin", "chajinhua_duitang": "none"}, 3, 0.0),
         ({"prizes": {**TINY, "sijin": 1}, "sijin_bonus": True, "liubohong": "zhuangyuan"}, 2, 0.0),
+        ({"prizes": TINY, "wuzi_bonus": True, "liubohong": "friendly_end"}, 3, 0.0),
+        ({"prizes": TINY, "liubohei": "take_one", "end": "one_more_round"}, 3, 0.0),
+        (
+            {
+                "prizes": TINY,
+                "six_ones": "biandijin",
+                "biandijin": "zhuangyuan_take_remaining_end",
+                "chajinhua_duitang": "at_end",
+                "zhuangyuan_order": BIANDIJIN_RANKED,
+            },
+            2,
+            0.0,
+        ),
     ],
-    ids=["finish_round", "one_more_round", "immediate", "tiaohou-void", "biandijin", "bonus"],
+    ids=[
+        "finish_round",
+        "one_more_round",
+        "immediate",
+        "tiaohou-void",
+        "biandijin",
+        "bonus",
+        "wuzi-bonus-friendly",
+        "take-one",
+        "biandijin-ranked",
+    ],
 )
 def test_chain_equals_an_independent_linear_solve(
     spec: dict[str, Any], players: int, tiaohou: float
@@ -166,6 +204,20 @@ def test_default_rules_exact_mean_inside_the_simulations_confidence_interval() -
         ({"prizes": SMALL, "end": "immediate", "chase": {"tiers": ["duitang"]}}, 6, 0.0),
         ({"prizes": SMALL, "tiaohou": "void"}, 3, 0.2),
         ({"prizes": SMALL, "six_ones": "biandijin", "standing": "best"}, 7, 0.0),
+        # RULES.md §8
+        ({"prizes": SMALL, "wuzi_bonus": True, "sijin_bonus": True}, 4, 0.0),
+        ({"prizes": SMALL, "liubohei": "take_one", "tiaohou": "void"}, 5, 0.1),
+        ({"prizes": SMALL, "liubohong": "friendly_end", "chajinhua_duitang": "at_end"}, 3, 0.0),
+        (
+            {
+                "prizes": SMALL,
+                "six_ones": "biandijin",
+                "biandijin": "zhuangyuan_take_remaining_end",
+                "zhuangyuan_order": BIANDIJIN_RANKED,
+            },
+            4,
+            0.0,
+        ),
     ],
 )
 def test_exact_agrees_with_simulation_under_other_switches(
@@ -173,6 +225,30 @@ def test_exact_agrees_with_simulation_under_other_switches(
 ) -> None:
     exact = expected_game_length(load_rules(spec), players, tiaohou=tiaohou)
     _within_ci(exact, spec, players, 60_000, tiaohou)
+
+
+# A rule set in which no throw ends the game (六勃红 and 六勃黑 are plain 状元 hands): the
+# chain once divided by zero on the state "every cake claimed, a standing exists", which no
+# throw ever enters (the right answer came out, with numpy's RuntimeWarning printed).
+NO_ENDING = {
+    "preset": "traditional",
+    "liubohong": "zhuangyuan",
+    "liubohei": "zhuangyuan",
+    "chajinhua_duitang": "none",
+    "zhuangyuan_order": ["chajinhua", "liubohong", "liubohei", "wuhong", "wuzi", "sihong"],
+}
+
+
+def test_rules_where_no_throw_ends_the_game_raise_no_warning() -> None:
+    with warnings.catch_warnings(), np.errstate(all="raise"):
+        warnings.simplefilter("error")
+        small = expected_game_length(load_rules({**NO_ENDING, "prizes": TINY}), 3)
+        full = expected_game_length(load_rules(NO_ENDING), 4)
+    brute = brute_force(load_rules({**NO_ENDING, "prizes": TINY}), 3, 0.0)
+    assert small.throws_mean == pytest.approx(brute["throws"], rel=1e-9)
+    assert small.rounds_mean == pytest.approx(brute["rounds"], rel=1e-9)
+    assert full.ended_by == {"exhausted": 1.0, "liubohong": 0.0, "liubohei": 0.0, "biandijin": 0.0}
+    _within_ci(full, NO_ENDING, 4, 40_000, 0.0)
 
 
 def test_research_figures() -> None:

@@ -9,14 +9,18 @@ from pathlib import Path
 import pytest
 
 import bobing.analysis.planner as planner_module
+import bobing.analysis.prizes as prizes_module
 from bobing.analysis.planner import (
     PrizeList,
     parse_prizes,
+    parse_ranked_prizes,
     plan,
     read_prizes,
+    read_ranked_prizes,
     split_tables,
     tier_from_text,
 )
+from bobing.analysis.ranked import RankedResult
 from bobing.engine.errors import InputError
 from bobing.engine.hands import Tier
 from bobing.engine.rules import load_rules
@@ -56,6 +60,119 @@ def test_the_2013_event_budget() -> None:
     assert minutes["p5"] < minutes["p50"] < minutes["p95"]
     # Fewer prizes than the 63-cake set: a much shorter game than the full set's ≈ 38 min.
     assert 10 < minutes["p50"] < 35
+
+
+def test_a_fixed_contribution_reports_the_deficit_or_the_surplus() -> None:
+    # seed 000: 200 yuan each, 2632.6 spent, "超出者由组织者消化": 32.6 yuan over.
+    rules = load_rules("traditional")
+    prizes = read_prizes(EXAMPLE)
+    party = plan(rules, 13, prizes=prizes, extra_cost="1362.6", contribution="200", games=500)
+    assert party.collected == Decimal("2600")
+    assert party.balance == Decimal("-32.6")
+    assert party.to_json()["contribution"] == {
+        "per_person": 200.0,
+        "collected": 2600.0,
+        "balance": -32.6,
+    }
+    # A class of 40 at 4 tables, 50 yuan each, prizes only: the rest goes to the class fund.
+    small = parse_prizes(HEADER + "a,状元,1,100\nb,对堂,2,40\nc,一秀,10,5\n")
+    fund = plan(rules, 40, tables=4, prizes=small, contribution="50 元", games=500)
+    assert fund.total_cost == 4 * Decimal(230)
+    assert fund.balance == 40 * 50 - 4 * 230 > 0
+    # Without a contribution the plan is AA and says nothing about a balance.
+    aa = plan(rules, 13, prizes=prizes, games=500)
+    assert aa.balance is None and aa.to_json()["contribution"] is None
+
+
+def test_the_2013_party_ranked_one_prize_each() -> None:
+    # seed 000: "只能取得博到之最高奖项，不是均中均得，人均一份" — the same 13 prizes, ranked.
+    ranked = read_ranked_prizes(EXAMPLE)
+    assert [p.count for p in ranked] == [1, 1, 1, 2, 2, 1, 1, 3, 1]
+    assert ranked[0].name == "漫步者音响" and ranked[0].value == 498
+    rules = load_rules("traditional")
+    party = plan(
+        rules, 13, ranked_prizes=ranked, rounds=3, extra_cost="1362.6", contribution=200,
+        games=3000, seconds_per_throw=10,
+    )  # fmt: skip
+    assert party.ranked and party.rules.rounds == 3
+    assert party.prize_cost == Decimal(1270) and party.balance == Decimal("-32.6")
+    # Everyone takes exactly one prize: the mean value is the list's value over 13 people.
+    assert party.value_per_player == pytest.approx(1270 / 13)
+    assert party.unawarded == 0
+    # 3 rounds of 13 at 10 s: 39 throws, 6.5 minutes, always.
+    assert party.minutes.p50 == pytest.approx(6.5)
+    data = party.to_json()
+    assert data["award"] == "ranked" and data["cakes_per_player"] is None
+    assert data["prizes"]["set_cost"] == 1270.0 and data["prizes"]["unawarded"] == 0
+    seats = data["tables"][0]["seats"]
+    assert sum(seat["expected_value"] for seat in seats) == pytest.approx(1270, abs=0.01)
+    # The starter's edge: equal best throws go to the earlier one.
+    assert seats[0]["expected_value"] > seats[-1]["expected_value"]
+    # Two tables of 7 and 6 play for a set each: 13 prizes for 7 leave 6 over, for 6 leave 7.
+    two = plan(rules, 13, tables=2, ranked_prizes=ranked, rounds=2, games=500)
+    assert two.unawarded == 13 and two.prize_cost == Decimal(2540)
+
+
+def test_ranked_rules_from_a_rule_file_and_bad_combinations() -> None:
+    ranked = load_rules(
+        {"award": "ranked", "rounds": 2, "ranked_prizes": [{"name": "状元王", "value": 100}]}
+    )
+    final = plan(ranked, 8, games=500)
+    assert final.ranked and final.prize_cost == 100
+    assert final.value_per_player == pytest.approx(100 / 8)
+    assert plan(ranked, 8, games=500, rounds=5).rules.rounds == 5
+    traditional = load_rules("traditional")
+    cakes = parse_prizes(HEADER + "a,状元,1,100\nb,一秀,5,10\n")
+    with pytest.raises(InputError, match="needs the number of rounds"):
+        plan(traditional, 8, ranked_prizes=read_ranked_prizes(EXAMPLE), games=500)
+    with pytest.raises(InputError, match="rounds only apply to ranked prizes"):
+        plan(traditional, 8, rounds=3, games=500)
+    with pytest.raises(InputError, match="not by tier"):
+        plan(ranked, 8, prizes=cakes, games=500)
+    with pytest.raises(InputError, match="invalid number of rounds 0"):
+        plan(ranked, 8, rounds=0, games=500)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("name,count\n", "missing: unit price"),
+        ("name,count,value\n", "lists no prizes"),
+        ("name,count,value\na,0,5\n", "line 2: invalid count '0': at least 1"),
+        ("name,count,value\n,1,5\n", "line 2: the prize has no name"),
+        ("name,count,value\n" + "x" * 41 + ",1,5\n", "name must be text of 1-40"),
+    ],
+)
+def test_bad_ranked_lists(text: str, message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        parse_ranked_prizes(text, "ranked.csv")
+
+
+def test_a_time_limit_for_the_game() -> None:
+    # seed 000 gave the game 30 minutes (19:00-19:30); at 10 s a throw that is 180 throws.
+    rules = load_rules("traditional")
+    prizes = read_prizes(EXAMPLE)
+    timed = plan(rules, 13, prizes=prizes, minutes=30, games=3000, seed=1)
+    free = plan(rules, 13, prizes=prizes, games=3000, seed=1)
+    assert timed.bell is not None and timed.bell.throws == 180
+    over = timed.over_before_bell
+    assert over is not None and free.over_before_bell is None
+    # The share over before the bell is the untimed games' share of at most 180 throws.
+    counts = free.tables[0].result.throws.counts
+    untimed = float(counts[:181].sum()) / counts.sum()
+    assert abs(over - untimed) < 4.5 * (untimed * (1 - untimed) / 1500) ** 0.5
+    assert timed.minutes.p95 <= 30 + 13 * 10 / 60  # at most the round of the bell
+    data = timed.to_json()
+    assert data["bell"]["throws"] == 180 and data["tables"][0]["bell"]["throws"] == 180
+    # Two tables: both must beat the bell (independent games).
+    two = plan(rules, 26, tables=2, minutes=30, seconds_per_throw=8, games=2000, seed=2)
+    single = two.tables[0].result
+    assert not isinstance(single, RankedResult)
+    assert two.over_before_bell == pytest.approx(single.over_before_bell**2)
+    # A ranked session needs no rounds when time is called.
+    ranked = plan(rules, 13, ranked_prizes=read_ranked_prizes(EXAMPLE), minutes=30, games=500)
+    # 180 throws end in the 14th round of 13, which is finished: 182 throws, 30⅓ minutes.
+    assert ranked.rules.rounds is None and ranked.minutes.p50 == pytest.approx(182 / 6)
 
 
 def test_prizes_only_aa_share() -> None:
@@ -164,6 +281,9 @@ def test_split_tables() -> None:
         ({"extra_cost": "lots"}, "extra cost 'lots'"),
         ({"extra_cost": "-1"}, "extra cost '-1'"),
         ({"games": 10}, "at least 100"),
+        ({"contribution": "a lot"}, "contribution 'a lot': a number"),
+        ({"contribution": "-200"}, "contribution '-200'"),
+        ({"contribution": "1e12"}, "contribution '1e12'"),
     ],
 )
 def test_bad_plan_arguments(kwargs: dict[str, object], message: str) -> None:
@@ -178,5 +298,6 @@ def test_prize_list_json() -> None:
 
 
 def test_doctests() -> None:
-    result = doctest.testmod(planner_module)
-    assert result.attempted > 0 and result.failed == 0
+    for module in (planner_module, prizes_module):
+        result = doctest.testmod(module)
+        assert result.attempted > 0 and result.failed == 0, module.__name__

@@ -11,8 +11,13 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis import given as hypothesis_given
+from hypothesis import strategies as st
 
-import bobing.analysis.simulate as simulate_module
+import bobing.analysis.outcomes as outcomes_module
+from bobing.analysis.bell import Bell
+from bobing.analysis.outcomes import GAME_ENDINGS
 from bobing.analysis.simulate import (
     JUMP,
     OUTCOMES,
@@ -76,6 +81,47 @@ COMBOS: dict[str, dict[str, Any]] = {
         "end": "one_more_round",
         "chase": {"tiers": ["duitang", "sanhong"]},
     },
+    # RULES.md §8.
+    "wuzi-bonus": {"wuzi_bonus": True},
+    "wuzi-bonus-chase": {
+        "preset": "modern",
+        "wuzi_bonus": True,
+        "chase": {"tiers": ["yixiu", "erju"], "from": "latest"},
+    },
+    "liubohong-friendly": {"liubohong": "friendly_end"},
+    "liubohong-friendly-at-end": {"liubohong": "friendly_end", "chajinhua_duitang": "at_end"},
+    "liubohong-spares": {"liubohong_spares_chajinhua": True},
+    "spares-keeps-chase": {
+        "liubohong_spares_chajinhua": True,
+        "chajinhua_lugu": "keeps_duitang",
+        "chase": {"tiers": ["duitang", "sanhong"], "from": "nearest_before"},
+    },
+    "liubohei-take-one": {"liubohei": "take_one"},
+    "take-one-chase": {
+        "preset": "modern",
+        "liubohei": "take_one",
+        "zhuangyuan_order": ["liubohong", "chajinhua", "wuhong", "wuzi", "sihong"],
+        "chase": {"tiers": ["duitang", "sanhong", "sijin"], "from": "latest"},
+    },
+    "chajinhua-at-end": {"chajinhua_duitang": "at_end"},
+    "at-end-jinhua-best": {"preset": "jinhua", "chajinhua_duitang": "at_end", "standing": "best"},
+    "biandijin-ranked-rest": {
+        "six_ones": "biandijin",
+        "biandijin": "zhuangyuan_take_remaining_end",
+        "zhuangyuan_order": ["liubohong", "chajinhua", "biandijin", "wuhong", "wuzi", "sihong"],
+    },
+    "everything-new": {
+        "preset": "modern",
+        "wuzi_bonus": True,
+        "sijin_bonus": True,
+        "liubohong": "friendly_end",
+        "liubohei": "take_one",
+        "zhuangyuan_order": ["liubohong", "chajinhua", "biandijin", "wuhong", "wuzi", "sihong"],
+        "six_ones": "biandijin",
+        "biandijin": "zhuangyuan_take_remaining_end",
+        "chajinhua_duitang": "at_end",
+        "max_players": 13,
+    },
 }
 
 _INDEX = {throw: i for i, throw in enumerate(ORDERED_THROWS)}
@@ -104,8 +150,11 @@ def biased_throws(rng: random.Random, count: int, jump: float = 0.05) -> list[in
     return out
 
 
-def play_engine(rules: RuleSet, players: int, throws: Sequence[int]) -> tuple[Any, ...]:
-    """Play ``throws`` through the engine; the outcome as seen before any lights-off grab."""
+def play_engine(
+    rules: RuleSet, players: int, throws: Sequence[int], close_after: int = 0
+) -> tuple[Any, ...]:
+    """Play ``throws`` through the engine; the outcome as seen before any lights-off grab.
+    With ``close_after``, time is called right after that throw."""
     names = [f"p{i}" for i in range(players)]
     game = Game(rules, names)
     game.start()
@@ -118,11 +167,13 @@ def play_engine(rules: RuleSet, players: int, throws: Sequence[int]) -> tuple[An
             game.throw(None, tiaohou=True)
         else:
             game.throw(ORDERED_THROWS[u])
+        if game.state.throws == close_after and game.can_close():
+            game.close()
     state = game.state
     held = tuple(tuple(state.held[seat]) for seat in order)
     if game.phase is Phase.GRAB:
         return (state.throws, state.turn, "liubohei", held, None)
-    winner = next(i for i, row in enumerate(held) if row[0])
+    winner = next((i for i, row in enumerate(held) if row[0]), -1)
     return (state.throws, state.turn, state.ended_by, held, winner)
 
 
@@ -158,6 +209,75 @@ def test_kernel_reference_and_engine_agree_throw_for_throw(
             assert kernel[i].exhausted_first == reference.exhausted_first
 
 
+CLOSE_COMBOS = ["traditional", "modern", "immediate", "one-more-round", "chase-nearest",
+                "chajinhua-at-end", "at-end-jinhua-best", "liubohei-take-one",
+                "everything-new"]  # fmt: skip
+
+
+@pytest.mark.parametrize("combo", CLOSE_COMBOS)
+def test_calling_time_agrees_with_the_engine_throw_for_throw(combo: str) -> None:
+    rng = random.Random(f"close/{combo}")
+    for prizes in (None, SMALL):
+        spec = dict(COMBOS[combo]) | ({"prizes": prizes} if prizes else {})
+        rules = load_rules(spec)
+        for players in (2, 5):
+            for close_after in (1, 4, 9, 30, 120):
+                throws = [biased_throws(rng, 2500) for _ in range(6)]
+                kernel = play_given(rules, players, throws, close_after=close_after)
+                for i, given in enumerate(throws):
+                    engine = play_engine(rules, players, given, close_after)
+                    reference = play_reference(
+                        rules, players, throws=given, close_after=close_after
+                    )
+                    where = (combo, prizes is None, players, close_after, i)
+                    assert outcome(reference, rules) == engine, where
+                    assert outcome(kernel[i], rules) == engine, where
+
+
+def test_the_bell_thirty_minutes_at_eight_seconds_a_throw() -> None:
+    rules = load_rules("traditional")
+    bell = Bell(30, 8)
+    assert bell.throws == 225
+    timed = simulate(rules, 10, 30_000, seed=8, bell=bell, exact=True)
+    free = simulate(rules, 10, 30_000, seed=8)
+    assert timed.exact is None and timed.bell == bell
+    # The bell only cuts games that would have run past it: the share over before it is the
+    # share of untimed games of at most 225 throws (≈ half: a game is ≈ 228 throws).
+    before = float(free.throws.counts[: bell.throws + 1].sum()) / free.games
+    assert 0.35 < before < 0.65
+    assert abs(timed.over_before_bell - before) < 4.5 * math.sqrt(before * (1 - before) / 15_000)
+    # No game lasts past the bell's round (plus turns a 跳猴 cost right after it).
+    assert timed.throws.max <= bell.throws + 9
+    ended = timed.ended_by
+    assert set(ended) == set(REASONS) and sum(ended.values()) == pytest.approx(1.0)
+    assert ended["closed"] > 0.3 and timed.over_before_bell <= 1 - ended["closed"] + 1e-9
+    # Who holds the 状元 then: every seat's chance plus "nobody" make one.
+    zy = sum(seat.zhuangyuan_rate for seat in timed.seats)
+    assert zy + timed.zhuangyuan_unawarded == pytest.approx(1.0)
+    # Nobody at all: no 状元 hand (556 throws in 46 656) in the 225 throws: (1 - 556/46656)**225
+    # ≈ 6.7 %, a little less as some of those games end sooner by 六勃黑.
+    assert 0.045 < timed.zhuangyuan_unawarded < 0.075
+    data = timed.to_json()["bell"]
+    assert data["throws"] == 225 and data["minutes"] == 30
+    assert data["all_cakes_claimed"] == pytest.approx(1 - ended["closed"], abs=1e-6)
+    assert "closed" not in free.ended_by and free.to_json()["bell"] is None
+
+
+@pytest.mark.parametrize(
+    ("minutes", "seconds", "message"),
+    [
+        (0, 8, "invalid time limit 0"),
+        (float("nan"), 8, "invalid time limit nan"),
+        (30, 0, "invalid seconds per throw 0"),
+        (30, 601, "invalid seconds per throw 601"),
+        (0.1, 10, "no time for a single throw"),
+    ],
+)
+def test_a_bad_bell_is_an_input_error(minutes: float, seconds: float, message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        Bell(minutes, seconds)
+
+
 def test_the_grab_gives_out_every_unclaimed_cake() -> None:
     rules = load_rules({"prizes": SMALL})
     liubohei = _INDEX[(5, 5, 5, 5, 5, 5)]
@@ -179,7 +299,7 @@ def _engine_games(
     jumps = random.Random(seed + 1)
     grab = random.Random(seed + 2)
     stats: dict[str, list[float]] = {"throws": [], "rounds": [], "seat1": [], "zy1": []}
-    for reason in REASONS:
+    for reason in GAME_ENDINGS:
         stats[reason] = []
     names = [f"p{i}" for i in range(players)]
     step = -1 if rules.direction is Direction.COUNTERCLOCKWISE else 1
@@ -200,7 +320,7 @@ def _engine_games(
         stats["rounds"].append((state.turn - 1) // players + 1)
         stats["seat1"].append(sum(state.held[state.seat_of[first]]))
         stats["zy1"].append(state.held[state.seat_of[second]][0])
-        for reason in REASONS:
+        for reason in GAME_ENDINGS:
             stats[reason].append(float(state.ended_by == reason))
     return stats
 
@@ -237,7 +357,7 @@ def test_distributions_match_seeded_engine_games(
             spread = math.sqrt(mean * (1 - mean))
         z = (values.mean() - mean) / (spread / math.sqrt(games))
         assert abs(z) < 4.5, (key, values.mean(), mean, z)
-    for reason in REASONS:
+    for reason in GAME_ENDINGS:
         p = sim.ended_by[reason]
         observed = float(np.mean(engine[reason]))
         bound = 4.5 * math.sqrt(max(p * (1 - p), 1e-4) / games) + 1e-3
@@ -284,7 +404,7 @@ def test_json_has_the_contract_keys() -> None:
     assert {"games", "players", "throws", "rounds", "ended_by", "seats"} <= set(data)
     for key in ("throws", "rounds"):
         assert {"mean", "p50", "p90", "p99", "max"} <= set(data[key])
-    assert set(data["ended_by"]) == set(REASONS)
+    assert set(data["ended_by"]) == set(GAME_ENDINGS)
     assert sum(data["ended_by"].values()) == pytest.approx(1.0)
     assert [s["seat"] for s in data["seats"]] == [1, 2, 3, 4, 5]
     for seat in data["seats"]:
@@ -348,5 +468,78 @@ def test_distribution_summary() -> None:
 
 
 def test_doctests() -> None:
-    result = doctest.testmod(simulate_module, optionflags=doctest.ELLIPSIS)
+    result = doctest.testmod(outcomes_module, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
+
+
+# -- Hypothesis: any mix of the §8 switches, any throws, with or without a bell ---------------
+
+
+@st.composite
+def section8_rules(draw: st.DrawFn) -> dict[str, Any]:
+    """A valid rule object mixing RULES.md §8's switches with some of §5's."""
+    liubohei = draw(
+        st.sampled_from(["grab_end", "zhuangyuan_end_share", "zhuangyuan", "ignore", "take_one"])
+    )
+    six_ones = draw(st.sampled_from(["liubohei", "biandijin"]))
+    biandijin = draw(
+        st.sampled_from(["take_remaining_end", "zhuangyuan", "zhuangyuan_take_remaining_end"])
+    )
+    order = ["liubohong", "chajinhua", "wuhong", "wuzi", "sihong"]
+    if liubohei in ("zhuangyuan_end_share", "zhuangyuan"):
+        order.insert(draw(st.integers(0, len(order))), "liubohei")
+    if six_ones == "biandijin" and biandijin != "take_remaining_end":
+        order.insert(draw(st.integers(0, len(order))), "biandijin")
+    spec: dict[str, Any] = {
+        "preset": draw(st.sampled_from(["traditional", "modern", "jinhua"])),
+        "zhuangyuan_order": order,
+        "liubohei": liubohei,
+        "six_ones": six_ones,
+        "biandijin": biandijin,
+        "wuzi_bonus": draw(st.booleans()),
+        "sijin_bonus": draw(st.booleans()),
+        "liubohong": draw(
+            st.sampled_from(["take_all_end", "take_remaining_end", "zhuangyuan", "friendly_end"])
+        ),
+        "liubohong_spares_chajinhua": draw(st.booleans()),
+        "chajinhua_duitang": draw(st.sampled_from(["immediate", "none", "at_end"])),
+        "chajinhua_lugu": draw(st.sampled_from(["exempt", "keeps_duitang"])),
+        "standing": draw(st.sampled_from(["latest", "best"])),
+        "end": draw(st.sampled_from(["finish_round", "one_more_round", "immediate"])),
+        "tiaohou": draw(st.sampled_from(["void", "void_skip_next"])),
+        "prizes": {
+            "duitang": draw(st.integers(0, 3)),
+            "sanhong": draw(st.integers(0, 3)),
+            "sijin": draw(st.integers(0, 3)),
+            "erju": draw(st.integers(1, 4)),
+            "yixiu": draw(st.integers(0, 5)),
+        },
+        "max_players": 13,
+    }
+    if draw(st.booleans()):
+        tier_ids = ["duitang", "sanhong", "sijin", "erju", "yixiu"]
+        tiers = draw(st.lists(st.sampled_from(tier_ids), min_size=1, max_size=5, unique=True))
+        source = draw(st.sampled_from(["nearest_before", "latest"]))
+        spec["chase"] = {"tiers": tiers, "from": source}
+    return spec
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@hypothesis_given(
+    spec=section8_rules(),
+    players=st.integers(2, 13),
+    seed=st.integers(0, 2**32 - 1),
+    close_after=st.one_of(st.just(0), st.integers(1, 80)),
+)
+def test_any_section8_rules_kernel_reference_and_engine_agree(
+    spec: dict[str, Any], players: int, seed: int, close_after: int
+) -> None:
+    rules = load_rules(spec)
+    rng = random.Random(seed)
+    throws = [biased_throws(rng, 3000, jump=0.06) for _ in range(3)]
+    kernel = play_given(rules, players, throws, close_after=close_after)
+    for i, given_throws in enumerate(throws):
+        engine = play_engine(rules, players, given_throws, close_after)
+        reference = play_reference(rules, players, throws=given_throws, close_after=close_after)
+        assert outcome(reference, rules) == engine, i
+        assert outcome(kernel[i], rules) == engine, i

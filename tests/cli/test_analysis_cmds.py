@@ -8,6 +8,7 @@ import string
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import typer.main
@@ -127,6 +128,10 @@ def test_simulate_plot(
         (["--rules", "nonsense"], "unknown preset 'nonsense'"),
         (["--plot", "out.pdf"], "invalid --plot 'out.pdf'"),
         (["--workers", "-1"], "invalid --workers -1"),
+        (["--minutes", "0"], "invalid time limit 0.0 minutes"),
+        (["--minutes", "30", "--seconds-per-throw", "0"], "invalid seconds per throw 0.0"),
+        (["--minutes", "0.05"], "leaves no time for a single throw"),
+        (["--start", "nope"], "invalid start 'nope': first or dice"),
     ],
 )
 @pytest.mark.usefixtures("english")
@@ -140,6 +145,106 @@ def test_simulate_bad_input(
     assert code == 2
     assert err.startswith("bobing: error: ") and message in err
     assert "Traceback" not in err and out == ""
+
+
+def test_simulate_per_listed_player_with_the_two_dice_start(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, out, err = run(
+        capsys, monkeypatch, "simulate", "-n", "10", "-g", "4000", "--seed", "2",
+        "--start", "dice", "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["start"] == "dice"
+    assert sum(seat["zhuangyuan_rate"] for seat in data["seats"]) == pytest.approx(1, abs=1e-5)
+    code, out, err = run(
+        capsys, monkeypatch, "simulate", "-n", "10", "-g", "1000", "--seed", "2",
+        "--start", "dice",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "按名单" in out and "掷两颗骰子" in out
+
+
+def test_simulate_with_a_time_limit(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, out, err = run(
+        capsys, monkeypatch, "simulate", "-n", "10", "-g", "3000", "--seed", "4",
+        "--minutes", "30", "--seconds-per-throw", "8", "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    data = json.loads(out)
+    bell = data["bell"]
+    assert (bell["minutes"], bell["seconds_per_throw"], bell["throws"]) == (30, 8, 225)
+    assert 0.35 < bell["over_before_bell"] < 0.65
+    assert bell["all_cakes_claimed"] == pytest.approx(1 - data["ended_by"]["closed"], abs=1e-6)
+    assert data["exact"] is None and data["throws"]["max"] <= 225 + 9
+    zy = sum(seat["zhuangyuan_rate"] for seat in data["seats"])
+    assert zy + bell["zhuangyuan_unawarded"] == pytest.approx(1.0, abs=1e-5)
+    code, out, err = run(
+        capsys, monkeypatch, "simulate", "-n", "10", "-g", "1000", "--seed", "4",
+        "--minutes", "30", "--seconds-per-throw", "8",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "即第 225 掷之后叫停" in out and "铃响前就博完" in out and "时间到，还有饼没博走" in out
+
+
+RANKED_2013: dict[str, Any] = {
+    "award": "ranked",
+    "rounds": 3,
+    "max_players": 13,
+    "ranked_prizes": [
+        {"name": "一等奖", "count": 1, "value": 498},
+        {"name": "二等奖", "count": 1, "value": 199},
+        {"name": "三等奖", "count": 1, "value": 89},
+        {"name": "四等奖", "count": 2, "value": 79},
+        {"name": "五等奖", "count": 2, "value": 59},
+        {"name": "六等奖", "count": 2, "value": 49},
+        {"name": "七等奖", "count": 3, "value": 27},
+        {"name": "安慰奖", "count": 1, "value": 29},
+    ],
+}
+
+
+def test_simulate_a_ranked_session(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    rules = tmp_path / "ranked.json"
+    rules.write_text(json.dumps(RANKED_2013, ensure_ascii=False), encoding="utf-8")
+    code, out, err = run(
+        capsys, monkeypatch, "simulate", "-n", "13", "-g", "4000", "--seed", "13",
+        "--rules", str(rules), "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["award"] == "ranked" and len(data["seats"]) == 13
+    assert [p["name"] for p in data["prizes"]] == [p["name"] for p in RANKED_2013["ranked_prizes"]]
+    assert sum(seat["first"] for seat in data["seats"]) == pytest.approx(1.0, abs=1e-5)
+    assert sum(seat["expected_value"] for seat in data["seats"]) == pytest.approx(1270, abs=0.01)
+    assert sum(data["winning_hand"].values()) == pytest.approx(1.0, abs=1e-5)
+    code, out, err = run(
+        capsys, monkeypatch, "simulate", "-n", "13", "-g", "2000", "--seed", "13",
+        "--rules", str(rules), "--lang", "zh-Hant",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "排名博餅" in out and "每場博 3 整輪" in out and "一等奖" in out and "第一名" in out
+    # Without rounds a session only ends at the bell: said in the reader's language.
+    rules.write_text(
+        json.dumps({k: v for k, v in RANKED_2013.items() if k != "rounds"}), encoding="utf-8"
+    )
+    code, out, err = run(
+        capsys, monkeypatch, "simulate", "-n", "13", "-g", "100", "--rules", str(rules)
+    )
+    assert code == 2 and "只有叫停才结束" in err and out == ""
+    code, out, err = run(
+        capsys, monkeypatch, "simulate", "-n", "13", "-g", "500", "--seed", "1",
+        "--rules", str(rules), "--minutes", "10", "--seconds-per-throw", "12", "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["ended_by"]["closed"] == 1.0 and data["bell"]["throws"] == 50
+    assert data["throws"]["max"] == 52  # the round of the 50th throw is finished
 
 
 def test_plan_2013_json(
@@ -156,6 +261,61 @@ def test_plan_2013_json(
     assert data["tables"][0]["players"] == 13
     assert set(data["minutes"]) == {"mean", "p5", "p50", "p95"}
     assert set(data["cakes_per_player"]) == {"mean", "by_tier"}
+    assert data["contribution"] is None
+    code, out, err = run(
+        capsys, monkeypatch, "plan", "--players", "13", "--prizes", str(EXAMPLE),
+        "--extra-cost", "1362.6", "--contribution", "200", "--games", "500", "--lang", "en",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "200.00 yuan × 13 = 2600.00 yuan collected; spending 2632.60 yuan" in out
+    assert "deficit 32.60 yuan" in out
+    code, out, err = run(
+        capsys, monkeypatch, "plan", "-n", "20", "--prizes", str(EXAMPLE),
+        "--contribution", "70", "-g", "500", "--lang", "zh-Hant",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "結餘 130.00 元" in out
+
+
+def test_plan_ranked_2013(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, out, err = run(
+        capsys, monkeypatch, "plan", "-n", "13", "--prizes", str(EXAMPLE), "--ranked",
+        "--rounds", "3", "--contribution", "100", "-g", "1000", "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["award"] == "ranked" and data["rounds"] == 3
+    assert data["prizes"]["set_cost"] == 1270.0
+    assert data["contribution"] == {"per_person": 100.0, "collected": 1300.0, "balance": 30.0}
+    assert data["value_per_player"] == pytest.approx(97.69, abs=0.01)
+    code, out, err = run(
+        capsys, monkeypatch, "plan", "-n", "15", "--prizes", str(EXAMPLE), "--ranked",
+        "--rounds", "2", "-g", "500", "--lang", "en",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "one per person, by their best throw over 2 round(s)" in out
+    assert "2 player(s) go home without a prize" in out and "use --ranked" not in out
+
+
+def test_plan_with_a_time_limit(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, out, err = run(
+        capsys, monkeypatch, "plan", "-n", "13", "--prizes", str(EXAMPLE), "--minutes", "30",
+        "-g", "1000",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "限时 30 分钟（第 180 掷后叫停）" in out and "铃响前博完" in out
+    code, out, err = run(
+        capsys, monkeypatch, "plan", "-n", "13", "--prizes", str(EXAMPLE), "--ranked",
+        "--minutes", "30", "-g", "500", "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["bell"]["throws"] == 180 and data["rounds"] is None
+    assert data["tables"][0]["ended_by"] == {"rounds": 0.0, "closed": 1.0}
 
 
 def test_plan_text_with_tables(
@@ -167,10 +327,10 @@ def test_plan_text_with_tables(
     )  # fmt: skip
     assert code == 0, err
     assert "2 table(s) of 7, 6" in out and "slowest decides" in out
-    assert "one-prize-per-person mode" in out
+    assert "use --ranked" in out
     code, out, err = run(capsys, monkeypatch, "plan", "-n", "13", "-g", "500")
     assert code == 0, err
-    assert "多于游戏引擎一桌的 12 个座位" in out
+    assert "多于规则允许的 12 个座位" in out
 
 
 @pytest.mark.parametrize(
@@ -180,6 +340,9 @@ def test_plan_text_with_tables(
         (["--players", "40"], "use --tables 2 or more"),
         (["--players", "8", "--seconds-per-throw", "0"], "invalid seconds per throw 0"),
         (["--players", "8", "--extra-cost", "abc"], "invalid extra cost 'abc'"),
+        (["--players", "8", "--contribution", "-5"], "invalid contribution '-5'"),
+        (["--players", "8", "--ranked"], "--ranked reads the --prizes list"),
+        (["--players", "8", "--rounds", "3"], "rounds only apply to ranked prizes"),
     ],
 )
 @pytest.mark.usefixtures("english")
@@ -209,6 +372,43 @@ def test_console_script_lists_and_runs_the_commands() -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["exact"] is None
+
+
+def test_no_warning_reaches_the_user_under_rules_where_no_throw_ends_the_game(
+    tmp_path: Path,
+) -> None:
+    # The exact chain once printed numpy's "divide by zero" RuntimeWarning for these rules.
+    rules = tmp_path / "no-ending.json"
+    rules.write_text(
+        json.dumps(
+            {
+                "preset": "traditional",
+                "liubohong": "zhuangyuan",
+                "liubohei": "zhuangyuan",
+                "chajinhua_duitang": "none",
+                "zhuangyuan_order": [
+                    "chajinhua", "liubohong", "liubohei", "wuhong", "wuzi", "sihong"
+                ],
+            }
+        ),
+        encoding="utf-8",
+    )
+    environ = {k: v for k, v in os.environ.items() if k != "BOBING_LANG"}
+    environ["PYTHONWARNINGS"] = "error"
+    for args in (
+        ["odds", "--game", "--players", "4", "--rules", str(rules), "--json"],
+        ["simulate", "-n", "4", "-g", "2000", "--seed", "3", "--rules", str(rules), "--json"],
+    ):
+        done = subprocess.run(
+            [str(BOBING), *args], capture_output=True, text=True, env=environ, timeout=120,
+            check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert done.stderr == ""
+        data = json.loads(done.stdout)
+        game = data["game"] if "game" in data else data["exact"]
+        assert game["ended_by"]["exhausted"] == 1.0
+        assert 200 < game["throws_mean"] < 260
 
 
 ROOT = Path(__file__).resolve().parents[2]
