@@ -4,7 +4,8 @@
     python3 dev.py run    start the app (embedded SQLite; prints the address and a QR code)
     python3 dev.py test   ruff, mypy --strict and the whole test suite
 
-Both create ``.venv`` and install the project into it when it is missing or out of date.
+Both create ``.venv`` and install the project into it when it is missing or out of date: ``run``
+only what the app needs, ``test`` also the test tools.
 Extra arguments are passed on (``python3 dev.py test -k odds``, ``python3 dev.py run --port 9000``).
 """
 
@@ -23,21 +24,41 @@ BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 STAMP = VENV / ".bobing-installed"
 
 
-def ensure_venv() -> None:
-    """Create the virtual environment and install the project when needed."""
+def ensure_venv(extras: str) -> None:
+    """Create the virtual environment and install what the command needs.
+
+    ``run`` needs only the runtime dependencies; ``test`` adds the test tools (ruff, mypy,
+    pytest, Hypothesis, Playwright). A venv that has the test tools serves ``run`` as is.
+    """
     if sys.version_info < (3, 11):  # noqa: UP036 -- dev.py must also run on older Pythons, to say so
         sys.exit("bobing needs Python 3.11 or newer")
     want = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
-    if STAMP.exists() and STAMP.read_text().strip() == want:
+    have = STAMP.read_text().split() if STAMP.exists() else []
+    if have[:1] == [want] and (extras == "" or extras in have[1:]):
         return
+    steps = 3 if not (BIN / "python").exists() else 2
+    step = 0
+
+    def say(text: str) -> None:
+        nonlocal step
+        step += 1
+        print(f"[{step}/{steps}] {text}", flush=True)
+
     if not (BIN / "python").exists():
-        print("creating .venv ...", flush=True)
+        say("creating .venv ...")
         venv.EnvBuilder(with_pip=True).create(VENV)
-    pip = [str(BIN / "python"), "-m", "pip", "--disable-pip-version-check", "-q"]
-    print("installing bobing and its test tools into .venv ...", flush=True)
-    subprocess.run([*pip, "install", "--upgrade", "pip"], check=True)
-    subprocess.run([*pip, "install", "-e", ".[dev]"], check=True, cwd=ROOT)
-    STAMP.write_text(want)
+    # The build backend's own deprecation notices are for us, not for someone starting the app.
+    env = dict(os.environ, PYTHONWARNINGS="ignore")
+    pip = [str(BIN / "python"), "-m", "pip", "--disable-pip-version-check"]
+    say("updating pip ...")
+    subprocess.run([*pip, "-q", "install", "--upgrade", "pip"], check=True, env=env)
+    target = ".[dev]" if extras else "."
+    what = "bobing and its test tools" if extras else "bobing (what it needs to run)"
+    say(f"installing {what} into .venv (pip shows each package) ...")
+    subprocess.run(
+        [*pip, "install", "--progress-bar", "on", "-e", target], check=True, cwd=ROOT, env=env
+    )
+    STAMP.write_text(" ".join([want, *([extras] if extras else [])]))
 
 
 def run(*cmd: str) -> int:
@@ -50,7 +71,7 @@ def main(argv: list[str]) -> int:
     if not argv or argv[0] not in ("run", "test"):
         print(__doc__)
         return 2
-    ensure_venv()
+    ensure_venv("" if argv[0] == "run" else "dev")
     if argv[0] == "run":
         return run(str(BIN / "bobing"), "serve", *argv[1:])
     for step in (

@@ -2,13 +2,17 @@
 
 Matplotlib is imported only when a picture is drawn, and only through its object API with
 the Agg (PNG) and SVG canvases, so no global backend is ever switched. Labels are in the
-requested language when a CJK font is installed, in English otherwise (so no glyph is ever
-missing). SVG keeps text as text, for the web app's "规则与概率" page.
+requested language when a CJK font is installed; otherwise a PNG is labelled in English (so no
+glyph is ever missing) while an SVG keeps the requested language: it keeps text as text and
+names browser CJK fonts, so the viewer's fonts draw it (the web app's "规则与概率" page).
 """
 
 from __future__ import annotations
 
 import io
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,6 +39,24 @@ _CJK_FONTS = (
     "Heiti SC",
     "SimHei",
 )
+_BROWSER_CJK = {
+    "zh-Hans": (
+        "PingFang SC",
+        "Hiragino Sans GB",
+        "Noto Sans CJK SC",
+        "Noto Sans SC",
+        "Microsoft YaHei",
+    ),
+    "zh-Hant": (
+        "PingFang TC",
+        "Hiragino Sans CNS",
+        "Noto Sans CJK TC",
+        "Noto Sans TC",
+        "Microsoft JhengHei",
+    ),
+}
+"""Fonts named in an SVG for the browser to draw Chinese with (SVG keeps text as text, so the
+viewer's fonts draw it even when the server has no CJK font)."""
 FORMATS = ("png", "svg")
 
 _RED = "#c8102e"
@@ -58,11 +80,13 @@ def _label_lang(lang: str | None) -> str:
     return language
 
 
-def _style(lang: str) -> dict[Any, Any]:
+def _style(lang: str, *, text: bool = False) -> dict[Any, Any]:
     families = ["DejaVu Sans"]
     font = cjk_font()
     if font is not None:
         families = [font, *families] if lang.startswith("zh") else [*families, font]
+    elif text:
+        families += _BROWSER_CJK.get(lang, ())
     return {
         "font.family": "sans-serif",
         "font.sans-serif": families,
@@ -88,13 +112,15 @@ def _length_axes(ax: Axes, result: SimulationResult, lang: str) -> None:
         (throws.quantile(0.99), "p99", ":"),
     ]
     ymax = float(shares.max() * 100) if len(shares) else 1.0
-    ax.axvline(throws.mean, color="black", linewidth=1.2)
-    ax.text(throws.mean, ymax * 1.02, t("analysis.plot.mean", lang) + " ", ha="right", fontsize=8)
+    # A legend, not labels beside the lines: the mean and the median are often a few throws
+    # apart, and labels there overlapped each other and the lines.
+    mean_label = f"{t('analysis.plot.mean', lang)} {throws.mean:.0f}"
+    ax.axvline(throws.mean, color="black", linewidth=1.2, label=mean_label)
     for value, name, style in marks:
-        ax.axvline(value, color=_GREY, linestyle=style, linewidth=1)
-        ax.text(value, ymax * 0.92, name, ha="left", fontsize=8, color=_GREY)
+        ax.axvline(value, color=_GREY, linestyle=style, linewidth=1, label=f"{name} {value:.0f}")
     if result.exact is not None:
         ax.axvline(result.exact.throws_mean, color=_GOLD, linestyle="--", linewidth=1.2)
+    ax.legend(loc="upper right", fontsize=8, frameon=False, handlelength=1.6)
     ax.set_xlim(0, max(throws.quantile(0.999) * 1.05, throws.mean * 2))
     ax.set_ylim(0, ymax * 1.12)
     ax.set_xlabel(t("analysis.plot.throws_axis", lang))
@@ -139,6 +165,7 @@ def figure(
     *,
     parts: str = "both",
     compact: bool = False,
+    text: bool = False,
 ) -> Figure:
     """A matplotlib Figure: ``parts`` = ``both``, ``length`` or ``seats``.
 
@@ -149,8 +176,8 @@ def figure(
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    language = _label_lang(lang)
-    with rc_context(_style(language)):
+    language = normalize_lang(lang) if text else _label_lang(lang)
+    with rc_context(_style(language, text=text)), _glyphs_drawn_by_the_viewer(text):
         if parts == "both":
             fig = Figure(figsize=(11, 4.2), layout="constrained")
             left, right = fig.subplots(1, 2, width_ratios=(3, 2))
@@ -165,13 +192,22 @@ def figure(
     return fig
 
 
-def _render(fig: Figure, fmt: str, lang: str) -> bytes:
+def _render(fig: Figure, fmt: str, lang: str, *, text: bool = False) -> bytes:
     from matplotlib import rc_context
 
     buffer = io.BytesIO()
-    with rc_context(_style(lang)):
+    with rc_context(_style(lang, text=text)), _glyphs_drawn_by_the_viewer(text):
         fig.savefig(buffer, format=fmt, dpi=120, metadata=_metadata(fmt))
     return buffer.getvalue()
+
+
+@contextmanager
+def _glyphs_drawn_by_the_viewer(text: bool) -> Iterator[None]:
+    """SVG text is drawn by the viewer's fonts: a glyph the server's fonts lack is no loss."""
+    with warnings.catch_warnings():
+        if text:
+            warnings.filterwarnings("ignore", "Glyph .* missing from font", UserWarning)
+        yield
 
 
 def _metadata(fmt: str) -> dict[str, Any]:
@@ -179,22 +215,18 @@ def _metadata(fmt: str) -> dict[str, Any]:
     return {"Date": None} if fmt == "svg" else {}
 
 
-def length_svg(
-    result: SimulationResult, lang: str | None = None, *, compact: bool = False
-) -> str:
+def length_svg(result: SimulationResult, lang: str | None = None, *, compact: bool = False) -> str:
     """The game-length distribution as SVG text (``compact``: sized for a phone)."""
-    language = _label_lang(lang)
-    fig = figure(result, language, parts="length", compact=compact)
-    return _render(fig, "svg", language).decode("utf-8")
+    language = normalize_lang(lang)
+    fig = figure(result, language, parts="length", compact=compact, text=True)
+    return _render(fig, "svg", language, text=True).decode("utf-8")
 
 
-def seats_svg(
-    result: SimulationResult, lang: str | None = None, *, compact: bool = False
-) -> str:
+def seats_svg(result: SimulationResult, lang: str | None = None, *, compact: bool = False) -> str:
     """Expected cakes and the chance of the 状元 per seat, as SVG (``compact``: for a phone)."""
-    language = _label_lang(lang)
-    fig = figure(result, language, parts="seats", compact=compact)
-    return _render(fig, "svg", language).decode("utf-8")
+    language = normalize_lang(lang)
+    fig = figure(result, language, parts="seats", compact=compact, text=True)
+    return _render(fig, "svg", language, text=True).decode("utf-8")
 
 
 def write_plot(result: SimulationResult, path: str | Path, lang: str | None = None) -> Path:

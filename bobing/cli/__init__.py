@@ -4,16 +4,29 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from importlib import import_module
+from typing import Any
 
 import typer
 
-from bobing.engine.errors import BobingError, InputError
-from bobing.i18n import lang_from_env, parse_lang, t
+from bobing.cli.click_i18n import cli_lang, click_package, install, usage_message
+from bobing.engine.errors import BobingError
+from bobing.i18n import t
 from bobing.i18n.errors import localize
+
+# One language per help page and usage error: --lang, else BOBING_LANG (Click's own words too).
+HELP_LANG = cli_lang()
+install(HELP_LANG)
+click = import_module(click_package())
+_UsageError: type[Exception] = click.exceptions.UsageError
+_ClickException: type[Exception] = click.exceptions.ClickException
+_Abort: type[BaseException] = getattr(
+    click.exceptions, "Abort", getattr(import_module("typer"), "Abort", KeyboardInterrupt)
+)
 
 app = typer.Typer(
     name="bobing",
-    help="博饼 (Bo Bing): classify throws, judge games, play, serve a table, and run the numbers.",
+    help=t("cli.help.app", HELP_LANG),
     no_args_is_help=True,
     add_completion=False,
     rich_markup_mode=None,
@@ -24,25 +37,10 @@ app = typer.Typer(
 def error_lang(argv: Sequence[str] | None = None) -> str:
     """The language of an error report: ``--lang``, else ``BOBING_LANG``, else zh-Hans.
 
-    The command line is read directly because the error may come before (or instead of) the
-    command's own parsing of ``--lang``; like Click, the last ``--lang`` wins, and an unknown
-    one (itself the error being reported) is passed over.
+    The command line is read directly (:func:`bobing.cli.click_i18n.cli_lang`) because the
+    error may come before (or instead of) the command's own parsing of ``--lang``.
     """
-    args = sys.argv[1:] if argv is None else argv
-    chosen: str | None = None
-    for index, arg in enumerate(args):
-        if arg == "--":
-            break
-        if arg == "--lang" and index + 1 < len(args):
-            chosen = args[index + 1]
-        elif arg.startswith("--lang="):
-            chosen = arg.removeprefix("--lang=")
-    if chosen is not None:
-        try:
-            return parse_lang(chosen)
-        except InputError:
-            pass
-    return lang_from_env()
+    return cli_lang(argv)
 
 
 def error_line(exc: BobingError, lang: str | None = None) -> str:
@@ -76,10 +74,42 @@ _register()
 def main() -> None:
     """Console-script entry point: run the app, turning bobing errors into a clean exit 2.
 
-    The message is in the reader's language (see :func:`error_line`) and goes to stderr.
+    The message is in the reader's language (see :func:`error_line`) and goes to stderr; so
+    are Click's usage errors (a missing argument, an unknown option), which are reported here
+    rather than by Typer so that every word is in that language.
     """
+    install(error_lang())  # the words of Click and Typer, in this run's language
     try:
-        app()
+        code = app(standalone_mode=False)
     except BobingError as exc:
         typer.echo(error_line(exc), err=True)
         sys.exit(2)
+    except _UsageError as exc:
+        sys.exit(usage_error(exc))
+    except _Abort:
+        typer.echo(t("cli.click.aborted", error_lang()), err=True)
+        sys.exit(1)
+    except _ClickException as exc:
+        exc.show()  # type: ignore[attr-defined]
+        sys.exit(exc.exit_code)  # type: ignore[attr-defined]
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def usage_error(exc: Any) -> int:
+    """Report a usage error in the reader's language: usage, where to get help, what is wrong."""
+    ctx = exc.ctx
+    if type(exc).__name__ == "NoArgsIsHelpError" and ctx is not None:
+        typer.echo(ctx.get_help(), err=True)
+        return int(exc.exit_code)
+    if ctx is not None:
+        typer.echo(ctx.get_usage(), err=True)  # "Usage:" translated by install()
+        if ctx.command.get_help_option(ctx) is not None:
+            hint = t("cli.click.try_help", error_lang())
+            typer.echo(
+                hint.format(command=ctx.command_path, option=ctx.help_option_names[0]), err=True
+            )
+        typer.echo("", err=True)
+    lang = error_lang()
+    message = t("cli.click.error", lang).format(message=usage_message(exc.format_message(), lang))
+    typer.echo(message, err=True)
+    return int(exc.exit_code)

@@ -12,6 +12,7 @@ from bobing.analysis.planner import Plan, plan, read_prizes, read_ranked_prizes
 from bobing.analysis.plots import FORMATS, write_plot
 from bobing.analysis.ranked import RankedResult, simulate_ranked
 from bobing.analysis.simulate import SimulationResult, simulate
+from bobing.cli.click_i18n import cli_lang
 from bobing.cli.render import (
     JsonOption,
     LangOption,
@@ -25,10 +26,10 @@ from bobing.cli.render import (
 from bobing.engine.errors import InputError
 from bobing.engine.hands import TIERS
 from bobing.engine.rules import Award, RuleSet
-from bobing.i18n import lang_from_env, t
+from bobing.i18n import t
 from bobing.i18n.names import generic_hand_name, preset_name, tier_name
 
-_HELP_LANG = lang_from_env()
+_HELP_LANG = cli_lang()  # --lang or BOBING_LANG: one language per help page
 
 
 def register(app: typer.Typer) -> None:

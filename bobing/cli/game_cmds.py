@@ -14,6 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
+from bobing.cli.click_i18n import cli_lang
 from bobing.cli.render import (
     Align,
     JsonOption,
@@ -52,11 +53,11 @@ from bobing.engine.record import (
     parse_record,
 )
 from bobing.engine.rules import RuleSet
-from bobing.i18n import lang_from_env, t
+from bobing.i18n import t
 from bobing.i18n.errors import localize
 from bobing.i18n.names import effect, explain, hand_name, preset_name, tier_name
 
-_HELP_LANG = lang_from_env()
+_HELP_LANG = cli_lang()  # --lang or BOBING_LANG: one language per help page
 
 # What people type for a die out of the bowl, and to stop.
 TIAOHOU_WORDS = frozenset({"t", "tiaohou", "跳猴", "跳", "j"})
@@ -110,6 +111,7 @@ def adjudicate_command(
         ruleset = rules_from_option(rules) if rules is not None else None
         data = _read_record(record)
         judged = judge_record(data, ruleset)
+        renumbered = judged.rejudged and _throws(judge_record(data).game) != _throws(judged.game)
         result = judged.game.result()
         if judged.rejudged:
             result["rejudged"] = True
@@ -120,7 +122,7 @@ def adjudicate_command(
         print_json(result)
         return
     with _errors_exit_2():
-        text = _rendered(lambda: _print_judgement(judged.game, judged, language))
+        text = _rendered(lambda: _print_judgement(judged.game, judged, language, renumbered))
     sys.stdout.write(text)
     sys.stdout.flush()
 
@@ -133,7 +135,14 @@ def _rendered(render: Callable[[], None]) -> str:
     return re.sub(r"\n{3,}", "\n\n", buffer.getvalue())
 
 
-def _print_judgement(game: Game, judged: Judgement, language: str) -> None:
+def _throws(game: Game) -> list[tuple[int, str, str | None]]:
+    """Each throw as (number, player, dice): to tell whether re-judging renumbered them."""
+    return [(e.throw, e.player, e.dice) for e in game.events if isinstance(e, Thrown)]
+
+
+def _print_judgement(
+    game: Game, judged: Judgement, language: str, renumbered: bool = False
+) -> None:
     header = [_title(game, language)]
     if judged.rejudged:
         key = "game.rejudged" if judged.unused_throws else "game.rejudged.all"
@@ -141,6 +150,9 @@ def _print_judgement(game: Game, judged: Judgement, language: str) -> None:
             t(key, language, rules=_rules_label(game.rules, language),
               unused=judged.unused_throws)
         )
+    if renumbered:
+        # the same dice, but other turns: say why the numbers differ from the record's
+        header.append(t("game.rejudged.renumbered", language))
     header.append(_status(game, language))
     print_text(*header)
     if game.state.ranked:
@@ -639,12 +651,36 @@ class Terminal:
         if not self.animate:
             return
         shuffle = random.Random()  # never the game's dice: the animation must not change them
-        for _ in range(8):
-            sys.stdout.write("\r  " + " ".join(str(shuffle.randint(1, 6)) for _ in faces))
+        with self._keys_held():
+            for _ in range(8):
+                sys.stdout.write("\r  " + " ".join(str(shuffle.randint(1, 6)) for _ in faces))
+                sys.stdout.flush()
+                time.sleep(0.04)
+            sys.stdout.write("\r  " + " ".join(map(str, faces)) + "\n")
             sys.stdout.flush()
-            time.sleep(0.04)
-        sys.stdout.write("\r  " + " ".join(map(str, faces)) + "\n")
-        sys.stdout.flush()
+
+    @contextmanager
+    def _keys_held(self) -> Iterator[None]:
+        """While the dice tumble, keys are not echoed (an Enter would move the line and leave
+        every frame on screen) and are dropped afterwards (not taken as the next throw)."""
+        try:
+            import termios
+            import tty
+        except ImportError:  # not a POSIX terminal
+            yield
+            return
+        try:
+            fd = sys.stdin.fileno()
+            saved = termios.tcgetattr(fd)
+        except (OSError, ValueError, termios.error):  # stdin is not a terminal
+            yield
+            return
+        try:
+            tty.setcbreak(fd)
+            yield
+        finally:
+            termios.tcflush(fd, termios.TCIFLUSH)
+            termios.tcsetattr(fd, termios.TCSADRAIN, saved)
 
 
 _CLOSE = object()

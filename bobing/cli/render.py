@@ -17,6 +17,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from bobing.cli.click_i18n import cli_lang
 from bobing.engine.rules import RuleSet, load_rules
 from bobing.i18n import lang_from_env, parse_lang, t
 
@@ -24,7 +25,7 @@ Align = Literal["left", "right", "center"]
 
 # -- shared options --------------------------------------------------------------------------
 
-_HELP_LANG = lang_from_env()
+_HELP_LANG = cli_lang()  # --lang or BOBING_LANG: one language per help page
 
 RulesOption = Annotated[
     str | None,

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from bobing.analysis.odds import Odds, Share, odds
+from bobing.cli.click_i18n import cli_lang
 from bobing.cli.render import (
     JsonOption,
     LangOption,
@@ -24,7 +25,7 @@ from bobing.engine.errors import InputError
 from bobing.engine.hands import Classification, Hand
 from bobing.engine.ranking import zhuangyuan_level
 from bobing.engine.rules import SWITCHES, RuleSet, load_rules
-from bobing.i18n import lang_from_env, t
+from bobing.i18n import t
 from bobing.i18n.names import (
     effect,
     explain,
@@ -41,7 +42,7 @@ from bobing.i18n.names import (
 if TYPE_CHECKING:
     from bobing.analysis.markov import GameLength
 
-_HELP_LANG = lang_from_env()
+_HELP_LANG = cli_lang()  # --lang or BOBING_LANG: one language per help page
 
 
 def register(app: typer.Typer) -> None:
@@ -281,9 +282,13 @@ def rules_command(
 
 def render_rules(rules: RuleSet, lang: str) -> None:
     """Print the switches with their meanings and the 状元 order in ``lang``."""
+    source, summary = _about_parts(t(f"rules.preset.{rules.preset}.about", lang))
+    order_words = " > ".join(generic_hand_name(h, lang) for h in rules.zhuangyuan_order)
+    # plain words first (what the game is, the 状元 order); where the rules come from last
     print_text(
         t("cli.rules.title", lang, rules=_rules_label(rules, lang)),
-        t(f"rules.preset.{rules.preset}.about", lang),
+        t("cli.rules.plain", lang, order=order_words),
+        t("cli.rules.summary", lang, summary=summary) if summary else "",
     )
     lines: list[str] = [""]
     for switch in SWITCHES:
@@ -309,6 +314,17 @@ def render_rules(rules: RuleSet, lang: str) -> None:
         below += [Hand.DUITANG, Hand.SANHONG, Hand.SIJIN, Hand.ERJU, Hand.YIXIU, Hand.NONE]
         names = " > ".join(generic_hand_name(hand, lang).split(" (")[0] for hand in below)
         print_text("", t("cli.rules.ranked", lang, below=names))
+    if source:
+        print_text("", t("cli.rules.source", lang, source=source))
+
+
+def _about_parts(about: str) -> tuple[str, str]:
+    """A preset's note split into where it comes from and what it says ("seed 001 §1: …")."""
+    for mark in ("：", ": "):
+        head, found, tail = about.partition(mark)
+        if found:
+            return head.strip(), tail.strip()
+    return "", about
 
 
 __all__ = ["classification_json", "register", "render_odds", "render_rules"]

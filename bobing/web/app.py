@@ -173,6 +173,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 checkpoints.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await checkpoints
+            await service.close()
             await hub.close_all()
             await store.close()
             await broker.close()

@@ -4,6 +4,7 @@ commit (:class:`Plan`); nothing changes until the service has committed them.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +23,10 @@ from bobing.storage.event_store import (
 )
 from bobing.web.problems import ApiError
 from bobing.web.runtime import Roles, Runtime, last_thrown, throw_index
+from bobing.web.tokens import hash_token, new_token
+
+AUTO_THROW = "_auto"
+"""An argument only the server sets (clients cannot send a field starting with ``_``)."""
 
 
 @dataclass(slots=True)
@@ -114,11 +119,30 @@ def plan_throw(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
         )
     mode = runtime.info.mode
     own_turn = current in roles.players
-    allowed = {
-        "online": own_turn,
-        "pass_and_play": roles.play or roles.host or own_turn,
-        "referee": roles.host or (own_turn and bool(runtime.info.settings.get("referee_thrower"))),
-    }[mode]
+    # At an online table the host may stand in for an absent player (the dice event says
+    # so), and the server throws for a player whose auto-throw time ran out.
+    stand_in: str | None = None
+    if args.get(AUTO_THROW):
+        stand_in = "auto"
+    elif args.get("stand_in"):
+        if mode != "online":
+            raise ApiError(
+                "wrong_mode",
+                f"a {mode} table needs no stand-in: the host throws for everyone",
+                mode=mode,
+            )
+        _need_host(roles, "throw for another player")
+        if not own_turn:
+            stand_in = "host"
+    allowed = (
+        stand_in is not None
+        or {
+            "online": own_turn,
+            "pass_and_play": roles.play or roles.host or own_turn,
+            "referee": roles.host
+            or (own_turn and bool(runtime.info.settings.get("referee_thrower"))),
+        }[mode]
+    )
     if not allowed:
         if roles.players and (mode != "referee" or runtime.info.settings.get("referee_thrower")):
             raise ApiError(
@@ -172,6 +196,8 @@ def plan_throw(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
             "nonce": nonce,
             "source": "server",
         }
+        if stand_in is not None:
+            fair["stand_in"] = stand_in
     game.verify_throw(current, faces, tiaohou=tiaohou)
     new = game.throw(faces, player=current, tiaohou=tiaohou)
     if game.state.phase is Phase.GRAB and mode != "referee":
@@ -406,6 +432,101 @@ def plan_undo(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
     return Plan([undone], status="playing" if runtime.over else None, commit=commit)
 
 
+def _with_token(runtime: Runtime, name: str, token_hash: str) -> list[Seat]:
+    return [
+        Seat(s.name, s.seat, token_hash if s.name == name else s.token_hash) for s in runtime.seats
+    ]
+
+
+def plan_hand_seat(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
+    """The host moves a seat to another phone: a one-time link; the old phone loses the seat.
+
+    The seat's token becomes a fresh *seat token* (returned to the host only, for the QR
+    code); the phone that opens the link trades it for its own player token with
+    ``claim_seat``, after which the link is dead.
+    """
+    _need_host(roles, "hand a seat to another phone")
+    name = args["player"]
+    _need_seated(runtime, name)
+    if runtime.over:
+        raise ApiError("not_playing", "the game is over", status=runtime.status)
+    token = new_token("s")
+    seats = _with_token(runtime, name, hash_token(token))
+
+    def commit(rt: Runtime) -> None:
+        rt.seats = seats
+
+    return Plan(
+        [{"type": "seat_handed", "player": name}],
+        seats=seats,
+        commit=commit,
+        reply={"player": name, "seat_token": token},
+    )
+
+
+def plan_claim_seat(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
+    """The phone holding a seat's link takes the seat: a new player token replaces the link."""
+    if not roles.players:
+        raise ApiError(
+            "forbidden", "only a phone holding a seat's link may claim it", action="claim_seat"
+        )
+    name = roles.players[0]
+    token = new_token("p")
+    seats = _with_token(runtime, name, hash_token(token))
+
+    def commit(rt: Runtime) -> None:
+        rt.seats = seats
+
+    return Plan(
+        [{"type": "seat_claimed", "player": name}],
+        seats=seats,
+        commit=commit,
+        reply={"player": name, "player_token": token},
+    )
+
+
+def plan_set_auto_throw(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
+    """The host sets how long a player may be absent before the server throws for them."""
+    _need_host(roles, "set the auto-throw time")
+    if runtime.info.mode != "online":
+        raise ApiError(
+            "wrong_mode",
+            f"only an online table throws for an absent player, not a {runtime.info.mode} table",
+            mode=runtime.info.mode,
+        )
+    if runtime.over:
+        raise ApiError("not_playing", "the game is over", status=runtime.status)
+    seconds = args["seconds"] or None
+    if seconds == runtime.auto_throw:
+        return Plan([])
+    return Plan([{"type": "auto_throw_set", "seconds": seconds}])
+
+
+REACTION_GAP_S = 1.5
+"""One reaction per sender per this many seconds: a tap-happy phone cannot flood the table."""
+
+
+def plan_react(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
+    """A seated player (or the host) sends an emoji to the table (a harmless log entry)."""
+    if not roles.anyone:
+        raise ApiError("forbidden", "only the players and the host may react", action="react")
+    player = roles.players[0] if roles.players else None
+    sender = player or "host"
+    now = time.monotonic()
+    last = runtime.reacted.get(sender)
+    if last is not None and now - last < REACTION_GAP_S:
+        raise ApiError(
+            "reaction_too_soon",
+            f"one reaction every {REACTION_GAP_S} seconds",
+            seconds=REACTION_GAP_S,
+        )
+
+    def commit(rt: Runtime) -> None:
+        rt.reacted[sender] = now
+
+    return Plan([{"type": "reaction", "player": player, "emoji": args["emoji"]}], commit=commit)
+
+
 PLANS: dict[str, Callable[[Runtime, Roles, Mapping[str, Any]], Plan]] = {
     "throw": plan_throw,
     "grab": plan_grab,
@@ -417,5 +538,8 @@ PLANS: dict[str, Callable[[Runtime, Roles, Mapping[str, Any]], Plan]] = {
     "resume": plan_resume,
     "end": plan_end,
     "undo": plan_undo,
+    "hand_seat": plan_hand_seat,
+    "claim_seat": plan_claim_seat,
+    "set_auto_throw": plan_set_auto_throw,
+    "react": plan_react,
 }
-

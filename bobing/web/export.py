@@ -7,6 +7,8 @@ import io
 from typing import Any
 
 from bobing.engine.hands import TIERS
+from bobing.i18n import t
+from bobing.i18n.names import hand_name
 from bobing.web.runtime import Runtime
 from bobing.web.state import (
     game_result,
@@ -45,11 +47,16 @@ def record_of(runtime: Runtime) -> dict[str, Any]:
 CSV_COLUMNS = ["seat", "player", *(str(t) for t in TIERS), "cakes", "value", "zhuangyuan_hand"]
 
 
-def results_csv(runtime: Runtime) -> str:
-    """One row per seat: cakes per tier, total, value of named prizes, the 状元 hand."""
+def results_csv(runtime: Runtime, lang: str | None = None) -> str:
+    """One row per seat: cakes per tier, total, value of named prizes, the 状元 hand.
+
+    Without ``lang`` the columns and the hand are the stable ids (``zhuangyuan``,
+    ``sihong``) for programs; with it, headers and the hand's name are in that language
+    (四红带三, "Four reds with 3") for people opening the file in a spreadsheet.
+    """
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\r\n")
-    writer.writerow(CSV_COLUMNS)
+    writer.writerow(CSV_COLUMNS if lang is None else _headers(lang))
     named = runtime.info.settings.get("named_prizes") or {}
     result = game_result(runtime.game) if runtime.game is not None else None
     winner = (result or {}).get("zhuangyuan") or {}
@@ -59,11 +66,22 @@ def results_csv(runtime: Runtime) -> str:
         counts = [int(holdings.get(str(t), 0)) for t in TIERS]
         value = sum(counts[i] * named.get(str(t), {}).get("value", 0) for i, t in enumerate(TIERS))
         hand = winner.get("hand") if over and winner.get("player") == seat.name else None
+        if hand and lang is not None:
+            dice = winner.get("dice")
+            hand = (
+                hand_name(runtime.rules.classify(dice), lang) if dice else t(f"hand.{hand}", lang)
+            )
         writer.writerow([seat.seat, _csv_safe(seat.name), *counts, sum(counts), value, hand or ""])
     return "\ufeff" + buffer.getvalue()
+
+
+def _headers(lang: str) -> list[str]:
+    tiers = [t(f"tier.{tier}", lang).split(" (")[0] for tier in TIERS]
+    words = [t(f"server.csv.{key}", lang) for key in ("seat", "player")]
+    tail = [t(f"server.csv.{key}", lang) for key in ("cakes", "value", "zhuangyuan_hand")]
+    return [*words, *tiers, *tail]
 
 
 def _csv_safe(text: str) -> str:
     # Spreadsheet formula injection: a leading = + - @ would be evaluated.
     return "'" + text if text[:1] in ("=", "+", "-", "@") else text
-

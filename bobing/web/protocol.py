@@ -17,7 +17,24 @@ ID_PATTERN = re.compile(r"[A-Za-z0-9_.:\-]{1,64}")
 MAX_TOKEN_LENGTH = 200
 
 STATE_CHANGING = frozenset(
-    {"throw", "grab", "reorder", "remove", "start_dice", "start", "pause", "resume", "end", "undo"}
+    {
+        "throw",
+        "grab",
+        "reorder",
+        "remove",
+        "start_dice",
+        "start",
+        "pause",
+        "resume",
+        "end",
+        "undo",
+        "hand_seat",
+        "claim_seat",
+        "set_auto_throw",
+        "rematch",
+        "claim_rematch",
+        "react",
+    }
 )
 CONNECTION_COMMANDS = frozenset({"auth", "ping"})
 COMMANDS = STATE_CHANGING | CONNECTION_COMMANDS
@@ -105,6 +122,37 @@ def _names(name: str, value: Any) -> Any:
     return value
 
 
+REACTIONS = ("👏", "🎉", "😂", "😱", "🥮", "🔥", "👍", "🙏")
+"""The emoji a player may send to the table (a fixed set: nothing typed is shown to others)."""
+
+MAX_AUTO_THROW = 3600
+MIN_AUTO_THROW = 5
+
+
+def _reaction(name: str, value: Any) -> Any:
+    if value not in REACTIONS:
+        raise ApiError(
+            "invalid_field",
+            f"{name} must be one of " + " ".join(REACTIONS) + f", not {str(value)[:20]!r}",
+            field=name,
+        )
+    return value
+
+
+def _seconds(name: str, value: Any) -> Any:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int)
+        or not (value == 0 or MIN_AUTO_THROW <= value <= MAX_AUTO_THROW)
+    ):
+        raise ApiError(
+            "invalid_field",
+            f"{name} must be 0 (off) or {MIN_AUTO_THROW}-{MAX_AUTO_THROW} seconds, not {value!r}",
+            field=name,
+        )
+    return value
+
+
 def _allocation(name: str, value: Any) -> Any:
     if not isinstance(value, dict):
         raise ApiError("invalid_field", f"{name} must map names to tier counts", field=name)
@@ -120,6 +168,7 @@ FIELDS: dict[str, dict[str, Check]] = {
         "player": _text(64),
         "dice": _dice,
         "tiaohou": _bool,
+        "stand_in": _bool,
     },
     "grab": {"allocation": _allocation, "random": _bool},
     "reorder": {"players": _names},
@@ -130,12 +179,21 @@ FIELDS: dict[str, dict[str, Check]] = {
     "resume": {},
     "end": {},
     "undo": {"throw": _positive_int},
+    "hand_seat": {"player": _text(64)},
+    "claim_seat": {},
+    "set_auto_throw": {"seconds": _seconds},
+    "rematch": {},
+    "claim_rematch": {},
+    "react": {"emoji": _reaction},
     "auth": {"token": _text(MAX_TOKEN_LENGTH)},
     "ping": {},
 }
 REQUIRED: dict[str, tuple[str, ...]] = {
     "reorder": ("players",),
     "remove": ("player",),
+    "hand_seat": ("player",),
+    "set_auto_throw": ("seconds",),
+    "react": ("emoji",),
     "auth": ("token",),
 }
 

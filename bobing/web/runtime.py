@@ -6,6 +6,7 @@ import asyncio
 import hmac
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from bobing.engine.events import Event, Thrown
@@ -60,6 +61,15 @@ class Runtime:
     throw_seqs: dict[int, int] = field(default_factory=dict)
     """The seq of each surviving throw's first event (its ``dice``), by throw number."""
     command_seqs: dict[str, int] = field(default_factory=dict)
+    auto_throw: int | None = None
+    """Seconds a player may let pass before the server throws for them (online tables)."""
+    turn_since: datetime | None = None
+    """When the last event that is not a reaction was committed: the turn clock starts here,
+    so the auto-throw deadline is derived from the log and survives a restart."""
+    rematch_code: str | None = None
+    """The table of the rematch, once the host started one."""
+    reacted: dict[str, float] = field(default_factory=dict)
+    """Monotonic time of each sender's last reaction (the rate limit; not stored)."""
     static_json: str | None = None
     state_json: str = "{}"
     """The state after the last committed event, as JSON text (built once per commit; text
@@ -129,6 +139,8 @@ def last_thrown(events: list[Event]) -> dict[str, Any] | None:
 def note_event(runtime: Runtime, event: StoredEvent) -> None:
     """Track what the state shows beyond the engine's game."""
     data = event.data
+    if event.type != "reaction":
+        runtime.turn_since = event.at
     if event.type == "thrown":
         runtime.last_throw = {
             "throw": data.get("throw"),
@@ -156,10 +168,13 @@ def note_event(runtime: Runtime, event: StoredEvent) -> None:
         }
     elif event.type == "ended":
         runtime.end_reason = data.get("reason")
+    elif event.type == "auto_throw_set":
+        runtime.auto_throw = data.get("seconds") or None
+    elif event.type == "rematch":
+        runtime.rematch_code = data.get("code")
 
 
 def events_frame(events: Iterable[StoredEvent], state_json: str | None) -> str:
     """The ``events`` frame as text; the state is spliced in as already-encoded JSON."""
     head = '{"type":"events","events":' + dumps([e.to_json() for e in events])
     return head + ("}" if state_json is None else ',"state":' + state_json + "}")
-

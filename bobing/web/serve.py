@@ -75,6 +75,47 @@ def urls(host: str, port: int) -> tuple[str, list[str]]:
     return f"http://{shown}:{port}", []
 
 
+def _is_loopback(host: str) -> bool:
+    name = host.strip("[]").lower()
+    if name == "localhost" or name.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def _hostname(host_header: str) -> str:
+    """The host part of a Host header (``[::1]:8000`` → ``::1``, ``a.lan:8000`` → ``a.lan``)."""
+    if host_header.startswith("["):
+        return host_header[1:].split("]", 1)[0]
+    return host_header.rsplit(":", 1)[0] if host_header.count(":") == 1 else host_header
+
+
+def invite_base(
+    listen: tuple[str, int] | None, request_host: str, request_origin: str
+) -> dict[str, object]:
+    """Where other phones can open this server: ``{"base", "lan", "loopback_only"}``.
+
+    A browser that reached the server by a network name or address already has one others can
+    use; one on 127.0.0.1 gets the LAN address of the interface the server listens on. When the
+    server listens only on loopback (or nobody knows where it listens) no phone can join:
+    ``loopback_only`` tells the UI to warn.
+    """
+    lan: list[str] = []
+    if listen is not None:
+        host, port = listen
+        if host in ("", "0.0.0.0", "::"):
+            lan = urls(host, port)[1]
+        elif not _is_loopback(host):
+            lan = [urls(host, port)[0]]
+    if not _is_loopback(_hostname(request_host)):
+        return {"base": request_origin, "lan": lan, "loopback_only": False}
+    if lan:
+        return {"base": lan[0], "lan": lan, "loopback_only": False}
+    return {"base": request_origin, "lan": [], "loopback_only": True}
+
+
 def print_banner(local: str, lan: list[str], out: TextIO) -> None:
     """The addresses, and a QR code of the first LAN address for phones."""
     print(f"bobing: serving on {local}", file=out)
@@ -173,6 +214,7 @@ async def _serve(
     await broker.start()
     await broker.close()
     app = create_app(settings)
+    app.state.listen = (host, port)
     config = uvicorn.Config(
         app,
         log_level="warning",

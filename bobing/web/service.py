@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import secrets
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 from bobing.engine.errors import BobingError
@@ -33,7 +35,7 @@ from bobing.engine.fairness import (
     commitment,
     new_server_seed,
 )
-from bobing.engine.game import MAX_NAME_LENGTH, MAX_PLAYERS, Game
+from bobing.engine.game import MAX_NAME_LENGTH, MAX_PLAYERS, Game, Phase
 from bobing.engine.rules import rules_from_json
 from bobing.realtime.broker import Broker, table_channel
 from bobing.storage.event_store import (
@@ -47,7 +49,7 @@ from bobing.storage.event_store import (
     TableSnapshot,
     utcnow,
 )
-from bobing.web.commands import PLANS, Plan
+from bobing.web.commands import AUTO_THROW, PLANS, Plan
 from bobing.web.export import record_of, results_csv
 from bobing.web.problems import ApiError, from_bobing
 from bobing.web.protocol import Command, dumps
@@ -63,6 +65,7 @@ from bobing.web.validation import (
 )
 
 COMMIT_ATTEMPTS = 4
+log = logging.getLogger("bobing.web")
 
 
 PAGE = 1000
@@ -78,14 +81,17 @@ class Outcome:
     reply: dict[str, Any] = field(default_factory=dict)
 
     def ack(self, command_id: str | None) -> dict[str, Any]:
-        """The ``ack`` frame."""
-        return {
+        """The ``ack`` frame; ``reply`` carries what only the sender may know (a new token)."""
+        frame: dict[str, Any] = {
             "type": "ack",
             "id": command_id,
             "seq": self.seq,
             "last_seq": self.last_seq,
             "duplicate": self.duplicate,
         }
+        if self.reply:
+            frame["reply"] = self.reply
+        return frame
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +113,8 @@ class TableService:
         self.cache_size = cache_size
         self._runtimes: OrderedDict[str, Runtime] = OrderedDict()
         self._loading: dict[str, asyncio.Future[Runtime | None]] = {}
+        self._timers: dict[str, asyncio.TimerHandle] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
 
     # -- runtimes -------------------------------------------------------------------------
 
@@ -126,6 +134,7 @@ class TableService:
                 loaded = None if snapshot is None else fold(snapshot)
                 if loaded is not None:
                     self._remember(loaded)
+                    self._arm(loaded)
                 pending.set_result(loaded)
             except BaseException as exc:
                 pending.set_exception(exc)
@@ -291,6 +300,10 @@ class TableService:
 
     async def execute(self, code: str, command: Command, token_hashes: Iterable[str]) -> Outcome:
         """Apply one state-changing command for the holder of ``token_hashes``."""
+        if command.type == "rematch":
+            return await self._rematch(code, command, tuple(token_hashes))
+        if command.type == "claim_rematch":
+            return await self._claim_rematch(code, command, tuple(token_hashes))
         decide = PLANS.get(command.type)
         if decide is None:
             raise ApiError("unknown_command", f"{command.type!r} is not a table command")
@@ -377,6 +390,162 @@ class TableService:
         if command_id is not None:
             runtime.command_seqs[command_id] = stored[0].seq
         runtime.state_json = state_text(runtime)
+        self._arm(runtime)
+
+    # -- absent players: the server throws once the table's auto-throw time runs out --------
+
+    def _arm(self, runtime: Runtime) -> None:
+        """Schedule the auto-throw of the current turn (or cancel it): deadline = the time of
+        the last event (reactions aside) + the table's seconds, so a restart keeps it."""
+        old = self._timers.pop(runtime.code, None)
+        if old is not None:
+            old.cancel()
+        game = runtime.game
+        if (
+            not runtime.auto_throw
+            or runtime.status != "playing"
+            or runtime.info.mode != "online"
+            or game is None
+            or game.phase not in (Phase.MAIN, Phase.FINAL)
+            or runtime.turn_since is None
+        ):
+            return
+        deadline = runtime.turn_since + timedelta(seconds=runtime.auto_throw)
+        delay = max(0.0, (deadline - utcnow()).total_seconds())
+        turn = game.throw_count + 1
+        code = runtime.code
+        self._timers[code] = asyncio.get_running_loop().call_later(
+            delay, self._spawn_auto_throw, code, turn
+        )
+
+    def _spawn_auto_throw(self, code: str, turn: int) -> None:
+        self._timers.pop(code, None)
+        task = asyncio.get_running_loop().create_task(self._auto_throw(code, turn))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _auto_throw(self, code: str, turn: int) -> None:
+        command = Command("throw", None, {"turn": turn, AUTO_THROW: True})
+        try:
+            await self.execute(code, command, ())
+        except ApiError:
+            pass  # the player threw meanwhile (turn_taken), or the game paused or ended
+        except Exception:
+            log.exception("auto-throw failed at table %s", code)
+
+    async def close(self) -> None:
+        """Cancel pending auto-throws (the server is stopping; the deadlines stay in the log)."""
+        for timer in self._timers.values():
+            timer.cancel()
+        self._timers.clear()
+        for task in list(self._tasks):
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+    # -- play again with the same people ----------------------------------------------------
+
+    async def _rematch(self, code: str, command: Command, token_hashes: tuple[str, ...]) -> Outcome:
+        """The host opens a new table with the same seats, rules and prizes; the old table's
+        log names it (``rematch``) and every seat fetches its own new token with
+        ``claim_rematch``. The host's new tokens come back in this command's reply only."""
+        runtime = await self.runtime(code)
+        if command.id is not None and command.id in runtime.command_seqs:
+            return Outcome(runtime.command_seqs[command.id], runtime.last_seq, duplicate=True)
+        roles = runtime.roles(token_hashes)
+        if not roles.host:
+            raise ApiError("forbidden", "only the host may start a rematch", action="rematch")
+        if not runtime.over:
+            raise ApiError(
+                "not_playing", "a rematch follows a game that is over", status=runtime.status
+            )
+        if runtime.rematch_code is not None:
+            raise ApiError(
+                "rematch_exists",
+                f"table {runtime.code} already continues at {runtime.rematch_code}",
+                code=runtime.rematch_code,
+            )
+        settings = runtime.info.settings
+        created = await self.create_table(
+            name=runtime.info.name,
+            mode=runtime.info.mode,
+            rules=runtime.info.rules,
+            named_prizes=settings.get("named_prizes") or None,
+            referee_thrower=bool(settings.get("referee_thrower")),
+        )
+        names = runtime.names
+
+        def seat_all(new: Runtime, roles: Roles) -> Plan:
+            # Each seat waits for its phone: a token nobody holds until claim_rematch.
+            seats = [Seat(n, i, hash_token(new_token("p"))) for i, n in enumerate(names, 1)]
+            events: list[dict[str, Any]] = [
+                {"type": "player_joined", "seat": seat.seat, "name": seat.name} for seat in seats
+            ]
+            if runtime.auto_throw:
+                events.append({"type": "auto_throw_set", "seconds": runtime.auto_throw})
+
+            def commit(rt: Runtime) -> None:
+                rt.seats = seats
+
+            return Plan(events, seats=seats, commit=commit)
+
+        if names:
+            await self._run(created.code, None, (), seat_all)
+
+        def announce(old: Runtime, roles: Roles) -> Plan:
+            if old.rematch_code is not None:
+                raise ApiError(
+                    "rematch_exists",
+                    f"table {old.code} already continues at {old.rematch_code}",
+                    code=old.rematch_code,
+                )
+            return Plan(
+                [{"type": "rematch", "code": created.code}],
+                reply={
+                    "code": created.code,
+                    "host_token": created.host_token,
+                    "play_token": created.play_token,
+                },
+            )
+
+        return await self._run(code, command.id, token_hashes, announce)
+
+    async def _claim_rematch(
+        self, code: str, command: Command, token_hashes: tuple[str, ...]
+    ) -> Outcome:
+        """A seat of the old table takes its seat at the rematch: a new player token for it."""
+        old = await self.runtime(code)
+        roles = old.roles(token_hashes)
+        if old.rematch_code is None:
+            raise ApiError("no_rematch", f"table {old.code} has no rematch", code=old.code)
+        if not roles.players:
+            raise ApiError(
+                "forbidden",
+                "only a player of this table has a seat at the rematch",
+                action="claim_rematch",
+            )
+        name = roles.players[0]
+        target = old.rematch_code
+
+        def claim(new: Runtime, _: Roles) -> Plan:
+            _need_seated_at(new, name)
+            token = new_token("p")
+            seats = [
+                Seat(s.name, s.seat, hash_token(token) if s.name == name else s.token_hash)
+                for s in new.seats
+            ]
+
+            def commit(rt: Runtime) -> None:
+                rt.seats = seats
+
+            return Plan(
+                [{"type": "seat_claimed", "player": name, "from": old.code}],
+                seats=seats,
+                commit=commit,
+                reply={"code": new.code, "player": name, "player_token": token},
+            )
+
+        return await self._run(target, None, (), claim)
 
     async def _publish(self, runtime: Runtime, stored: list[StoredEvent]) -> None:
         frame = events_frame(stored, runtime.state_json)
@@ -402,9 +571,19 @@ class TableService:
         """The RULES.md §6 record with the fairness block."""
         return record_of(await self.fresh_runtime(code))
 
-    async def results_csv(self, code: str) -> str:
+    async def results_csv(self, code: str, lang: str | None = None) -> str:
         """Results as CSV, one row per seat."""
-        return results_csv(await self.fresh_runtime(code))
+        return results_csv(await self.fresh_runtime(code), lang)
+
+
+def _need_seated_at(runtime: Runtime, name: str) -> None:
+    if name not in runtime.names:
+        raise ApiError(
+            "unknown_player",
+            f"{name!r} is not seated at table {runtime.code}",
+            name=name,
+            code=runtime.code,
+        )
 
 
 def fold(snapshot: TableSnapshot) -> Runtime:
@@ -431,4 +610,3 @@ def fold(snapshot: TableSnapshot) -> Runtime:
         runtime.last_throw = last_thrown(game_events)
     runtime.state_json = state_text(runtime)
     return runtime
-

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from bobing.engine.game import Game, Phase
@@ -62,11 +63,29 @@ def dynamic_state(runtime: Runtime) -> dict[str, Any]:
         "final_round": final_round(game),
         "result": None if game is None else game_result(game),
         "last_seq": runtime.last_seq,
+        "auto_throw": auto_throw(runtime),
+        "rematch": runtime.rematch_code,
         "fairness": {
             "commitment": runtime.info.commitment,
             "server_seed": revealed_seed(runtime),
         },
     }
+
+
+def auto_throw(runtime: Runtime) -> dict[str, Any] | None:
+    """The table's auto-throw time and, while a turn runs, when the server throws for it."""
+    if not runtime.auto_throw:
+        return None
+    game = runtime.game
+    deadline = None
+    if (
+        runtime.status == "playing"
+        and game is not None
+        and game.phase in (Phase.MAIN, Phase.FINAL)
+        and runtime.turn_since is not None
+    ):
+        deadline = iso(runtime.turn_since + timedelta(seconds=runtime.auto_throw))
+    return {"seconds": runtime.auto_throw, "deadline": deadline}
 
 
 def revealed_seed(runtime: Runtime) -> str | None:

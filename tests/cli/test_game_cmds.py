@@ -612,3 +612,83 @@ def test_text_status_while_time_is_called(
     code, out, _ = run(capsys, monkeypatch, "adjudicate", write(tmp_path, record), "--json")
     result = json.loads(out)
     assert result["status"] == "in_progress" and result["closed"] is True
+
+
+def test_rejudging_says_why_throws_are_renumbered(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    golden = Path(__file__).parents[1] / "golden" / "records"
+    # traditional → modern: a 跳猴 no longer costs a turn, so the turns (and numbers) move
+    code, out, _ = run(
+        capsys, monkeypatch, "adjudicate", str(golden / "example.json"), "--rules", "modern",
+        "--lang", "en",
+    )
+    assert code == 0
+    assert "throw numbers and who threw when differ from the record" in out
+    # jinhua → modern changes no turn: nothing to explain
+    code, out, _ = run(
+        capsys, monkeypatch, "adjudicate", str(golden / "jinhua_in_progress.json"),
+        "--rules", "modern", "--lang", "en",
+    )
+    assert code == 0
+    assert "re-judged under" in out and "differ from the record" not in out
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a POSIX pseudo-terminal")
+def test_enter_during_the_roll_leaves_no_frames_and_is_not_a_throw() -> None:
+    import contextlib
+    import pty
+    import select
+    import time
+
+    bobing = str(Path(sys.executable).with_name("bobing"))
+    env = dict(os.environ, BOBING_LANG="en", COLUMNS="100", TERM="xterm")
+    main, child = pty.openpty()
+    proc = subprocess.Popen(
+        [bobing, "play", "--players", "甲,乙", "--seed", "7"],
+        stdin=child, stdout=child, stderr=child, env=env, close_fds=True,
+    )
+    os.close(child)
+    seen = b""
+
+    def read_until(marker: bytes, timeout: float = 20.0) -> None:
+        nonlocal seen
+        deadline = time.monotonic() + timeout
+        while marker not in seen and time.monotonic() < deadline:
+            ready, _, _ = select.select([main], [], [], 0.2)
+            if ready:
+                try:
+                    seen += os.read(main, 4096)
+                except OSError:
+                    break
+        assert marker in seen, seen.decode("utf-8", "replace")[-500:]
+
+    try:
+        read_until(b"who starts")
+        os.write(main, b"\r")  # the start dice
+        read_until("Throw 1 · 甲".encode())  # the first throw's prompt
+        start = len(seen)
+        os.write(main, b"\r")  # throw 1 ...
+        time.sleep(0.1)
+        os.write(main, b"\r\r")  # ... and Enter twice more while the dice tumble
+        read_until("Throw 2 · 乙".encode())
+        time.sleep(1.5)  # time enough for the two keys to throw, were they taken
+        with contextlib.suppress(OSError):
+            ready, _, _ = select.select([main], [], [], 0.5)
+            if ready:
+                seen += os.read(main, 65536)
+        after = seen[start:].decode("utf-8", "replace")
+        # one throw only: the keys pressed during the roll were dropped
+        assert "Throw 1, 甲" in after and "Throw 2, 乙" not in after, after
+        # every frame was drawn over the one before: no echoed Enter broke the line
+        tumble = after.split("Throw 1, 甲")[0]
+        assert tumble.count("\n") == 2, repr(tumble)
+    finally:
+        with contextlib.suppress(OSError):
+            os.write(main, b"q")
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
+        os.close(main)

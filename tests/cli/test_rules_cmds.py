@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -40,8 +41,13 @@ def run_console(*args: str, env: dict[str, str] | None = None) -> subprocess.Com
     assert BOBING.exists(), f"console script missing: {BOBING}"
     environ = {k: v for k, v in os.environ.items() if k != "BOBING_LANG"} | (env or {})
     return subprocess.run(
-        [str(BOBING), *args], capture_output=True, text=True, encoding="utf-8", env=environ,
-        timeout=60, check=False,
+        [str(BOBING), *args],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        env=environ,
+        timeout=60,
+        check=False,
     )
 
 
@@ -244,25 +250,65 @@ def test_bad_input(
 
 
 @pytest.mark.parametrize(
-    ("args", "message"),
+    ("args", "english", "chinese"),
     [
-        (["classify"], "Missing argument"),
-        (["classify", "444412", "--bogus"], "No such option"),
-        (["odds", "extra"], "unexpected extra argument"),
-        (["classify", "-1", "2", "3", "4", "5", "6"], "No such option"),
+        (["classify"], "Missing argument 'DICE'.", "缺少参数 'DICE'。"),
+        (["classify", "444412", "--bogus"], "No such option", "没有这个选项：--bogus"),
+        (["odds", "extra"], "unexpected extra argument", "多出了参数（extra）"),
+        (["classify", "-1", "2", "3", "4", "5", "6"], "No such option", "没有这个选项：-1"),
+        (
+            ["simulate", "-n", "abc"],
+            "Invalid value for",
+            "'--players' / '-n' 的值无效：应当是一个整数",
+        ),
+        (["clasify"], "Did you mean 'classify'?", "你是不是想用 'classify'？"),
     ],
 )
-def test_usage_errors(
+def test_usage_errors_in_the_readers_language(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
     args: list[str],
-    message: str,
+    english: str,
+    chinese: str,
 ) -> None:
-    code, out, err = run(capsys, monkeypatch, *args)
+    code, out, err = run(capsys, monkeypatch, *args, "--lang", "en")
     assert code == 2
     assert out == ""
-    assert message in err
+    assert english in err
+    assert err.splitlines()[0].startswith("Usage: ")
     assert "Traceback" not in err
+    code, out, err = run(capsys, monkeypatch, *args)
+    assert code == 2
+    assert chinese in err
+    assert err.splitlines()[0].startswith("用法：")
+    assert "错误：" in err and "Error" not in err and "Usage" not in err
+    assert "Try" not in err
+
+
+@pytest.mark.parametrize("command", [[], ["classify"], ["simulate"], ["play"]])
+def test_help_is_in_one_language(command: list[str]) -> None:
+    # a real process: help texts are built when the command starts, in its language
+    bobing = str(Path(sys.executable).with_name("bobing"))
+
+    def helps(*args: str, env_lang: str) -> str:
+        env = dict(os.environ, BOBING_LANG=env_lang, COLUMNS="100")
+        done = subprocess.run(
+            [bobing, *command, "--help", *args], capture_output=True, text=True, env=env, timeout=60
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    english = helps(env_lang="en")
+    # (example names like 甲,乙,丙 may appear; the words around them are English)
+    assert "Usage:" in english and "Show this message and exit." in english
+    assert not re.search("用法|选项|選項|参数|參數|显示|顯示", english), english
+    chinese = [helps(env_lang="zh-Hant")]
+    if command:  # --lang on the command line wins over BOBING_LANG
+        chinese.append(helps("--lang", "zh-Hant", env_lang="en"))
+    for out in chinese:
+        for word in ("Usage", "Options", "Show this message", "Commands", "Arguments", "default:"):
+            assert word not in out, (word, out)
+        assert "選項" in out
 
 
 # -- odds ------------------------------------------------------------------------------------
@@ -274,9 +320,18 @@ def test_odds_json(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.Monke
     data = json.loads(out)
     assert data["total"] == 46656
     assert data["hands"] == {
-        "liubohong": 1, "liubohei": 5, "chajinhua": 15, "wuhong": 30, "wuzi": 150,
-        "sihong": 360, "duitang": 720, "sanhong": 2500, "sijin": 1875, "erju": 9300,
-        "yixiu": 17400, "none": 14300,
+        "liubohong": 1,
+        "liubohei": 5,
+        "chajinhua": 15,
+        "wuhong": 30,
+        "wuzi": 150,
+        "sihong": 360,
+        "duitang": 720,
+        "sanhong": 2500,
+        "sijin": 1875,
+        "erju": 9300,
+        "yixiu": 17400,
+        "none": 14300,
     }
     assert set(data["tiers"]) == {"zhuangyuan", "duitang", "sanhong", "sijin", "erju", "yixiu"}
     assert data["tiers"]["zhuangyuan"]["count"] == 556
@@ -411,6 +466,18 @@ def test_docs_odds_table_is_real(
     assert code == 0
     docs = README.parent / "docs" / "rules.md"
     assert f"$ bobing odds\n{out}" in docs.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(("lang", "jargon"), [("zh-Hans", "种子"), ("en", "seed")])
+def test_rules_lead_with_plain_words(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, lang: str, jargon: str
+) -> None:
+    code, out, _ = run(capsys, monkeypatch, "rules", "--lang", lang)
+    assert code == 0
+    lines = [line for line in out.splitlines() if line.strip()]
+    assert jargon not in "\n".join(lines[:3])  # the opening is for people, not for sources
+    assert ("状元从大到小" if lang != "en" else "highest first") in lines[1]
+    assert jargon in lines[-1]  # where the rules come from, at the end
 
 
 # -- RULES.md §8 -------------------------------------------------------------------------------

@@ -222,9 +222,9 @@ def test_referee_game_to_the_ceremony(browser: Browser, server: Server, tmp_path
     with host.expect_download() as got:
         host.get_by_role("link", name="下载结算表（CSV）").click()
     rows = list(csv.DictReader(io.StringIO(Path(got.value.path()).read_text(encoding="utf-8-sig"))))
-    by_player = {r["player"]: r for r in rows}
-    assert by_player["甲"]["value"] == "188"
-    assert by_player["乙"]["duitang"] == "1"
+    by_player = {r["玩家"]: r for r in rows}  # the page's language: headers for people
+    assert by_player["甲"]["奖品价值"] == "188"
+    assert by_player["乙"]["对堂"] == "1"
 
     # real dice: nothing to re-derive, but the seed still matches its commitment
     host.get_by_role("button", name="验证每一掷").click()

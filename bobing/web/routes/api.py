@@ -9,8 +9,10 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from bobing.engine.presets import DEFAULT_RULES, PRESETS
+from bobing.i18n import normalize_lang
 from bobing.web.problems import ApiError
 from bobing.web.protocol import STATE_CHANGING, read_command
+from bobing.web.serve import invite_base
 from bobing.web.service import PAGE, TableService
 from bobing.web.tokens import hash_token
 
@@ -92,6 +94,16 @@ async def health(request: Request) -> dict[str, str]:
     return {"status": "ok"}
 
 
+@router.get("/invite", summary="The address to invite other phones with")
+async def invite(request: Request) -> dict[str, Any]:
+    """``{"base", "lan", "loopback_only"}``: the base URL for invite links and QR codes (a LAN
+    address when the browser is on 127.0.0.1), every LAN URL, and whether only this machine
+    can reach the server (then no phone can join: the UI warns)."""
+    host = request.headers.get("host") or (request.url.hostname or "")
+    origin = f"{request.url.scheme}://{host}" if host else str(request.base_url).rstrip("/")
+    return invite_base(getattr(request.app.state, "listen", None), host, origin)
+
+
 @router.get("/presets", summary="The rule presets, as full rule objects")
 async def presets() -> dict[str, Any]:
     """Every preset of RULES.md §5 and the default."""
@@ -162,9 +174,22 @@ async def record(code: str, request: Request) -> dict[str, Any]:
     response_class=Response,
     responses={200: {"content": {"text/csv": {}}}},
 )
-async def results(code: str, request: Request) -> Response:
+async def results(
+    code: str,
+    request: Request,
+    lang: Annotated[
+        str | None,
+        Query(
+            max_length=20,
+            description="zh-Hans | zh-Hant | en: headers and hand names for people; "
+            "without it the columns are the stable ids",
+        ),
+    ] = None,
+) -> Response:
     """One row per seat: cakes per tier, total, prize value, the 状元 hand."""
-    text = await service_of(request).results_csv(code)
+    text = await service_of(request).results_csv(
+        code, None if lang is None else normalize_lang(lang)
+    )
     return Response(
         text.encode("utf-8"),
         media_type="text/csv; charset=utf-8",

@@ -17,6 +17,8 @@ import { OddsView } from "./views/odds.js";
 import { TableView } from "./views/table.js";
 import { TvView } from "./views/tv.js";
 import { renderNetbar } from "./ui.js";
+import { attachSeats, takeSeatLink } from "./seats.js";
+import { attachTableLife } from "./life.js";
 
 let view = null;
 let session = null;
@@ -35,10 +37,10 @@ function takePlayToken(code) {
   // a shared-device link carries the play token in the fragment (never sent to the server)
   const hash = new URLSearchParams(location.hash.slice(1));
   const play = hash.get("play");
-  if (play) {
-    saveTable(code, { playToken: play });
-    history.replaceState(history.state, "", location.pathname + location.search);
-  }
+  if (play) saveTable(code, { playToken: play });
+  // a seat handed to this phone: its one-time link is traded for our own token (seats.js)
+  const seat = takeSeatLink(code, hash);
+  if (play || seat) history.replaceState(history.state, "", location.pathname + location.search);
 }
 
 export function navigate(path, { replace = false } = {}) {
@@ -61,6 +63,8 @@ function route() {
       session.addEventListener("conn", (ev) =>
         renderNetbar(ev.detail.status, { attempt: ev.detail.attempt, onRetry: () => session.conn.reconnectNow() }),
       );
+      attachSeats(session);
+      attachTableLife(session, { navigate });
       session.start();
     }
   } else if (session) {

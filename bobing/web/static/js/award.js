@@ -111,6 +111,18 @@ export function logLine(e, rules) {
       return t("log.seed_revealed");
     case EVENT.THROW_UNDONE:
       return t("log.undone", { n: e.throw, player: e.player, hand: describeThrow(e, rules).name });
+    case EVENT.DICE:
+      if (e.stand_in === "host") return t("log.stand_in_host", { player: e.player, n: e.throw });
+      if (e.stand_in === "auto") return t("log.stand_in_auto", { player: e.player, n: e.throw });
+      return null;
+    case EVENT.SEAT_HANDED:
+      return t("log.seat_handed", { player: e.player });
+    case EVENT.SEAT_CLAIMED:
+      return e.from ? t("log.seat_claimed_rematch", { player: e.player }) : t("log.seat_claimed", { player: e.player });
+    case EVENT.AUTO_THROW_SET:
+      return e.seconds ? t("log.auto_throw_on", { s: e.seconds }) : t("log.auto_throw_off");
+    case EVENT.REMATCH:
+      return t("log.rematch", { code: e.code });
     default:
       return null;
   }

@@ -140,13 +140,25 @@ export class Bowl {
    * Tumble the dice until `result` (faces, or a promise of faces; null for a 跳猴) arrives,
    * then settle them. Resolves once they rest.
    */
-  async roll(result, { seed = 1, count = 6, minMs = 700, onSettle = null } = {}) {
+  async roll(result, { seed = 1, count = 6, minMs = 700, onSettle = null, onShown = null, quick = false } = {}) {
     const token = ++this.token;
     this.setStamp(null);
+    if (quick) {
+      // a newer throw while the bowl is still busy: show it as soon as it is known (the
+      // bowl never falls behind the game); a short pop says the dice changed
+      const faces = await result;
+      if (token !== this.token) return;
+      this.showResult(faces, seed, count);
+      if (onShown) onShown();
+      if (!reducedMotion()) this.el.animate([{ transform: "scale(0.97)" }, { transform: "scale(1)" }], { duration: 160 });
+      if (onSettle) onSettle();
+      return;
+    }
     if (reducedMotion()) {
       const faces = await result;
       if (token !== this.token) return;
       this.showResult(faces, seed, count);
+      if (onShown) onShown();
       if (onSettle) onSettle();
       return;
     }
@@ -179,6 +191,10 @@ export class Bowl {
     for (const anim of tumbles) anim.cancel();
     if (token !== this.token) return;
     this.showResult(faces, seed, count);
+    // the faces are in the bowl; the landing is still animation (a newer throw cuts it short)
+    this.rolling = true;
+    this.el.classList.add("is-rolling");
+    if (onShown) onShown();
     // the landing: each die drops into its spot
     const landing = Array.from(this.tray.children).map((wrap, i) =>
       wrap.animate(
@@ -192,6 +208,7 @@ export class Bowl {
     );
     if (onSettle) onSettle();
     await Promise.all(landing);
+    if (token !== this.token) return; // a newer roll owns the bowl now
     this.el.classList.remove("is-rolling");
     this.rolling = false;
   }

@@ -13,6 +13,11 @@ export const EVENT = Object.freeze({
   ENDED: "ended",
   SEED_REVEALED: "seed_revealed",
   THROW_UNDONE: "throw_undone",
+  SEAT_HANDED: "seat_handed",
+  SEAT_CLAIMED: "seat_claimed",
+  AUTO_THROW_SET: "auto_throw_set",
+  REMATCH: "rematch",
+  REACTION: "reaction",
   // the game engine's
   STARTED: "started",
   THROWN: "thrown",
@@ -47,6 +52,12 @@ export const COMMAND = Object.freeze({
   RESUME: "resume",
   END: "end",
   UNDO: "undo",
+  HAND_SEAT: "hand_seat",
+  CLAIM_SEAT: "claim_seat",
+  SET_AUTO_THROW: "set_auto_throw",
+  REMATCH: "rematch",
+  CLAIM_REMATCH: "claim_rematch",
+  REACT: "react",
   AUTH: "auth",
   PING: "ping",
 });
@@ -78,6 +89,9 @@ export const ROLE = Object.freeze({ HOST: "host", PLAY: "play", PLAYER: "player"
 export const VOIDABLE = Object.freeze(
   new Set(["dice", "started", "thrown", "skipped", "awarded", "standing", "skip_next", "final", "grab_open", "game_over", "zhuangyuan", "ended"]),
 );
+
+/** The emoji a player may send to the table (the server accepts only these). */
+export const REACTIONS = Object.freeze(["👏", "🎉", "😂", "😱", "🥮", "🔥", "👍", "🙏"]);
 
 /** The six tiers, highest first. */
 export const TIERS = Object.freeze(["zhuangyuan", "duitang", "sanhong", "sijin", "erju", "yixiu"]);

@@ -19,6 +19,10 @@ export class RefereePad {
     this.faces = [];
     this.tiaohou = false;
     this.busy = false;
+    // keys typed while an entry is being sent wait here (in order) for the next throw
+    this.ahead = [];
+    this.aheadTiaohou = false;
+    this.aheadConfirm = false;
     this.slots = h("div", { class: "ref-slots", role: "group", "aria-label": t("ref.slots") });
     this.preview = h("div", { class: "ref-preview", "aria-live": "polite" });
     this.confirmBtn = h("button", { type: "button", class: "btn btn-primary btn-block ref-confirm", onclick: () => this.confirm() }, t("ref.confirm"));
@@ -72,34 +76,61 @@ export class RefereePad {
       ev.preventDefault();
     } else if (ev.key === "Escape") {
       this.clear();
-    } else if (ev.key === "Enter" && this.ready() && tag !== "BUTTON") {
-      this.confirm();
-      ev.preventDefault();
+    } else if (ev.key === "Enter" && tag !== "BUTTON") {
+      if (this.busy && (this.aheadTiaohou || this.ahead.length === this.count)) {
+        this.aheadConfirm = true; // sent as soon as the previous entry is in
+        this.paint();
+        ev.preventDefault();
+      } else if (this.ready()) {
+        this.confirm();
+        ev.preventDefault();
+      }
     }
   }
 
   add(face) {
-    if (this.busy) return;
+    if (this.busy) {
+      this.aheadTiaohou = false;
+      if (this.ahead.length < this.count) this.ahead.push(face);
+      this.paint();
+      return;
+    }
     this.tiaohou = false;
     if (this.faces.length < this.count) this.faces.push(face);
     this.paint();
   }
 
   back() {
-    if (this.busy) return;
+    if (this.busy) {
+      this.ahead.pop();
+      this.aheadConfirm = false;
+      this.paint();
+      return;
+    }
     this.faces.pop();
     this.paint();
   }
 
   clear() {
-    if (this.busy) return;
+    if (this.busy) {
+      this.ahead = [];
+      this.aheadTiaohou = false;
+      this.aheadConfirm = false;
+      this.paint();
+      return;
+    }
     this.faces = [];
     this.tiaohou = false;
     this.paint();
   }
 
   toggleTiaohou() {
-    if (this.busy) return;
+    if (this.busy) {
+      this.aheadTiaohou = !this.aheadTiaohou;
+      if (this.aheadTiaohou) this.ahead = [];
+      this.paint();
+      return;
+    }
     this.tiaohou = !this.tiaohou;
     if (this.tiaohou) this.faces = [];
     this.paint();
@@ -116,8 +147,12 @@ export class RefereePad {
 
   paint() {
     const slots = [];
+    // while an entry is being sent, the slots show what is typed for the next one
+    const queued = this.busy && (this.ahead.length > 0 || this.aheadTiaohou);
+    const shown = queued ? this.ahead : this.faces;
+    this.slots.classList.toggle("is-queued", queued);
     for (let i = 0; i < this.count; i++) {
-      const face = this.faces[i];
+      const face = shown[i];
       slots.push(
         h(
           "span",
@@ -127,12 +162,14 @@ export class RefereePad {
       );
     }
     mount(this.slots, slots);
-    this.slots.classList.toggle("is-tiaohou", this.tiaohou);
+    this.slots.classList.toggle("is-tiaohou", queued ? this.aheadTiaohou : this.tiaohou);
     if (this.tiaohouBtn) {
       this.tiaohouBtn.setAttribute("aria-pressed", String(this.tiaohou));
       this.tiaohouBtn.classList.toggle("is-on", this.tiaohou);
     }
-    if (this.tiaohou) {
+    if (queued) {
+      mount(this.preview, h("span", { class: "hint ref-queued" }, this.aheadConfirm ? t("ref.queued_confirm") : t("ref.queued", { n: this.aheadTiaohou ? 0 : this.count - this.ahead.length })));
+    } else if (this.tiaohou) {
       mount(this.preview, h("strong", { class: "ref-name" }, t("tiaohou")), h("span", { class: "ref-why" }, t("ref.tiaohou_effect")));
     } else if (this.count === 6 && this.faces.length === 6) {
       const c = classify(this.faces, this.rules);
@@ -155,16 +192,26 @@ export class RefereePad {
     this.busy = true;
     this.confirmBtn.disabled = true;
     this.confirmBtn.classList.add("is-busy");
+    let sent = false;
     try {
       await this.onConfirm(this.tiaohou ? null : this.faces.slice());
-      this.faces = [];
-      this.tiaohou = false;
+      sent = true;
     } catch {
-      // the caller showed the error; keep the faces for a correction
+      // the caller showed the error; keep the faces for a correction (and what was typed ahead)
     } finally {
       this.busy = false;
       this.confirmBtn.classList.remove("is-busy");
-      this.paint();
     }
+    let again = false;
+    if (sent) {
+      this.faces = this.ahead.splice(0, this.count);
+      this.tiaohou = this.aheadTiaohou;
+      again = this.aheadConfirm && this.ready();
+      this.ahead = [];
+      this.aheadTiaohou = false;
+      this.aheadConfirm = false;
+    }
+    this.paint();
+    if (again && this.el.isConnected) await this.confirm();
   }
 }

@@ -83,7 +83,8 @@ function prune(keep) {
 }
 
 export function prefs() {
-  return read(PREFS, { muted: false, shake: false });
+  // shake is undefined until someone turns it off: on by default (play.js)
+  return read(PREFS, { muted: false });
 }
 
 export function setPref(key, value) {

@@ -2,7 +2,7 @@
 // reveal with an in-browser check of every throw.
 
 import { h, mount } from "../dom.js";
-import { t } from "../i18n.js";
+import { t, lang } from "../i18n.js";
 import { TIERS, MODE } from "../protocol.js";
 import { api } from "../api.js";
 import { diceRow } from "../dice.js";
@@ -12,6 +12,11 @@ import { verifyRecord, usesWebCrypto } from "../fair.js";
 import { icon, announce, showError } from "../ui.js";
 import { gong } from "../sound.js";
 import { tierShort, canUndo, undoButton } from "./play.js";
+import { celebrateEnd } from "../life.js";
+import { rematchCard } from "../rematch.js";
+import { shareSection } from "../share.js";
+import { historyCard } from "../history.js";
+import { reactionBar } from "../reactions.js";
 
 function endReason(state) {
   if (state.end_reason === "host") return t("end.by_host");
@@ -85,6 +90,7 @@ export class EndPanel {
       const st = session.state;
       const z = st.result && st.result.zhuangyuan;
       announce(z ? t("end.announce", { player: z.player }) : t("end.no_winner"));
+      celebrateEnd(st);
     }
   }
 
@@ -139,7 +145,7 @@ export class EndPanel {
         "div",
         { class: "btn-row downloads" },
         h("a", { class: "btn btn-ghost", href: `/api/tables/${code}/record`, download: `bobing-${code}.json` }, icon("download"), t("end.download_record")),
-        h("a", { class: "btn btn-ghost", href: `/api/tables/${code}/results.csv`, download: `bobing-${code}.csv` }, icon("download"), t("end.download_csv")),
+        h("a", { class: "btn btn-ghost", href: `/api/tables/${code}/results.csv?lang=${lang()}`, download: `bobing-${code}.csv` }, icon("download"), t("end.download_csv")),
       ),
     );
     const fair = st.fairness || {};
@@ -165,7 +171,9 @@ export class EndPanel {
     const undo = this.session.isHost() && canUndo(st) ? undoButton(this.session) : null;
     const actions = h("div", { class: "btn-row center" }, undo, h("a", { href: "/", "data-link": "", class: "btn btn-ghost" }, t("end.new_table")), h("a", { href: `/t/${code}/tv`, "data-link": "", class: "btn btn-ghost" }, icon("tv"), t("nav.tv")));
     const keep = this.verifyBox;
-    mount(this.el, ceremony, h("div", { class: "end-grid" }, results, fairness), log, actions);
+    this.share = this.share || shareSection(this.session);
+    this.reactions = this.reactions || reactionBar(this.session);
+    mount(this.el, ceremony, this.reactions, rematchCard(this.session, this.ctx.navigate), this.share, h("div", { class: "end-grid" }, results, fairness), log, actions, historyCard(code));
     this.verifyBox = keep;
   }
 

@@ -34,6 +34,7 @@ export class HomeView {
     this.named = {};
     this.refereeThrower = false;
     this.tableName = null;
+    this.nameEdited = false;
     this.editor = h("div", { class: "switch-editor" });
     this.statement = h("p", { class: "order-statement", "aria-live": "polite" });
     this.busy = false;
@@ -43,7 +44,8 @@ export class HomeView {
 
   async render() {
     renderTopbar({ extra: [oddsNavLink(), h("a", { href: "/rules", "data-link": "", class: "icon-btn", "aria-label": t("nav.rules_general"), title: t("nav.rules_general") }, icon("book"))] });
-    if (this.tableName === null) this.tableName = t("home.default_name");
+    // the default name follows the language until someone types their own
+    if (this.tableName === null || !this.nameEdited) this.tableName = t("home.default_name");
     mount(this.main, this.page());
     if (!this.presets) {
       try {
@@ -130,7 +132,10 @@ export class HomeView {
       maxlength: TABLE_NAME_MAX,
       value: this.tableName,
       required: true,
-      oninput: (ev) => (this.tableName = ev.target.value),
+      oninput: (ev) => {
+        this.tableName = ev.target.value;
+        this.nameEdited = true;
+      },
     });
     const modes = [MODE.ONLINE, MODE.PASS_AND_PLAY, MODE.REFEREE].map((mode) =>
       h(

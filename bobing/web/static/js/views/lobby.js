@@ -9,12 +9,13 @@ import { orderLine, starterFromDice, tierName } from "../game.js";
 import { RefereePad } from "../referee.js";
 import { icon, copyText, toast, showError, announce, errorText } from "../ui.js";
 import { rattle, settle } from "../sound.js";
+import { inviteBase, loadInvite, loopbackOnly, forgetInviteWaiter } from "../invite.js";
 
 /** Characters the server refuses in names (HTML and control characters). */
 export const BAD_NAME = /[<>&"'\u0000-\u001f\u007f]/;
 
 export function inviteUrl(code) {
-  return `${location.origin}/t/${code}`;
+  return `${inviteBase()}/t/${code}`;
 }
 
 export function modeName(mode) {
@@ -68,10 +69,13 @@ export class LobbyPanel {
     });
     this.thrower = null;
     this.el = h("div", { class: "lobby" });
+    this.onInvite = () => this.build();
+    loadInvite(this.onInvite);
     this.build();
   }
 
   destroy() {
+    forgetInviteWaiter(this.onInvite);
     if (this.pad) this.pad.destroy();
   }
 
@@ -94,6 +98,7 @@ export class LobbyPanel {
           h("p", { class: "code-label" }, t("lobby.code")),
           h("p", { class: "table-code", "aria-label": t("lobby.code_spoken", { code: code.split("").join(" ") }) }, code),
           h("p", { class: "invite-url" }, url),
+          loopbackOnly() ? h("p", { class: "invite-warning", role: "alert" }, h("span", { "aria-hidden": "true" }, "⚠ "), t("lobby.loopback_only")) : null,
           h(
             "div",
             { class: "btn-row" },

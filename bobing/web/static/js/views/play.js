@@ -12,10 +12,14 @@ import { icon, announce, showError, confirmDialog, toast } from "../ui.js";
 import { rattle, settle, chime, gong, unlock } from "../sound.js";
 import { prefs, setPref } from "../store.js";
 import { keepFocus } from "./lobby.js";
+import { SeatTools, AutoThrowNote } from "../seats.js";
+import { reactionBar } from "../reactions.js";
+import { celebrateThrow } from "../life.js";
 
 const LOG_LIMIT = 60;
 const SHAKE_DELTA = 14;
 const SHAKE_GAP_MS = 1500;
+const ROLL_MS = 650;
 
 /** Which throw the bowl shows: its number and faces (an undone throw's number comes again). */
 export function shownKey(thrown) {
@@ -24,6 +28,19 @@ export function shownKey(thrown) {
 
 function facesOf(thrown) {
   return thrown && thrown.dice ? thrown.dice.split("").map(Number) : null;
+}
+
+/**
+ * Roll the bowl; resolves as soon as the faces are in it (the landing is decoration), or when
+ * a newer roll cut this one short.
+ */
+function rollShown(bowl, faces, options) {
+  let shown;
+  const promise = new Promise((resolve) => {
+    shown = resolve;
+  });
+  bowl.roll(faces, { ...options, onShown: shown }).then(shown, shown);
+  return promise;
 }
 
 export function tierShort(tier) {
@@ -111,7 +128,8 @@ export class PlayPanel {
     this.logBox = h("section", { class: "card log-card", "aria-labelledby": "log-title" });
     this.hostBox = h("div", { class: "host-bar" });
     this.pausedBox = h("div", { class: "paused-note", role: "status", hidden: true });
-    this.queue = Promise.resolve();
+    this.settled = Promise.resolve();
+    this.pending = null;
     this.myRoll = null;
     this.throwing = false;
     this.pad = null;
@@ -131,6 +149,8 @@ export class PlayPanel {
       }
     };
     document.addEventListener("keydown", this.onKey);
+    this.seatTools = new SeatTools(session);
+    this.autoNote = new AutoThrowNote(session);
     this.el = h(
       "div",
       { class: "play" },
@@ -140,55 +160,88 @@ export class PlayPanel {
         this.turnBar,
         this.pausedBox,
         h("div", { class: "bowl-stage" }, this.bowl.el),
+        this.autoNote.el,
         this.awardBox,
         this.actionBox,
+        this.seatTools.el,
+        reactionBar(session),
       ),
       h("div", { class: "play-side" }, this.leaderBox, this.poolBox, this.playersBox, this.logBox, this.hostBox),
     );
-    if (prefs().shake) this.enableShake(false);
+    // shake to throw is on by default where the phone allows it without asking; where it
+    // needs permission (iOS) one tap on the shake button turns it on
+    this.shakeActive = false;
+    if (prefs().shake !== false) this.enableShake(false).then((ok) => this.setShakeActive(ok));
     this.paintAll();
   }
 
   destroy() {
     if (this.pad) this.pad.destroy();
+    this.autoNote.destroy();
     window.removeEventListener("devicemotion", this.onMotion);
     document.removeEventListener("keydown", this.onKey);
   }
 
   update(detail) {
-    this.queue = this.queue.then(() => this.apply(detail)).catch((err) => {
-      // never leave the queue broken; show the state as it is
+    // Never queue behind an animation: the bowl shows the latest throw, a newer one cuts a
+    // stale tumble short, and everything else is painted at once.
+    try {
+      this.apply(detail);
+    } catch (err) {
       console.warn(err);
       this.paintAll();
-    });
+    }
   }
 
-  /** Show the game's last throw, then resolve (the ceremony follows). */
-  finish(detail) {
+  /** Show the game's last throw, then resolve (the ceremony follows at once). */
+  async finish(detail) {
     this.update(detail);
-    return this.queue.then(() => sleep(reducedMotion() ? 300 : 1600));
+    await this.settled;
+    await sleep(reducedMotion() ? 200 : 900);
   }
 
-  async apply({ events, live }) {
+  apply({ events, live }) {
     const undone = events.filter((e) => e.type === EVENT.THROW_UNDONE);
     if (live && undone.length) this.noteUndone(undone[undone.length - 1]);
     const thrown = events.filter((e) => e.type === EVENT.THROWN && !this.session.isVoided(e));
     const last = thrown[thrown.length - 1];
     if (live && last) {
-      this.paintTurn(true);
-      if (this.myRoll && this.myRoll.turn === last.throw) {
-        await this.myRoll.done;
-      } else {
-        rattle(0.8);
-        await this.bowl.roll(facesOf(last), { seed: last.throw, minMs: 650, onSettle: settle });
-      }
-      this.myRoll = null;
-      this.lastShown = shownKey(last);
-      this.paintAll();
-      this.celebrate(last);
+      this.showThrow(last);
       return;
     }
     this.paintAll();
+  }
+
+  /** Roll the bowl to `last`; a throw that arrives meanwhile replaces it (no queue). */
+  showThrow(last) {
+    this.pending = last;
+    document.dispatchEvent(new CustomEvent("bobing:throw", { detail: { throw: last.throw } }));
+    this.paintTurn(true);
+    let shown;
+    if (this.myRoll && this.myRoll.turn === last.throw) {
+      shown = this.myRoll.shown;
+    } else {
+      // a bowl still busy with an older throw shows this one at once (no queue, no tumble)
+      const behind = this.bowl.rolling;
+      if (!behind) rattle(0.8);
+      shown = rollShown(this.bowl, facesOf(last), { seed: last.throw, minMs: ROLL_MS, quick: behind, onSettle: settle });
+    }
+    this.myRoll = null;
+    this.settled = shown.then(() => {
+      if (this.pending !== last) return this.settled; // a newer throw took over
+      this.pending = null;
+      this.lastShown = shownKey(last);
+      this.bowl.el.dataset.shown = String(last.throw);
+      this.paintAll();
+      this.celebrate(last);
+      this.dispatchShown(last);
+      return undefined;
+    });
+    this.paintAll();
+  }
+
+  dispatchShown(last) {
+    document.dispatchEvent(new CustomEvent("bobing:shown", { detail: { thrown: last, state: this.session.state, session: this.session } }));
   }
 
   noteUndone(e) {
@@ -207,6 +260,7 @@ export class PlayPanel {
     const tier = d.hand ? tierOf(d.hand, st.rules) : null;
     if (tier === "zhuangyuan" || ["liubohong", "liubohei", "biandijin"].includes(d.hand)) gong();
     else if (tier) chime(1 + TIERS.length - TIERS.indexOf(tier) - 1);
+    celebrateThrow(thrown, st);
     this.awardBox.classList.remove("flash");
     void this.awardBox.offsetWidth;
     this.awardBox.classList.add("flash");
@@ -215,7 +269,7 @@ export class PlayPanel {
   paintAll() {
     const st = this.session.state;
     if (!st) return;
-    this.paintTurn(false);
+    this.paintTurn(Boolean(this.pending));
     this.paintBowl();
     this.paintAward();
     this.paintAction();
@@ -224,6 +278,8 @@ export class PlayPanel {
     mount(this.playersBox, h("h2", { id: "players-title", class: "card-title" }, t("play.holdings")), holdingsTable(st, { me: this.session.me }));
     this.paintLog();
     this.paintHost();
+    this.seatTools.update();
+    this.autoNote.update();
   }
 
   paintTurn(rolling) {
@@ -258,9 +314,10 @@ export class PlayPanel {
   }
 
   paintBowl() {
-    if (this.bowl.rolling) return;
+    if (this.bowl.rolling || this.pending) return;
     const last = this.session.state.last_throw;
     const key = shownKey(last);
+    this.bowl.el.dataset.shown = last ? String(last.throw) : "0";
     if (this.lastShown === key && this.bowl.tray.childElementCount + (this.bowl.stamp.hidden ? 0 : 1) > 0) return;
     this.lastShown = key;
     if (!last) this.bowl.show([], { seed: 1 });
@@ -271,6 +328,7 @@ export class PlayPanel {
   paintAward() {
     const st = this.session.state;
     const last = st.last_throw;
+    if (this.pending) return; // the award shows once the dice land
     if (!last) {
       mount(this.awardBox, h("p", { class: "award-empty" }, t("play.no_throw_yet")));
       return;
@@ -369,9 +427,9 @@ export class PlayPanel {
         motionOk
           ? h(
               "button",
-              { type: "button", class: "btn btn-ghost btn-small shake-btn", "aria-pressed": String(Boolean(prefs().shake)), onclick: (ev) => this.toggleShake(ev.currentTarget) },
+              { type: "button", class: "btn btn-ghost btn-small shake-btn", "aria-pressed": String(this.shakeActive), onclick: (ev) => this.toggleShake(ev.currentTarget) },
               icon("shake"),
-              t(prefs().shake ? "play.shake_on" : "play.shake_off"),
+              t(this.shakeActive ? "play.shake_on" : "play.shake_off"),
             )
           : null,
         h("p", { class: "hint kbd-hint" }, t("play.key_hint")),
@@ -388,10 +446,11 @@ export class PlayPanel {
     this.paintButton();
     const turn = this.session.state.turn;
     const previous = this.bowl.faces.length ? this.bowl.faces.slice() : "blank";
-    rattle(1.1);
+    const behind = this.bowl.rolling;
+    if (!behind) rattle(1.1);
     const thrown = this.session.throwDice({ nonce: randomId(20) });
     const faces = thrown.then(facesOf, () => previous);
-    this.myRoll = { turn, done: this.bowl.roll(faces, { seed: turn, minMs: 800, onSettle: settle }) };
+    this.myRoll = { turn, shown: rollShown(this.bowl, faces, { seed: turn, minMs: 800, quick: behind, onSettle: settle }) };
     try {
       await thrown;
     } catch (err) {
@@ -499,8 +558,17 @@ export class PlayPanel {
 
   // ---- shake to throw ------------------------------------------------------------------------
 
+  setShakeActive(on) {
+    this.shakeActive = on;
+    const button = this.actionBox.querySelector(".shake-btn");
+    if (button) {
+      button.setAttribute("aria-pressed", String(on));
+      mount(button, icon("shake"), t(on ? "play.shake_on" : "play.shake_off"));
+    }
+  }
+
   async toggleShake(button) {
-    const on = !prefs().shake;
+    const on = !this.shakeActive;
     if (on) {
       const ok = await this.enableShake(true);
       if (!ok) {
@@ -511,15 +579,15 @@ export class PlayPanel {
       window.removeEventListener("devicemotion", this.onMotion);
     }
     setPref("shake", on);
-    button.setAttribute("aria-pressed", String(on));
-    mount(button, icon("shake"), t(on ? "play.shake_on" : "play.shake_off"));
+    this.setShakeActive(on);
   }
 
   async enableShake(ask) {
     const DME = window.DeviceMotionEvent;
     if (!DME) return false;
     if (typeof DME.requestPermission === "function") {
-      if (!ask) return false; // iOS asks only from a tap
+      // Chromium grants it without a prompt; iOS refuses a call that is not from a tap (no
+      // prompt either), and the shake button then asks with one tap
       try {
         if ((await DME.requestPermission()) !== "granted") return false;
       } catch {

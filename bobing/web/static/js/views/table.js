@@ -16,6 +16,19 @@ export function tableLinks(code) {
   ];
 }
 
+/**
+ * A new screen (lobby → game → ceremony) opens at its top, whatever the previous one was
+ * scrolled to: the bowl, the throw button and the 状元 seal are what people look for first.
+ * The focus moves to the screen's main heading (or the main region) for screen readers.
+ */
+export function showFromTop(main) {
+  window.scrollTo(0, 0);
+  const heading = main.querySelector("h1");
+  const target = heading || main;
+  if (heading && !heading.hasAttribute("tabindex")) heading.setAttribute("tabindex", "-1");
+  target.focus({ preventScroll: true });
+}
+
 export class TableView {
   constructor(main, session, ctx) {
     this.main = main;
@@ -85,6 +98,7 @@ export class TableView {
       this.panel = this.makePanel(kind, detail);
       mount(this.main, this.panel.el);
       document.body.dataset.screen = kind;
+      showFromTop(this.main);
       return;
     }
     if (this.panel.update) this.panel.update(detail);

@@ -1,6 +1,6 @@
 // The big screen (/t/CODE/tv): read-only, large type, for a TV or a projector.
 
-import { h, mount, sleep, reducedMotion } from "../dom.js";
+import { h, mount } from "../dom.js";
 import { t } from "../i18n.js";
 import { EVENT, STATUS, PHASE } from "../protocol.js";
 import { Bowl, diceRow } from "../dice.js";
@@ -12,6 +12,8 @@ import { rattle, settle, gong } from "../sound.js";
 import { poolView, holdingsTable, shownKey } from "./play.js";
 import { inviteUrl } from "./lobby.js";
 import { resultsTable } from "./end.js";
+import { recentThrows, zhuangyuanRace } from "../tv_extras.js";
+import { celebrateThrow, celebrateEnd } from "../life.js";
 
 export class TvView {
   constructor(main, session, ctx) {
@@ -19,10 +21,14 @@ export class TvView {
     this.session = session;
     this.ctx = ctx;
     this.bowl = new Bowl({ big: true });
-    this.queue = Promise.resolve();
-    this.shown = null;
+    this.pending = null;
     this.onUpdate = (ev) => {
-      this.queue = this.queue.then(() => this.apply(ev.detail)).catch(() => this.paint());
+      try {
+        this.apply(ev.detail);
+      } catch (err) {
+        console.warn(err);
+        this.paint();
+      }
     };
     session.addEventListener("update", this.onUpdate);
   }
@@ -51,21 +57,30 @@ export class TvView {
     });
   }
 
-  async apply({ events, live }) {
+  apply({ events, live }) {
     this.topbar();
     const thrown = events.filter((e) => e.type === EVENT.THROWN && !this.session.isVoided(e));
     const last = thrown[thrown.length - 1];
-    if (live && last) {
-      this.paint({ rolling: true });
-      rattle(0.8);
-      await this.bowl.roll(last.dice ? last.dice.split("").map(Number) : null, { seed: last.throw, minMs: 900, onSettle: settle });
+    if (live && events.some((e) => e.type === EVENT.ZHUANGYUAN)) gong();
+    if (!(live && last)) {
+      if (!this.pending) this.paint();
+      return;
+    }
+    // no queue: a newer throw cuts a stale tumble short; the end follows its last throw at once
+    this.pending = last;
+    this.paint({ rolling: true });
+    const behind = this.bowl.rolling;
+    if (!behind) rattle(0.8);
+    this.bowl.roll(last.dice ? last.dice.split("").map(Number) : null, { seed: last.throw, minMs: 900, quick: behind, onSettle: settle }).then(() => {
+      if (this.pending !== last) return;
       this.shown = shownKey(last);
       const d = describeThrow(last, this.session.state.rules);
       announce(`${last.player}：${d.name}`);
-      if (this.session.state.status === STATUS.OVER) await sleep(reducedMotion() ? 300 : 2000);
-    }
-    if (live && events.some((e) => e.type === EVENT.ZHUANGYUAN)) gong();
-    this.paint();
+      celebrateThrow(last, this.session.state);
+      if (this.session.state.status === STATUS.OVER) celebrateEnd(this.session.state);
+      this.pending = null;
+      this.paint();
+    });
   }
 
   paint({ rolling = false } = {}) {
@@ -105,6 +120,7 @@ export class TvView {
             z && z.dice ? diceRow(z.dice, { size: "lg" }) : null,
           ),
           h("section", { class: "card" }, resultsTable(st)),
+          h("div", { class: "tv-over-side" }, zhuangyuanRace(this.session), qr),
         ),
       );
       return;
@@ -151,6 +167,7 @@ export class TvView {
           h("section", { class: "card" }, h("h2", { class: "card-title" }, t("play.pool")), poolView(st)),
           h("section", { class: "card" }, holdingsTable(st)),
         ),
+        h("div", { class: "tv-third" }, zhuangyuanRace(this.session), recentThrows(this.session)),
       ),
     );
   }

@@ -1,0 +1,100 @@
+// The games played on this phone (localStorage), and those of this table: a rematch chain
+// (the table, the one it was a rematch of, and so on) counts as one table of people.
+
+import { h } from "./dom.js";
+import { t } from "./i18n.js";
+import { STATUS } from "./protocol.js";
+import { diceRow } from "./dice.js";
+import { classify, handName } from "./game.js";
+import { cakes } from "./award.js";
+import { loadTable } from "./store.js";
+
+const KEY = "bobing.history";
+const MAX_GAMES = 60;
+
+export function games() {
+  try {
+    const list = JSON.parse(localStorage.getItem(KEY) || "[]");
+    return Array.isArray(list) ? list : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Remember a finished game (once per table; a later state of it replaces the entry). */
+export function recordGame(session) {
+  const st = session.state;
+  if (!st || st.status !== STATUS.OVER || !st.result) return null;
+  const z = st.result.zhuangyuan;
+  const entry = {
+    code: st.code,
+    name: st.name,
+    mode: st.mode,
+    at: st.created_at,
+    players: (st.players || []).map((p) => ({ name: p.name, cakes: cakes((st.result.holdings || {})[p.name]) })),
+    zhuangyuan: z ? { player: z.player, dice: z.dice || null } : null,
+    me: session.me || null,
+    rematchOf: loadTable(st.code).rematchOf || null,
+    rules: st.rules,
+  };
+  const list = games().filter((g) => g.code !== entry.code);
+  list.unshift(entry);
+  try {
+    localStorage.setItem(KEY, JSON.stringify(list.slice(0, MAX_GAMES)));
+  } catch {
+    // storage full: the history is a nicety
+  }
+  return entry;
+}
+
+/** The games of this table: this one and the tables it continues (rematches), newest first. */
+export function tableGames(code) {
+  const all = games();
+  const byCode = new Map(all.map((g) => [g.code, g]));
+  const out = [];
+  let cursor = byCode.get(code);
+  const seen = new Set();
+  while (cursor && !seen.has(cursor.code)) {
+    seen.add(cursor.code);
+    out.push(cursor);
+    cursor = cursor.rematchOf ? byCode.get(cursor.rematchOf) : null;
+  }
+  return out;
+}
+
+function gameItem(g, current) {
+  const winner = g.zhuangyuan;
+  const when = g.at ? new Date(g.at).toLocaleDateString() : "";
+  return h(
+    "li",
+    { class: `history-item${g.code === current ? " is-current" : ""}` },
+    h("a", { href: `/t/${g.code}`, "data-link": "", class: "history-name" }, g.name, " ", h("span", { class: "hint" }, `${g.code} · ${when}`)),
+    h(
+      "span",
+      { class: "history-winner" },
+      winner ? t("history.winner", { player: winner.player }) : t("history.no_winner"),
+      winner && winner.dice ? " · " + handName(classify(winner.dice, g.rules)) : "",
+    ),
+    winner && winner.dice ? diceRow(winner.dice, { size: "xs" }) : null,
+    g.me ? h("span", { class: "hint" }, t("history.me", { player: g.me, n: (g.players.find((p) => p.name === g.me) || { cakes: 0 }).cakes })) : null,
+  );
+}
+
+/** The end screen's history card: this table's games and all games on this phone. */
+export function historyCard(code) {
+  const table = tableGames(code);
+  const all = games();
+  return h(
+    "section",
+    { class: "card history-card", "aria-labelledby": "history-title" },
+    h("h2", { id: "history-title", class: "card-title" }, t("history.title")),
+    table.length > 1 ? h("h3", { class: "sub-title" }, t("history.this_table", { n: table.length })) : null,
+    table.length > 1 ? h("ol", { class: "history-list" }, table.map((g) => gameItem(g, code))) : null,
+    h(
+      "details",
+      { class: "history-all", open: table.length <= 1 },
+      h("summary", {}, t("history.this_phone", { n: all.length })),
+      h("ol", { class: "history-list" }, all.map((g) => gameItem(g, code))),
+    ),
+  );
+}

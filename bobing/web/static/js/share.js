@@ -1,0 +1,170 @@
+// The share card: an image of the result (the 状元's dice and name, the table, the top
+// cakes) drawn on a canvas in the browser; shared through the system share sheet with the
+// image where the browser can (navigator.share with files), saved as a PNG otherwise.
+
+import { h, mount, download } from "./dom.js";
+import { t } from "./i18n.js";
+import { classify, handName, tierName } from "./game.js";
+import { cakes } from "./award.js";
+import { icon, showError, toast } from "./ui.js";
+import { TIERS } from "./protocol.js";
+
+const W = 1080;
+const H = 1350;
+const FONT = '"PingFang SC", "Hiragino Sans GB", "Noto Sans CJK SC", "Noto Sans SC", "Microsoft YaHei", system-ui, sans-serif';
+const SERIF = '"Songti SC", "Noto Serif CJK SC", "Noto Serif SC", "STSong", "SimSun", Georgia, serif';
+const PIPS = { 1: [[0, 0]], 2: [[-1, -1], [1, 1]], 3: [[-1, -1], [0, 0], [1, 1]], 4: [[-1, -1], [1, -1], [-1, 1], [1, 1]], 5: [[-1, -1], [1, -1], [0, 0], [-1, 1], [1, 1]], 6: [[-1, -1], [1, -1], [-1, 0], [1, 0], [-1, 1], [1, 1]] };
+
+function roundRect(ctx, x, y, w, h, r) {
+  ctx.beginPath();
+  ctx.moveTo(x + r, y);
+  ctx.arcTo(x + w, y, x + w, y + h, r);
+  ctx.arcTo(x + w, y + h, x, y + h, r);
+  ctx.arcTo(x, y + h, x, y, r);
+  ctx.arcTo(x, y, x + w, y, r);
+  ctx.closePath();
+}
+
+function drawDie(ctx, x, y, size, face) {
+  roundRect(ctx, x, y, size, size, size * 0.18);
+  ctx.fillStyle = "#fbfaf5";
+  ctx.fill();
+  ctx.lineWidth = 3;
+  ctx.strokeStyle = "#cfd4e2";
+  ctx.stroke();
+  const red = face === 1 || face === 4;
+  const r = face === 1 ? size * 0.15 : size * 0.085;
+  for (const [dx, dy] of PIPS[face] || []) {
+    ctx.beginPath();
+    ctx.arc(x + size / 2 + dx * size * 0.26, y + size / 2 + dy * size * 0.26, r, 0, Math.PI * 2);
+    ctx.fillStyle = red ? "#c62d2f" : "#1b1f33";
+    ctx.fill();
+  }
+}
+
+function fit(ctx, text, max, size, family, weight = "900") {
+  let s = size;
+  do {
+    ctx.font = `${weight} ${s}px ${family}`;
+    s -= 4;
+  } while (ctx.measureText(text).width > max && s > 20);
+}
+
+/** Draw the share card of a finished table's state; returns the canvas. */
+export function drawCard(state) {
+  const canvas = document.createElement("canvas");
+  canvas.width = W;
+  canvas.height = H;
+  const ctx = canvas.getContext("2d");
+  const sky = ctx.createLinearGradient(0, 0, 0, H);
+  sky.addColorStop(0, "#10163a");
+  sky.addColorStop(1, "#2a1340");
+  ctx.fillStyle = sky;
+  ctx.fillRect(0, 0, W, H);
+  // the moon
+  const glow = ctx.createRadialGradient(W * 0.78, 190, 20, W * 0.78, 190, 260);
+  glow.addColorStop(0, "rgba(246, 211, 124, 0.55)");
+  glow.addColorStop(1, "rgba(246, 211, 124, 0)");
+  ctx.fillStyle = glow;
+  ctx.fillRect(0, 0, W, 520);
+  ctx.beginPath();
+  ctx.arc(W * 0.78, 190, 92, 0, Math.PI * 2);
+  ctx.fillStyle = "#f6d37c";
+  ctx.fill();
+  ctx.textAlign = "center";
+  ctx.textBaseline = "alphabetic";
+  ctx.fillStyle = "#fff3cf";
+  fit(ctx, state.name, W - 160, 54, FONT, "700");
+  ctx.fillText(state.name, W / 2, 130);
+  const z = state.result && state.result.zhuangyuan;
+  // the seal
+  ctx.strokeStyle = "#f6d37c";
+  ctx.lineWidth = 6;
+  roundRect(ctx, W / 2 - 250, 300, 500, 170, 24);
+  ctx.stroke();
+  ctx.fillStyle = "#f6d37c";
+  fit(ctx, tierName("zhuangyuan"), 440, 120, SERIF);
+  ctx.fillText(tierName("zhuangyuan"), W / 2, 430);
+  ctx.fillStyle = "#ffffff";
+  const who = z ? z.player : t("end.no_winner");
+  fit(ctx, who, W - 160, 110, SERIF);
+  ctx.fillText(who, W / 2, 620);
+  if (z && z.dice) {
+    ctx.fillStyle = "#f6d37c";
+    const hand = handName(classify(z.dice, state.rules));
+    fit(ctx, hand, W - 160, 64, FONT, "800");
+    ctx.fillText(hand, W / 2, 710);
+    const size = 132;
+    const gap = 20;
+    const x0 = (W - (6 * size + 5 * gap)) / 2;
+    z.dice.split("").forEach((f, i) => drawDie(ctx, x0 + i * (size + gap), 770, size, Number(f)));
+  }
+  // the top of the table
+  const holdings = (state.result && state.result.holdings) || {};
+  const ranked = (state.players || []).map((p) => ({ name: p.name, n: cakes(holdings[p.name]) })).sort((a, b) => b.n - a.n).slice(0, 3);
+  ctx.font = `700 44px ${FONT}`;
+  ranked.forEach((p, i) => {
+    const y = 1020 + i * 66;
+    ctx.textAlign = "left";
+    ctx.fillStyle = "#fff3cf";
+    ctx.fillText(`${i + 1}. ${p.name}`, 170, y);
+    ctx.textAlign = "right";
+    ctx.fillStyle = "#f6d37c";
+    ctx.fillText(t("share.cakes", { n: p.n }), W - 170, y);
+  });
+  ctx.textAlign = "center";
+  ctx.fillStyle = "rgba(255, 243, 207, 0.75)";
+  ctx.font = `500 34px ${FONT}`;
+  const tiers = TIERS.filter((tier) => (state.rules.prizes || {})[tier]).length;
+  ctx.fillText(t("share.footer", { code: state.code, date: new Date(state.created_at).toLocaleDateString(), tiers }), W / 2, H - 70);
+  return canvas;
+}
+
+function toBlob(canvas) {
+  return new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error("no image"))), "image/png"));
+}
+
+/** Share the card (system sheet with the image where possible), else save it. */
+export async function shareCard(state, canvas) {
+  const blob = await toBlob(canvas);
+  const name = `bobing-${state.code}.png`;
+  const file = typeof File === "function" ? new File([blob], name, { type: "image/png" }) : null;
+  if (file && navigator.canShare && navigator.canShare({ files: [file] }) && navigator.share) {
+    try {
+      await navigator.share({ files: [file], title: state.name, text: t("share.text", { name: state.name }) });
+      return "shared";
+    } catch (err) {
+      if (err && err.name === "AbortError") return "cancelled";
+    }
+  }
+  download(blob, name);
+  toast(t("share.saved"));
+  return "saved";
+}
+
+/** The end screen's share card: a preview of the image and a share (or save) button. */
+export function shareSection(session) {
+  const preview = h("div", { class: "share-preview" });
+  const section = h(
+    "section",
+    { class: "card share-card", "aria-labelledby": "share-title" },
+    h("h2", { id: "share-title", class: "card-title" }, t("share.title")),
+    preview,
+  );
+  const make = async () => {
+    const st = session.state;
+    try {
+      const canvas = drawCard(st);
+      const img = h("img", { class: "share-img", alt: t("share.alt", { name: st.name }), src: canvas.toDataURL("image/png"), width: W / 4, height: H / 4 });
+      mount(
+        preview,
+        img,
+        h("button", { type: "button", class: "btn btn-primary share-btn", onclick: () => shareCard(st, canvas).catch(showError) }, icon("share"), t(navigator.share ? "share.share" : "share.save")),
+      );
+    } catch (err) {
+      showError(err);
+    }
+  };
+  mount(preview, h("button", { type: "button", class: "btn btn-ghost share-make", onclick: make }, icon("share"), t("share.make")));
+  return section;
+}
