@@ -44,6 +44,10 @@ def serve(
         str,
         typer.Option(help=_h("serve.opt.broker"), envvar="BOBING_BROKER"),
     ] = "memory://",
+    forwarded_allow_ips: Annotated[
+        str | None,
+        typer.Option(help=_h("serve.opt.forwarded"), envvar="BOBING_FORWARDED_ALLOW_IPS"),
+    ] = None,
 ) -> None:
     """Run the table server: the browser UI, REST under /api, WebSockets under /ws."""
     from bobing.realtime.broker import broker_scheme
@@ -51,7 +55,10 @@ def serve(
     from bobing.web.settings import Settings
 
     broker_scheme(broker)  # a bad URL fails before anything starts
-    run_server(Settings(db_url=db, db_schema=schema, broker_url=broker), host, port)
+    settings = Settings(
+        db_url=db, db_schema=schema, broker_url=broker, forwarded_allow_ips=forwarded_allow_ips
+    )
+    run_server(settings, host, port)
 
 
 def verify(

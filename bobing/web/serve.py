@@ -221,7 +221,10 @@ async def _serve(
         ws_max_size=WS_MAX_SIZE,
         # Frames are small JSON on a LAN; compressing each costs more CPU than it saves.
         ws_per_message_deflate=False,
-        proxy_headers=False,
+        # Behind a reverse proxy every client has the proxy's address; trusted proxies'
+        # X-Forwarded-For then names the phone (docs/deploy.md). Nobody else is believed.
+        proxy_headers=bool(settings.forwarded_allow_ips),
+        forwarded_allow_ips=settings.forwarded_allow_ips or "127.0.0.1",
         lifespan="on",
         timeout_graceful_shutdown=3,
     )

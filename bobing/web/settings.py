@@ -17,6 +17,8 @@ class Settings:
     db_schema: str | None = None
     """PostgreSQL schema for every table (tests use one per run)."""
     broker_url: str = "memory://"
+    forwarded_allow_ips: str | None = None
+    """Reverse proxies whose ``X-Forwarded-For`` is believed (comma-separated; None: nobody)."""
     static_dir: Path = field(default=STATIC_DIR)
     max_body_bytes: int = 64 * 1024
     runtime_cache: int = 5000

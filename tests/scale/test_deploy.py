@@ -29,6 +29,14 @@ def need_nginx() -> str:
     return found
 
 
+def test_nginx_sets_the_client_address_itself() -> None:
+    conf = (DEPLOY / "nginx" / "nginx.conf").read_text()
+    # Replaced, never appended: a phone cannot pretend to be another address.
+    assert "X-Forwarded-For $remote_addr;" in conf
+    assert "$proxy_add_x_forwarded_for" not in conf
+    assert re.search(r"limit_conn per_address \d+;", conf)
+
+
 def test_nginx_config_is_valid(tmp_path: Path) -> None:
     proxy = Nginx(need_nginx(), tmp_path, ["127.0.0.1:8001", "127.0.0.1:8002"])
     checked = proxy.check()
@@ -46,6 +54,10 @@ def test_compose_runs_instances_on_postgres_and_redis_behind_the_proxy() -> None
         assert env["BOBING_DB"].startswith("postgresql+asyncpg://")
         assert env["BOBING_BROKER"].startswith("redis://redis:")
         assert services[name]["ulimits"]["nofile"]["soft"] >= 20_000
+        # Behind the proxy: its X-Forwarded-For is believed, the per-address cap is its job.
+        assert (
+            env["BOBING_FORWARDED_ALLOW_IPS"] and env["BOBING_MAX_CONNECTIONS_PER_ADDRESS"] == "0"
+        )
     upstream = (DEPLOY / "nginx" / "upstream.compose.conf").read_text()
     assert sorted(re.findall(r"^server (app\d+):8000", upstream, re.M)) == apps
     mounted = " ".join(services["proxy"]["volumes"])
