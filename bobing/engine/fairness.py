@@ -184,6 +184,8 @@ def verify_record(record: Mapping[str, Any]) -> list[ThrowCheck]:
     throws = record.get("throws", [])
     if not isinstance(throws, list):
         raise RecordError("throws must be a list", key="throws")
+    # A close ({"close": true}, RULES.md §8.1) is not a throw and takes no number.
+    throws = [e for e in throws if not (isinstance(e, Mapping) and "close" in e)]
     entries = fair.get("throws", [])
     if not isinstance(entries, list):
         raise RecordError("fairness.throws must be a list", key="fairness.throws")

@@ -211,6 +211,16 @@ class EventStore:
             last_seq=int(m["last_seq"]),
         )
 
+    async def tables_with_status(self, status: str) -> list[tuple[str, dict[str, Any]]]:
+        """``(code, settings)`` of every table in ``status`` (e.g. the games in play)."""
+        async with self.db.connect() as conn:
+            rows = (
+                await conn.execute(
+                    select(TableRow.code, TableRow.settings).where(TableRow.status == status)
+                )
+            ).all()
+        return [(row.code, dict(row.settings or {})) for row in rows]
+
     async def last_seq(self, code: str) -> int | None:
         """The table's log head, or None for an unknown table."""
         async with self.db.connect() as conn:

@@ -147,6 +147,13 @@ async def _checkpoints(db: Database, every: float = 2.0) -> None:
             log.warning("background checkpoint failed", exc_info=True)
 
 
+async def _rearm(service: TableService) -> None:
+    try:
+        await service.rearm()
+    except Exception:  # a table's next request re-arms it anyway
+        log.warning("re-arming the clocks of tables in play failed", exc_info=True)
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     """The table server app; the database is migrated when it starts."""
     settings = settings or Settings()
@@ -166,14 +173,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.hub = hub
         app.state.settings = settings
         checkpoints = asyncio.create_task(_checkpoints(db)) if db.dialect == "sqlite" else None
+        # Tables whose clock was running when the server stopped get their timers back (in
+        # the background: a server with many tables in play answers at once all the same).
+        rearm = asyncio.create_task(_rearm(service))
         try:
             yield
         finally:
+            rearm.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await rearm
+            await service.close()
             if checkpoints is not None:
                 checkpoints.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await checkpoints
-            await service.close()
             await hub.close_all()
             await store.close()
             await broker.close()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 from bobing.engine.dice import parse_dice
@@ -20,6 +21,8 @@ from bobing.engine.fairness import (
 from bobing.engine.game import MIN_PLAYERS, Game, Phase
 from bobing.storage.event_store import (
     Seat,
+    iso,
+    utcnow,
 )
 from bobing.web.problems import ApiError
 from bobing.web.runtime import Roles, Runtime, last_thrown, throw_index
@@ -347,7 +350,14 @@ def plan_start(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
     def commit(rt: Runtime) -> None:
         rt.game = game
 
-    return Plan([e.to_json() for e in new], status="playing", commit=commit)
+    events = [e.to_json() for e in new]
+    limit = runtime.time_limit
+    if limit is not None:
+        # The clock starts with the game; the deadline itself is stored, so a restart (or
+        # another server instance) knows when to call time.
+        deadline = utcnow() + timedelta(minutes=limit)
+        events.append({"type": "deadline_set", "deadline": iso(deadline), "time_left": limit * 60})
+    return Plan(events, status="playing", commit=commit)
 
 
 def plan_pause(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
@@ -357,7 +367,12 @@ def plan_pause(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
         raise ApiError(
             "not_playing", f"cannot pause a {runtime.status} table", status=runtime.status
         )
-    return Plan([{"type": "paused"}], status="paused")
+    paused: dict[str, Any] = {"type": "paused"}
+    if runtime.deadline is not None and runtime.closing is None:
+        # The clock stops with the game: what is left is stored and runs again on resume.
+        left = (runtime.deadline - utcnow()).total_seconds()
+        paused["time_left"] = round(max(left, 0.0), 3)
+    return Plan([paused], status="paused")
 
 
 def plan_resume(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
@@ -367,15 +382,69 @@ def plan_resume(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan
         raise ApiError(
             "not_playing", f"cannot resume a {runtime.status} table", status=runtime.status
         )
-    return Plan([{"type": "resumed"}], status="playing")
+    events: list[dict[str, Any]] = [{"type": "resumed"}]
+    if runtime.time_left is not None and runtime.closing is None:
+        deadline = utcnow() + timedelta(seconds=runtime.time_left)
+        events.append(
+            {"type": "deadline_set", "deadline": iso(deadline), "time_left": runtime.time_left}
+        )
+    return Plan(events, status="playing")
 
 
 def plan_end(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
-    """The host ends the game now; the seed is revealed."""
+    """The host ends the game: a close (RULES.md §8.1) once it has started, else the table."""
     _need_host(roles, "end the game")
     if runtime.over:
         raise ApiError("not_playing", "the game is already over", status=runtime.status)
-    return Plan(_ending(runtime, "host"), status="over")
+    if runtime.game is None:
+        # Nobody has thrown: the table is simply closed (no game, no 状元).
+        return Plan(_ending(runtime, "host"), status="over")
+    return plan_close(runtime, "host")
+
+
+def plan_close(runtime: Runtime, by: str) -> Plan:
+    """Call time (by the host or the clock): the engine's close, ending the game now or at the
+    end of the round; the best 状元 standing takes the 状元 cake when it ends."""
+    game = runtime.game
+    if game is None:  # pragma: no cover - callers check
+        raise ApiError("not_playing", "the game has not started", status=runtime.status)
+    if runtime.closing is not None:
+        raise ApiError(
+            "time_called", "time has already been called: the game ends at the end of this round"
+        )
+    if game.phase is Phase.GRAB:
+        raise ApiError(
+            "illegal_action",
+            "the lights are off: the host must settle the grab first",
+            message="the lights are off: the host must settle the grab first",
+        )
+    game.verify_close()
+    throws = game.throw_count
+    new = game.close()
+    events: list[dict[str, Any]] = [{"type": "time_called", "by": by, "throw": throws}]
+    events += [e.to_json() for e in new]
+    status = None
+    if game.is_over:
+        events += _ending(runtime, "closed")
+        status = "over"
+    return Plan(events, status=status)
+
+
+def plan_time_up(runtime: Runtime, deadline_iso: str) -> Plan:
+    """The clock's close, decided against the table as it is (nothing if the deadline moved,
+    the game is paused or over, or time was already called)."""
+    current = runtime.deadline
+    if (
+        current is None
+        or iso(current) != deadline_iso
+        or runtime.status != "playing"
+        or runtime.closing is not None
+        or runtime.game is None
+        or runtime.game.is_over
+        or runtime.game.phase is Phase.GRAB
+    ):
+        return Plan([])
+    return plan_close(runtime, "deadline")
 
 
 def plan_undo(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
@@ -404,6 +473,14 @@ def plan_undo(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
     last = game.throw_count
     if last == 0:
         raise ApiError("nothing_to_undo", "there is no throw to undo yet")
+    closing = runtime.closing
+    if closing is not None and closing["seq"] > runtime.throw_seqs.get(last, 0):
+        # The close came after this throw: undoing the throw would undo calling time too.
+        raise ApiError(
+            "closed_after",
+            f"time was called after throw {last}: it can no longer be undone",
+            throw=last,
+        )
     wanted = args.get("throw")
     if wanted is not None and wanted != last:
         raise ApiError(

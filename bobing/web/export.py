@@ -32,8 +32,13 @@ def record_of(runtime: Runtime) -> dict[str, Any]:
         "throws": list(runtime.fair_throws),
     }
     table = {"code": runtime.code, "name": runtime.info.name, "mode": runtime.info.mode}
-    if runtime.game is not None:
-        return runtime.game.to_record(table=table, fairness=fairness)
+    game = runtime.game
+    if game is not None:
+        if game.state.ranked:
+            # The standings as they are (final once over): RULES.md §8.2's ``ranking``.
+            ranking = [entry.to_json() for entry in game.ranking()]
+            return game.to_record(table=table, fairness=fairness, ranking=ranking)
+        return game.to_record(table=table, fairness=fairness)
     rules = runtime.rules.overrides()
     return {
         "rules": runtime.rules.preset if len(rules) == 1 else rules,
@@ -47,13 +52,28 @@ def record_of(runtime: Runtime) -> dict[str, Any]:
 CSV_COLUMNS = ["seat", "player", *(str(t) for t in TIERS), "cakes", "value", "zhuangyuan_hand"]
 
 
+RANKED_CSV_COLUMNS = [
+    "rank",
+    "seat",
+    "player",
+    "best_hand",
+    "best_dice",
+    "best_throw",
+    "prize",
+    "value",
+]
+
+
 def results_csv(runtime: Runtime, lang: str | None = None) -> str:
-    """One row per seat: cakes per tier, total, value of named prizes, the 状元 hand.
+    """One row per seat: cakes per tier, total, value of named prizes, the 状元 hand; at a
+    ranked table one row per person in rank order: best throw, prize and its value.
 
     Without ``lang`` the columns and the hand are the stable ids (``zhuangyuan``,
     ``sihong``) for programs; with it, headers and the hand's name are in that language
     (四红带三, "Four reds with 3") for people opening the file in a spreadsheet.
     """
+    if runtime.game is not None and runtime.game.state.ranked:
+        return ranked_csv(runtime)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\r\n")
     writer.writerow(CSV_COLUMNS if lang is None else _headers(lang))
@@ -80,6 +100,34 @@ def _headers(lang: str) -> list[str]:
     words = [t(f"server.csv.{key}", lang) for key in ("seat", "player")]
     tail = [t(f"server.csv.{key}", lang) for key in ("cakes", "value", "zhuangyuan_hand")]
     return [*words, *tiers, *tail]
+
+
+def ranked_csv(runtime: Runtime) -> str:
+    """The ranking of a ranked table (RULES.md §8.2) as CSV, best first."""
+    game = runtime.game
+    assert game is not None
+    units = [p for p in runtime.rules.ranked_prizes or () for _ in range(p.count)]
+    seat_of = {seat.name: seat.seat for seat in runtime.seats}
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\r\n")
+    writer.writerow(RANKED_CSV_COLUMNS)
+    for rank, entry in enumerate(game.ranking(), start=1):
+        row = entry.to_json()
+        unit = units[rank - 1] if row["prize"] is not None and rank <= len(units) else None
+        value = "" if unit is None or unit.value is None else unit.value
+        writer.writerow(
+            [
+                rank,
+                seat_of.get(row["player"], ""),
+                _csv_safe(row["player"]),
+                row["hand"] or "",
+                row["dice"] or "",
+                row["throw"] or "",
+                _csv_safe(row["prize"] or ""),
+                value,
+            ]
+        )
+    return "\ufeff" + buffer.getvalue()
 
 
 def _csv_safe(text: str) -> str:

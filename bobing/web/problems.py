@@ -41,6 +41,8 @@ STATUS: dict[str, int] = {
     "reaction_too_soon": 429,
     "rematch_exists": 409,
     "no_rematch": 409,
+    "time_called": 409,
+    "closed_after": 409,
     "conflict": 409,
     "unavailable": 503,
     "not_found": 404,
@@ -131,6 +133,7 @@ _ENGINE_CODES: dict[str, str] = {
     "duplicate_name": "name_taken",
     "bad_name": "invalid_name",
     "invalid_nonce": "invalid_nonce",
+    "already_closed": "time_called",
 }
 
 

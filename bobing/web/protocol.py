@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from bobing.engine.rules import MAX_PLAYERS
 from bobing.web.problems import ApiError
 
 MAX_FRAME_BYTES = 4096
@@ -115,7 +116,7 @@ def _dice(name: str, value: Any) -> Any:
 def _names(name: str, value: Any) -> Any:
     if (
         not isinstance(value, list)
-        or len(value) > 12
+        or len(value) > MAX_PLAYERS
         or not all(isinstance(v, str) and 0 < len(v) <= 64 for v in value)
     ):
         raise ApiError("invalid_field", f"{name} must be a list of names", field=name)

@@ -16,6 +16,7 @@ from bobing.storage.event_store import (
     Seat,
     StoredEvent,
     TableInfo,
+    iso,
 )
 from bobing.web.protocol import dumps
 
@@ -70,6 +71,14 @@ class Runtime:
     """The table of the rematch, once the host started one."""
     reacted: dict[str, float] = field(default_factory=dict)
     """Monotonic time of each sender's last reaction (the rate limit; not stored)."""
+    deadline: datetime | None = None
+    """When the running clock of a table with a time limit calls time (None when paused,
+    called, or without a limit; kept once over, for a referee's undo that resumes the game)."""
+    time_left: float | None = None
+    """Seconds left on the clock while the game is paused."""
+    closing: dict[str, Any] | None = None
+    """Time called (by the host or the clock): ``{"by", "at", "seq"}``; the game ends at the
+    end of the round (RULES.md §8.1)."""
     static_json: str | None = None
     state_json: str = "{}"
     """The state after the last committed event, as JSON text (built once per commit; text
@@ -86,6 +95,12 @@ class Runtime:
     def names(self) -> list[str]:
         """Seated names in clockwise order."""
         return [s.name for s in self.seats]
+
+    @property
+    def time_limit(self) -> int | None:
+        """The table's time limit in minutes, if it has one."""
+        limit = self.info.settings.get("time_limit")
+        return limit if isinstance(limit, int) else None
 
     @property
     def over(self) -> bool:
@@ -152,6 +167,22 @@ def note_event(runtime: Runtime, event: StoredEvent) -> None:
         runtime.throw_seqs[data["throw"]] = event.seq
         if data.get("nonce") is not None:
             runtime.fair_throws.append({"throw": data["throw"], "nonce": data["nonce"]})
+    elif event.type == "deadline_set":
+        runtime.deadline = datetime.fromisoformat(data["deadline"])
+        runtime.time_left = None
+    elif event.type == "paused":
+        if runtime.deadline is not None:
+            runtime.time_left = data.get("time_left")
+            runtime.deadline = None
+    elif event.type == "time_called":
+        runtime.closing = {
+            "by": data["by"],
+            "at": iso(event.at),
+            "throw": data.get("throw"),
+            "seq": event.seq,
+        }
+        runtime.deadline = None
+        runtime.time_left = None
     elif event.type == "throw_undone":
         undone = data["throw"]
         runtime.throw_seqs.pop(undone, None)

@@ -26,7 +26,7 @@ import secrets
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from bobing.engine.errors import BobingError
@@ -35,7 +35,7 @@ from bobing.engine.fairness import (
     commitment,
     new_server_seed,
 )
-from bobing.engine.game import MAX_NAME_LENGTH, MAX_PLAYERS, Game, Phase
+from bobing.engine.game import MAX_NAME_LENGTH, Game, Phase
 from bobing.engine.rules import rules_from_json
 from bobing.realtime.broker import Broker, table_channel
 from bobing.storage.event_store import (
@@ -47,9 +47,11 @@ from bobing.storage.event_store import (
     StoredEvent,
     TableInfo,
     TableSnapshot,
+    iso,
     utcnow,
 )
-from bobing.web.commands import AUTO_THROW, PLANS, Plan
+from bobing.web.clock import Clocks, time_up_command_id
+from bobing.web.commands import AUTO_THROW, PLANS, Plan, plan_time_up
 from bobing.web.export import record_of, results_csv
 from bobing.web.problems import ApiError, from_bobing
 from bobing.web.protocol import Command, dumps
@@ -62,7 +64,10 @@ from bobing.web.validation import (
     check_display_text,
     parse_named_prizes,
     parse_rules,
+    parse_time_limit,
 )
+
+log = logging.getLogger("bobing.web")
 
 COMMIT_ATTEMPTS = 4
 log = logging.getLogger("bobing.web")
@@ -115,6 +120,7 @@ class TableService:
         self._loading: dict[str, asyncio.Future[Runtime | None]] = {}
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        self.clocks = Clocks(self._time_up)
 
     # -- runtimes -------------------------------------------------------------------------
 
@@ -134,7 +140,6 @@ class TableService:
                 loaded = None if snapshot is None else fold(snapshot)
                 if loaded is not None:
                     self._remember(loaded)
-                    self._arm(loaded)
                 pending.set_result(loaded)
             except BaseException as exc:
                 pending.set_exception(exc)
@@ -157,6 +162,7 @@ class TableService:
         return runtime
 
     def _remember(self, runtime: Runtime) -> None:
+        self._arm(runtime)
         self._runtimes[runtime.code] = runtime
         while len(self._runtimes) > self.cache_size:
             code, oldest = next(iter(self._runtimes.items()))
@@ -182,6 +188,73 @@ class TableService:
         if runtime is not None and last_seq > runtime.last_seq and not runtime.lock.locked():
             self.evict(code)
 
+    # -- time limits ------------------------------------------------------------------------
+
+    def _arm(self, runtime: Runtime) -> None:
+        """Keep the table's timers in step with its log: the time limit and the auto-throw."""
+        self._arm_clock(runtime)
+        self._arm_auto_throw(runtime)
+
+    def _arm_clock(self, runtime: Runtime) -> None:
+        """Keep the table's timer in step with its clock (docs/protocol.md, Time limits)."""
+        running = (
+            runtime.status == "playing"
+            and runtime.closing is None
+            and runtime.game is not None
+            and not runtime.game.is_over
+        )
+        self.clocks.arm(runtime.code, runtime.deadline if running else None)
+
+    async def rearm(self) -> int:
+        """Load every table in play that has a time limit, arming its timer; how many."""
+        armed = 0
+        for code, settings in await self.store.tables_with_status("playing"):
+            if settings.get("time_limit") is None:
+                continue
+            try:
+                await self.runtime(code)
+            except Exception:
+                log.warning("cannot re-arm the clock of table %s", code, exc_info=True)
+                continue
+            armed += 1
+        return armed
+
+    async def _time_up(self, code: str, deadline: datetime) -> bool:
+        """Call time at ``deadline``; True when done (or nothing to do), False to retry."""
+        deadline_iso = iso(deadline)
+
+        def plan(runtime: Runtime, roles: Roles) -> Plan:
+            return plan_time_up(runtime, deadline_iso)
+
+        cached = self._runtimes.get(code)
+        seen = None if cached is None else cached.last_seq
+        try:
+            outcome = await self._run(code, time_up_command_id(deadline), (), plan)
+        except ApiError as exc:
+            if exc.code in ("conflict", "unavailable"):
+                return False
+            log.warning("the clock could not call time at table %s: %s", code, exc.message)
+            return True
+        if outcome.duplicate and seen is not None:
+            # Another instance called time first. Its broker message may never reach this
+            # instance (the memory broker is per process): tell this instance's sockets.
+            runtime = await self.runtime(code)
+            stored = await self.store.events_after(runtime.code, seen, PAGE)
+            if stored and stored[-1].seq == runtime.last_seq:
+                await self._publish(runtime, stored)
+        return True
+
+    async def close(self) -> None:
+        """Stop the timers (at shutdown; the deadlines stay in the log)."""
+        await self.clocks.close()
+        for timer in self._timers.values():
+            timer.cancel()
+        self._timers.clear()
+        for task in list(self._tasks):
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
     # -- creating and joining -------------------------------------------------------------
 
     async def create_table(
@@ -193,6 +266,7 @@ class TableService:
         prizes: Any = None,
         named_prizes: Any = None,
         referee_thrower: Any = False,
+        time_limit: Any = None,
     ) -> Created:
         """Create a table; the host (and for pass-and-play the play) token is returned once."""
         table_name = check_display_text(name, field_name="name", max_length=MAX_TABLE_NAME)
@@ -209,10 +283,15 @@ class TableService:
             )
         rule_set = parse_rules(rules, prizes)
         prizes_named = parse_named_prizes(named_prizes)
+        limit = parse_time_limit(time_limit)
         seed = new_server_seed()
         host_token = new_token("h")
         play_token = new_token("g") if mode == "pass_and_play" else None
-        settings = {"named_prizes": prizes_named, "referee_thrower": referee_thrower}
+        settings = {
+            "named_prizes": prizes_named,
+            "referee_thrower": referee_thrower,
+            "time_limit": limit,
+        }
         rules_json = rule_set.to_json()
         for _ in range(20):
             code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
@@ -236,6 +315,7 @@ class TableService:
                 "rules": rules_json,
                 "named_prizes": prizes_named,
                 "referee_thrower": referee_thrower,
+                "time_limit": limit,
                 "commitment": info.commitment,
             }
             try:
@@ -270,8 +350,7 @@ class TableService:
                     name=display,
                     code=runtime.code,
                 )
-            # The table's own ceiling (RULES.md §8 max_players, at most MAX_PLAYERS).
-            limit = min(runtime.rules.max_players, MAX_PLAYERS)
+            limit = runtime.rules.max_players  # the table's own limit (RULES.md §8)
             if len(runtime.seats) >= limit:
                 raise ApiError(
                     "table_full",
@@ -394,7 +473,7 @@ class TableService:
 
     # -- absent players: the server throws once the table's auto-throw time runs out --------
 
-    def _arm(self, runtime: Runtime) -> None:
+    def _arm_auto_throw(self, runtime: Runtime) -> None:
         """Schedule the auto-throw of the current turn (or cancel it): deadline = the time of
         the last event (reactions aside) + the table's seconds, so a restart keeps it."""
         old = self._timers.pop(runtime.code, None)
@@ -432,16 +511,6 @@ class TableService:
             pass  # the player threw meanwhile (turn_taken), or the game paused or ended
         except Exception:
             log.exception("auto-throw failed at table %s", code)
-
-    async def close(self) -> None:
-        """Cancel pending auto-throws (the server is stopping; the deadlines stay in the log)."""
-        for timer in self._timers.values():
-            timer.cancel()
-        self._timers.clear()
-        for task in list(self._tasks):
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
 
     # -- play again with the same people ----------------------------------------------------
 

@@ -12,16 +12,29 @@ from bobing.storage.event_store import (
 from bobing.web.protocol import dumps
 from bobing.web.runtime import Runtime
 
-RESULT_KEYS = ("status", "ended_by", "next", "zhuangyuan", "holdings", "pool")
+RESULT_KEYS = ("status", "ended_by", "next", "zhuangyuan", "holdings", "pool", "round")
 
 
 def game_result(game: Game) -> dict[str, Any]:
-    """The state's ``result``: RULES.md §7 without its ``events`` list (``Game.result``)."""
+    """The state's ``result``: RULES.md §7 without its ``events`` list (``Game.result``), with
+    the round and, at a ranked table, the live ``ranking`` (§8.2)."""
     result = game.result(events=False)
-    return {key: result[key] for key in RESULT_KEYS}
+    out = {key: result[key] for key in RESULT_KEYS}
+    if "ranking" in result:
+        out["ranking"] = result["ranking"]
+    return out
 
 
-STATIC_KEYS = ("code", "name", "mode", "created_at", "referee_thrower", "rules", "named_prizes")
+STATIC_KEYS = (
+    "code",
+    "name",
+    "mode",
+    "created_at",
+    "referee_thrower",
+    "rules",
+    "named_prizes",
+    "time_limit",
+)
 """State keys that never change after creation (encoded once per runtime)."""
 
 
@@ -36,6 +49,7 @@ def static_state(runtime: Runtime) -> dict[str, Any]:
         "referee_thrower": bool(settings.get("referee_thrower")),
         "rules": runtime.info.rules,
         "named_prizes": settings.get("named_prizes") or {},
+        "time_limit": runtime.time_limit,
     }
 
 
@@ -61,6 +75,11 @@ def dynamic_state(runtime: Runtime) -> dict[str, Any]:
         "last_throw": runtime.last_throw,
         "skipping": skipping(game),
         "final_round": final_round(game),
+        "deadline": running_deadline(runtime),
+        "time_left": runtime.time_left if runtime.status == "paused" else None,
+        "closing": None
+        if runtime.closing is None
+        else {key: runtime.closing[key] for key in ("by", "at", "throw")},
         "result": None if game is None else game_result(game),
         "last_seq": runtime.last_seq,
         "auto_throw": auto_throw(runtime),
@@ -86,6 +105,18 @@ def auto_throw(runtime: Runtime) -> dict[str, Any] | None:
     ):
         deadline = iso(runtime.turn_since + timedelta(seconds=runtime.auto_throw))
     return {"seconds": runtime.auto_throw, "deadline": deadline}
+def running_deadline(runtime: Runtime) -> str | None:
+    """When the clock calls time, while it runs (a game in play, time not yet called)."""
+    game = runtime.game
+    if (
+        runtime.deadline is None
+        or runtime.status != "playing"
+        or runtime.closing is not None
+        or game is None
+        or game.is_over
+    ):
+        return None
+    return iso(runtime.deadline)
 
 
 def revealed_seed(runtime: Runtime) -> str | None:
@@ -105,16 +136,27 @@ def skipping(game: Game | None) -> list[str]:
 def final_round(game: Game | None) -> dict[str, Any] | None:
     """The last round, once it has begun: up to which turn, who throws last, how many throws.
 
-    ``until_turn`` is the engine's turn index (the ``final`` event's); ``last_thrower`` and
-    ``throws_left`` (this one included) count the turns to come, skipping the players who are
-    to lose a turn — a 跳猴 during the last round may still change them.
+    The last round is the final phase once the cakes are out (§4), the rest of the round when
+    time was called (§8.1), or the last of a ranked table's ``rounds`` (§8.2); whichever ends
+    first. ``until_turn`` is the engine's turn index; ``last_thrower`` and ``throws_left``
+    (this one included) count the turns to come, skipping the players who are to lose a turn
+    — a 跳猴 during the last round may still change them.
     """
-    if game is None or game.phase is not Phase.FINAL:
+    if game is None or game.phase not in (Phase.MAIN, Phase.FINAL):
         return None
     state = game.state
-    until = state.final_until
-    if until is None:  # pragma: no cover - the final phase always has its last turn
+    size = len(state.players)
+    limits: list[int] = []
+    if state.phase is Phase.FINAL and state.final_until is not None:
+        limits.append(state.final_until)
+    if state.close_until is not None:
+        limits.append(state.close_until)
+    rounds = game.rules.rounds
+    if rounds is not None and state.turn >= (rounds - 1) * size:
+        limits.append(rounds * size - 1)
+    if not limits:
         return None
+    until = min(limits)
     skip = list(state.skip)
     last: str | None = None
     left = 0

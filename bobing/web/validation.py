@@ -26,6 +26,10 @@ MAX_PRIZE_VALUE = 10**9
 HTML_CHARACTERS = frozenset("<>&\"'")
 
 
+MAX_TIME_LIMIT = 600
+"""The longest time limit a table may set, in minutes (ten hours: a whole evening)."""
+
+
 def check_display_text(value: Any, *, field_name: str, max_length: int) -> str:
     """A trimmed display name: no HTML characters, no control characters, not too long."""
     if not isinstance(value, str):
@@ -84,6 +88,9 @@ def parse_rules(rules: Any, prizes: Any) -> RuleSet:
         rule_set = rules_from_json(base)
     except BobingError as exc:
         raise from_bobing(exc) from None
+    if rule_set.ranked_prizes is not None:
+        check_ranked_prizes(rule_set)
+        return rule_set  # a ranked table plays for its prize list, not for cakes
     if rule_set.total_cakes == 0:
         raise ApiError(
             "invalid_rules",
@@ -91,6 +98,52 @@ def parse_rules(rules: Any, prizes: Any) -> RuleSet:
             message="the table plays for no cakes at all",
         )
     return rule_set
+
+
+MAX_RANKED_ENTRIES = 30
+"""The longest ranked prize list a table may set (one line per kind of prize)."""
+
+MAX_ROUNDS = 100
+"""The most rounds a ranked table may set."""
+
+
+def check_ranked_prizes(rule_set: RuleSet) -> None:
+    """A ranked prize list shown to everybody: display-safe names, sizes bounded."""
+    prizes = rule_set.ranked_prizes or ()
+    if len(prizes) > MAX_RANKED_ENTRIES:
+        raise ApiError(
+            "invalid_field",
+            f"ranked_prizes lists {len(prizes)} prizes; at most {MAX_RANKED_ENTRIES}",
+            field="ranked_prizes",
+            count=len(prizes),
+            limit=MAX_RANKED_ENTRIES,
+        )
+    for index, prize in enumerate(prizes):
+        where = f"ranked_prizes[{index}]"
+        check_display_text(prize.name, field_name=where + ".name", max_length=MAX_PRIZE_NAME)
+        if prize.count > MAX_RANKED_ENTRIES:
+            raise ApiError(
+                "invalid_field",
+                f"{where}.count {prize.count} is more prizes than a table has seats "
+                f"(at most {MAX_RANKED_ENTRIES})",
+                field=where + ".count",
+                value=prize.count,
+                limit=MAX_RANKED_ENTRIES,
+            )
+        if prize.value is not None and not 0 <= prize.value <= MAX_PRIZE_VALUE:
+            raise ApiError(
+                "invalid_field",
+                f"{where}.value must be a number 0-{MAX_PRIZE_VALUE}",
+                field=where + ".value",
+            )
+    if rule_set.rounds is not None and rule_set.rounds > MAX_ROUNDS:
+        raise ApiError(
+            "invalid_field",
+            f"rounds {rule_set.rounds} is more than {MAX_ROUNDS}",
+            field="rounds",
+            value=rule_set.rounds,
+            limit=MAX_ROUNDS,
+        )
 
 
 def parse_named_prizes(value: Any) -> dict[str, dict[str, Any]]:
@@ -128,3 +181,18 @@ def parse_named_prizes(value: Any) -> dict[str, dict[str, Any]]:
         out[str(tier)] = {"name": name, "value": amount}
     return out
 
+
+
+def parse_time_limit(value: Any) -> int | None:
+    """A table's time limit in whole minutes (1-600), or None for a game without one."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_TIME_LIMIT:
+        raise ApiError(
+            "invalid_field",
+            f"invalid time_limit {str(value)[:20]!r}: whole minutes 1-{MAX_TIME_LIMIT}, or null",
+            field="time_limit",
+            value=str(value)[:20],
+            limit=MAX_TIME_LIMIT,
+        )
+    return value

@@ -30,9 +30,12 @@ def used_keys() -> set[str]:
         keys.update(re.findall(r"\bt\(\s*\"([^\"$]+)\"", text))
         for a, b in re.findall(r"\bt\(\s*\w+ \? \"([^\"]+)\" : \"([^\"]+)\"", text):
             keys.update((a, b))
-    enum_switches = [s for s in SWITCHES if s not in ("zhuangyuan_order", "chase", "prizes",
-                                                      "max_players", "ranked_prizes", "rounds")]
-    enum_switches.remove("duitang_patterns")
+    # Lists, objects and numbers are edited apart (the create form's table terms).
+    apart = ("zhuangyuan_order", "chase", "prizes", "duitang_patterns")
+    numbers = ("max_players", "ranked_prizes", "rounds")
+    enum_switches = [s for s in SWITCHES if s not in apart + numbers]
+    keys.update(f"switch.{s}" for s in numbers)
+    keys.update(("rule.max_players", "rule.rounds", "rule.rounds.null"))
     for switch in enum_switches:
         keys.add(f"switch.{switch}")
         for value in allowed_values(switch):

@@ -269,12 +269,20 @@ def test_pass_and_play_on_one_page_and_fairness(browser: Browser, server: Server
     done = state(page)["throw_count"]
     second.locator(".throw-btn").click()
     wait_throws(page, done + 1)
-    throws = state(page)["throw_count"]
-    # the host ends the game early; the seed is revealed and every throw checks out
+    # the host calls time: the round is played out, then the seed is revealed and every
+    # throw checks out
     page.get_by_role("button", name="结束本局").click()
-    page.get_by_role("dialog").get_by_role("button", name="结束").click()
+    page.get_by_role("dialog").get_by_role("button", name="叫停").click()
+    page.wait_for_function("() => window.bobing.state.closing !== null")
+    while state(page)["status"] != "over":
+        turn, nxt = state(page)["turn"], state(page)["next"]
+        page.get_by_role("button", name=f"{nxt}，掷骰子！").click()
+        page.wait_for_function(
+            "n => window.bobing.state.status === 'over' || window.bobing.state.turn > n", arg=turn
+        )
     wait_status(page, "over")
-    expect(page.locator(".end-reason")).to_have_text("主持人提前结束了本局")
+    throws = state(page)["throw_count"]
+    expect(page.locator(".end-reason")).to_contain_text("主持人叫停")
     page.get_by_role("button", name="验证每一掷").click()
     expect(page.locator(".verdict")).to_have_text(f"全部相符：{throws} 次掷骰都由公开的种子算出")
     expect(page.locator(".verify-facts")).to_contain_text("与本机在第一掷之前记下的承诺一致")

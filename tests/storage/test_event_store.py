@@ -131,3 +131,13 @@ async def test_closed_store_fails_pending_appends(db: Database) -> None:
     await store.append(Append("ABC234", 1, [{"type": "a"}]))
     await store.close()
     assert await store.last_seq("ABC234") == 2
+
+
+async def test_tables_with_status_lists_the_games_in_play(store: EventStore) -> None:
+    """What the server re-arms clocks from at start-up: the tables in play, with settings."""
+    for code in ("ABC234", "DEF567", "GHJ892"):
+        await store.create_table(info(code), [{"type": "table_created"}])
+    for code, status in (("ABC234", "playing"), ("GHJ892", "over")):
+        await store.append(Append(code, 1, [{"type": "started"}], status=status))
+    assert await store.tables_with_status("playing") == [("ABC234", {"named_prizes": {}})]
+    assert sorted(c for c, _ in await store.tables_with_status("lobby")) == ["DEF567"]

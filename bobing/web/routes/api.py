@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bobing.engine.presets import DEFAULT_RULES, PRESETS
 from bobing.i18n import normalize_lang
+from bobing.storage.event_store import iso, utcnow
 from bobing.web.problems import ApiError
 from bobing.web.protocol import STATE_CHANGING, read_command
 from bobing.web.serve import invite_base
@@ -70,6 +71,12 @@ class CreateTable(BaseModel):
         default=False,
         description="referee tables: the player whose turn it is may submit faces too",
     )
+    time_limit: int | None = Field(
+        default=None,
+        description="minutes of play (1-600) from the start; then time is called by itself "
+        "(RULES.md §8.1: the round is finished, the best 状元 standing takes the 状元 cake)",
+        examples=[30],
+    )
 
 
 class Join(BaseModel):
@@ -123,6 +130,7 @@ async def create_table(body: CreateTable, request: Request) -> JSONResponse:
         prizes=body.prizes,
         named_prizes=body.named_prizes,
         referee_thrower=body.referee_thrower,
+        time_limit=body.time_limit,
     )
     return JSONResponse(
         {
@@ -206,7 +214,7 @@ async def command(
     """The WebSocket commands (docs/protocol.md) for clients without a socket; returns the ack."""
     parsed = read_command(await request.body())
     if parsed.type == "ping":
-        return {"type": "pong", "id": parsed.id}
+        return {"type": "pong", "id": parsed.id, "server_time": iso(utcnow())}
     if parsed.type not in STATE_CHANGING:
         raise ApiError(
             "unknown_command",

@@ -113,7 +113,7 @@ async def _receive(ws: WebSocket, service: TableService, conn: Connection) -> No
                 command_id = raw_id  # echoed even when the rest of the command is bad
             command = parse_command(frame)
             if command.type == "ping":
-                conn.send({"type": "pong", "id": command.id})
+                conn.send({"type": "pong", "id": command.id, "server_time": iso(utcnow())})
             elif command.type == "auth":
                 digest = hash_token(command.args["token"])
                 runtime = await service.runtime(conn.code)

@@ -3,6 +3,7 @@
 import { t, num, list } from "./i18n.js";
 import { classify, handName, why, tierName, tierOf } from "./game.js";
 import { EVENT } from "./protocol.js";
+import { rankedLines } from "./ranked.js";
 
 /** {name, why, hand, dice, tiaohou} of a `thrown` event under the table's rules. */
 export function describeThrow(thrown, rules) {
@@ -29,6 +30,7 @@ export function awardLines(details, state) {
     if (details.skipNext) lines.push(t("award.skip_next", { player: thrown.player }));
     return lines;
   }
+  if (rules.award === "ranked") return rankedLines(thrown, state);
   const sweep = details.awards.filter((a) => a.reason === "sweep");
   if (sweep.length) {
     const total = sweep.reduce((n, a) => n + a.count, 0);
@@ -107,6 +109,8 @@ export function logLine(e, rules) {
       return t("log.resumed");
     case EVENT.ENDED:
       return e.reason === "host" ? t("log.ended_host") : null;
+    case EVENT.TIME_CALLED:
+      return t(e.by === "deadline" ? "log.time_up" : "log.time_called");
     case EVENT.SEED_REVEALED:
       return t("log.seed_revealed");
     case EVENT.THROW_UNDONE:

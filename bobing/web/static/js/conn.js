@@ -4,6 +4,7 @@
 
 import { FRAME, COMMAND } from "./protocol.js";
 import { randomId } from "./dom.js";
+import { noteServerTime } from "./clock.js";
 
 export const CONN = Object.freeze({
   CONNECTING: "connecting",
@@ -90,6 +91,7 @@ export class TableConnection extends EventTarget {
     this.setStatus(this.attempt ? CONN.RECONNECTING : CONN.CONNECTING);
     let ws;
     try {
+      this.connectedAt = Date.now();
       ws = new WebSocket(this.url());
     } catch {
       this.scheduleReconnect();
@@ -159,15 +161,21 @@ export class TableConnection extends EventTarget {
 
   startHeartbeat() {
     this.stopHeartbeat();
-    this.pingTimer = setInterval(() => {
-      if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return;
-      this.raw({ type: COMMAND.PING, id: `ping-${randomId(8)}` });
-      clearTimeout(this.pongTimer);
-      this.pongTimer = setTimeout(() => {
-        // no answer: the connection is dead even if the socket has not noticed
-        if (this.ws) this.ws.close();
-      }, PONG_TIMEOUT_MS);
-    }, PING_EVERY_MS);
+    this.pings = {};
+    this.pingTimer = setInterval(() => this.ping(), PING_EVERY_MS);
+    this.ping(); // at once too: its pong tells the server's time precisely (countdowns)
+  }
+
+  ping() {
+    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return;
+    const id = `ping-${randomId(8)}`;
+    this.pings = { ...(this.pings || {}), [id]: Date.now() };
+    this.raw({ type: COMMAND.PING, id });
+    clearTimeout(this.pongTimer);
+    this.pongTimer = setTimeout(() => {
+      // no answer: the connection is dead even if the socket has not noticed
+      if (this.ws) this.ws.close();
+    }, PONG_TIMEOUT_MS);
   }
 
   stopHeartbeat() {
@@ -193,6 +201,7 @@ export class TableConnection extends EventTarget {
     }
     switch (frame.type) {
       case FRAME.WELCOME:
+        if (frame.server_time) noteServerTime(frame.server_time, this.connectedAt || null);
         this.attempt = 0;
         this.roles = frame.roles || [];
         this.player = frame.player || null;
@@ -221,6 +230,14 @@ export class TableConnection extends EventTarget {
           entry.reject(new CommandError(frame));
         } else {
           this.dispatchEvent(new CustomEvent("servererror", { detail: frame }));
+        }
+        break;
+      }
+      case FRAME.PONG: {
+        const sentAt = (this.pings || {})[frame.id];
+        if (sentAt !== undefined) {
+          delete this.pings[frame.id];
+          if (frame.server_time) noteServerTime(frame.server_time, sentAt);
         }
         break;
       }

@@ -188,7 +188,8 @@ export async function verifyRecord(record, { seenCommitment = null } = {}) {
     const recorded = (start.dice || []).join("");
     checks.push({ throw: 0, nonce: String(start.nonce), expected, recorded, ok: expected === recorded });
   }
-  const throws = Array.isArray(record.throws) ? record.throws : [];
+  // a close ({"close": true}, RULES.md §8.1) is not a throw and takes no number
+  const throws = (Array.isArray(record.throws) ? record.throws : []).filter((e) => !(e && typeof e === "object" && "close" in e));
   for (const item of fair.throws || []) {
     const number = item.throw;
     const recorded = recordedDice(throws[number - 1]);

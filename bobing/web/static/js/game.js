@@ -99,7 +99,7 @@ export function why(c) {
 export function requiredZhuangyuanHands(rules) {
   const required = new Set([...ALWAYS_ZHUANGYUAN, "liubohong"]);
   if (["zhuangyuan_end_share", "zhuangyuan"].includes(rules.liubohei)) required.add("liubohei");
-  if (rules.six_ones === "biandijin" && rules.biandijin === "zhuangyuan") required.add("biandijin");
+  if (rules.six_ones === "biandijin" && ["zhuangyuan", "zhuangyuan_take_remaining_end"].includes(rules.biandijin)) required.add("biandijin");
   return required;
 }
 
@@ -219,13 +219,20 @@ export function switchLines(rules) {
   const lines = [];
   lines.push([t("switch.zhuangyuan_order"), orderLine(rules)]);
   const simple = [
-    "wuzi_compare", "sijin_bonus", "chajinhua_duitang", "chajinhua_lugu", "standing",
-    "liubohong", "liubohei", "six_ones", "biandijin", "tiaohou", "direction", "start_count", "end",
+    "wuzi_compare", "wuzi_bonus", "sijin_bonus", "chajinhua_duitang", "chajinhua_lugu", "standing",
+    "liubohong", "liubohong_spares_chajinhua", "liubohei", "six_ones", "biandijin", "tiaohou",
+    "direction", "start_count", "end", "award",
   ];
   for (const name of simple) {
+    if (!(name in rules)) continue;
     if (name === "biandijin" && rules.six_ones !== "biandijin") continue;
+    if (name === "liubohong_spares_chajinhua" && rules.liubohong !== "take_all_end") continue;
     lines.push([t(`switch.${name}`), t(`rule.${name}.${rules[name]}`)]);
   }
+  if (rules.award === "ranked") {
+    lines.push([t("switch.rounds"), rules.rounds ? t("rule.rounds", { n: rules.rounds }) : t("rule.rounds.null")]);
+  }
+  if (rules.max_players) lines.push([t("switch.max_players"), t("rule.max_players", { n: rules.max_players })]);
   if (rules.chase) {
     lines.push([
       t("switch.chase"),

@@ -18,6 +18,8 @@ export const EVENT = Object.freeze({
   AUTO_THROW_SET: "auto_throw_set",
   REMATCH: "rematch",
   REACTION: "reaction",
+  DEADLINE_SET: "deadline_set",
+  TIME_CALLED: "time_called",
   // the game engine's
   STARTED: "started",
   THROWN: "thrown",
@@ -111,13 +113,15 @@ export const RANKABLE = Object.freeze([
 export const SWITCH_VALUES = Object.freeze({
   wuzi_compare: ["kicker", "face_then_kicker"],
   sijin_bonus: [false, true],
-  chajinhua_duitang: ["immediate", "none"],
+  wuzi_bonus: [false, true],
+  chajinhua_duitang: ["immediate", "none", "at_end"],
   chajinhua_lugu: ["exempt", "keeps_duitang"],
   standing: ["latest", "best"],
-  liubohong: ["take_all_end", "take_remaining_end", "zhuangyuan"],
-  liubohei: ["grab_end", "zhuangyuan_end_share", "zhuangyuan", "ignore"],
+  liubohong: ["take_all_end", "take_remaining_end", "zhuangyuan", "friendly_end"],
+  liubohong_spares_chajinhua: [false, true],
+  liubohei: ["grab_end", "zhuangyuan_end_share", "zhuangyuan", "ignore", "take_one"],
   six_ones: ["liubohei", "biandijin"],
-  biandijin: ["take_remaining_end", "zhuangyuan"],
+  biandijin: ["take_remaining_end", "zhuangyuan", "zhuangyuan_take_remaining_end"],
   tiaohou: ["void_skip_next", "void"],
   direction: ["clockwise", "counterclockwise"],
   start_count: ["from_thrower", "from_next"],
@@ -125,6 +129,7 @@ export const SWITCH_VALUES = Object.freeze({
 });
 
 export const CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ";
+/** Seats at a table unless its rules' max_players says otherwise (RULES.md §8: 2-30). */
 export const MAX_PLAYERS = 12;
 export const NAME_MAX = 24;
 export const TABLE_NAME_MAX = 40;

@@ -17,10 +17,13 @@ import { rematchCard } from "../rematch.js";
 import { shareSection } from "../share.js";
 import { historyCard } from "../history.js";
 import { reactionBar } from "../reactions.js";
+import { isRanked, PrizeCeremony, rankingTable } from "../ranked.js";
 
-function endReason(state) {
+export function endReason(state) {
   if (state.end_reason === "host") return t("end.by_host");
   const by = state.result && state.result.ended_by;
+  const called = state.closing ? t(state.closing.by === "deadline" ? "end.time_up" : "end.host_called") : "";
+  if (by === "closed" || (called && by === "exhausted")) return [called, t(`end.by.${by}`)].filter(Boolean).join(t("list.sentence"));
   return by ? t(`end.by.${by}`) : "";
 }
 
@@ -84,8 +87,9 @@ export class EndPanel {
     this.ctx = ctx;
     this.verifyBox = h("div", { class: "verify-result", "aria-live": "polite" });
     this.el = h("div", { class: "end" });
+    this.prizeCeremony = isRanked(session.state) ? new PrizeCeremony(session.state, { live }) : null;
     this.build();
-    if (live) {
+    if (live && !this.prizeCeremony) {
       gong();
       const st = session.state;
       const z = st.result && st.result.zhuangyuan;
@@ -98,13 +102,19 @@ export class EndPanel {
     this.build();
   }
 
+  destroy() {
+    if (this.prizeCeremony) this.prizeCeremony.destroy();
+  }
+
   build() {
     const st = this.session.state;
     const code = this.session.code;
     const z = st.result && st.result.zhuangyuan;
     const named = st.named_prizes || {};
     const zName = z && z.dice ? handName(classify(z.dice, st.rules)) : null;
-    const ceremony = h(
+    const ranked = this.prizeCeremony;
+    if (ranked) ranked.setReason(endReason(st));
+    const ceremony = ranked ? ranked.el : h(
       "section",
       { class: "ceremony", "aria-labelledby": "ceremony-title" },
       h("div", { class: "lanterns", "aria-hidden": "true" }, h("span", { class: "lantern l1" }), h("span", { class: "lantern l2" })),
@@ -126,7 +136,7 @@ export class EndPanel {
       "section",
       { class: "card", "aria-labelledby": "results-title" },
       h("h2", { id: "results-title", class: "card-title" }, t("end.results")),
-      resultsTable(st),
+      ranked ? rankingTable(st) : resultsTable(st),
       prizes.length
         ? h(
             "div",

@@ -12,11 +12,15 @@ import { Bowl } from "../dice.js";
 import { loadPresets } from "./rules.js";
 import { oddsNavLink } from "./odds.js";
 import { BAD_NAME } from "./lobby.js";
+import { TableTerms } from "../tableform.js";
 
 const EDITABLE = [
-  "liubohong", "liubohei", "six_ones", "biandijin", "wuzi_compare", "sijin_bonus",
-  "chajinhua_duitang", "chajinhua_lugu", "standing", "tiaohou", "direction", "start_count", "end",
+  "liubohong", "liubohong_spares_chajinhua", "liubohei", "six_ones", "biandijin", "wuzi_compare",
+  "wuzi_bonus", "sijin_bonus", "chajinhua_duitang", "chajinhua_lugu", "standing", "tiaohou",
+  "direction", "start_count", "end",
 ];
+/** Switches whose values are true and false. */
+const BOOLEAN = new Set(["sijin_bonus", "wuzi_bonus", "liubohong_spares_chajinhua"]);
 
 function clone(value) {
   return JSON.parse(JSON.stringify(value));
@@ -38,14 +42,21 @@ export class HomeView {
     this.editor = h("div", { class: "switch-editor" });
     this.statement = h("p", { class: "order-statement", "aria-live": "polite" });
     this.busy = false;
+    this.terms = new TableTerms({ onChange: () => this.paintTerms() });
   }
 
   destroy() {}
+
+  /** Ranked prizes replace the cakes: their editor hides while ranked is chosen. */
+  paintTerms() {
+    if (this.cakesBox) this.cakesBox.hidden = this.terms.ranked;
+  }
 
   async render() {
     renderTopbar({ extra: [oddsNavLink(), h("a", { href: "/rules", "data-link": "", class: "icon-btn", "aria-label": t("nav.rules_general"), title: t("nav.rules_general") }, icon("book"))] });
     // the default name follows the language until someone types their own
     if (this.tableName === null || !this.nameEdited) this.tableName = t("home.default_name");
+    this.terms.paint(); // in the current language
     mount(this.main, this.page());
     if (!this.presets) {
       try {
@@ -187,7 +198,8 @@ export class HomeView {
       presetSelect,
       this.statement,
       h("details", { class: "editor-details" }, h("summary", {}, t("home.customize")), this.editor),
-      h("details", { class: "editor-details" }, h("summary", {}, t("home.prizes")), this.prizeBox, h("h3", { class: "sub-title" }, t("home.named_prizes")), h("p", { class: "hint" }, t("home.named_hint")), this.namedBox),
+      h("details", { class: "editor-details terms-details", open: true }, h("summary", {}, t("terms.title")), this.terms.el),
+      (this.cakesBox = h("details", { class: "editor-details", hidden: this.terms.ranked }, h("summary", {}, t("home.prizes")), this.prizeBox, h("h3", { class: "sub-title" }, t("home.named_prizes")), h("p", { class: "hint" }, t("home.named_hint")), this.namedBox)),
       h("button", { type: "submit", class: "btn btn-primary btn-big btn-block create-btn" }, t("home.create")),
     );
   }
@@ -242,6 +254,8 @@ export class HomeView {
     );
     for (const name of EDITABLE) {
       if (name === "biandijin" && rules.six_ones !== "biandijin") continue;
+      if (name === "liubohong_spares_chajinhua" && rules.liubohong !== "take_all_end") continue;
+      if (!(name in rules)) continue; // a server without this switch
       const id = `sw-${name}`;
       const select = h(
         "select",
@@ -251,7 +265,7 @@ export class HomeView {
           "data-switch": name,
           onchange: (ev) => {
             const raw = ev.target.value;
-            rules[name] = name === "sijin_bonus" ? raw === "true" : raw;
+            rules[name] = BOOLEAN.has(name) ? raw === "true" : raw;
             this.paintRules();
             const again = this.editor.querySelector(`#${id}`);
             if (again) again.focus();
@@ -434,26 +448,31 @@ export class HomeView {
 
   body() {
     const body = { name: this.tableName.trim(), mode: this.mode };
+    const terms = this.terms.ruleOverrides();
     if (this.rules) {
-      if (this.changed()) {
+      if (this.changed() || Object.keys(terms).length) {
         const { prizes: _prizes, ...rest } = this.rules;
-        body.rules = rest;
+        body.rules = { ...rest, ...terms };
       } else {
         body.rules = this.presetId;
       }
-      body.prizes = { ...this.prizes };
+      // a ranked table plays for its prize list, not for cakes
+      if (!this.terms.ranked) body.prizes = { ...this.prizes };
     }
+    const limit = this.terms.timeLimit();
+    if (limit !== null) body.time_limit = limit;
     const named = {};
     for (const [tier, entry] of Object.entries(this.named)) {
       if (entry && entry.name) named[tier] = { name: entry.name, value: entry.value || 0 };
     }
-    if (Object.keys(named).length) body.named_prizes = named;
+    if (Object.keys(named).length && !this.terms.ranked) body.named_prizes = named;
     if (this.mode === MODE.REFEREE) body.referee_thrower = this.refereeThrower;
     return body;
   }
 
   async create() {
     if (this.busy) return;
+    if (!this.terms.check()) return;
     const body = this.body();
     if (!body.name || BAD_NAME.test(body.name)) {
       toast(body.name ? t("error.bad_name_chars", { name: body.name }) : t("error.invalid_name"), { kind: "error" });

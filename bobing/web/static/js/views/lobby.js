@@ -10,6 +10,12 @@ import { RefereePad } from "../referee.js";
 import { icon, copyText, toast, showError, announce, errorText } from "../ui.js";
 import { rattle, settle } from "../sound.js";
 import { inviteBase, loadInvite, loopbackOnly, forgetInviteWaiter } from "../invite.js";
+import { isRanked, rankedSummary } from "../ranked.js";
+
+/** How many players this table seats (its rules' max_players). */
+export function seatLimit(state) {
+  return (state && state.rules && state.rules.max_players) || MAX_PLAYERS;
+}
 
 /** Characters the server refuses in names (HTML and control characters). */
 export const BAD_NAME = /[<>&"'\u0000-\u001f\u007f]/;
@@ -35,16 +41,21 @@ export function keepFocus(container, rebuild) {
 
 export function rulesSummary(state) {
   const rules = state.rules;
-  const prizes = ["zhuangyuan", "duitang", "sanhong", "sijin", "erju", "yixiu"]
-    .filter((tier) => (rules.prizes || {})[tier])
-    .map((tier) => `${tierName(tier)} ${rules.prizes[tier]}`)
-    .join(" · ");
+  const prizes = isRanked(state)
+    ? rankedSummary(state)
+    : ["zhuangyuan", "duitang", "sanhong", "sijin", "erju", "yixiu"]
+        .filter((tier) => (rules.prizes || {})[tier])
+        .map((tier) => `${tierName(tier)} ${rules.prizes[tier]}`)
+        .join(" · ");
+  const limits = [t("lobby.seats_max", { n: seatLimit(state) })];
+  if (state.time_limit) limits.push(t("clock.lobby", { n: state.time_limit }));
   return h(
     "div",
     { class: "rules-summary" },
     h("p", {}, h("span", { class: "label" }, t("rules.preset_label")), " ", t(`preset.${rules.preset}`)),
     h("p", { class: "order-line" }, h("span", { class: "label" }, t("rules.order_label")), " ", orderLine(rules)),
-    h("p", { class: "prize-line" }, h("span", { class: "label" }, t("rules.prizes_label")), " ", prizes),
+    h("p", { class: "prize-line" }, h("span", { class: "label" }, t(isRanked(state) ? "ranked.mode_label" : "rules.prizes_label")), " ", prizes),
+    h("p", { class: "limits-line" }, limits.join(" · ")),
   );
 }
 
@@ -53,6 +64,7 @@ export class LobbyPanel {
     this.session = session;
     this.ctx = ctx;
     this.seats = h("ol", { class: "seat-list" });
+    this.seatCount = h("span", { class: "seat-count" });
     this.startBox = h("div", { class: "start-box" });
     this.joinBox = h("div", { class: "join-box" });
     this.bowl = new Bowl();
@@ -134,7 +146,7 @@ export class LobbyPanel {
     const seatsCard = h(
       "section",
       { class: "card seats", "aria-labelledby": "seats-title" },
-      h("h2", { id: "seats-title", class: "card-title" }, t("lobby.seats")),
+      h("h2", { id: "seats-title", class: "card-title" }, t("lobby.seats"), this.seatCount),
       this.seats,
       this.joinBox,
     );
@@ -163,6 +175,7 @@ export class LobbyPanel {
     const st = this.session.state;
     const isHost = this.session.isHost();
     const players = st.players || [];
+    this.seatCount.textContent = t("lobby.seat_count", { n: players.length, max: seatLimit(st) });
     keepFocus(this.seats, () => {
       mount(
         this.seats,
@@ -194,10 +207,10 @@ export class LobbyPanel {
     const st = this.session.state;
     const isHost = this.session.isHost();
     const seated = Boolean(this.session.me);
-    const full = (st.players || []).length >= MAX_PLAYERS;
+    const full = (st.players || []).length >= seatLimit(st);
     const hostAdds = isHost && st.mode !== MODE.ONLINE;
     if (full) {
-      mount(this.joinBox, h("p", { class: "hint" }, t("lobby.full")));
+      mount(this.joinBox, h("p", { class: "hint" }, t("lobby.full", { n: seatLimit(st) })));
       return;
     }
     if (seated && !hostAdds) {

@@ -15,6 +15,8 @@ import { keepFocus } from "./lobby.js";
 import { SeatTools, AutoThrowNote } from "../seats.js";
 import { reactionBar } from "../reactions.js";
 import { celebrateThrow } from "../life.js";
+import { CountdownBar, askClose } from "../countdown.js";
+import { isRanked, paintLeaderboard, prizeList } from "../ranked.js";
 
 const LOG_LIMIT = 60;
 const SHAKE_DELTA = 14;
@@ -130,6 +132,7 @@ export class PlayPanel {
     this.pausedBox = h("div", { class: "paused-note", role: "status", hidden: true });
     this.settled = Promise.resolve();
     this.pending = null;
+    this.countdown = new CountdownBar(session);
     this.myRoll = null;
     this.throwing = false;
     this.pad = null;
@@ -157,6 +160,7 @@ export class PlayPanel {
       h(
         "div",
         { class: "play-main" },
+        this.countdown.el,
         this.turnBar,
         this.pausedBox,
         h("div", { class: "bowl-stage" }, this.bowl.el),
@@ -178,6 +182,7 @@ export class PlayPanel {
   destroy() {
     if (this.pad) this.pad.destroy();
     this.autoNote.destroy();
+    this.countdown.destroy();
     window.removeEventListener("devicemotion", this.onMotion);
     document.removeEventListener("keydown", this.onKey);
   }
@@ -273,9 +278,16 @@ export class PlayPanel {
     this.paintBowl();
     this.paintAward();
     this.paintAction();
-    this.paintLeader();
-    mount(this.poolBox, h("h2", { id: "pool-title", class: "card-title" }, t("play.pool")), poolView(st));
-    mount(this.playersBox, h("h2", { id: "players-title", class: "card-title" }, t("play.holdings")), holdingsTable(st, { me: this.session.me }));
+    if (isRanked(st)) {
+      // one prize per person by best throw: the leaderboard and the prize list say it all
+      paintLeaderboard(this.leaderBox, st, { me: this.session.me });
+      mount(this.poolBox, h("h2", { id: "pool-title", class: "card-title" }, t("ranked.prizes")), prizeList(st));
+      this.playersBox.hidden = true;
+    } else {
+      this.paintLeader();
+      mount(this.poolBox, h("h2", { id: "pool-title", class: "card-title" }, t("play.pool")), poolView(st));
+      mount(this.playersBox, h("h2", { id: "players-title", class: "card-title" }, t("play.holdings")), holdingsTable(st, { me: this.session.me }));
+    }
     this.paintLog();
     this.paintHost();
     this.seatTools.update();
@@ -298,7 +310,7 @@ export class PlayPanel {
       parts.push(h("span", { class: "turn-no" }, t("play.throw_no", { n: st.turn })));
       parts.push(h("span", { class: "turn-main" }, mine ? t("play.your_turn") : t("play.turn_of", { player: st.next })));
     }
-    if (st.phase === PHASE.FINAL) {
+    if ((st.phase === PHASE.FINAL || st.final_round) && !st.closing) {
       const fin = st.final_round;
       parts.push(
         h(
@@ -626,7 +638,9 @@ export class PlayPanel {
         st.status === STATUS.PAUSED
           ? h("button", { type: "button", class: "btn btn-ghost", "data-fk": "resume", onclick: () => this.host(COMMAND.RESUME) }, icon("play"), t("host.resume"))
           : h("button", { type: "button", class: "btn btn-ghost", "data-fk": "pause", onclick: () => this.host(COMMAND.PAUSE) }, icon("pause"), t("host.pause")),
-        h("button", { type: "button", class: "btn btn-ghost btn-danger-text", "data-fk": "end", onclick: () => this.endGame() }, icon("stop"), t("host.end")),
+        st.closing
+          ? h("span", { class: "badge badge-gold closing-badge" }, t("host.time_called"))
+          : h("button", { type: "button", class: "btn btn-ghost btn-danger-text", "data-fk": "end", onclick: () => this.endGame() }, icon("stop"), t("host.end")),
       ),
     );
   }
@@ -640,8 +654,8 @@ export class PlayPanel {
   }
 
   async endGame() {
-    const yes = await confirmDialog({ title: t("host.end_title"), body: t("host.end_body"), yes: t("host.end_yes"), danger: true });
-    if (yes) await this.host(COMMAND.END);
+    // a close (RULES.md §8.1): the dialog says what will happen at this table
+    if (await askClose(this.session)) await this.host(COMMAND.END);
   }
 }
 
@@ -651,6 +665,8 @@ export class PlayPanel {
 /** Whether the host may undo the last throw now (docs/protocol.md, Undoing a throw). */
 export function canUndo(state) {
   if (!state || state.mode !== MODE.REFEREE || !state.last_throw) return false;
+  // a throw made before time was called stays (undoing it would undo the close)
+  if (state.closing && state.last_throw.throw <= (state.closing.throw || 0)) return false;
   if (state.status === STATUS.OVER) return state.end_reason === "game_over";
   return state.status === STATUS.PLAYING || state.status === STATUS.PAUSED;
 }

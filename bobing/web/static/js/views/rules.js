@@ -2,6 +2,7 @@
 // prizes, and example throws with what they win.
 
 import { h, mount } from "../dom.js";
+import { prizeList } from "../ranked.js";
 import { t } from "../i18n.js";
 import { api } from "../api.js";
 import { TIERS } from "../protocol.js";
@@ -94,8 +95,10 @@ export class RulesView {
         "section",
         { class: "card", "aria-labelledby": "r-prizes" },
         h("h2", { id: "r-prizes", class: "card-title" }, t("rules.prizes_title")),
-        h("p", {}, t("rules.prizes_total", { n: total })),
-        h(
+        // a ranked table plays for its prize list (RULES.md §8.2), not for cakes
+        rules.award === "ranked" ? [h("p", {}, t("rule.award.ranked")), prizeList(st && st.rules === rules ? st : { rules })] : null,
+        rules.award === "ranked" ? null : h("p", {}, t("rules.prizes_total", { n: total })),
+        rules.award === "ranked" ? null : h(
           "ul",
           { class: "prize-list" },
           prizes.map((tier) =>

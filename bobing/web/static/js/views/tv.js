@@ -11,9 +11,11 @@ import { renderTopbar, announce, icon } from "../ui.js";
 import { rattle, settle, gong } from "../sound.js";
 import { poolView, holdingsTable, shownKey } from "./play.js";
 import { inviteUrl } from "./lobby.js";
-import { resultsTable } from "./end.js";
 import { recentThrows, zhuangyuanRace } from "../tv_extras.js";
 import { celebrateThrow, celebrateEnd } from "../life.js";
+import { resultsTable, endReason } from "./end.js";
+import { CountdownBar } from "../countdown.js";
+import { isRanked, paintLeaderboard, PrizeCeremony, rankingTable } from "../ranked.js";
 
 export class TvView {
   constructor(main, session, ctx) {
@@ -22,6 +24,9 @@ export class TvView {
     this.ctx = ctx;
     this.bowl = new Bowl({ big: true });
     this.pending = null;
+    this.shown = null;
+    this.countdown = new CountdownBar(session, { big: true });
+    this.prizeCeremony = null;
     this.onUpdate = (ev) => {
       try {
         this.apply(ev.detail);
@@ -35,6 +40,8 @@ export class TvView {
 
   destroy() {
     this.session.removeEventListener("update", this.onUpdate);
+    this.countdown.destroy();
+    if (this.prizeCeremony) this.prizeCeremony.destroy();
     document.body.classList.remove("tv-mode");
   }
 
@@ -63,7 +70,7 @@ export class TvView {
     const last = thrown[thrown.length - 1];
     if (live && events.some((e) => e.type === EVENT.ZHUANGYUAN)) gong();
     if (!(live && last)) {
-      if (!this.pending) this.paint();
+      if (!this.pending) this.paint({ live });
       return;
     }
     // no queue: a newer throw cuts a stale tumble short; the end follows its last throw at once
@@ -79,11 +86,11 @@ export class TvView {
       celebrateThrow(last, this.session.state);
       if (this.session.state.status === STATUS.OVER) celebrateEnd(this.session.state);
       this.pending = null;
-      this.paint();
+      this.paint({ live: true });
     });
   }
 
-  paint({ rolling = false } = {}) {
+  paint({ rolling = false, live = false } = {}) {
     const st = this.session.state;
     if (!st) {
       mount(this.main, h("section", { class: "center-card loading" }, h("div", { class: "boot-moon", "aria-hidden": "true" }), h("p", {}, t("table.connecting", { code: this.session.code }))));
@@ -97,11 +104,24 @@ export class TvView {
         h(
           "div",
           { class: "tv tv-lobby" },
-          h("div", { class: "tv-hero" }, h("p", { class: "eyebrow" }, t("tv.scan")), h("h1", { class: "tv-title" }, st.name), qr),
+          h("div", { class: "tv-hero" }, h("p", { class: "eyebrow" }, t("tv.scan")), h("h1", { class: "tv-title" }, st.name), this.countdown.el, qr),
           h("ol", { class: "tv-seats" }, (st.players || []).map((p) => h("li", {}, h("span", { class: "seat-no" }, String(p.seat)), p.name))),
         ),
       );
       return;
+    }
+    if (st.status === STATUS.OVER && isRanked(st)) {
+      if (!this.prizeCeremony) this.prizeCeremony = new PrizeCeremony(st, { live, big: true });
+      this.prizeCeremony.setReason(endReason(st));
+      mount(
+        this.main,
+        h("div", { class: "tv tv-over tv-ranked" }, this.prizeCeremony.el, h("section", { class: "card" }, rankingTable(st))),
+      );
+      return;
+    }
+    if (this.prizeCeremony && st.status !== STATUS.OVER) {
+      this.prizeCeremony.destroy();
+      this.prizeCeremony = null;
     }
     if (st.status === STATUS.OVER) {
       const z = st.result && st.result.zhuangyuan;
@@ -154,20 +174,28 @@ export class TvView {
     const fin = st.final_round;
     if (fin && fin.last_thrower && !rolling) next = `${next} · ${t("play.final_until", { player: fin.last_thrower })}`;
     const leader = leaderText(st.result, st.rules);
+    let right;
+    if (isRanked(st)) {
+      const board = h("section", { class: "card tv-board" });
+      paintLeaderboard(board, st, { compact: (st.players || []).length > 12 });
+      right = h("div", { class: "tv-right" }, h("div", { class: "tv-top tv-top-ranked" }, qr), board);
+    } else {
+      right = h(
+        "div",
+        { class: "tv-right" },
+        h("div", { class: "tv-top" }, h("section", { class: "card tv-leader" }, h("h2", { class: "card-title" }, t("play.leader")), leader ? h("p", { class: "leader-name" }, leader) : h("p", { class: "hint" }, t("play.no_leader"))), qr),
+        h("section", { class: "card" }, h("h2", { class: "card-title" }, t("play.pool")), poolView(st)),
+        h("section", { class: "card" }, holdingsTable(st)),
+      );
+    }
     mount(
       this.main,
       h(
         "div",
-        { class: "tv tv-play" },
-        h("div", { class: "tv-left" }, h("p", { class: "tv-next" }, rolling ? t("play.rolling") : next), this.bowl.el, award || h("div", { class: "tv-award" })),
-        h(
-          "div",
-          { class: "tv-right" },
-          h("div", { class: "tv-top" }, h("section", { class: "card tv-leader" }, h("h2", { class: "card-title" }, t("play.leader")), leader ? h("p", { class: "leader-name" }, leader) : h("p", { class: "hint" }, t("play.no_leader"))), qr),
-          h("section", { class: "card" }, h("h2", { class: "card-title" }, t("play.pool")), poolView(st)),
-          h("section", { class: "card" }, holdingsTable(st)),
-        ),
-        h("div", { class: "tv-third" }, zhuangyuanRace(this.session), recentThrows(this.session)),
+        { class: `tv tv-play${(st.players || []).length > 12 ? " tv-crowd" : ""}` },
+        h("div", { class: "tv-left" }, this.countdown.el, h("p", { class: "tv-next" }, rolling ? t("play.rolling") : next), this.bowl.el, award || h("div", { class: "tv-award" })),
+        right,
+        h("div", { class: "tv-third" }, isRanked(st) ? null : zhuangyuanRace(this.session), recentThrows(this.session)),
       ),
     );
   }
