@@ -119,8 +119,11 @@ class RedisBroker(Broker):
             asyncio.create_task(self._publish_loop(module), name="bobing-redis-publish"),
         ]
 
-    async def close(self) -> None:
-        """Stop both tasks and close the connections (messages not yet sent are dropped)."""
+    async def close(self, *, drain: float = 1.0) -> None:
+        """Send what is queued (for up to ``drain`` seconds), then stop and disconnect."""
+        deadline = asyncio.get_running_loop().time() + drain
+        while self._outbox and self._tasks and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.01)
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
