@@ -137,3 +137,18 @@ async def test_unsubscribed_channels_are_not_delivered(
     await a.publish(other, "1 1 z")  # travels behind the unwanted one on the same connection
     await until(lambda: got_other == ["1 1 z"])
     assert got == ["1 1 x"]
+
+
+async def test_closing_sends_what_is_queued(brokers: Callable[[], RedisBroker]) -> None:
+    a, b = brokers(), brokers()
+    await a.start()
+    await b.start()
+    channel = f"bobing:table:W{uuid.uuid4().hex[:8]}"
+    got: list[str] = []
+    b.subscribe(channel, got.append)
+    await until(lambda: channel in b._confirmed)
+    for i in range(1, 51):
+        await a.publish(channel, f"{i} {i} last-words")
+    await a.close()  # an instance stopping right after its last commits
+    await until(lambda: len(got) == 50)
+    assert got[-1] == "50 50 last-words"
