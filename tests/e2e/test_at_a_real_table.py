@@ -372,8 +372,9 @@ def test_voice_confetti_reactions_share_rematch_and_history(
     expect(yi.locator(".reaction-float")).to_contain_text("甲")
     jia.get_by_role("button", name="发送 👏").click()
     expect(jia.locator("#toasts")).to_contain_text("表情每 1.5 秒只能发一个")
-    # the game ends; the ceremony calls the winner and throws confetti
-    for turn, dice in enumerate(["444466", "123456", "145236"], start=1):
+    # the game ends (two full rounds, then the host calls time: it ends at once, RULES.md
+    # §8.1); the ceremony calls the winner and throws confetti
+    for turn, dice in enumerate(["444466", "123456", "145236", "112233"], start=1):
         command(server, code, host, "throw", turn=turn, dice=dice)
     command(server, code, host, "end")
     expect(jia.locator(".seal")).to_be_visible()
