@@ -48,15 +48,26 @@ def serve(
         str | None,
         typer.Option(help=_h("serve.opt.forwarded"), envvar="BOBING_FORWARDED_ALLOW_IPS"),
     ] = None,
+    limit: Annotated[
+        list[str] | None,
+        typer.Option("--limit", metavar="NAME=VALUE", help=_h("serve.opt.limit")),
+    ] = None,
 ) -> None:
     """Run the table server: the browser UI, REST under /api, WebSockets under /ws."""
+    import os
+
     from bobing.realtime.broker import broker_scheme
     from bobing.web.serve import run_server
-    from bobing.web.settings import Settings
+    from bobing.web.settings import Limits, Settings
 
     broker_scheme(broker)  # a bad URL fails before anything starts
+    limits = Limits.from_env(os.environ, limit or ())
     settings = Settings(
-        db_url=db, db_schema=schema, broker_url=broker, forwarded_allow_ips=forwarded_allow_ips
+        db_url=db,
+        db_schema=schema,
+        broker_url=broker,
+        forwarded_allow_ips=forwarded_allow_ips,
+        limits=limits,
     )
     run_server(settings, host, port)
 
@@ -79,6 +90,11 @@ def verify(
         ) from None
     if not isinstance(data, dict):
         raise RecordError(f"{str(record)!r} must hold a JSON object (a game record)")
+    from bobing.organizer.verify import is_event_record
+
+    if is_event_record(data):
+        _verify_event(data, as_json)
+        return
     checks = verify_record(data)
     fairness = data["fairness"]
     if as_json:
@@ -101,6 +117,42 @@ def verify(
     typer.echo(
         f"ok: {throws} server throws{start} of table {fairness['table_id']} follow from the "
         f"seed committed as {fairness['commitment']}"
+    )
+
+
+def _verify_event(data: dict[str, object], as_json: bool) -> None:
+    from bobing.organizer.verify import verify_event
+
+    tables = verify_event(data)
+    if as_json:
+        typer.echo(
+            json.dumps(
+                {
+                    "ok": True,
+                    "event": data["event"],
+                    "tables": [
+                        {
+                            "number": c.number,
+                            "code": c.code,
+                            "winner": c.winner,
+                            "checked": len(c.checks),
+                        }
+                        for c in tables
+                    ],
+                },
+                ensure_ascii=False,
+            )
+        )
+        return
+    throws = sum(1 for c in tables for check in c.checks if check.throw > 0)
+    playoff = (
+        " and the playoff between the table winners"
+        if tables[-1:] and tables[-1].number == 0
+        else ""
+    )
+    typer.echo(
+        f"ok: {len([c for c in tables if c.number])} tables{playoff} replay under the engine; "
+        f"{throws} server throws follow from their revealed seeds"
     )
 
 

@@ -18,13 +18,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import delete, insert, select, text
+from sqlalchemy import delete, func, insert, or_, select, text, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bobing.storage.db import Database
-from bobing.storage.models import EventRow, SeatRow, TableRow
+from bobing.storage.models import EventRow, SeatRow, SnapshotRow, TableRow
 
 
 class StoreError(Exception):
@@ -66,6 +66,10 @@ class StoredEvent:
     data: dict[str, Any]
     at: datetime
     command_id: str | None = None
+    sender: str | None = None
+    """The sender's token hash (only beside a ``command_id``; never sent to clients)."""
+    digest: str | None = None
+    """A digest of the command (only beside a ``command_id``; never sent to clients)."""
 
     def to_json(self) -> dict[str, Any]:
         """``{"seq", "type", "at", ...fields}`` as clients see it."""
@@ -100,16 +104,39 @@ class TableInfo:
     server_seed: str
     commitment: str
     created_at: datetime
+    creator: str | None = None
+    """A hash of the creating address (the open-table quota); None for old tables."""
+
+
+@dataclass(frozen=True, slots=True)
+class FoldSnapshot:
+    """A stored fold of a table's log as of event ``seq`` (what the web layer's runtime keeps);
+    ``data`` is the web layer's JSON, opaque to the store."""
+
+    seq: int
+    data: dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
 class TableSnapshot:
-    """Everything stored about a table: settings, seats in order, the whole log."""
+    """Everything stored about a table: settings, seats in order, and its log as the latest
+    fold snapshot (if any) plus the events after it (all events when there is none)."""
 
     info: TableInfo
     seats: tuple[Seat, ...]
     events: tuple[StoredEvent, ...]
     last_seq: int
+    fold: FoldSnapshot | None = None
+    """The latest snapshot; ``events`` are exactly those after ``fold.seq``."""
+
+
+@dataclass(frozen=True, slots=True)
+class CommandRecord:
+    """Where a command id was used: the first seq it produced, its sender and its digest."""
+
+    seq: int
+    sender: str | None
+    digest: str | None
 
 
 @dataclass(slots=True)
@@ -123,6 +150,10 @@ class Append:
     status: str | None = None
     seats: Sequence[Seat] | None = None
     at: datetime = field(default_factory=utcnow)
+    sender: str | None = None
+    """Stored with ``command_id``: the sender's token hash."""
+    digest: str | None = None
+    """Stored with ``command_id``: a digest of the command."""
 
 
 class EventStore:
@@ -166,6 +197,7 @@ class EventStore:
                         last_seq=len(stored),
                         created_at=at,
                         updated_at=at,
+                        creator=info.creator,
                     )
                 )
                 if stored:
@@ -174,8 +206,11 @@ class EventStore:
             raise CodeTaken(info.code) from None
         return stored
 
-    async def load(self, code: str) -> TableSnapshot | None:
-        """A table with its seats and its whole log, or None."""
+    async def load(self, code: str, *, use_snapshot: bool = True) -> TableSnapshot | None:
+        """A table with its seats, its latest fold snapshot and the events after it, or None.
+
+        ``use_snapshot=False``: no snapshot, the whole log (for a snapshot that cannot be read).
+        """
         async with self.db.connect() as conn:
             row = (
                 await conn.execute(select(TableRow.__table__).where(TableRow.code == code))
@@ -189,7 +224,19 @@ class EventStore:
                     .order_by(SeatRow.seat)
                 )
             ).all()
-            events = await _events(conn, code, 0, None)
+            stored = (
+                (
+                    await conn.execute(
+                        select(SnapshotRow.seq, SnapshotRow.data).where(
+                            SnapshotRow.table_code == code
+                        )
+                    )
+                ).first()
+                if use_snapshot
+                else None
+            )
+            fold = None if stored is None else FoldSnapshot(int(stored.seq), stored.data)
+            events = await _events(conn, code, 0 if fold is None else fold.seq, None)
         m = row._mapping
         info = TableInfo(
             code=m["code"],
@@ -203,14 +250,87 @@ class EventStore:
             server_seed=m["server_seed"],
             commitment=m["commitment"],
             created_at=_aware(m["created_at"]),
+            creator=m["creator"],
         )
         return TableSnapshot(
             info=info,
             seats=tuple(Seat(s.name, s.seat, s.token_hash) for s in seats),
             events=tuple(events),
             last_seq=int(m["last_seq"]),
+            fold=fold,
         )
 
+    async def save_snapshot(self, code: str, snapshot: FoldSnapshot) -> bool:
+        """Keep ``snapshot`` as the table's latest unless a newer one is stored; True if kept.
+
+        One row per table: loading needs only the latest, and the events after it.
+        """
+        try:
+            async with self.db.engine.begin() as conn:
+                current = (
+                    await conn.execute(
+                        select(SnapshotRow.seq).where(SnapshotRow.table_code == code)
+                    )
+                ).scalar_one_or_none()
+                if current is None:
+                    await conn.execute(
+                        insert(SnapshotRow).values(
+                            table_code=code, seq=snapshot.seq, data=snapshot.data, at=utcnow()
+                        )
+                    )
+                    return True
+                if current >= snapshot.seq:
+                    return False
+                moved = await conn.execute(
+                    update(SnapshotRow)
+                    .where(SnapshotRow.table_code == code, SnapshotRow.seq == current)
+                    .values(seq=snapshot.seq, data=snapshot.data, at=utcnow())
+                )
+                return bool(moved.rowcount)
+        except IntegrityError:
+            # Another instance stored one at the same moment, or the table was swept.
+            return False
+
+    async def open_tables(self, creator: str) -> int:
+        """How many tables created from ``creator`` are not over."""
+        async with self.db.connect() as conn:
+            value = (
+                await conn.execute(
+                    select(func.count())
+                    .select_from(TableRow)
+                    .where(TableRow.creator == creator, TableRow.status != "over")
+                )
+            ).scalar_one()
+        return int(value)
+
+    async def sweep(
+        self, *, over_before: datetime, idle_before: datetime, batch: int = 200
+    ) -> list[str]:
+        """Delete tables over since ``over_before`` or untouched since ``idle_before``.
+
+        At most ``batch`` tables per call (a short transaction); returns their codes.
+        """
+        async with self.db.engine.begin() as conn:
+            codes = [
+                str(c)
+                for c in (
+                    await conn.execute(
+                        select(TableRow.code)
+                        .where(
+                            or_(
+                                (TableRow.status == "over") & (TableRow.updated_at < over_before),
+                                (TableRow.status != "over") & (TableRow.updated_at < idle_before),
+                            )
+                        )
+                        .limit(batch)
+                    )
+                ).scalars()
+            ]
+            if codes:
+                for model in (SnapshotRow, EventRow, SeatRow):
+                    await conn.execute(delete(model).where(model.table_code.in_(codes)))
+                await conn.execute(delete(TableRow).where(TableRow.code.in_(codes)))
+        return codes
     async def tables_with_status(self, status: str) -> list[tuple[str, dict[str, Any]]]:
         """``(code, settings)`` of every table in ``status`` (e.g. the games in play)."""
         async with self.db.connect() as conn:
@@ -238,15 +358,20 @@ class EventStore:
 
     async def command_seq(self, code: str, command_id: str) -> int | None:
         """The first seq of the events a command produced, if it was applied."""
+        found = await self.command(code, command_id)
+        return None if found is None else found.seq
+
+    async def command(self, code: str, command_id: str) -> CommandRecord | None:
+        """Where a command id was used at a table (seq, sender, digest), if it was."""
         async with self.db.connect() as conn:
-            value = (
+            row = (
                 await conn.execute(
-                    select(EventRow.seq).where(
+                    select(EventRow.seq, EventRow.sender, EventRow.digest).where(
                         EventRow.table_code == code, EventRow.command_id == command_id
                     )
                 )
-            ).scalar_one_or_none()
-        return None if value is None else int(value)
+            ).first()
+        return None if row is None else CommandRecord(int(row.seq), row.sender, row.digest)
 
     # -- appends --------------------------------------------------------------------------
 
@@ -427,6 +552,8 @@ def _outcomes(
                 dict(data),
                 request.at,
                 request.command_id if i == 1 else None,
+                request.sender if i == 1 and request.command_id else None,
+                request.digest if i == 1 and request.command_id else None,
             )
             for i, data in enumerate(request.events, start=1)
         ]
@@ -470,8 +597,8 @@ _UPDATE_HEAD = (
     "WHERE code = ? AND last_seq = ?"
 )
 _INSERT_EVENTS = (
-    "INSERT INTO bobing_events (table_code, seq, type, data, at, command_id) "
-    "VALUES (?, ?, ?, ?, ?, ?)"
+    "INSERT INTO bobing_events (table_code, seq, type, data, at, command_id, sender, digest) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
 )
 
 
@@ -523,6 +650,8 @@ def _write_batch_sync(conn: Connection, requests: list[Append]) -> list[list[Sto
                         data(r["data"]),
                         at(r["at"]),
                         r["command_id"],
+                        r["sender"],
+                        r["digest"],
                     )
                     for r in rows
                 ],
@@ -542,6 +671,8 @@ def _event_row(code: str, event: StoredEvent) -> dict[str, Any]:
         "data": event.data,
         "at": event.at,
         "command_id": event.command_id,
+        "sender": event.sender,
+        "digest": event.digest,
     }
 
 
@@ -549,11 +680,22 @@ async def _events(
     conn: AsyncConnection, code: str, after: int, limit: int | None
 ) -> list[StoredEvent]:
     query = (
-        select(EventRow.seq, EventRow.type, EventRow.data, EventRow.at, EventRow.command_id)
+        select(
+            EventRow.seq,
+            EventRow.type,
+            EventRow.data,
+            EventRow.at,
+            EventRow.command_id,
+            EventRow.sender,
+            EventRow.digest,
+        )
         .where(EventRow.table_code == code, EventRow.seq > after)
         .order_by(EventRow.seq)
     )
     if limit is not None:
         query = query.limit(limit)
     rows = (await conn.execute(query)).all()
-    return [StoredEvent(int(r.seq), r.type, r.data, _aware(r.at), r.command_id) for r in rows]
+    return [
+        StoredEvent(int(r.seq), r.type, r.data, _aware(r.at), r.command_id, r.sender, r.digest)
+        for r in rows
+    ]

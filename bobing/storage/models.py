@@ -1,4 +1,4 @@
-"""The three tables of the server: tables, seats and the per-table event log.
+"""The tables of the server: tables, seats, the per-table event log and its snapshots.
 
 Names carry a ``bobing_`` prefix so the schema can share a database with other applications.
 ``bobing_events`` is the truth: the primary key (table_code, seq) makes two writers for the
@@ -34,6 +34,7 @@ class TableRow(Base):
     """One 博饼 table: its settings, secrets (hashed tokens, the server seed) and log head."""
 
     __tablename__ = "bobing_tables"
+    __table_args__ = (Index("ix_bobing_tables_status_updated", "status", "updated_at"),)
 
     code: Mapped[str] = mapped_column(String(16), primary_key=True)
     name: Mapped[str] = mapped_column(String(120))
@@ -50,6 +51,8 @@ class TableRow(Base):
     they read, and lose (rowcount 0) if someone else got there first."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    creator: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True)
+    """A hash of the address that created the table (the open-table quota)."""
 
 
 class SeatRow(Base):
@@ -80,6 +83,23 @@ class EventRow(Base):
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     command_id: Mapped[str | None] = mapped_column(String(80), nullable=True)
     """The idempotency key of the command that produced this event (first event only)."""
+    sender: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    """The token hash of the command's sender (with ``command_id``): a key belongs to one."""
+    digest: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    """A digest of the command (type and fields): a key names one command."""
+
+
+class SnapshotRow(Base):
+    """The latest stored fold of a table's log, as of event ``seq`` (see docs/architecture.md)."""
+
+    __tablename__ = "bobing_snapshots"
+
+    table_code: Mapped[str] = mapped_column(
+        String(16), ForeignKey("bobing_tables.code", ondelete="CASCADE"), primary_key=True
+    )
+    seq: Mapped[int] = mapped_column(Integer)
+    data: Mapped[dict[str, Any]] = mapped_column(JSONType)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
 metadata = Base.metadata

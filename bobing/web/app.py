@@ -5,8 +5,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, MutableMapping
+from collections.abc import AsyncIterator, Mapping, MutableMapping
 from contextlib import asynccontextmanager
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from fastapi import FastAPI, Request, WebSocket
@@ -19,14 +20,19 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from bobing.engine.errors import BobingError
 from bobing.i18n import normalize_lang
+from bobing.organizer import MAX_ROSTER_BYTES
 from bobing.realtime.broker import get_broker
 from bobing.storage.db import Database
 from bobing.storage.event_store import EventStore
+from bobing.storage.gatherings import GatheringStore
+from bobing.web.events import EventService
 from bobing.web.hub import Hub
 from bobing.web.problems import ApiError, from_bobing
+from bobing.web.ratelimit import RateLimiter
 from bobing.web.routes import analysis, api, ws
+from bobing.web.routes import events as event_routes
 from bobing.web.service import TableService
-from bobing.web.settings import Settings
+from bobing.web.settings import Limits, Settings
 
 log = logging.getLogger("bobing.web")
 PROBLEM = "application/problem+json"
@@ -40,20 +46,31 @@ def request_lang(request: Request) -> str:
 
 
 def problem_response(request: Request, error: ApiError) -> JSONResponse:
-    """An RFC 9457 response in the client's language."""
-    return JSONResponse(error.problem(request_lang(request)), error.status, media_type=PROBLEM)
+    """An RFC 9457 response in the client's language (``Retry-After`` when it says when)."""
+    headers = None
+    retry_after = error.params.get("retry_after")
+    if isinstance(retry_after, int) and not isinstance(retry_after, bool):
+        headers = {"Retry-After": str(max(retry_after, 1))}
+    return JSONResponse(
+        error.problem(request_lang(request)), error.status, media_type=PROBLEM, headers=headers
+    )
 
 
 class BodyLimit:
     """Refuse request bodies over ``limit`` bytes with a ``too_large`` problem."""
 
-    def __init__(self, app: ASGIApp, limit: int) -> None:
+    def __init__(self, app: ASGIApp, limit: int, larger: Mapping[str, int] | None = None) -> None:
         self.app = app
         self.limit = limit
+        self.larger = dict(larger or {})
+        """Paths that take larger bodies (a roster file upload)."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
+            return
+        if scope["path"] in self.larger:
+            await BodyLimit(self.app, self.larger[scope["path"]])(scope, receive, send)
             return
         declared = 0
         for name, value in scope.get("headers", ()):
@@ -147,6 +164,25 @@ async def _checkpoints(db: Database, every: float = 2.0) -> None:
             log.warning("background checkpoint failed", exc_info=True)
 
 
+async def _sweep(service: TableService, limits: Limits) -> None:
+    """Delete finished and abandoned tables past their retention (docs/security.md)."""
+    while True:
+        try:
+            now = datetime.now(UTC)
+            while True:
+                codes = await service.store.sweep(
+                    over_before=now - timedelta(days=limits.retention_over_days),
+                    idle_before=now - timedelta(days=limits.retention_idle_days),
+                )
+                for code in codes:
+                    service.evict(code)
+                if codes:
+                    log.info("retention: deleted %d tables", len(codes))
+                if len(codes) < 200:
+                    break
+        except Exception:  # retried on the next round
+            log.warning("retention sweep failed", exc_info=True)
+        await asyncio.sleep(limits.sweep_every)
 async def _rearm(service: TableService) -> None:
     try:
         await service.rearm()
@@ -165,28 +201,43 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         store = EventStore(db)
         broker = get_broker(settings.broker_url)
         await broker.start()
-        service = TableService(store, broker, cache_size=settings.runtime_cache)
+        limits = settings.limits
+        service = TableService(store, broker, cache_size=settings.runtime_cache, limits=limits)
         hub = Hub(broker, service, queue_size=settings.send_queue)
         app.state.db = db
         app.state.store = store
         app.state.service = service
+        app.state.events = EventService(service, GatheringStore(db))
         app.state.hub = hub
         app.state.settings = settings
-        checkpoints = asyncio.create_task(_checkpoints(db)) if db.dialect == "sqlite" else None
+        app.state.rate_limiter = RateLimiter(
+            {
+                "create": limits.create_per_minute,
+                "join": limits.join_per_minute,
+                "analysis": limits.analysis_per_minute,
+                "simulation": limits.simulations_per_minute,
+            }
+        )
+        app.state.analysis_cache = analysis.AnalysisCache(
+            limits=limits, processes=settings.analysis_processes
+        )
         # Tables whose clock was running when the server stopped get their timers back (in
         # the background: a server with many tables in play answers at once all the same).
-        rearm = asyncio.create_task(_rearm(service))
+        background = [
+            asyncio.create_task(_rearm(service)),
+            asyncio.create_task(_sweep(service, limits)),
+        ]
+        if db.dialect == "sqlite":
+            background.append(asyncio.create_task(_checkpoints(db)))
         try:
             yield
         finally:
-            rearm.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await rearm
-            await service.close()
-            if checkpoints is not None:
-                checkpoints.cancel()
+            for task in background:
+                task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
-                    await checkpoints
+                    await task
+            app.state.analysis_cache.close()
+            await service.close()
             await hub.close_all()
             await store.close()
             await broker.close()
@@ -201,9 +252,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(api.router)
     app.include_router(ws.router)
     app.include_router(analysis.router)
+    app.include_router(event_routes.router)
 
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
+        if exc.code == "rate_limited" and settings.limits.tarpit_seconds:
+            # A client over its limit waits for its answer: a flood from one address slows
+            # to the pace of its own connections instead of keeping the server busy.
+            await asyncio.sleep(settings.limits.tarpit_seconds)
         return problem_response(request, exc)
 
     @app.exception_handler(BobingError)
@@ -241,7 +297,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     if settings.static_dir.is_dir():
         app.mount("/", SpaStatic(directory=settings.static_dir, html=True), name="static")
-    app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
+    app.add_middleware(
+        BodyLimit,
+        limit=settings.max_body_bytes,
+        larger={event_routes.ROSTER_PATH: MAX_ROSTER_BYTES},
+    )
     return app
 
 

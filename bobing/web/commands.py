@@ -27,6 +27,7 @@ from bobing.storage.event_store import (
 from bobing.web.problems import ApiError
 from bobing.web.runtime import Roles, Runtime, last_thrown, throw_index
 from bobing.web.tokens import hash_token, new_token
+from bobing.web.validation import check_faces
 
 AUTO_THROW = "_auto"
 """An argument only the server sets (clients cannot send a field starting with ``_``)."""
@@ -175,7 +176,7 @@ def plan_throw(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
                 raise ApiError(
                     "invalid_field", "a referee throw needs dice (or tiaohou)", field="dice"
                 )
-            faces = parse_dice(args["dice"])
+            faces = parse_dice(check_faces(args["dice"], 6, field_name="dice"))
         fair = {
             "type": "dice",
             "throw": expected,
@@ -269,14 +270,19 @@ def plan_remove(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan
     seats = [Seat(s.name, i, s.token_hash) for i, s in enumerate(rest, start=1)]
 
     def commit(rt: Runtime) -> None:
-        rt.seats = seats
-        if rt.start_dice is not None and name in (
-            rt.start_dice.get("thrower"),
-            rt.start_dice.get("starter"),
-        ):
-            rt.start_dice = None
+        rt.seats = seats  # the start dice it voids are dropped by the fold (note_event)
 
     return Plan([{"type": "player_removed", "name": name}], seats=seats, commit=commit)
+
+
+def plan_lock(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
+    """The host locks the lobby (nobody may join) or opens it again."""
+    _need_host(roles, "lock the lobby")
+    _need_lobby(runtime, "lock")
+    locked = bool(args["locked"])
+    if locked == runtime.locked:
+        return Plan([])
+    return Plan([{"type": "lobby_locked", "locked": locked}])
 
 
 def _need_players(runtime: Runtime) -> None:
@@ -298,14 +304,7 @@ def plan_start_dice(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> 
     _need_seated(runtime, thrower)
     nonce: str | None
     if runtime.info.mode == "referee" and args.get("dice") is not None:
-        raw = args["dice"]
-        faces = [int(c) for c in raw if c.isdigit()] if isinstance(raw, str) else list(raw)
-        if len(faces) != 2 or not all(
-            isinstance(f, int) and not isinstance(f, bool) and 1 <= f <= 6 for f in faces
-        ):
-            raise ApiError(
-                "invalid_dice", f"invalid start dice {raw!r}: two faces 1-6", value=str(raw)[:40]
-            )
+        faces = check_faces(args["dice"], 2, field_name="start dice")
         dice = (faces[0], faces[1])
         nonce = None
     elif args.get("dice") is not None:
@@ -609,6 +608,7 @@ PLANS: dict[str, Callable[[Runtime, Roles, Mapping[str, Any]], Plan]] = {
     "grab": plan_grab,
     "reorder": plan_reorder,
     "remove": plan_remove,
+    "lock": plan_lock,
     "start_dice": plan_start_dice,
     "start": plan_start,
     "pause": plan_pause,

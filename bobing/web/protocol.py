@@ -23,6 +23,7 @@ STATE_CHANGING = frozenset(
         "grab",
         "reorder",
         "remove",
+        "lock",
         "start_dice",
         "start",
         "pause",
@@ -174,6 +175,7 @@ FIELDS: dict[str, dict[str, Check]] = {
     "grab": {"allocation": _allocation, "random": _bool},
     "reorder": {"players": _names},
     "remove": {"player": _text(64)},
+    "lock": {"locked": _bool},
     "start_dice": {"thrower": _text(64), "dice": _dice, "nonce": _nonce},
     "start": {"starter": _text(64)},
     "pause": {},
@@ -192,6 +194,7 @@ FIELDS: dict[str, dict[str, Check]] = {
 REQUIRED: dict[str, tuple[str, ...]] = {
     "reorder": ("players",),
     "remove": ("player",),
+    "lock": ("locked",),
     "hand_seat": ("player",),
     "set_auto_throw": ("seconds",),
     "react": ("emoji",),

@@ -9,16 +9,24 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from bobing.engine.events import Event, Thrown
+from bobing.engine.events import Event, Thrown, event_from_json
 from bobing.engine.game import Game
 from bobing.engine.rules import RuleSet
 from bobing.storage.event_store import (
+    CommandRecord,
+    FoldSnapshot,
     Seat,
     StoredEvent,
     TableInfo,
     iso,
 )
 from bobing.web.protocol import dumps
+from bobing.web.validation import name_key
+
+RECENT_COMMANDS = 1024
+"""Command ids a runtime remembers (older ones are found in the log: the unique index)."""
+
+SNAPSHOT_VERSION = 2
 
 
 @dataclass(slots=True)
@@ -61,7 +69,16 @@ class Runtime:
     seed_revealed: bool = False
     throw_seqs: dict[int, int] = field(default_factory=dict)
     """The seq of each surviving throw's first event (its ``dice``), by throw number."""
-    command_seqs: dict[str, int] = field(default_factory=dict)
+    commands: dict[str, CommandRecord] = field(default_factory=dict)
+    """The most recent command ids (at most :data:`RECENT_COMMANDS`), oldest first."""
+    forgot_commands: bool = False
+    """Whether older command ids than those in :attr:`commands` exist (look in the log)."""
+    locked: bool = False
+    """The host locked the lobby: nobody may join."""
+    removed: dict[str, float] = field(default_factory=dict)
+    """Names the host removed (by :func:`name_key`) and when (POSIX seconds)."""
+    snapshot_seq: int = 0
+    """The seq of the latest snapshot of this fold stored (or being stored)."""
     auto_throw: int | None = None
     """Seconds a player may let pass before the server throws for them (online tables)."""
     turn_since: datetime | None = None
@@ -85,6 +102,13 @@ class Runtime:
     rather than dicts keeps the garbage collector's long-lived generation small)."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     evicted: bool = False
+
+    def remember_command(self, command_id: str, record: CommandRecord) -> None:
+        """Note a command id (forgetting the oldest beyond :data:`RECENT_COMMANDS`)."""
+        self.commands[command_id] = record
+        while len(self.commands) > RECENT_COMMANDS:
+            del self.commands[next(iter(self.commands))]
+            self.forgot_commands = True
 
     @property
     def code(self) -> str:
@@ -199,13 +223,87 @@ def note_event(runtime: Runtime, event: StoredEvent) -> None:
         }
     elif event.type == "ended":
         runtime.end_reason = data.get("reason")
+    elif event.type == "lobby_locked":
+        runtime.locked = bool(data.get("locked"))
+    elif event.type == "player_removed":
+        name = data.get("name")
+        runtime.removed[name_key(str(name or ""))] = event.at.timestamp()
+        # Start dice thrown by or pointing at the removed player no longer decide the start.
+        if runtime.start_dice is not None and name in (
+            runtime.start_dice.get("thrower"),
+            runtime.start_dice.get("starter"),
+        ):
+            runtime.start_dice = None
     elif event.type == "auto_throw_set":
         runtime.auto_throw = data.get("seconds") or None
     elif event.type == "rematch":
         runtime.rematch_code = data.get("code")
+    if event.command_id is not None:
+        runtime.remember_command(
+            event.command_id, CommandRecord(event.seq, event.sender, event.digest)
+        )
 
 
 def events_frame(events: Iterable[StoredEvent], state_json: str | None) -> str:
     """The ``events`` frame as text; the state is spliced in as already-encoded JSON."""
     head = '{"type":"events","events":' + dumps([e.to_json() for e in events])
     return head + ("}" if state_json is None else ',"state":' + state_json + "}")
+
+
+def snapshot_of(runtime: Runtime) -> FoldSnapshot:
+    """The fold as of ``runtime.last_seq``, for :meth:`EventStore.save_snapshot`.
+
+    Seats, status and settings are not in it: the table's row always holds their latest
+    values. The game is kept as its engine events (replayed on load, nothing re-decided).
+    """
+    data: dict[str, Any] = {
+        "version": SNAPSHOT_VERSION,
+        "game_events": [] if runtime.game is None else [e.to_json() for e in runtime.game.events],
+        "start_dice": runtime.start_dice,
+        "fair_throws": runtime.fair_throws,
+        "last_throw": runtime.last_throw,
+        "end_reason": runtime.end_reason,
+        "seed_revealed": runtime.seed_revealed,
+        "throw_seqs": [[t, s] for t, s in runtime.throw_seqs.items()],
+        "commands": [[c, r.seq, r.sender, r.digest] for c, r in runtime.commands.items()],
+        "forgot_commands": runtime.forgot_commands,
+        "locked": runtime.locked,
+        "removed": runtime.removed,
+        "auto_throw": runtime.auto_throw,
+        "turn_since": None if runtime.turn_since is None else runtime.turn_since.isoformat(),
+        "rematch_code": runtime.rematch_code,
+        "deadline": None if runtime.deadline is None else runtime.deadline.isoformat(),
+        "time_left": runtime.time_left,
+        "closing": runtime.closing,
+    }
+    return FoldSnapshot(runtime.last_seq, data)
+
+
+def restore(runtime: Runtime, snapshot: FoldSnapshot) -> list[Event]:
+    """Put a snapshot's bookkeeping into a fresh runtime; returns the game's events so far."""
+    data = snapshot.data
+    if data.get("version") != SNAPSHOT_VERSION:
+        raise ValueError(f"unknown snapshot version {data.get('version')!r}")
+    runtime.start_dice = data["start_dice"]
+    runtime.fair_throws = list(data["fair_throws"])
+    runtime.last_throw = data["last_throw"]
+    runtime.end_reason = data["end_reason"]
+    runtime.seed_revealed = bool(data["seed_revealed"])
+    runtime.throw_seqs = {int(t): int(s) for t, s in data["throw_seqs"]}
+    for command_id, seq, sender, digest in data["commands"]:
+        runtime.remember_command(command_id, CommandRecord(int(seq), sender, digest))
+    runtime.forgot_commands = runtime.forgot_commands or bool(data["forgot_commands"])
+    runtime.locked = bool(data["locked"])
+    runtime.removed = {str(k): float(v) for k, v in data["removed"].items()}
+    runtime.auto_throw = data["auto_throw"]
+    runtime.turn_since = _moment(data["turn_since"])
+    runtime.rematch_code = data["rematch_code"]
+    runtime.deadline = _moment(data["deadline"])
+    runtime.time_left = data["time_left"]
+    runtime.closing = data["closing"]
+    runtime.snapshot_seq = snapshot.seq
+    return [event_from_json(e) for e in data["game_events"]]
+
+
+def _moment(text: str | None) -> datetime | None:
+    return None if text is None else datetime.fromisoformat(text)

@@ -21,8 +21,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
+import json
 import logging
+import math
 import secrets
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -41,6 +45,7 @@ from bobing.realtime.broker import Broker, table_channel
 from bobing.storage.event_store import (
     Append,
     CodeTaken,
+    CommandRecord,
     EventStore,
     Seat,
     StaleWrite,
@@ -55,13 +60,24 @@ from bobing.web.commands import AUTO_THROW, PLANS, Plan, plan_time_up
 from bobing.web.export import record_of, results_csv
 from bobing.web.problems import ApiError, from_bobing
 from bobing.web.protocol import Command, dumps
-from bobing.web.runtime import Roles, Runtime, events_frame, last_thrown, note_event, throw_index
+from bobing.web.runtime import (
+    Roles,
+    Runtime,
+    events_frame,
+    last_thrown,
+    note_event,
+    restore,
+    snapshot_of,
+    throw_index,
+)
+from bobing.web.settings import Limits
 from bobing.web.state import build_state, state_text
 from bobing.web.tokens import CODE_ALPHABET, CODE_LENGTH, hash_token, new_token, normalize_code
 from bobing.web.validation import (
     MAX_TABLE_NAME,
     MODES,
     check_display_text,
+    name_key,
     parse_named_prizes,
     parse_rules,
     parse_time_limit,
@@ -70,6 +86,12 @@ from bobing.web.validation import (
 log = logging.getLogger("bobing.web")
 
 COMMIT_ATTEMPTS = 4
+log = logging.getLogger("bobing.web")
+
+ALWAYS_ROOM = frozenset({"end"})
+"""Commands a full log still takes: the host can always end the game (a few events, and the
+table is over: nothing follows that a full log would have to refuse)."""
+
 log = logging.getLogger("bobing.web")
 
 
@@ -112,12 +134,21 @@ class Created:
 class TableService:
     """Tables, commands and the runtime cache of one server instance."""
 
-    def __init__(self, store: EventStore, broker: Broker, *, cache_size: int = 5000) -> None:
+    def __init__(
+        self,
+        store: EventStore,
+        broker: Broker,
+        *,
+        cache_size: int = 5000,
+        limits: Limits | None = None,
+    ) -> None:
         self.store = store
         self.broker = broker
         self.cache_size = cache_size
+        self.limits = limits or Limits()
         self._runtimes: OrderedDict[str, Runtime] = OrderedDict()
         self._loading: dict[str, asyncio.Future[Runtime | None]] = {}
+        self._background: set[asyncio.Task[None]] = set()
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self.clocks = Clocks(self._time_up)
@@ -137,9 +168,16 @@ class TableService:
             self._loading[code] = pending
             try:
                 snapshot = await self.store.load(code)
-                loaded = None if snapshot is None else fold(snapshot)
+                try:
+                    loaded = None if snapshot is None else fold(snapshot)
+                except UnusableSnapshot:
+                    # Written by another version, say: the whole log is still the truth.
+                    log.warning("ignoring the stored snapshot of table %s", code)
+                    snapshot = await self.store.load(code, use_snapshot=False)
+                    loaded = None if snapshot is None else fold(snapshot)
                 if loaded is not None:
                     self._remember(loaded)
+                    self._maybe_snapshot(loaded)
                 pending.set_result(loaded)
             except BaseException as exc:
                 pending.set_exception(exc)
@@ -181,6 +219,27 @@ class TableService:
         runtime = self._runtimes.get(code)
         if runtime is not None and not runtime.lock.locked():
             self.evict(code)
+
+    def _maybe_snapshot(self, runtime: Runtime) -> None:
+        """Store a snapshot of the fold once :attr:`Limits.snapshot_every` events have passed.
+
+        Taken now (the runtime is consistent under its lock or right after loading), written in
+        the background: a lost snapshot only means a longer tail on the next load.
+        """
+        if runtime.last_seq - runtime.snapshot_seq < self.limits.snapshot_every:
+            return
+        snapshot = snapshot_of(runtime)
+        runtime.snapshot_seq = snapshot.seq
+
+        async def save() -> None:
+            try:
+                await self.store.save_snapshot(runtime.code, snapshot)
+            except Exception:
+                log.warning("could not store a snapshot of table %s", runtime.code, exc_info=True)
+
+        task = asyncio.create_task(save())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     def signal(self, code: str, last_seq: int) -> None:
         """A broker message said the log reached ``last_seq``: drop a stale cached runtime."""
@@ -245,7 +304,10 @@ class TableService:
         return True
 
     async def close(self) -> None:
-        """Stop the timers (at shutdown; the deadlines stay in the log)."""
+        """Stop the timers (at shutdown; the deadlines stay in the log) and wait for the
+        snapshots being written."""
+        if self._background:
+            await asyncio.gather(*self._background, return_exceptions=True)
         await self.clocks.close()
         for timer in self._timers.values():
             timer.cancel()
@@ -266,9 +328,13 @@ class TableService:
         prizes: Any = None,
         named_prizes: Any = None,
         referee_thrower: Any = False,
+        creator: str | None = None,
         time_limit: Any = None,
     ) -> Created:
-        """Create a table; the host (and for pass-and-play the play) token is returned once."""
+        """Create a table; the host (and for pass-and-play the play) token is returned once.
+
+        ``creator`` (a hash of the client's address) counts toward the open-table quota.
+        """
         table_name = check_display_text(name, field_name="name", max_length=MAX_TABLE_NAME)
         if mode not in MODES:
             raise ApiError(
@@ -283,6 +349,13 @@ class TableService:
             )
         rule_set = parse_rules(rules, prizes)
         prizes_named = parse_named_prizes(named_prizes)
+        quota = self.limits.open_tables_per_address
+        if creator is not None and quota and await self.store.open_tables(creator) >= quota:
+            raise ApiError(
+                "too_many_tables",
+                f"this address already has {quota} open tables; end one or wait for it to expire",
+                limit=quota,
+            )
         limit = parse_time_limit(time_limit)
         seed = new_server_seed()
         host_token = new_token("h")
@@ -307,6 +380,7 @@ class TableService:
                 server_seed=seed,
                 commitment=commitment(seed),
                 created_at=utcnow(),
+                creator=creator,
             )
             created_event = {
                 "type": "table_created",
@@ -331,8 +405,12 @@ class TableService:
             return Created(code, host_token, play_token, state)
         raise ApiError("conflict", "could not find a free table code; try again")
 
-    async def join(self, code: str, name: Any) -> dict[str, Any]:
-        """Seat ``name``; returns ``{"seat", "name", "player_token"}``."""
+    async def join(self, code: str, name: Any, token_hashes: Iterable[str] = ()) -> dict[str, Any]:
+        """Seat ``name``; returns ``{"seat", "name", "player_token"}``.
+
+        The host (``token_hashes`` holding the host token) may seat players while the lobby is
+        locked, and seat again a name removed a moment ago.
+        """
 
         def plan(runtime: Runtime, roles: Roles) -> Plan:
             display = check_display_text(name, field_name="name", max_length=MAX_NAME_LENGTH)
@@ -343,19 +421,40 @@ class TableService:
                     code=runtime.code,
                     status=runtime.status,
                 )
-            if display in runtime.names:
+            if runtime.locked and not roles.host:
                 raise ApiError(
-                    "name_taken",
-                    f"the name {display!r} is already seated at table {runtime.code}",
-                    name=display,
+                    "lobby_locked",
+                    f"the host of table {runtime.code} has locked the lobby",
                     code=runtime.code,
                 )
-            limit = runtime.rules.max_players  # the table's own limit (RULES.md §8)
-            if len(runtime.seats) >= limit:
+            key = name_key(display)
+            for seated in runtime.names:
+                if name_key(seated) == key:
+                    raise ApiError(
+                        "name_taken",
+                        f"the name {display!r} is already seated at table {runtime.code}"
+                        + ("" if seated == display else f" (as {seated!r})"),
+                        name=seated,
+                        code=runtime.code,
+                    )
+            removed_at = runtime.removed.get(key)
+            if removed_at is not None and not roles.host:
+                wait = removed_at + self.limits.rejoin_cooldown - time.time()
+                if wait > 0:
+                    raise ApiError(
+                        "rejoin_too_soon",
+                        f"the host removed {display!r} from table {runtime.code}; "
+                        f"that name may join again in {math.ceil(wait)} s",
+                        name=display,
+                        code=runtime.code,
+                        retry_after=math.ceil(wait),
+                    )
+            seats_at_most = runtime.rules.max_players  # the rules' own limit (RULES.md §8)
+            if len(runtime.seats) >= seats_at_most:
                 raise ApiError(
                     "table_full",
-                    f"table {runtime.code} already seats {limit} players",
-                    limit=limit,
+                    f"table {runtime.code} already seats {seats_at_most} players",
+                    limit=seats_at_most,
                     code=runtime.code,
                 )
             token = new_token("p")
@@ -372,7 +471,7 @@ class TableService:
                 reply={"seat": seat.seat, "name": display, "player_token": token},
             )
 
-        outcome = await self._run(code, None, (), plan)
+        outcome = await self._run(code, None, tuple(token_hashes), plan)
         return outcome.reply
 
     # -- commands ---------------------------------------------------------------------------
@@ -390,7 +489,17 @@ class TableService:
         def plan(runtime: Runtime, roles: Roles) -> Plan:
             return decide(runtime, roles, command.args)
 
-        return await self._run(code, command.id, tuple(token_hashes), plan)
+        return await self._run(
+            code,
+            command.id,
+            tuple(token_hashes),
+            plan,
+            digest=command_digest(command),
+            # A client's command needs a token of the table; the server's own (the auto-throw)
+            # carries a field no client can send.
+            need_token=AUTO_THROW not in command.args,
+            check_room=command.type not in ALWAYS_ROOM,
+        )
 
     async def _run(
         self,
@@ -398,27 +507,50 @@ class TableService:
         command_id: str | None,
         token_hashes: tuple[str, ...],
         decide: Callable[[Runtime, Roles], Plan],
+        *,
+        digest: str | None = None,
+        need_token: bool = False,
+        check_room: bool = True,
     ) -> Outcome:
         for _ in range(COMMIT_ATTEMPTS):
             runtime = await self.runtime(code)
             async with runtime.lock:
                 if runtime.evicted:
                     continue
-                if command_id is not None and command_id in runtime.command_seqs:
-                    return Outcome(
-                        runtime.command_seqs[command_id], runtime.last_seq, duplicate=True
-                    )
+                # Who is asking comes first: an id is only looked up for its own sender.
                 roles = runtime.roles(token_hashes)
+                if need_token and not roles.anyone:
+                    if await self._behind(runtime):
+                        continue  # a player seated through another instance: reload first
+                    raise ApiError(
+                        "forbidden",
+                        f"a command at table {runtime.code} needs a token of that table",
+                        action="command",
+                    )
+                sender = sender_of(token_hashes, runtime) if command_id else None
+                if command_id is not None and command_id in runtime.commands:
+                    return _repeated(
+                        runtime, command_id, runtime.commands[command_id], sender, digest
+                    )
                 try:
-                    plan = decide(runtime, roles)
-                except (ApiError, BobingError) as exc:
+                    try:
+                        plan = decide(runtime, roles)
+                    except BobingError as exc:
+                        raise from_bobing(exc) from None
+                except ApiError:
                     if await self._behind(runtime):
                         continue  # refused by a stale copy: decide again on the log's state
-                    if isinstance(exc, ApiError):
-                        raise
-                    raise from_bobing(exc) from None
+                    # A retry of a command older than the runtime remembers fails to decide
+                    # again (its turn has passed): the log says whether it was done.
+                    if command_id is not None and runtime.forgot_commands:
+                        found = await self.store.command(runtime.code, command_id)
+                        if found is not None:
+                            return _repeated(runtime, command_id, found, sender, digest)
+                    raise
                 if not plan.events:
                     return Outcome(runtime.last_seq, runtime.last_seq, reply=plan.reply)
+                if check_room:
+                    self._check_room(runtime, len(plan.events))
                 request = Append(
                     runtime.code,
                     runtime.last_seq,
@@ -426,18 +558,25 @@ class TableService:
                     command_id=command_id,
                     status=plan.status,
                     seats=plan.seats,
+                    sender=sender,
+                    digest=digest,
                 )
                 try:
                     stored = await self.store.append(request)
                 except StaleWrite:
-                    # Another instance wrote first (or the command id was used there):
-                    # reload the log and decide again.
+                    # Another instance wrote first, or the command id is in the log but no
+                    # longer in memory: look it up, else reload the log and decide again.
                     self.evict(runtime.code)
+                    if command_id is not None:
+                        found = await self.store.command(runtime.code, command_id)
+                        if found is not None:
+                            return _repeated(runtime, command_id, found, sender, digest)
                     continue
                 except Exception:
                     self.evict(runtime.code)
                     raise
-                self._committed(runtime, plan, stored, command_id)
+                self._committed(runtime, plan, stored)
+                self._maybe_snapshot(runtime)
                 await self._publish(runtime, stored)
                 return Outcome(stored[0].seq, runtime.last_seq, reply=plan.reply)
         raise ApiError("conflict", "the table kept changing; send the command again")
@@ -456,9 +595,18 @@ class TableService:
         self.evict(runtime.code)
         return True
 
-    def _committed(
-        self, runtime: Runtime, plan: Plan, stored: list[StoredEvent], command_id: str | None
-    ) -> None:
+    def _check_room(self, runtime: Runtime, count: int) -> None:
+        limit = self.limits.max_events
+        if limit and runtime.last_seq + count > limit:
+            raise ApiError(
+                "log_full",
+                f"table {runtime.code} has {runtime.last_seq} events, the most a table may "
+                f"hold is {limit}; the host can still end the game",
+                code=runtime.code,
+                limit=limit,
+            )
+
+    def _committed(self, runtime: Runtime, plan: Plan, stored: list[StoredEvent]) -> None:
         if plan.commit is not None:
             plan.commit(runtime)
         if plan.status is not None:
@@ -466,8 +614,6 @@ class TableService:
         for event in stored:
             note_event(runtime, event)
         runtime.last_seq = stored[-1].seq
-        if command_id is not None:
-            runtime.command_seqs[command_id] = stored[0].seq
         runtime.state_json = state_text(runtime)
         self._arm(runtime)
 
@@ -519,8 +665,10 @@ class TableService:
         log names it (``rematch``) and every seat fetches its own new token with
         ``claim_rematch``. The host's new tokens come back in this command's reply only."""
         runtime = await self.runtime(code)
-        if command.id is not None and command.id in runtime.command_seqs:
-            return Outcome(runtime.command_seqs[command.id], runtime.last_seq, duplicate=True)
+        if command.id is not None and command.id in runtime.commands:
+            sender = sender_of(token_hashes, runtime)
+            record = runtime.commands[command.id]
+            return _repeated(runtime, command.id, record, sender, command_digest(command))
         roles = runtime.roles(token_hashes)
         if not roles.host:
             raise ApiError("forbidden", "only the host may start a rematch", action="rematch")
@@ -577,7 +725,14 @@ class TableService:
                 },
             )
 
-        return await self._run(code, command.id, token_hashes, announce)
+        return await self._run(
+            code,
+            command.id,
+            token_hashes,
+            announce,
+            digest=command_digest(command),
+            need_token=True,
+        )
 
     async def _claim_rematch(
         self, code: str, command: Command, token_hashes: tuple[str, ...]
@@ -655,8 +810,55 @@ def _need_seated_at(runtime: Runtime, name: str) -> None:
         )
 
 
+class UnusableSnapshot(Exception):
+    """A stored snapshot this version cannot read (the table is folded from its whole log)."""
+
+
+def command_digest(command: Command) -> str:
+    """What a command asks for (type and fields): one id names one command."""
+    text = json.dumps([command.type, command.args], sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def sender_of(token_hashes: tuple[str, ...], runtime: Runtime) -> str | None:
+    """Who sent a command: a hash of the table's tokens it came with (None without any)."""
+    known = sorted({h for h in token_hashes if runtime.knows(h)})
+    if not known:
+        return None
+    return hashlib.sha256(" ".join(known).encode("ascii")).hexdigest()
+
+
+def _repeated(
+    runtime: Runtime,
+    command_id: str,
+    record: CommandRecord,
+    sender: str | None,
+    digest: str | None,
+) -> Outcome:
+    """A command id seen before: the original ack if it is the same sender's same command."""
+    # Events stored before senders were recorded (None) are taken as the same sender.
+    if record.sender is not None and record.sender != sender:
+        raise ApiError(
+            "command_id_reused",
+            f"command id {command_id!r} was already used at table {runtime.code} by another "
+            "sender; use a fresh id for each command",
+            id=command_id,
+            reason="sender",
+        )
+    if record.digest is not None and digest is not None and record.digest != digest:
+        raise ApiError(
+            "command_id_reused",
+            f"command id {command_id!r} was already used at table {runtime.code} for a "
+            "different command; use a fresh id for each command",
+            id=command_id,
+            reason="command",
+        )
+    return Outcome(record.seq, runtime.last_seq, duplicate=True)
+
+
 def fold(snapshot: TableSnapshot) -> Runtime:
-    """A runtime from the stored log (the game is replayed by the engine, nothing re-decided)."""
+    """A runtime from the stored log: the latest fold snapshot, if any, then the events after it
+    (the game is replayed by the engine, nothing re-decided)."""
     info = snapshot.info
     runtime = Runtime(
         info=info,
@@ -666,9 +868,12 @@ def fold(snapshot: TableSnapshot) -> Runtime:
         last_seq=snapshot.last_seq,
     )
     game_events: list[Event] = []
+    if snapshot.fold is not None:
+        try:
+            game_events = restore(runtime, snapshot.fold)
+        except (KeyError, TypeError, ValueError, BobingError) as exc:
+            raise UnusableSnapshot(f"table {info.code}: {exc}") from exc
     for event in snapshot.events:
-        if event.command_id is not None:
-            runtime.command_seqs[event.command_id] = event.seq
         if event.type in EVENT_TYPES:
             game_events.append(event_from_json(event.data))
         elif event.type == "throw_undone":

@@ -61,6 +61,7 @@ def dynamic_state(runtime: Runtime) -> dict[str, Any]:
         "status": runtime.status,
         "end_reason": runtime.end_reason,
         "players": [{"seat": s.seat, "name": s.name} for s in runtime.seats],
+        "lobby_locked": runtime.locked,
         "start_dice": None
         if runtime.start_dice is None
         else {
@@ -180,4 +181,3 @@ def state_text(runtime: Runtime) -> str:
     if runtime.static_json is None:
         runtime.static_json = dumps(static_state(runtime))[:-1]  # without the closing brace
     return runtime.static_json + "," + dumps(dynamic_state(runtime))[1:]
-

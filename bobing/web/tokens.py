@@ -24,4 +24,3 @@ def new_token(prefix: str) -> str:
 def normalize_code(code: str) -> str:
     """Table codes are case-insensitive."""
     return code.strip().upper()
-

@@ -1,4 +1,9 @@
-"""Checking what a client sends when creating a table: display text, rules, named prizes."""
+"""Checking what a client sends: display text and names, rules, named prizes, typed dice.
+
+Rules over HTTP and WebSocket are a preset id or alias, or a rule object, and nothing else: they
+go to :func:`bobing.engine.rules.rules_from_json`, which cannot open a file (rule files are a
+command-line feature of ``load_rules``).
+"""
 
 from __future__ import annotations
 
@@ -6,9 +11,9 @@ import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
-from bobing.engine.errors import BobingError
+from bobing.engine.errors import BobingError, RulesError
 from bobing.engine.hands import TIERS
-from bobing.engine.rules import RuleSet, load_rules, rules_from_json
+from bobing.engine.rules import RuleSet, rules_from_json
 from bobing.web.problems import ApiError, from_bobing
 
 MODES = ("online", "pass_and_play", "referee")
@@ -26,6 +31,33 @@ MAX_PRIZE_VALUE = 10**9
 HTML_CHARACTERS = frozenset("<>&\"'")
 
 
+def _ranges(*spans: tuple[int, int]) -> frozenset[str]:
+    return frozenset(chr(c) for lo, hi in spans for c in range(lo, hi + 1))
+
+
+DEFAULT_IGNORABLE = _ranges(
+    (0x00AD, 0x00AD),
+    (0x034F, 0x034F),
+    (0x061C, 0x061C),
+    (0x115F, 0x1160),
+    (0x17B4, 0x17B5),
+    (0x180B, 0x180F),
+    (0x200B, 0x200F),
+    (0x202A, 0x202E),
+    (0x2060, 0x206F),
+    (0x3164, 0x3164),
+    (0xFE00, 0xFE0F),
+    (0xFEFF, 0xFEFF),
+    (0xFFA0, 0xFFA0),
+    (0xFFF0, 0xFFF8),
+    (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A),
+    (0xE0000, 0xE0FFF),
+)
+"""Unicode's Default_Ignorable_Code_Point (DerivedCoreProperties.txt): drawn as nothing."""
+
+BLANK = DEFAULT_IGNORABLE | frozenset("\u2800")
+"""Characters that show nothing: the ignorables and the blank Braille pattern."""
 MAX_TIME_LIMIT = 600
 """The longest time limit a table may set, in minutes (ten hours: a whole evening)."""
 
@@ -46,6 +78,14 @@ def check_display_text(value: Any, *, field_name: str, max_length: int) -> str:
             name=text[:80],
             characters="".join(c if c.isprintable() else repr(c) for c in bad),
         )
+    if all(c in BLANK or c.isspace() or unicodedata.category(c) in ("Mn", "Me") for c in text):
+        raise ApiError(
+            "invalid_name",
+            f"invalid {field_name} {text[:80]!r}: it has no visible character",
+            field=field_name,
+            name=text[:80],
+            characters="".join(f"U+{ord(c):04X}" for c in sorted(set(text)))[:80],
+        )
     if len(text) > max_length:
         raise ApiError(
             "name_too_long",
@@ -58,6 +98,46 @@ def check_display_text(value: Any, *, field_name: str, max_length: int) -> str:
     return text
 
 
+def name_key(name: str) -> str:
+    """What a name looks like: NFKC, without default-ignorables, spaces collapsed.
+
+    Two names with one key cannot sit at one table (``A`` and ``A`` + U+200D look the same).
+
+    >>> name_key("A\u200d") == name_key("Ａ")
+    True
+    """
+    folded = unicodedata.normalize("NFKC", name)
+    return " ".join("".join(c for c in folded if c not in DEFAULT_IGNORABLE).split())
+
+
+def check_faces(value: Any, count: int, *, field_name: str) -> tuple[int, ...]:
+    """Typed dice: ``count`` ASCII digits 1-6 as one string, or a list of ``count`` integers.
+
+    Anything else (other digits such as ``²`` or ``١``, letters, separators) is refused
+    before the engine reads the faces.
+    """
+    faces: list[int] | None = None
+    if isinstance(value, str):
+        if len(value) == count and all(c in "123456" for c in value):
+            faces = [int(c) for c in value]
+    elif (
+        isinstance(value, list | tuple)
+        and len(value) == count
+        and all(isinstance(f, int) and not isinstance(f, bool) and 1 <= f <= 6 for f in value)
+    ):
+        faces = list(value)
+    if faces is None:
+        shown = value if isinstance(value, str) else str(value)
+        raise ApiError(
+            "invalid_dice",
+            f"invalid {field_name} {shown[:40]!r}: {count} faces 1-6, as "
+            f"{'1' * count!r} or a list of {count} whole numbers",
+            value=shown[:40],
+            count=count,
+        )
+    return tuple(faces)
+
+
 def _is_control(char: str) -> bool:
     category = unicodedata.category(char)
     if category == "Cf":
@@ -65,12 +145,32 @@ def _is_control(char: str) -> bool:
     return category in ("Cc", "Cs", "Co", "Cn") or char in "\u2028\u2029"
 
 
+def preset_rules(name: str) -> RuleSet:
+    """A preset by id or alias; over the web a name is never a path (nothing is opened)."""
+    return web_rules(name.strip())
+
+
+def web_rules(value: Any) -> RuleSet:
+    """:func:`rules_from_json` with the web's wording: an unknown preset is not offered a file."""
+    try:
+        return rules_from_json(value)
+    except RulesError as exc:
+        if exc.code != "unknown_preset":
+            raise from_bobing(exc) from None
+        name = str(exc.params.get("value", ""))[:80]
+        allowed = ", ".join(str(a) for a in exc.params.get("allowed", ()))
+        message = f"unknown preset {name!r}; allowed: {allowed}, or a rule object"
+        raise ApiError("invalid_rules", message, message=message, value=name) from None
+
+
 def parse_rules(rules: Any, prizes: Any) -> RuleSet:
+    """A table's rules from a preset name, a rule object or None, with ``prizes`` merged."""
     try:
         if rules is None:
             base: Any = {"preset": "traditional"}
         elif isinstance(rules, str):
-            base = {"preset": load_rules(rules).preset}
+            # A name, never a path: rules_from_json only looks presets up.
+            base = {"preset": preset_rules(rules).preset}
         elif isinstance(rules, Mapping):
             base = dict(rules)
         else:
@@ -85,7 +185,7 @@ def parse_rules(rules: Any, prizes: Any) -> RuleSet:
             merged = dict(base.get("prizes") or {})
             merged.update(prizes)
             base["prizes"] = merged
-        rule_set = rules_from_json(base)
+        rule_set = web_rules(base)
     except BobingError as exc:
         raise from_bobing(exc) from None
     if rule_set.ranked_prizes is not None:

@@ -109,7 +109,10 @@ class Server:
         with self.log_path.open("ab") as log:
             self.proc = subprocess.Popen(
                 [str(bobing), "serve", "--host", "127.0.0.1", "--port", str(self.port)]
-                + ["--db", self.db_url],
+                + ["--db", self.db_url]
+                # One server and one address for every browser test: no per-address limits.
+                + ["--limit", "create_per_minute=0", "--limit", "join_per_minute=0"]
+                + ["--limit", "analysis_per_minute=0", "--limit", "open_tables_per_address=0"],
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 env=dict(os.environ, PYTHONUNBUFFERED="1", BOBING_LANG="en"),

@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 import json
 import xml.etree.ElementTree as ET
+from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import urlencode
 
 import httpx
 import pytest
-from webtools import SMALL_PRIZES, create_table
+from webtools import SMALL_PRIZES, create_table, running_server
 
 from bobing.analysis import plots
 from bobing.analysis import simulate as simulation
@@ -20,6 +21,17 @@ from bobing.analysis.simulate import simulate
 from bobing.engine.presets import MODERN, TRADITIONAL
 from bobing.engine.rules import rules_from_json
 from bobing.web.routes import analysis
+from bobing.web.settings import Settings
+
+
+@pytest.fixture
+async def server(db_url: str) -> AsyncIterator[str]:
+    """Analysis in threads here: a test counts the computations by patching this process.
+
+    The server's own worker processes are used by the tests of tests/security.
+    """
+    async with running_server(Settings(db_url=db_url, analysis_processes=False)) as url:
+        yield url
 
 SMALL = json.dumps({"preset": "modern", "prizes": SMALL_PRIZES})
 """A 9-cake set: games of a few dozen throws, so the simulation and the chain are quick."""

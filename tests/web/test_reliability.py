@@ -52,7 +52,7 @@ async def test_duplicate_throw_is_applied_once(http: httpx.AsyncClient, server: 
     # A retry over a new connection (after a drop) is still recognised.
     await player.close()
     player = await Client.connect(server, created["code"], [tokens[first]], after=reply["last_seq"])
-    third = await player.command("throw", id="retry-1")
+    third = await player.command("throw", id="retry-1", turn=1)
     assert third["type"] == "ack" and third["duplicate"] is True
     # And over HTTP.
     response = await http.post(
@@ -233,8 +233,10 @@ async def test_server_killed_and_restarted_loses_nothing(tmp_path: Path) -> None
                 "throw", id="last-words", turn=state["turn"]
             )
             assert retried["type"] in ("ack", "error")
-            if retried["type"] == "error":  # it had been committed before the kill
-                assert retried["code"] == "turn_taken"
+            if retried["type"] == "error":
+                # It had been committed before the kill: the id belongs to the player who
+                # threw then, not to the one whose turn it is now.
+                assert retried["code"] == "command_id_reused"
             while host.state is None or host.state["status"] != "over":
                 await host.reach(host.last_seq)
                 assert host.state is not None

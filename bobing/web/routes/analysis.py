@@ -2,10 +2,11 @@
 
 ``/api/odds`` is the exact per-throw distribution (milliseconds). ``/api/game-length`` is the
 Markov chain's exact expectations plus a modest seeded simulation for the spread and the seats;
-the charts are drawn from that simulation. Both can take a second or more, so they run in a
-worker thread, one at a time (matplotlib's settings are process-wide, and one computation at a
-time bounds the memory the chain needs), and their results are kept in a small LRU per app:
-the same rules and table size always give the same numbers and the same bytes.
+the charts are drawn from that simulation. Every computation runs off the event loop in a
+small worker pool (one thread by default: that bounds the memory the chain needs), behind a
+bounded queue and a timeout (:class:`AnalysisCache`), and its result is kept in a small LRU per
+app: the same rules and table size always give the same numbers and the same bytes. Each
+address has a rate limit (docs/security.md).
 
 Rules come from ``?rules=`` (a preset id or alias, or a rule object as JSON text), from
 ``?table=CODE`` (that table's rules, fixed when it was created), or from the body of
@@ -15,9 +16,14 @@ Rules come from ``?rules=`` (a preset id or alias, or a rule object as JSON text
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import multiprocessing
+import os
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
@@ -27,12 +33,15 @@ from fastapi.responses import JSONResponse, Response
 from bobing.analysis.odds import odds as exact_odds
 from bobing.engine.errors import BobingError
 from bobing.engine.hands import TIERS
-from bobing.engine.presets import DEFAULT_RULES, find_preset
-from bobing.engine.rules import RuleSet, rules_from_json
+from bobing.engine.presets import DEFAULT_RULES
+from bobing.engine.rules import RuleSet
 from bobing.i18n import normalize_lang
 from bobing.web.problems import ApiError, from_bobing
+from bobing.web.ratelimit import RateLimiter
 from bobing.web.routes.api import Problem
 from bobing.web.service import TableService
+from bobing.web.settings import Limits
+from bobing.web.validation import preset_rules, web_rules
 
 if TYPE_CHECKING:
     from bobing.analysis.simulate import SimulationResult
@@ -51,6 +60,8 @@ THROW_BUDGET = 5_000_000
 MIN_GAMES = 500
 CACHE_SIZE = 32
 """Entries per LRU (game lengths; charts keep twice as many, one per language)."""
+RETRY_AFTER = 5
+"""Seconds a client is asked to wait when the workers are busy."""
 MAX_AGE = 3600
 """Seconds browsers may reuse an answer: it depends only on its URL (a table's rules are fixed)."""
 CHARTS = ("length", "seats")
@@ -65,7 +76,11 @@ router = APIRouter(
         400: {**_PROBLEM, "description": "malformed request"},
         404: {**_PROBLEM, "description": "no such table"},
         422: {**_PROBLEM, "description": "invalid rules or number of players"},
-        503: {**_PROBLEM, "description": "the database is unreachable (only with ?table=)"},
+        429: {**_PROBLEM, "description": "too many requests from this address (Retry-After)"},
+        503: {
+            **_PROBLEM,
+            "description": "the workers are busy or the database is unreachable (Retry-After)",
+        },
     },
 )
 
@@ -109,13 +124,13 @@ def rules_of(value: Any) -> RuleSet:
         if isinstance(value, str):
             text = value.strip()
             if not text.startswith("{"):
-                return find_preset(text)
+                return preset_rules(text)
             try:
                 value = json.loads(text)
             except json.JSONDecodeError as exc:
                 message = f"rules {text[:80]!r} are not valid JSON ({exc.msg})"
                 raise ApiError("invalid_rules", message, message=message, value=text[:80]) from None
-        return _checked(rules_from_json(value))
+        return _checked(web_rules(value))
     except BobingError as exc:
         raise from_bobing(exc) from None
 
@@ -211,38 +226,103 @@ def game_length(rules: RuleSet, players: int) -> GameLengthReport:
     return GameLengthReport(body, result)
 
 
+_DRAWING = threading.Lock()
+"""matplotlib's settings are process-wide: one chart at a time."""
+
+
 def chart(report: GameLengthReport, kind: str, lang: str) -> bytes:
     """One chart as SVG bytes."""
     from bobing.analysis import plots
 
     draw = plots.length_svg if kind == "length" else plots.seats_svg
-    return draw(report.result, lang, compact=True).encode("utf-8")
+    with _DRAWING:
+        return draw(report.result, lang, compact=True).encode("utf-8")
 
 
 class AnalysisCache:
-    """Small LRUs of computed answers; a computation runs once however many ask at once."""
+    """Small LRUs of computed answers, computed off the event loop.
 
-    def __init__(self, size: int = CACHE_SIZE) -> None:
+    A computation runs once however many ask at once, in a worker thread
+    (:attr:`Limits.analysis_workers`); at most :attr:`Limits.analysis_queue` more wait for one,
+    beyond that a request is refused at once (``busy``, 503 with ``Retry-After``); a request
+    waits at most :attr:`Limits.analysis_timeout` seconds (``busy`` too), while the computation
+    goes on and its result is cached for the next asker. Charts are drawn one at a time
+    (matplotlib's settings are process-wide).
+    """
+
+    def __init__(
+        self, size: int = CACHE_SIZE, limits: Limits | None = None, *, processes: bool = False
+    ) -> None:
         self.size = size
+        self.limits = limits or Limits()
+        self.odds: OrderedDict[Hashable, dict[str, Any]] = OrderedDict()
         self.lengths: OrderedDict[Hashable, GameLengthReport] = OrderedDict()
         self.charts: OrderedDict[Hashable, bytes] = OrderedDict()
         self._pending: dict[Hashable, asyncio.Future[Any]] = {}
-        self._lock = asyncio.Lock()  # one computation at a time (see the module docstring)
+        workers = max(1, self.limits.analysis_workers)
+        self._executor: Executor
+        if processes:
+            # Worker processes: a simulation holds the GIL for seconds, which in a thread
+            # would still stall the event loop (and every table's throws) in turns.
+            self._executor = ProcessPoolExecutor(
+                max_workers=workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_background_priority,
+            )
+        else:
+            self._executor = ThreadPoolExecutor(
+                max_workers=workers, thread_name_prefix="bobing-analysis"
+            )
+
+    def close(self) -> None:
+        """Stop the workers; a worker process in the middle of a computation is ended."""
+        processes = getattr(self._executor, "_processes", None) or {}
+        self._executor.shutdown(wait=False, cancel_futures=True)
+        for process in list(processes.values()):
+            process.terminate()
 
     async def get(
-        self, store: OrderedDict[Hashable, T], key: Hashable, compute: Callable[[], T], size: int
+        self,
+        store: OrderedDict[Hashable, T],
+        key: Hashable,
+        compute: Callable[..., T],
+        size: int,
+        *,
+        args: tuple[Any, ...] = (),
+        on_miss: Callable[[], None] | None = None,
     ) -> T:
-        """The cached value of ``key``, computed in a worker thread on a miss."""
+        """The cached value of ``key``, ``compute(*args)`` in a worker on a miss (with worker
+        processes ``compute`` is a module-level function and ``args`` can be pickled);
+        ``on_miss`` may refuse a new computation (a rate limit) by raising."""
         if key in store:
             store.move_to_end(key)
             return store[key]
         pending = self._pending.get(key)
         if pending is None:
-            pending = asyncio.ensure_future(self._compute(store, key, compute, size))
+            room = max(1, self.limits.analysis_workers) + self.limits.analysis_queue
+            if len(self._pending) >= room:
+                raise ApiError(
+                    "busy",
+                    f"{len(self._pending)} computations are under way or waiting; "
+                    "try again in a few seconds",
+                    retry_after=RETRY_AFTER,
+                )
+            if on_miss is not None:
+                on_miss()
+            pending = asyncio.ensure_future(self._compute(store, key, compute, args, size))
             self._pending[key] = pending
             pending.add_done_callback(lambda done: self._settled(key, done))
         # Shielded: a client that goes away does not cancel what others are waiting for.
-        value: T = await asyncio.shield(pending)
+        timeout = self.limits.analysis_timeout or None
+        try:
+            value: T = await asyncio.wait_for(asyncio.shield(pending), timeout)
+        except TimeoutError:
+            raise ApiError(
+                "busy",
+                f"the computation takes longer than {timeout:g} s; it goes on, and its "
+                "answer will be ready for a later request",
+                retry_after=RETRY_AFTER,
+            ) from None
         return value
 
     def _settled(self, key: Hashable, done: asyncio.Future[Any]) -> None:
@@ -251,14 +331,27 @@ class AnalysisCache:
             done.exception()  # retrieved here: a waiter that left must not leave it unseen
 
     async def _compute(
-        self, store: OrderedDict[Hashable, T], key: Hashable, compute: Callable[[], T], size: int
+        self,
+        store: OrderedDict[Hashable, T],
+        key: Hashable,
+        compute: Callable[..., T],
+        args: tuple[Any, ...],
+        size: int,
     ) -> T:
-        async with self._lock:
-            value = await asyncio.to_thread(compute)
+        loop = asyncio.get_running_loop()
+        value = await loop.run_in_executor(self._executor, compute, *args)
         store[key] = value
         while len(store) > size:
             store.popitem(last=False)
         return value
+
+
+def limit_analysis(request: Request) -> None:
+    """Count one analysis request against the client's address (``rate_limited`` when over)."""
+    limiter: RateLimiter | None = getattr(request.app.state, "rate_limiter", None)
+    if limiter is not None:
+        address = request.client.host if request.client is not None else None
+        limiter.check("analysis", address or "?")
 
 
 def cache_of(request: Request) -> AnalysisCache:
@@ -275,7 +368,50 @@ async def cached_length(request: Request, rules: RuleSet, players: int) -> GameL
     """The game-length report of ``rules`` at ``players``, from the cache when possible."""
     cache = cache_of(request)
     key = (rules_key(rules), players)
-    return await cache.get(cache.lengths, key, lambda: game_length(rules, players), cache.size)
+
+    def count_simulation() -> None:
+        limiter: RateLimiter | None = getattr(request.app.state, "rate_limiter", None)
+        if limiter is not None:
+            address = request.client.host if request.client is not None else None
+            limiter.check("simulation", address or "?")
+
+    return await cache.get(
+        cache.lengths,
+        key,
+        _length_task,
+        cache.size,
+        args=(rules, players),
+        on_miss=count_simulation,
+    )
+
+
+async def cached_odds(request: Request, rules: RuleSet) -> dict[str, Any]:
+    """The exact odds of ``rules`` as JSON, from the cache when possible."""
+    cache = cache_of(request)
+    return await cache.get(cache.odds, rules_key(rules), _odds_task, 4 * cache.size, args=(rules,))
+
+
+def _background_priority() -> None:
+    """A worker process yields the CPU to the server's (the tables' throws come first)."""
+    with contextlib.suppress(AttributeError, OSError):  # no os.nice on Windows
+        os.nice(19)
+
+
+# What the workers run: module-level (a worker process finds them by name) and looked up at
+# call time (a test may count the calls of game_length and chart in thread mode).
+
+
+def _length_task(rules: RuleSet, players: int) -> GameLengthReport:
+    return game_length(rules, players)
+
+
+def _odds_task(rules: RuleSet) -> dict[str, Any]:
+    json_body: dict[str, Any] = exact_odds(rules).to_json()
+    return json_body
+
+
+def _chart_task(report: GameLengthReport, kind: str, lang: str) -> bytes:
+    return chart(report, kind, lang)
 
 
 def _cached_json(body: dict[str, Any]) -> JSONResponse:
@@ -290,8 +426,9 @@ async def odds_get(
     request: Request, rules: RulesParam = None, table: TableParam = None
 ) -> JSONResponse:
     """Per hand, per tier (at the start of a game), the 状元 order and kickers (``bobing odds``)."""
+    limit_analysis(request)
     chosen = await requested_rules(request, rules, table)
-    return _cached_json(exact_odds(chosen).to_json())
+    return _cached_json(await cached_odds(request, chosen))
 
 
 @router.post("/odds", summary="Exact odds of one throw under a posted rule object")
@@ -306,7 +443,8 @@ async def odds_post(
     ],
 ) -> dict[str, Any]:
     """As ``GET /api/odds``, for rules that are not a preset."""
-    return exact_odds(rules_of(rules)).to_json()
+    limit_analysis(request)
+    return await cached_odds(request, rules_of(rules))
 
 
 @router.get("/game-length", summary="How long a game lasts: exact means and a simulation")
@@ -319,6 +457,7 @@ async def game_length_get(
     """``exact``: the Markov chain's means (null where it does not apply); ``simulation``:
     20 000 seeded games (fewer for huge prize sets) with p5/p50/p90/p95/p99, how games end
     and the seats' fairness."""
+    limit_analysis(request)
     chosen = await requested_rules(request, rules, table)
     report = await cached_length(request, chosen, players)
     return _cached_json(report.json)
@@ -339,6 +478,7 @@ async def chart_svg(
     lang: LangParam = None,
 ) -> Response:
     """``length``: the distribution of throws per game; ``seats``: cakes and the 状元 per seat."""
+    limit_analysis(request)
     if kind not in CHARTS:
         raise ApiError("not_found", f"no chart {kind!r}", path=request.url.path)
     chosen = await requested_rules(request, rules, table)
@@ -346,7 +486,9 @@ async def chart_svg(
     report = await cached_length(request, chosen, players)
     cache = cache_of(request)
     key = (rules_key(chosen), players, kind, language)
-    svg = await cache.get(cache.charts, key, lambda: chart(report, kind, language), 2 * cache.size)
+    svg = await cache.get(
+        cache.charts, key, _chart_task, 2 * cache.size, args=(report, kind, language)
+    )
     return Response(
         svg,
         media_type="image/svg+xml",

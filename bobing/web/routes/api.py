@@ -12,7 +12,8 @@ from bobing.engine.presets import DEFAULT_RULES, PRESETS
 from bobing.i18n import normalize_lang
 from bobing.storage.event_store import iso, utcnow
 from bobing.web.problems import ApiError
-from bobing.web.protocol import STATE_CHANGING, read_command
+from bobing.web.protocol import MAX_TOKEN_LENGTH, STATE_CHANGING, read_command
+from bobing.web.ratelimit import RateLimiter, address_key
 from bobing.web.serve import invite_base
 from bobing.web.service import PAGE, TableService
 from bobing.web.tokens import hash_token
@@ -38,6 +39,7 @@ router = APIRouter(
         409: {**_PROBLEM, "description": "not possible in the table's current state"},
         413: {**_PROBLEM, "description": "body too large"},
         422: {**_PROBLEM, "description": "invalid field, name, rules or dice"},
+        429: {**_PROBLEM, "description": "rate limit or quota reached (see Retry-After)"},
         503: {**_PROBLEM, "description": "the database is unreachable"},
     },
 )
@@ -87,6 +89,19 @@ class Join(BaseModel):
     name: str = Field(description="display name, 1-24 characters, no HTML", examples=["甲"])
 
 
+MAX_SEQ = 2**31 - 1
+"""The largest sequence number a log can hold (``bobing_events.seq`` is a 32-bit integer)."""
+
+
+def limit(request: Request, action: str) -> str:
+    """Count one ``action`` against the client's address (``rate_limited`` when over); the
+    hashed address, for quotas."""
+    address = request.client.host if request.client is not None else None
+    limiter: RateLimiter = request.app.state.rate_limiter
+    limiter.check(action, address or "?")
+    return address_key(address)
+
+
 def service_of(request: Request) -> TableService:
     """The app's table service."""
     service: TableService = request.app.state.service
@@ -123,6 +138,7 @@ async def presets() -> dict[str, Any]:
 @router.post("/tables", status_code=201, summary="Create a table")
 async def create_table(body: CreateTable, request: Request) -> JSONResponse:
     """Create a table; the host token (and a pass-and-play table's play token) is shown once."""
+    creator = limit(request, "create")
     created = await service_of(request).create_table(
         name=body.name,
         mode=body.mode,
@@ -130,6 +146,7 @@ async def create_table(body: CreateTable, request: Request) -> JSONResponse:
         prizes=body.prizes,
         named_prizes=body.named_prizes,
         referee_thrower=body.referee_thrower,
+        creator=creator,
         time_limit=body.time_limit,
     )
     return JSONResponse(
@@ -153,17 +170,38 @@ async def table_state(code: str, request: Request) -> Response:
 
 
 @router.post("/tables/{code}/join", status_code=201, summary="Take a seat")
-async def join(code: str, body: Join, request: Request) -> JSONResponse:
-    """Seat a display name; the player token is returned once."""
-    reply = await service_of(request).join(code, body.name)
+async def join(
+    code: str,
+    body: Join,
+    request: Request,
+    authorization: Annotated[
+        str | None, Header(description="Bearer <host token>: seat players while locked")
+    ] = None,
+) -> JSONResponse:
+    """Seat a display name; the player token is returned once. Refused while the host has
+    locked the lobby (``lobby_locked``), unless the host's own token comes with it."""
+    limit(request, "join")
+    hashes = [hash_token(token) for token in _bearer(authorization)]
+    reply = await service_of(request).join(code, body.name, hashes)
     return JSONResponse(reply, status_code=201)
+
+
+def _bearer(authorization: str | None) -> list[str]:
+    if not authorization:
+        return []
+    scheme, _, token = authorization.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip() or len(token) > MAX_TOKEN_LENGTH:
+        raise ApiError("invalid_token", "Authorization must be 'Bearer <token>'")
+    return [token.strip()]
 
 
 @router.get("/tables/{code}/events", summary="The event log after a sequence number")
 async def events(
     code: str,
     request: Request,
-    after: Annotated[int, Query(ge=0, description="the last seq already seen")] = 0,
+    after: Annotated[
+        int, Query(ge=0, le=MAX_SEQ, description="the last seq already seen")
+    ] = 0,
     limit: Annotated[int, Query(ge=1, le=PAGE)] = PAGE,
 ) -> dict[str, Any]:
     """Events with ``seq > after``, oldest first."""

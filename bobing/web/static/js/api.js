@@ -13,16 +13,17 @@ export class ApiError extends Error {
   }
 }
 
-async function request(method, path, { body, token, raw = false } = {}) {
+async function request(method, path, { body, bytes, token, raw = false } = {}) {
   const headers = { Accept: "application/json", "Accept-Language": lang() };
   if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (bytes !== undefined) headers["Content-Type"] = "application/octet-stream";
   if (token) headers.Authorization = `Bearer ${token}`;
   let response;
   try {
     response = await fetch(path, {
       method,
       headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: bytes !== undefined ? bytes : body === undefined ? undefined : JSON.stringify(body),
       cache: "no-store",
     });
   } catch (err) {
@@ -39,6 +40,11 @@ async function request(method, path, { body, token, raw = false } = {}) {
   }
   if (raw) return response;
   return response.status === 204 ? null : response.json();
+}
+
+/** Any REST call: `{body}` is sent as JSON, `{bytes}` (a File or Blob) as is; `{raw}` gives the Response. */
+export function call(method, path, options = {}) {
+  return request(method, path, options);
 }
 
 /** GET a JSON resource (problems become ApiError). */

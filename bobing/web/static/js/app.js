@@ -1,10 +1,15 @@
 // The app: language, routes, and the one table session a page follows.
 //   /                 home: create a table or join one by code
 //   /rules[/PRESET]   a preset's rules in words
-//   /t/CODE           the table (lobby → play → ceremony), #play=TOKEN adds a shared-device token
+//   /t/CODE           the table (lobby → play → ceremony), #play=TOKEN adds a shared-device token,
+//                     #host=TOKEN the host's (an event's 组长 link)
 //   /t/CODE/tv        the big screen (read-only)
 //   /t/CODE/rules     the table's rules in words
 //   /odds[/PRESET], /t/CODE/odds   规则与概率: the odds, how long a game takes, the charts
+//   /e/new[?from=CODE]  create an event (many tables); from last year's
+//   /e/CODE           the organiser's dashboard (#o=TOKEN adds the organiser's token)
+//   /e/CODE/hall      the hall view for a projector; /e/CODE/cards the printable table cards
+//   /e/CODE/t/N       claim your seat at table N; /e/CODE/results who takes home what
 
 import { $, mount, h } from "./dom.js";
 import { detectLang, setLang, onLangChange, t } from "./i18n.js";
@@ -17,6 +22,11 @@ import { OddsView } from "./views/odds.js";
 import { TableView } from "./views/table.js";
 import { TvView } from "./views/tv.js";
 import { renderNetbar } from "./ui.js";
+import { EventNewView } from "./views/event_new.js";
+import { EventDashboardView } from "./views/event_dash.js";
+import { EventHallView } from "./views/event_hall.js";
+import { EventCardsView, EventClaimView, EventResultsView } from "./views/event_print.js";
+import { saveEvent } from "./event.js";
 import { attachSeats, takeSeatLink } from "./seats.js";
 import { attachTableLife } from "./life.js";
 
@@ -24,7 +34,14 @@ let view = null;
 let session = null;
 
 function parseRoute(path) {
-  let m = path.match(/^\/t\/([A-Za-z0-9]{4,12})\/?(tv|rules|odds)?\/?$/);
+  let m = path.match(/^\/e\/new\/?$/);
+  if (m) return { name: "event_new", from: new URLSearchParams(location.search).get("from") };
+  m = path.match(/^\/e\/([A-Za-z0-9]{4,12})(?:\/(hall|cards|results|t\/(\d{1,3})))?\/?$/);
+  if (m) {
+    const kind = m[2] ? (m[3] ? "event_claim" : `event_${m[2]}`) : "event_dashboard";
+    return { name: kind, event: normalizeCode(m[1]), number: m[3] ? Number(m[3]) : null };
+  }
+  m = path.match(/^\/t\/([A-Za-z0-9]{4,12})\/?(tv|rules|odds)?\/?$/);
   if (m) return { name: m[2] || "table", code: normalizeCode(m[1]) };
   m = path.match(/^\/rules(?:\/([a-z_]+))?\/?$/);
   if (m) return { name: "rules", preset: m[1] || "traditional" };
@@ -34,13 +51,16 @@ function parseRoute(path) {
 }
 
 function takePlayToken(code) {
-  // a shared-device link carries the play token in the fragment (never sent to the server)
+  // a shared-device link carries the play token in the fragment (never sent to the server);
+  // an event's 组长 link carries the table's host token the same way
   const hash = new URLSearchParams(location.hash.slice(1));
   const play = hash.get("play");
+  const host = hash.get("host");
   if (play) saveTable(code, { playToken: play });
+  if (host) saveTable(code, { hostToken: host });
   // a seat handed to this phone: its one-time link is traded for our own token (seats.js)
   const seat = takeSeatLink(code, hash);
-  if (play || seat) history.replaceState(history.state, "", location.pathname + location.search);
+  if (play || host || seat) history.replaceState(history.state, "", location.pathname + location.search);
 }
 
 export function navigate(path, { replace = false } = {}) {
@@ -51,8 +71,19 @@ export function navigate(path, { replace = false } = {}) {
   $("#main").focus({ preventScroll: true });
 }
 
+function takeOrganizerToken(code) {
+  // the organiser's link carries the token in the fragment (never sent to the server)
+  const hash = new URLSearchParams(location.hash.slice(1));
+  const token = hash.get("o");
+  if (token) {
+    saveEvent(code, { organizerToken: token });
+    history.replaceState(history.state, "", location.pathname + location.search);
+  }
+}
+
 function route() {
   const r = parseRoute(location.pathname);
+  if (r.event) takeOrganizerToken(r.event);
   if (view && view.destroy) view.destroy();
   view = null;
   if (r.code) {
@@ -85,6 +116,24 @@ function route() {
       break;
     case "odds":
       view = new OddsView(main, { session, preset: r.preset, navigate });
+      break;
+    case "event_new":
+      view = new EventNewView(main, { navigate, from: r.from ? normalizeCode(r.from) : null });
+      break;
+    case "event_dashboard":
+      view = new EventDashboardView(main, { code: r.event, navigate });
+      break;
+    case "event_hall":
+      view = new EventHallView(main, { code: r.event, navigate });
+      break;
+    case "event_cards":
+      view = new EventCardsView(main, { code: r.event, navigate });
+      break;
+    case "event_claim":
+      view = new EventClaimView(main, { code: r.event, number: r.number, navigate });
+      break;
+    case "event_results":
+      view = new EventResultsView(main, { code: r.event, navigate });
       break;
     default:
       view = new HomeView(main, { navigate });

@@ -74,6 +74,8 @@ export function logLine(e, rules) {
       return t("log.joined", { player: e.name, seat: e.seat });
     case EVENT.PLAYER_REMOVED:
       return t("log.removed", { player: e.name });
+    case EVENT.LOBBY_LOCKED:
+      return t(e.locked ? "lobby.locked_now" : "lobby.unlocked_now");
     case EVENT.SEATS_REORDERED:
       return t("log.reordered", { players: list(e.players) });
     case EVENT.START_DICE:

@@ -171,7 +171,8 @@ export class TableSession extends EventTarget {
   }
 
   async join(name) {
-    const seat = await api.join(this.code, name);
+    // The host's token lets the host seat players while the lobby is locked.
+    const seat = await api.join(this.code, name, this.hostToken || undefined);
     // pass-and-play and referee hosts seat everyone from their device: keep the host's identity
     const hostSeatsOthers = this.hostToken && this.state && this.state.mode !== MODE.ONLINE;
     if (!hostSeatsOthers) {

@@ -27,6 +27,7 @@ const ICONS = {
   globe: "M12 3a9 9 0 1 0 0 18a9 9 0 1 0 0-18 M3 12h18 M12 3c3 3 3 15 0 18 M12 3c-3 3-3 15 0 18",
   backspace: "M21 5H9l-6 7 6 7h12z M12 9l6 6 M18 9l-6 6",
   undo: "M9 14L4 9l5-5 M4 9h11a5 5 0 0 1 0 10h-4",
+  lock: "M6 11h12v9H6z M9 11V8a3 3 0 0 1 6 0v3",
 };
 
 export function icon(name, { label = null } = {}) {

@@ -116,7 +116,7 @@ export class HomeView {
         h("h1", { class: "hero-title" }, t("home.title")),
         h("p", { class: "hero-sub" }, t("home.subtitle")),
       ),
-      h("div", { class: "home-grid" }, h("div", { class: "home-col" }, join, recent.length ? this.recentCard(recent) : null), this.createForm()),
+      h("div", { class: "home-grid" }, h("div", { class: "home-col" }, join, recent.length ? this.recentCard(recent) : null, this.eventCard()), this.createForm()),
     );
   }
 
@@ -124,6 +124,16 @@ export class HomeView {
     const bowl = new Bowl();
     bowl.show("444411", { seed: 3 });
     return h("div", { class: "hero-bowl", "aria-hidden": "true" }, bowl.el);
+  }
+
+  eventCard() {
+    return h(
+      "section",
+      { class: "card event-card", "aria-labelledby": "event-title" },
+      h("h2", { id: "event-title", class: "card-title" }, t("home.event_title")),
+      h("p", { class: "hint" }, t("home.event_hint")),
+      h("a", { href: "/e/new", "data-link": "", class: "btn btn-ghost btn-block", id: "new-event" }, t("home.event_create")),
+    );
   }
 
   recentCard(recent) {

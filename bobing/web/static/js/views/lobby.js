@@ -67,6 +67,7 @@ export class LobbyPanel {
     this.seatCount = h("span", { class: "seat-count" });
     this.startBox = h("div", { class: "start-box" });
     this.joinBox = h("div", { class: "join-box" });
+    this.lockBox = h("div", { class: "lock-box" });
     this.bowl = new Bowl();
     this.pad = null;
     this.rolling = false;
@@ -149,10 +150,12 @@ export class LobbyPanel {
       h("h2", { id: "seats-title", class: "card-title" }, t("lobby.seats"), this.seatCount),
       this.seats,
       this.joinBox,
+      this.lockBox,
     );
     mount(this.el, info, h("div", { class: "lobby-grid" }, seatsCard, h("div", { class: "lobby-side" }, this.startBox, invite, shared)));
     this.paintSeats();
     this.paintJoin();
+    this.paintLock();
     this.paintStart(false);
   }
 
@@ -165,6 +168,10 @@ export class LobbyPanel {
     const rolled = live && events.some((e) => e.type === EVENT.START_DICE);
     this.paintSeats();
     this.paintJoin();
+    this.paintLock();
+    for (const e of events) {
+      if (e.type === EVENT.LOBBY_LOCKED && live) announce(t(e.locked ? "lobby.locked_now" : "lobby.unlocked_now"));
+    }
     this.paintStart(rolled);
     for (const e of events) {
       if (e.type === EVENT.PLAYER_JOINED && live) announce(t("log.joined", { player: e.name, seat: e.seat }));
@@ -221,6 +228,10 @@ export class LobbyPanel {
       mount(this.joinBox, h("p", { class: "hint" }, t("lobby.host_seats")));
       return;
     }
+    if (st.lobby_locked && !isHost) {
+      mount(this.joinBox, h("p", { class: "hint lock-hint" }, icon("lock"), t("lobby.locked_hint")));
+      return;
+    }
     if (this.joinBox.contains(this.nameInput)) return;
     const label = hostAdds ? t("lobby.add_player") : isHost ? t("lobby.join_too") : t("lobby.join");
     const form = h(
@@ -253,6 +264,47 @@ export class LobbyPanel {
       this.nameInput.focus();
     } catch (err) {
       if (!this.nameInput.value) this.nameInput.value = name;
+      showError(err);
+    }
+  }
+
+  /** The host's lock: while it is on, nobody can take a seat (the host can still add players). */
+  paintLock() {
+    const st = this.session.state;
+    if (!this.session.isHost()) {
+      mount(this.lockBox);
+      return;
+    }
+    const locked = Boolean(st.lobby_locked);
+    keepFocus(this.lockBox, () =>
+      mount(
+        this.lockBox,
+        h(
+          "div",
+          { class: `lock-row${locked ? " is-locked" : ""}` },
+          h("p", { class: "hint", id: "lock-state" }, t(locked ? "lobby.locked_host" : "lobby.open_host")),
+          h(
+            "button",
+            {
+              type: "button",
+              class: "btn btn-small btn-ghost",
+              "data-fk": "lock",
+              "aria-pressed": String(locked),
+              "aria-describedby": "lock-state",
+              onclick: () => this.lock(!locked),
+            },
+            icon("lock"),
+            t(locked ? "lobby.unlock" : "lobby.lock"),
+          ),
+        ),
+      ),
+    );
+  }
+
+  async lock(locked) {
+    try {
+      await this.session.send(COMMAND.LOCK, { locked });
+    } catch (err) {
       showError(err);
     }
   }

@@ -1,0 +1,222 @@
+"""What an organiser sends to create an event, checked: the draft of an event.
+
+Every check that is a rule of the event model is the model's (:mod:`bobing.organizer`); its
+refusals become 422 problems whose detail is the model's own sentence in the reader's
+language (:class:`EventInputError`). The table rules are checked as for any table
+(:func:`bobing.web.validation.parse_rules`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from bobing.engine.errors import BobingError
+from bobing.engine.game import MAX_PLAYERS
+from bobing.i18n.errors import localize
+from bobing.organizer import (
+    PLAYOFF_PRIZE,
+    Budget,
+    BudgetSummary,
+    Person,
+    PrizeSet,
+    parse_budget,
+    parse_people,
+    parse_prize_set,
+    seat_people,
+)
+from bobing.organizer.prizes import table_prize_value
+from bobing.organizer.text import amount, display_text
+from bobing.web.problems import ApiError
+from bobing.web.tokens import normalize_code
+from bobing.web.validation import MODES, parse_rules, parse_time_limit
+
+MAX_EVENT_NAME = 40
+MAX_TABLES = MAX_PLAYERS
+"""At most as many tables as a table has seats at most: the playoff seats every table's 状元."""
+MAX_PRIZE_NAME = 40
+MODE_ALIASES = {"phones": "online", "one_device": "pass_and_play", "组长": "referee"}
+
+
+class EventInputError(ApiError):
+    """An organiser's input the event model refused: its text is the model's, localized."""
+
+    def __init__(self, error: BobingError) -> None:
+        params = {k: v for k, v in error.params.items() if isinstance(v, str | int | float)}
+        super().__init__(
+            "invalid_event", error.message, field=str(error.params.get("key", "")), **params
+        )
+        self.error = error
+
+    def detail(self, lang: str | None) -> str:
+        """The model's own message in the reader's language (quoting the input)."""
+        return localize(self.error, lang)
+
+
+def model_errors(call: Any, *args: Any, **kwargs: Any) -> Any:
+    """Run a model function; its input errors become 422 problems."""
+    try:
+        return call(*args, **kwargs)
+    except BobingError as exc:
+        raise EventInputError(exc) from None
+
+
+def table_name(event: str, number: int) -> str:
+    suffix = f" #{number}"
+    return event[: MAX_EVENT_NAME - len(suffix)].rstrip() + suffix
+
+
+def named_prizes(prize_set: PrizeSet) -> dict[str, dict[str, Any]]:
+    """The table's own one-name-per-tier display: several goods joined, the average value."""
+    out: dict[str, dict[str, Any]] = {}
+    for tier, items in prize_set.tiers:
+        count = sum(i.count for i in items)
+        if not items or not count:
+            continue
+        name = " / ".join(i.name for i in items)
+        if len(name) > MAX_PRIZE_NAME:
+            name = name[: MAX_PRIZE_NAME - 1] + "…"
+        value = sum(i.count * i.value for i in items) / count
+        out[tier] = {"name": name, "value": int(value) if value == int(value) else round(value, 2)}
+    return out
+
+
+def parse_date(value: Any) -> str | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, str):
+        try:
+            return dt.date.fromisoformat(value).isoformat()
+        except ValueError:
+            pass
+    raise ApiError(
+        "invalid_field", f"date must be YYYY-MM-DD, not {str(value)[:40]!r}", field="date"
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Draft:
+    """A checked create body, its people seated."""
+
+    name: str
+    date: str | None
+    mode: str
+    prize_set: PrizeSet
+    rules_json: dict[str, Any]
+    people: tuple[Person, ...]
+    seating: str
+    seated: list[list[Person]]
+    budget: Budget
+    playoff_prize: dict[str, Any]
+    start_thrower: str | None
+    previous: str | None
+    time_limit: int | None = None
+    """Minutes each table plays before time is called (RULES.md §8.1), or None."""
+
+    def summary(self) -> BudgetSummary:
+        """The budget with every table's prizes and the 王中王 prize."""
+        per_table = table_prize_value(self.rules_json, self.prize_set)
+        spent = per_table * len(self.seated) + float(self.playoff_prize.get("value") or 0)
+        return self.budget.summary(len(self.people), spent)
+
+    def spec(self) -> dict[str, Any]:
+        """What is stored of the plan."""
+        return {
+            "name": self.name,
+            "date": self.date,
+            "mode": self.mode,
+            "rules": self.rules_json,
+            "seating": self.seating,
+            "people": [p.to_json() for p in self.people],
+            "prizes": self.prize_set.to_json(),
+            "budget": self.budget.to_json(),
+            "playoff_prize": self.playoff_prize,
+            "start_thrower": self.start_thrower,
+            "previous": self.previous,
+            "time_limit": self.time_limit,
+        }
+
+
+def draft_event(body: Mapping[str, Any]) -> Draft:
+    """Check a create body and seat the people (random seating draws here)."""
+    name = model_errors(display_text, body.get("name"), key="name", limit=MAX_EVENT_NAME)
+    date = parse_date(body.get("date"))
+    mode = body.get("mode", "referee")
+    mode = MODE_ALIASES.get(mode, mode) if isinstance(mode, str) else mode
+    if mode not in MODES:
+        raise ApiError(
+            "invalid_field",
+            f"invalid mode {str(mode)[:40]!r}; allowed: " + ", ".join(MODES),
+            field="mode",
+            value=str(mode)[:40],
+        )
+    prize_set = model_errors(parse_prize_set, body.get("prizes"))
+    rule_set = parse_rules(body.get("rules"), prize_set.counts() or None)
+    rules_json = rule_set.to_json()
+    people: tuple[Person, ...] = model_errors(parse_people, body.get("people"))
+    seating = body.get("seating", "random")
+    max_size = rule_set.max_players
+    seated: list[list[Person]] = model_errors(
+        seat_people,
+        people,
+        seating=seating,
+        tables=body.get("tables"),
+        size=body.get("table_size"),
+        max_size=max_size,
+        rng=random.SystemRandom(),
+    )
+    if len(seated) > MAX_TABLES:
+        raise ApiError(
+            "invalid_field",
+            f"an event has at most {MAX_TABLES} tables, not {len(seated)}",
+            field="tables",
+        )
+    budget = model_errors(parse_budget, body.get("budget"))
+    playoff_prize = playoff_prize_of(body.get("playoff_prize"))
+    start_thrower = body.get("start_thrower")
+    if start_thrower is not None and (
+        not isinstance(start_thrower, str) or start_thrower not in {p.name for p in people}
+    ):
+        raise ApiError(
+            "invalid_field",
+            f"start_thrower {str(start_thrower)[:40]!r} is not on the roster",
+            field="start_thrower",
+        )
+    previous = body.get("previous")
+    if previous is not None and not isinstance(previous, str):
+        raise ApiError("invalid_field", "previous must be an event code", field="previous")
+    return Draft(
+        name=name,
+        date=date,
+        mode=str(mode),
+        prize_set=prize_set,
+        rules_json=rules_json,
+        people=people,
+        seating=str(seating),
+        seated=seated,
+        budget=budget,
+        playoff_prize=playoff_prize,
+        start_thrower=start_thrower,
+        previous=normalize_code(previous) if previous else None,
+        time_limit=parse_time_limit(body.get("time_limit")),
+    )
+
+
+def playoff_prize_of(value: Any) -> dict[str, Any]:
+    if value is None:
+        return {"name": PLAYOFF_PRIZE, "value": 0}
+    if not isinstance(value, Mapping) or set(value) - {"name", "value"}:
+        raise ApiError(
+            "invalid_field", "playoff_prize must be {name, value}", field="playoff_prize"
+        )
+    prize_name = model_errors(
+        display_text,
+        value.get("name", PLAYOFF_PRIZE),
+        key="playoff_prize.name",
+        limit=MAX_PRIZE_NAME,
+    )
+    worth = model_errors(amount, value.get("value", 0), key="playoff_prize.value", limit=1_000_000)
+    return {"name": prize_name, "value": worth}

@@ -1,0 +1,100 @@
+"""An event's results as a prize-desk list: CSV (one sheet) and XLSX (by table, by name)."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Mapping
+from typing import Any
+
+from bobing.i18n import t
+from bobing.organizer.xlsx import Cell, write_xlsx
+
+COLUMNS = ("table", "name", "group", "tier", "prize", "value")
+
+
+def _tier(tier: str | None, lang: str) -> str:
+    if tier is None:
+        return t("event.export.ranked", lang)
+    if tier == "wangzhongwang":
+        return t("event.export.wangzhongwang", lang)
+    return t(f"tier.{tier}", lang)
+
+
+def desk_rows(results: Mapping[str, Any], lang: str, *, by_name: bool = False) -> list[list[Cell]]:
+    """One row per prize (a person with none gets one empty row), by table or by name."""
+    people = list(results["people"])
+    if by_name:
+        people.sort(key=lambda p: p["name"])
+    rows: list[list[Cell]] = [[t(f"event.export.{c}", lang) for c in COLUMNS]]
+    for person in people:
+        base: list[Cell] = [
+            person["table"],
+            _safe(person["name"]),
+            _safe(person.get("group") or ""),
+        ]
+        if not person["prizes"]:
+            rows.append([*base, "", t("event.export.nothing", lang), 0])
+        for prize in person["prizes"]:
+            rows.append(
+                [
+                    *base,
+                    _tier(prize["tier"], lang),
+                    _safe(prize["name"] or _tier(prize["tier"], lang)),
+                    prize["value"],
+                ]
+            )
+    return rows
+
+
+def winner_rows(results: Mapping[str, Any], lang: str) -> list[list[Cell]]:
+    """Each table's 状元 and the 王中王."""
+    rows: list[list[Cell]] = [
+        [t(f"event.export.{c}", lang) for c in ("table", "name", "hand", "dice")]
+    ]
+    for table in results["tables"]:
+        winner = table.get("zhuangyuan") or {}
+        hand = winner.get("hand")
+        rows.append(
+            [
+                table["number"],
+                _safe(winner.get("player") or ""),
+                t(f"hand.{hand}", lang) if hand else "",
+                winner.get("dice") or "",
+            ]
+        )
+    champion = results.get("wangzhongwang")
+    if champion:
+        rows.append(
+            [
+                t("event.export.wangzhongwang", lang),
+                _safe(champion["player"]),
+                t(f"hand.{champion['hand']}", lang),
+                champion.get("dice") or "",
+            ]
+        )
+    return rows
+
+
+def results_csv(results: Mapping[str, Any], lang: str) -> str:
+    """The prize-desk list by table (UTF-8 with BOM, so Excel reads the Chinese)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\r\n")
+    writer.writerows(desk_rows(results, lang))
+    return "\ufeff" + buffer.getvalue()
+
+
+def results_xlsx(results: Mapping[str, Any], lang: str) -> bytes:
+    """Three sheets: by table, by name, the winners."""
+    return write_xlsx(
+        [
+            (t("event.export.sheet.by_table", lang), desk_rows(results, lang)),
+            (t("event.export.sheet.by_name", lang), desk_rows(results, lang, by_name=True)),
+            (t("event.export.sheet.winners", lang), winner_rows(results, lang)),
+        ]
+    )
+
+
+def _safe(text: str) -> str:
+    # Spreadsheet formula injection: a leading = + - @ would be evaluated.
+    return "'" + text if text[:1] in ("=", "+", "-", "@") else text

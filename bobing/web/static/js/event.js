@@ -1,0 +1,173 @@
+// An event as the organiser's screens follow it: GET /api/events/CODE for the plan and every
+// table's state, plus one read-only WebSocket per table (and the playoff) for live throws.
+// The feed collects the notable throws across the hall ("3 号桌 张三 博出 状元插金花！").
+
+import { call, ApiError } from "./api.js";
+import { TableConnection } from "./conn.js";
+import { lang, t } from "./i18n.js";
+import { EVENT } from "./protocol.js";
+import { describeThrow } from "./award.js";
+import { saveTable } from "./store.js";
+import { showError, toast } from "./ui.js";
+
+const EVENT_PREFIX = "bobing.e.";
+const REFRESH_MS = 400;
+/** A new playoff or a seat claim makes no table frame: the event is read again this often. */
+const POLL_MS = 4000;
+const MAX_FEED = 40;
+/** Hands worth announcing to the whole hall. */
+export const NOTABLE = new Set(["duitang", "sihong", "wuzi", "wuhong", "chajinhua", "liubohei", "biandijin", "liubohong"]);
+
+export function loadEvent(code) {
+  try {
+    return JSON.parse(localStorage.getItem(EVENT_PREFIX + code) || "{}");
+  } catch {
+    return {};
+  }
+}
+
+export function saveEvent(code, patch) {
+  const data = { ...loadEvent(code), ...patch };
+  try {
+    localStorage.setItem(EVENT_PREFIX + code, JSON.stringify(data));
+  } catch {
+    // over quota: the organiser keeps the token shown at creation
+  }
+  return data;
+}
+
+/** The organiser's token for this event on this device, or null. */
+export function organizerToken(code) {
+  return loadEvent(code).organizerToken || null;
+}
+
+/** Remember what POST /api/events returned: the organiser's and every host's token. */
+export function rememberCreated(created) {
+  saveEvent(created.code, { organizerToken: created.organizer_token });
+  for (const table of created.tables) {
+    saveTable(table.code, { hostToken: table.host_token, ...(table.play_token ? { playToken: table.play_token } : {}) });
+  }
+}
+
+export function claimUrl(eventCode, number) {
+  return `${location.origin}/e/${eventCode}/t/${number}`;
+}
+
+export function tableLabel(number) {
+  return t("event.table_n", { n: number });
+}
+
+/** Cakes still in a table's pool. */
+export function cakesLeft(result) {
+  if (!result || !result.pool) return null;
+  return Object.values(result.pool).reduce((n, c) => n + c, 0);
+}
+
+export const eventApi = {
+  create: (body) => call("POST", "/api/events", { body }),
+  preview: (body) => call("POST", "/api/events/preview", { body }),
+  get: (code) => call("GET", `/api/events/${encodeURIComponent(code)}`),
+  control: (code, action, table, token) =>
+    call("POST", `/api/events/${encodeURIComponent(code)}/control`, { body: table ? { action, table } : { action }, token }),
+  playoff: (code, throws, token) => call("POST", `/api/events/${encodeURIComponent(code)}/playoff`, { body: { throws }, token }),
+  claim: (code, number, name) => call("POST", `/api/events/${encodeURIComponent(code)}/tables/${number}/claim`, { body: { name } }),
+  release: (code, number, name, token) =>
+    call("POST", `/api/events/${encodeURIComponent(code)}/tables/${number}/release`, { body: { name }, token }),
+  results: (code) => call("GET", `/api/events/${encodeURIComponent(code)}/results`),
+  next: (code) => call("GET", `/api/events/${encodeURIComponent(code)}/next`),
+  roster: (file, format) => call("POST", `/api/events/roster?format=${format}`, { bytes: file }),
+  download: (code, ext) => call("GET", `/api/events/${encodeURIComponent(code)}/results.${ext}?lang=${encodeURIComponent(lang())}`, { raw: true }),
+};
+
+/** Follows one event: `update` events carry nothing; read `.event` and `.feed`. */
+export class EventWatcher extends EventTarget {
+  constructor(code) {
+    super();
+    this.code = code;
+    this.event = null;
+    this.error = null;
+    this.feed = [];
+    this.conns = new Map();
+    this.timer = null;
+    this.stopped = false;
+    this.seen = new Set();
+  }
+
+  async start() {
+    this.poll = setInterval(() => this.refresh(), POLL_MS);
+    await this.refresh();
+  }
+
+  stop() {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    clearInterval(this.poll);
+    for (const conn of this.conns.values()) conn.close();
+    this.conns.clear();
+  }
+
+  /** Fetch the event again soon (several table frames at once make one request). */
+  soon() {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.refresh(), REFRESH_MS);
+  }
+
+  async refresh() {
+    if (this.stopped) return;
+    let text = null;
+    try {
+      const event = await eventApi.get(this.code);
+      text = JSON.stringify(event) + this.feed.length;
+      this.event = event;
+      this.error = null;
+    } catch (err) {
+      this.error = err instanceof ApiError ? err : new ApiError({ detail: String(err) }, 0);
+    }
+    if (this.event) this.follow();
+    // a screen repaints only when something changed (a repaint would take the focus away)
+    if (text !== null && text === this.lastText) return;
+    this.lastText = text;
+    this.dispatchEvent(new CustomEvent("update"));
+  }
+
+  follow() {
+    const codes = this.event.tables.map((tb) => [tb.code, tb.number]);
+    if (this.event.playoff) codes.push([this.event.playoff.code, 0]);
+    for (const [code, number] of codes) {
+      if (this.conns.has(code)) continue;
+      const conn = new TableConnection(code, { tokens: [], after: 0, lang: lang() });
+      conn.addEventListener("events", (ev) => this.onFrame(number, ev.detail));
+      this.conns.set(code, conn);
+      conn.connect();
+    }
+  }
+
+  onFrame(number, { events, state, live }) {
+    const rules = (state && state.rules) || (this.event && this.event.rules) || {};
+    let notable = false;
+    for (const e of events) {
+      if (e.type !== EVENT.THROWN || !e.hand || !NOTABLE.has(e.hand)) continue;
+      const key = `${number}:${e.seq}`;
+      if (this.seen.has(key)) continue;
+      this.seen.add(key);
+      const d = describeThrow(e, rules);
+      this.feed.unshift({ table: number, player: e.player, hand: e.hand, name: d ? d.name : e.hand, dice: e.dice, live, key });
+      notable = true;
+    }
+    if (this.feed.length > MAX_FEED) this.feed.length = MAX_FEED;
+    if (events.length || notable) this.soon();
+  }
+}
+
+/** The feed line of one notable throw. */
+export function feedText(item) {
+  const where = item.table === 0 ? t("event.playoff_short") : tableLabel(item.table);
+  return t("event.feed.line", { table: where, player: item.player, hand: item.name });
+}
+
+/** An error toast; the event model's refusals carry their own specific sentence (in the
+ * reader's language, quoting the input) in `detail`, better than the generic one. */
+export function showEventError(err) {
+  if (err && err.code === "invalid_event" && err.detail) toast(err.detail, { kind: "error", ms: 10000 });
+  else showError(err);
+}

@@ -1,0 +1,218 @@
+// The event's paper and its seats: printable table cards (/e/CODE/cards), seat claiming
+// (/e/CODE/t/N: scan the table's QR, tap your name), and the results (/e/CODE/results): the
+// prize-desk list by table and by name, each table's 状元, the 王中王, CSV and XLSX.
+
+import { h, mount, download } from "../dom.js";
+import { t, lang } from "../i18n.js";
+import { TIERS } from "../protocol.js";
+import { classify, handName, tierName } from "../game.js";
+import { qrSvg } from "../qr.js";
+import { renderTopbar, showError, toast, icon } from "../ui.js";
+import { saveTable } from "../store.js";
+import { eventApi, claimUrl, tableLabel } from "../event.js";
+import { eventNav } from "./event_dash.js";
+
+function loading(main) {
+  mount(main, h("section", { class: "center-card loading" }, h("div", { class: "boot-moon", "aria-hidden": "true" })));
+}
+
+/** The rules in a line: the preset and the cakes per tier. */
+export function rulesLine(ev) {
+  const prizes = (ev.rules && ev.rules.prizes) || {};
+  const counts = TIERS.filter((tier) => prizes[tier]).map((tier) => `${tierName(tier)} ${prizes[tier]}`);
+  return t("event.rules_line", { preset: t(`preset.${(ev.rules && ev.rules.preset) || "traditional"}`), prizes: counts.join(" · ") });
+}
+
+export class EventCardsView {
+  constructor(main, { code }) {
+    this.main = main;
+    this.code = code;
+  }
+
+  destroy() {
+    document.body.classList.remove("print-page");
+  }
+
+  async render() {
+    document.body.classList.add("print-page");
+    loading(this.main);
+    let ev;
+    try {
+      ev = await eventApi.get(this.code);
+    } catch (err) {
+      showError(err);
+      return;
+    }
+    renderTopbar({ title: ev.name });
+    mount(
+      this.main,
+      h("div", { class: "ev-page" },
+        h("div", { class: "no-print" }, eventNav(ev.code, "cards"), h("p", { class: "hint" }, t("event.cards_hint")), h("button", { type: "button", class: "btn btn-primary", onclick: () => window.print() }, t("event.print"))),
+        h("div", { class: "ev-cards" },
+          ev.tables.map((tb) =>
+            h("article", { class: "ev-card", dataset: { table: tb.number } },
+              h("p", { class: "ev-card-event" }, ev.name, ev.date ? ` · ${ev.date}` : ""),
+              h("h2", { class: "ev-card-no" }, tableLabel(tb.number)),
+              h("div", { class: "ev-card-qr" }, qrSvg(claimUrl(ev.code, tb.number), { label: t("event.qr_label", { table: tableLabel(tb.number) }) })),
+              h("p", { class: "ev-card-scan" }, t(`event.card_scan.${ev.mode}`)),
+              h("ol", { class: "ev-card-names" }, tb.players.map((name) => h("li", {}, name))),
+              h("p", { class: "ev-card-rules" }, rulesLine(ev)),
+              h("p", { class: "ev-card-url" }, claimUrl(ev.code, tb.number)),
+            ),
+          ),
+        ),
+      ),
+    );
+  }
+}
+
+export class EventClaimView {
+  constructor(main, { code, number, navigate }) {
+    this.main = main;
+    this.code = code;
+    this.number = number;
+    this.navigate = navigate;
+  }
+
+  destroy() {}
+
+  async render() {
+    loading(this.main);
+    let ev;
+    try {
+      ev = await eventApi.get(this.code);
+    } catch (err) {
+      showError(err);
+      return;
+    }
+    const tb = ev.tables.find((x) => x.number === this.number);
+    renderTopbar({ title: ev.name });
+    if (!tb) {
+      mount(this.main, h("section", { class: "center-card" }, h("p", {}, t("event.no_such_table", { table: this.number }))));
+      return;
+    }
+    const claimed = new Set(tb.claimed);
+    mount(
+      this.main,
+      h("section", { class: "card ev-claim" },
+        h("h1", { class: "card-title" }, t("event.claim_title", { table: tableLabel(tb.number) })),
+        h("p", { class: "hint" }, t(`event.claim_hint.${ev.mode}`)),
+        h("div", { class: "ev-claim-names" },
+          tb.players.map((name) =>
+            h("button", { type: "button", class: "btn btn-big ev-claim-name", disabled: claimed.has(name), dataset: { name }, onclick: () => this.claim(name) }, name, claimed.has(name) ? h("span", { class: "badge badge-muted" }, t("event.claimed")) : null),
+          ),
+        ),
+        h("p", {}, h("a", { href: `/t/${tb.code}`, "data-link": "", class: "link" }, t("event.just_watch"))),
+      ),
+    );
+  }
+
+  async claim(name) {
+    try {
+      const seat = await eventApi.claim(this.code, this.number, name);
+      saveTable(seat.code, { playerToken: seat.player_token, playerName: seat.name });
+      toast(t("event.claimed_as", { name }));
+      this.navigate(`/t/${seat.code}`);
+    } catch (err) {
+      showError(err);
+    }
+  }
+}
+
+function prizeText(prize, count = 1) {
+  const tier = prize.tier === "wangzhongwang" ? t("event.wangzhongwang") : prize.tier ? tierName(prize.tier) : t("event.ranked_prize");
+  const name = count > 1 ? t("event.times", { name: prize.name || tier, n: count }) : prize.name || tier;
+  const value = (Number(prize.value) || 0) * count;
+  return value ? t("event.prize_line_value", { tier, name, value }) : t("event.prize_line", { tier, name });
+}
+
+/** One line per kind of prize: the 40 一秀 colas of a 六勃红 are "可乐 ×40". */
+function groupedPrizes(prizes) {
+  const groups = new Map();
+  for (const p of prizes) {
+    const key = `${p.tier}|${p.name}|${p.value}`;
+    const g = groups.get(key);
+    if (g) g.count += 1;
+    else groups.set(key, { prize: p, count: 1 });
+  }
+  return [...groups.values()];
+}
+
+export class EventResultsView {
+  constructor(main, { code }) {
+    this.main = main;
+    this.code = code;
+  }
+
+  destroy() {
+    document.body.classList.remove("print-page");
+  }
+
+  async render() {
+    document.body.classList.add("print-page");
+    loading(this.main);
+    let res;
+    let ev;
+    try {
+      [res, ev] = await Promise.all([eventApi.results(this.code), eventApi.get(this.code)]);
+    } catch (err) {
+      showError(err);
+      return;
+    }
+    renderTopbar({ title: res.name });
+    const w = res.wangzhongwang;
+    const personRow = (p, withTable) =>
+      h("tr", { dataset: { name: p.name } },
+        withTable ? h("td", {}, tableLabel(p.table)) : null,
+        h("th", { scope: "row" }, p.name),
+        h("td", {}, p.prizes.length ? h("ul", { class: "prize-list" }, groupedPrizes(p.prizes).map((g) => h("li", {}, prizeText(g.prize, g.count)))) : h("span", { class: "hint" }, t("event.nothing"))),
+        h("td", { class: "num" }, String(p.prizes.reduce((n, x) => n + (Number(x.value) || 0), 0))),
+        h("td", { class: "ev-tick", "aria-hidden": "true" }, "☐"),
+      );
+    const head = (withTable) =>
+      h("thead", {}, h("tr", {}, withTable ? h("th", {}, t("event.col.table")) : null, h("th", {}, t("event.col.name")), h("th", {}, t("event.col.prizes")), h("th", {}, t("event.col.value")), h("th", {}, t("event.col.handed"))));
+    const byTable = res.tables.map((tb) =>
+      h("section", { class: "card ev-desk", dataset: { table: tb.number } },
+        h("h3", { class: "sub-title" }, tableLabel(tb.number), " · ", tb.zhuangyuan ? t("event.table_zhuangyuan", { player: tb.zhuangyuan.player, hand: tb.zhuangyuan.dice ? handName(classify(tb.zhuangyuan.dice, ev.rules)) : tierName("zhuangyuan") }) : t("event.no_winner")),
+        h("div", { class: "table-scroll" }, h("table", { class: "results ev-results" }, head(false), h("tbody", {}, res.people.filter((p) => p.table === tb.number).map((p) => personRow(p, false))))),
+        tb.unclaimed && tb.unclaimed.length ? h("p", { class: "hint" }, t("event.unclaimed", { items: tb.unclaimed.map((u) => `${u.name || tierName(u.tier)} ×${u.count}`).join(t("list.sep")) })) : null,
+      ),
+    );
+    const collator = new Intl.Collator(lang() === "en" ? "en" : "zh-u-co-pinyin");
+    const sorted = res.people.slice().sort((a, b) => collator.compare(a.name, b.name));
+    mount(
+      this.main,
+      h("div", { class: "ev-page ev-results-page" },
+        h("div", { class: "no-print" }, eventNav(res.code, "results")),
+        h("header", { class: "ev-head" },
+          h("h1", { class: "title" }, t("event.results_title", { name: res.name })),
+          h("div", { class: "btn-row no-print" },
+            h("button", { type: "button", class: "btn btn-primary btn-small", onclick: () => window.print() }, t("event.print")),
+            h("button", { type: "button", class: "btn btn-ghost btn-small", id: "ev-csv", onclick: () => this.download("csv") }, t("event.download_csv")),
+            h("button", { type: "button", class: "btn btn-ghost btn-small", id: "ev-xlsx", onclick: () => this.download("xlsx") }, t("event.download_xlsx")),
+            h("a", { href: `/e/new?from=${res.code}`, "data-link": "", class: "btn btn-ghost btn-small" }, t("event.next_year")),
+          ),
+        ),
+        h("section", { class: "ceremony ev-results-champion" },
+          h("h2", { class: "seal" }, t("event.wangzhongwang")),
+          w ? [h("p", { class: "winner-name" }, w.player), h("p", { class: "winner-hand" }, handName(classify(w.dice, ev.rules)))] : h("p", { class: "winner-name none" }, t("event.no_champion")),
+        ),
+        h("h2", { class: "sub-title" }, t("event.by_table")),
+        byTable,
+        h("section", { class: "card ev-desk ev-by-name" },
+          h("h2", { class: "sub-title" }, t("event.by_name")),
+          h("div", { class: "table-scroll" }, h("table", { class: "results ev-results" }, head(true), h("tbody", {}, sorted.map((p) => personRow(p, true))))),
+        ),
+      ),
+    );
+  }
+
+  async download(ext) {
+    try {
+      const response = await eventApi.download(this.code, ext);
+      download(await response.blob(), `bobing-event-${this.code}.${ext}`);
+    } catch (err) {
+      showError(err);
+    }
+  }
+}
