@@ -21,7 +21,9 @@ from webtools import TIMEOUT, root_conftest, running_server
 from bobing.engine.fairness import verify_record
 from bobing.organizer.xlsx import read_xlsx, write_xlsx
 from bobing.storage import Database
-from bobing.web.settings import Settings
+from bobing.web.settings import Limits, Settings
+
+UNLIMITED = Limits(create_per_minute=0, join_per_minute=0, open_tables_per_address=0)
 
 BOBING = str(Path(sys.executable).with_name("bobing"))
 ENGLISH = dict(os.environ, BOBING_LANG="en")
@@ -49,7 +51,7 @@ async def http(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[
         schema = f"bobing_ev_{uuid.uuid4().hex[:12]}"
     try:
         async with (
-            running_server(Settings(db_url=url, db_schema=schema)) as server,
+            running_server(Settings(db_url=url, db_schema=schema, limits=UNLIMITED)) as server,
             httpx.AsyncClient(base_url=server, timeout=TIMEOUT) as client,
         ):
             yield client
@@ -473,3 +475,24 @@ async def test_hostile_input_is_a_4xx_never_a_500(http: httpx.AsyncClient) -> No
         assert (response.status_code, response.json()["code"]) == (422, "invalid_rules")
     for path in ("/api/events/" + "Z" * 200, "/api/events/%00/results", "/api/events/x/record"):
         assert (await http.get(path)).status_code in (404, 422)
+
+
+async def test_creating_events_and_claiming_seats_are_rate_limited(tmp_path: Path) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'limits.sqlite3'}"
+    limits = Limits(create_per_minute=1, join_per_minute=1, tarpit_seconds=0)
+    async with (
+        running_server(Settings(db_url=url, limits=limits)) as server,
+        httpx.AsyncClient(base_url=server, timeout=TIMEOUT) as http,
+    ):
+        event = await create(http)
+        body = {"name": "x", "rules": "traditional", "people": PEOPLE, "tables": 2}
+        refused = await http.post("/api/events", json=body)
+        assert refused.status_code == 429, refused.text
+        assert refused.json()["code"] == "rate_limited"
+        assert int(refused.headers["Retry-After"]) >= 1
+        first, second = event["tables"][0]["players"][:2]
+        code = event["code"]
+        claimed = await http.post(f"/api/events/{code}/tables/1/claim", json={"name": first})
+        assert claimed.status_code == 201, claimed.text
+        again = await http.post(f"/api/events/{code}/tables/1/claim", json={"name": second})
+        assert again.status_code == 429, again.text

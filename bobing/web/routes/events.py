@@ -18,7 +18,7 @@ from bobing.web.event_draft import model_errors
 from bobing.web.event_export import results_csv, results_xlsx
 from bobing.web.events import EventService
 from bobing.web.problems import ApiError
-from bobing.web.routes.api import _PROBLEM
+from bobing.web.routes.api import _PROBLEM, limit
 
 ROSTER_PATH = "/api/events/roster"
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
@@ -115,6 +115,7 @@ def _lang(request: Request) -> str:
 @router.post("", status_code=201, summary="Create an event with its tables, seats named")
 async def create_event(body: CreateEvent, request: Request) -> JSONResponse:
     """Every table is created and seated at once; the organiser and host tokens are shown once."""
+    limit(request, "create")  # an event counts as one creation against the address's rate
     created = await events_of(request).create(body.model_dump())
     return JSONResponse(
         created, status_code=201, headers={"Location": f"/api/events/{created['code']}"}
@@ -173,6 +174,7 @@ async def playoff(
 @router.post("/{code}/tables/{number}/claim", status_code=201, summary="Claim your seat")
 async def claim(code: str, number: int, body: Claim, request: Request) -> JSONResponse:
     """Tap your name at your table: that seat's player token, once."""
+    limit(request, "join")
     return JSONResponse(await events_of(request).claim(code, number, body.name), status_code=201)
 
 
