@@ -15,6 +15,9 @@ def _required(var: str) -> bool:
 POSTGRES_URL = os.environ.get("BOBING_TEST_POSTGRES_URL", "")
 """e.g. postgresql+asyncpg://postgres@127.0.0.1:5432/test; .ci/run sets it."""
 REQUIRE_POSTGRES = _required("BOBING_REQUIRE_POSTGRES")
+REDIS_URL = os.environ.get("BOBING_TEST_REDIS_URL", "")
+"""e.g. redis://127.0.0.1:6379/0; .ci/run sets it."""
+REQUIRE_REDIS = _required("BOBING_REQUIRE_REDIS")
 REQUIRE_BROWSER = _required("BOBING_REQUIRE_BROWSER")
 CHROMIUM = os.environ.get("BOBING_CHROMIUM") or shutil.which("chromium") or ""
 
@@ -27,6 +30,27 @@ def need_postgres() -> str:
             pytest.fail(message + " but it is not set, and BOBING_REQUIRE_POSTGRES=1")
         pytest.skip(message)
     return POSTGRES_URL
+
+
+def need_redis() -> str:
+    """The Redis URL for tests, skipping (locally) or failing (in CI) when absent."""
+    if not REDIS_URL:
+        message = "multi-instance tests need BOBING_TEST_REDIS_URL (set by .ci/run)"
+        if REQUIRE_REDIS:
+            pytest.fail(message + " but it is not set, and BOBING_REQUIRE_REDIS=1")
+        pytest.skip(message)
+    return REDIS_URL
+
+
+def need_redis_server() -> str:
+    """The redis-server executable (tests run a private one to restart it)."""
+    found = shutil.which("redis-server")
+    if not found:
+        message = "the Redis restart test needs redis-server (apt-get install redis-server)"
+        if REQUIRE_REDIS:
+            pytest.fail(message + ", and BOBING_REQUIRE_REDIS=1")
+        pytest.skip(message)
+    return found
 
 
 def need_chromium() -> str:

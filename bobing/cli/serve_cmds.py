@@ -34,7 +34,7 @@ def serve(
     port: Annotated[int, typer.Option(help=_h("serve.opt.port"), min=0, max=65535)] = 8000,
     db: Annotated[
         str | None,
-        typer.Option(help=_h("serve.opt.db")),
+        typer.Option(help=_h("serve.opt.db"), envvar="BOBING_DB"),
     ] = None,
     schema: Annotated[
         str | None,
@@ -70,6 +70,14 @@ def serve(
         typer.Option(help=_h("serve.opt.max_frame_bytes"), min=512, max=1 << 20,
                      envvar="BOBING_MAX_FRAME_BYTES", metavar="BYTES"),
     ] = 4096,
+    broker: Annotated[
+        str,
+        typer.Option(help=_h("serve.opt.broker"), envvar="BOBING_BROKER"),
+    ] = "memory://",
+    forwarded_allow_ips: Annotated[
+        str | None,
+        typer.Option(help=_h("serve.opt.forwarded"), envvar="BOBING_FORWARDED_ALLOW_IPS"),
+    ] = None,
     limit: Annotated[
         list[str] | None,
         typer.Option("--limit", metavar="NAME=VALUE", help=_h("serve.opt.limit")),
@@ -78,10 +86,12 @@ def serve(
     """Run the table server: the browser UI, REST under /api, WebSockets under /ws."""
     import os
 
+    from bobing.realtime.broker import broker_scheme
     from bobing.web.limits_transport import TransportLimits
     from bobing.web.serve import run_server
     from bobing.web.settings import Limits, Settings
 
+    broker_scheme(broker)  # a bad URL fails before anything starts
     transport = TransportLimits(
         header_timeout=header_timeout,
         idle_timeout=idle_timeout,
@@ -91,7 +101,14 @@ def serve(
         max_frame_bytes=max_frame_bytes,
     )
     limits = Limits.from_env(os.environ, limit or ())
-    settings = Settings(db_url=db, db_schema=schema, limits=limits, transport=transport)
+    settings = Settings(
+        db_url=db,
+        db_schema=schema,
+        broker_url=broker,
+        forwarded_allow_ips=forwarded_allow_ips,
+        limits=limits,
+        transport=transport,
+    )
     run_server(settings, host, port)
 
 
@@ -200,29 +217,56 @@ def _load(path: Path) -> dict[str, Any]:
 
 @bench_app.command("server", help=_h("bench.server.help"))
 def bench_server(
-    tables: Annotated[int, typer.Option(help=_h("bench.opt.tables"), min=1, max=2000)] = 100,
+    tables: Annotated[int, typer.Option(help=_h("bench.opt.tables"), min=1, max=5000)] = 100,
     players: Annotated[int, typer.Option(help=_h("bench.opt.players"), min=2, max=12)] = 10,
     seconds: Annotated[float, typer.Option(help=_h("bench.opt.seconds"), min=1.0)] = 10.0,
+    pace: Annotated[float, typer.Option(help=_h("bench.opt.pace"), min=0.0, max=600.0)] = 0.0,
     db: Annotated[
         str | None,
         typer.Option(help=_h("bench.opt.db")),
     ] = None,
-    url: Annotated[str | None, typer.Option(help=_h("bench.opt.url"))] = None,
+    instances: Annotated[
+        int, typer.Option(help=_h("bench.opt.instances"), min=1, max=16)
+    ] = 1,
+    broker: Annotated[str | None, typer.Option(help=_h("bench.opt.broker"))] = None,
+    spread: Annotated[str, typer.Option(help=_h("bench.opt.spread"))] = "phones",
+    url: Annotated[
+        str | None, typer.Option(help=_h("bench.opt.url"))
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help=_h("bench.opt.json"))] = False,
 ) -> None:
     """Drive TABLES x PLAYERS simulated players over WebSockets; report throws/s and latency."""
     from bobing.web.bench import run_bench
 
-    result = run_bench(tables=tables, players=players, seconds=seconds, db=db, url=url)
+    result = run_bench(
+        tables=tables,
+        players=players,
+        seconds=seconds,
+        db=db,
+        url=url,
+        pace=pace,
+        instances=instances,
+        broker=broker,
+        spread=spread,
+    )
     if as_json:
         typer.echo(json.dumps(result))
         return
+    paced = f"a throw every {pace:g} s per table" if pace else "closed loop"
+    cpu = result["server_cpu_cores"]
+    memory = result["server_rss_mb"]
     typer.echo(
         f"{result['throws']} throws in {result['seconds']:.1f} s: "
         f"{result['throws_per_s']:.0f} throws/s; latency p50 {result['p50_ms']:.1f} ms, "
         f"p99 {result['p99_ms']:.1f} ms ({result['tables']} tables x {players} players, "
-        f"{result['connections']} WebSockets, {result['db']})"
+        f"{result['connections']} WebSockets, {paced}, {result['instances']} instance(s), "
+        f"{result['db']})"
     )
+    if cpu is not None:
+        typer.echo(
+            f"server: {cpu:.2f} cores, {result['server_cpu_ms_per_throw']:.3f} ms CPU per "
+            f"throw, {memory} MiB resident; client: {result['client_cpu_cores']:.2f} cores"
+        )
 
 
 def register(app: typer.Typer) -> None:

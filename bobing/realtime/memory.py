@@ -11,6 +11,7 @@ class MemoryBroker(Broker):
     """Pub/sub inside one process (one server instance)."""
 
     def __init__(self) -> None:
+        super().__init__()
         self._handlers: dict[str, list[Handler]] = {}
 
     async def publish(self, channel: str, message: str) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -454,6 +455,55 @@ class EventStore:
         return await self._write_postgres(requests)
 
     async def _write_postgres(self, requests: list[Append]) -> list[list[StoredEvent] | None]:
+        if all(r.seats is None for r in requests):
+            return await self._write_postgres_one_statement(requests)
+        return await self._write_postgres_transaction(requests)
+
+    async def _write_postgres_one_statement(
+        self, requests: list[Append]
+    ) -> list[list[StoredEvent] | None]:
+        """The common batch (no seat changes) as one statement: one round trip, no BEGIN/COMMIT.
+
+        A data-modifying CTE moves the heads still where each writer read them and inserts
+        only the events of the tables it moved; one statement is one transaction. Round trips
+        are what a busy database makes a commit wait for (every throw is such a batch).
+        """
+        events = [
+            StoredEvent(
+                r.expected_seq + i,
+                str(data["type"]),
+                dict(data),
+                r.at,
+                r.command_id if i == 1 else None,
+            )
+            for r in requests
+            for i, data in enumerate(r.events, start=1)
+        ]
+        owners = [r.code for r in requests for _ in r.events]
+        async with self.db.engine.connect() as conn:
+            auto = await conn.execution_options(isolation_level="AUTOCOMMIT")
+            moved = await auto.execute(
+                text(_MOVE_AND_APPEND),
+                {
+                    "codes": [r.code for r in requests],
+                    "olds": [r.expected_seq for r in requests],
+                    "news": [r.expected_seq + len(r.events) for r in requests],
+                    "statuses": [r.status for r in requests],
+                    "ats": [r.at for r in requests],
+                    "e_codes": owners,
+                    "e_seqs": [e.seq for e in events],
+                    "e_types": [e.type for e in events],
+                    "e_data": [json.dumps(e.data, ensure_ascii=False) for e in events],
+                    "e_ats": [e.at for e in events],
+                    "e_commands": [e.command_id for e in events],
+                },
+            )
+            won = {row[0] for row in moved}
+        return _outcomes(requests, won)[0]
+
+    async def _write_postgres_transaction(
+        self, requests: list[Append]
+    ) -> list[list[StoredEvent] | None]:
         # One UPDATE for the whole batch; RETURNING names the tables whose head was still
         # where the writer read it (optimistic concurrency across server instances).
         async with self.db.engine.begin() as conn:
@@ -524,6 +574,23 @@ async def _replace_seats(conn: AsyncConnection, request: Append) -> None:
     if request.seats:
         await conn.execute(insert(SeatRow), _seat_rows(request))
 
+
+_MOVE_AND_APPEND = (
+    "WITH v AS (SELECT * FROM unnest(CAST(:codes AS VARCHAR[]), CAST(:olds AS INTEGER[]), "
+    "CAST(:news AS INTEGER[]), CAST(:statuses AS VARCHAR[]), CAST(:ats AS TIMESTAMPTZ[])) "
+    "AS v(code, old_seq, new_seq, status, at)), "
+    "moved AS (UPDATE bobing_tables AS t SET last_seq = v.new_seq, updated_at = v.at, "
+    "status = COALESCE(v.status, t.status) FROM v "
+    "WHERE t.code = v.code AND t.last_seq = v.old_seq RETURNING t.code), "
+    "appended AS (INSERT INTO bobing_events (table_code, seq, type, data, at, command_id) "
+    "SELECT e.code, e.seq, e.type, CAST(e.data AS JSONB), e.at, e.command_id "
+    "FROM unnest(CAST(:e_codes AS VARCHAR[]), CAST(:e_seqs AS INTEGER[]), "
+    "CAST(:e_types AS VARCHAR[]), CAST(:e_data AS TEXT[]), CAST(:e_ats AS TIMESTAMPTZ[]), "
+    "CAST(:e_commands AS VARCHAR[])) AS e(code, seq, type, data, at, command_id) "
+    "WHERE e.code IN (SELECT code FROM moved)) "
+    "SELECT code FROM moved"
+)
+"""PostgreSQL: move the heads of a batch and append the events of the tables moved."""
 
 _UPDATE_HEAD = (
     "UPDATE bobing_tables SET last_seq = ?, updated_at = ?, status = COALESCE(?, status) "

@@ -1,10 +1,17 @@
-"""``bobing bench server``: T tables x N players over real WebSockets against a real server.
+"""``bobing bench server``: T tables x N players over real WebSockets against real servers.
 
-Each table plays a closed loop: the player whose turn it is throws, and the next throw is
-sent as soon as the throw's events have reached every player at the table. Latency is the
-time from sending the throw to the moment the last of the table's N sockets received its
-``thrown`` event. The server runs as a separate ``bobing serve`` process (its own core), unless
-``--url`` points at one already running.
+Each table is played by its N simulated phones: the player whose turn it is throws, and
+latency is the time from sending the throw to the moment the last of the table's N sockets
+received its ``thrown`` event. Two ways to pace the tables:
+
+- ``pace=0`` (closed loop): the next throw goes out as soon as this one reached everybody,
+  so the server is always saturated and latency is tables ÷ throughput;
+- ``pace=P``: each table throws about every P seconds (a random phase, then P ± 20 %), as
+  people do; throughput is tables ÷ P and latency shows what a phone waits at that load.
+
+The servers run as separate ``bobing serve`` processes (``instances`` of them, on one
+PostgreSQL database with a Redis broker when there are several; tables and phones spread
+over them), unless ``url`` points at one already running.
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ import contextlib
 import gc
 import json
 import os
+import random
 import re
 import subprocess
 import sys
@@ -26,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from bobing.engine.errors import InputError
-from bobing.web.serve import loop_factory
+from bobing.web.serve import loop_factory, raise_open_files
 
 BENCH_RULES: dict[str, Any] = {
     # Nothing ends the game during a run: both 六勃 are plain 状元 hands, and 999 cakes a tier.
@@ -39,12 +47,17 @@ BENCH_RULES: dict[str, Any] = {
     },
 }
 WARMUP_SECONDS = 1.0
+SPREADS = ("phones", "tables")
+"""How clients are spread over several instances: each table's phones round-robin over the
+instances (every throw crosses the broker: the worst case), or each table whole on one
+instance (what the shipped nginx configuration does)."""
+SPARE_FILES = 256
 _THROWN = re.compile(r'"type":"thrown","at":"[^"]*","throw":(\d+)')
 
 
 @dataclass
 class TableRun:
-    """One table's closed loop."""
+    """One table's loop."""
 
     code: str
     sockets: dict[str, Any] = field(default_factory=dict)
@@ -56,6 +69,23 @@ class TableRun:
     failed: str | None = None
 
 
+@dataclass
+class Traffic:
+    """Bytes and frames the phones received from the first throw to the last."""
+
+    measuring: bool = False
+    bytes_in: int = 0
+    frames_in: int = 0
+
+
+@dataclass(frozen=True)
+class ServerProcess:
+    """One started (or given) server."""
+
+    url: str
+    pid: int | None
+
+
 def run_bench(
     *,
     tables: int,
@@ -63,11 +93,26 @@ def run_bench(
     seconds: float,
     db: str | None = None,
     url: str | None = None,
+    pace: float = 0.0,
+    instances: int = 1,
+    broker: str | None = None,
+    spread: str = "phones",
 ) -> dict[str, Any]:
     """Run the benchmark and return its measurements."""
+    _check_options(db=db, url=url, instances=instances, broker=broker, spread=spread, pace=pace)
+    sockets = tables * players
+    limit = raise_open_files(sockets + SPARE_FILES)
+    if limit < sockets + SPARE_FILES:
+        raise InputError(
+            f"{sockets} WebSockets need {sockets + SPARE_FILES} open files, but this process "
+            f"may open only {limit}: raise the limit (e.g. ulimit -n {sockets + SPARE_FILES}; "
+            "the hard limit needs root or LimitNOFILE=) or bench fewer tables",
+            code="bench_open_files",
+            needed=sockets + SPARE_FILES,
+            limit=limit,
+        )
     with contextlib.ExitStack() as stack:
         db_label = "external server"
-        pid: int | None = None
         if url is None:
             folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="bobing-bench-"))
             db = db or f"sqlite+aiosqlite:///{Path(folder) / 'bench.sqlite3'}"
@@ -77,22 +122,69 @@ def run_bench(
                 # A schema of its own, dropped afterwards: reruns start clean.
                 schema = f"bobing_bench_{os.getpid()}_{int(time.time())}"
                 stack.callback(_drop_schema, db, schema)
-            url, pid = stack.enter_context(_server(db, Path(folder), schema))
+            servers = [
+                stack.enter_context(_server(db, Path(folder), index, schema, broker))
+                for index in range(instances)
+            ]
+        else:
+            servers = [ServerProcess(url.rstrip("/"), None)]
         try:
             with asyncio.Runner(loop_factory=loop_factory()) as runner:
-                result = runner.run(_bench(url.rstrip("/"), tables, players, seconds, pid))
+                result = runner.run(
+                    _bench(servers, tables, players, seconds, pace=pace, spread=spread)
+                )
         except (OSError, TimeoutError) as exc:
-            raise InputError(f"benchmark against {url} failed: {exc}") from None
+            raise InputError(f"benchmark against {servers[0].url} failed: {exc}") from None
         except Exception as exc:
             if type(exc).__module__.split(".")[0] == "websockets":
-                raise InputError(f"benchmark against {url} failed: {exc}") from None
+                raise InputError(f"benchmark against {servers[0].url} failed: {exc}") from None
             raise
         result["db"] = db_label
+        result["broker"] = (broker or "memory://").split("://", 1)[0]
+        result["open_files_limit"] = limit
         return result
 
 
+def _check_options(
+    *, db: str | None, url: str | None, instances: int, broker: str | None, spread: str, pace: float
+) -> None:
+    if spread not in SPREADS:
+        raise InputError(
+            f"unknown spread {spread!r}; allowed: " + ", ".join(SPREADS),
+            code="bench_spread",
+            value=spread,
+            allowed=list(SPREADS),
+        )
+    if pace < 0:
+        raise InputError(f"pace must be >= 0 seconds, not {pace!r}", code="bench_pace", value=pace)
+    if url is not None and (instances != 1 or broker is not None or db is not None):
+        raise InputError(
+            "--url benches one running server: --instances, --broker and --db do not apply",
+            code="bench_url_alone",
+        )
+    if instances > 1 and not (db or "").startswith("postgres"):
+        raise InputError(
+            f"--instances {instances} share one database: give --db postgresql+asyncpg://…",
+            code="bench_instances_db",
+            instances=instances,
+        )
+    if instances > 1 and not (broker or "").startswith(("redis://", "rediss://")):
+        raise InputError(
+            f"--instances {instances} tell each other through Redis: give --broker "
+            "redis://HOST:PORT/DB",
+            code="bench_instances_broker",
+            instances=instances,
+        )
+    if broker is not None:
+        from bobing.realtime.broker import broker_scheme
+
+        broker_scheme(broker)
+
+
 @contextlib.contextmanager
-def _server(db: str, folder: Path, schema: str | None = None) -> Any:
+def _server(
+    db: str, folder: Path, index: int, schema: str | None = None, broker: str | None = None
+) -> Any:
     bobing = Path(sys.executable).with_name("bobing")
     # Every simulated phone connects from 127.0.0.1: lift the per-address connection cap.
     command = [str(bobing), "serve", "--host", "127.0.0.1", "--port", "0", "--db", db]
@@ -102,7 +194,10 @@ def _server(db: str, folder: Path, schema: str | None = None) -> Any:
         command += ["--limit", f"{name}=0"]
     if schema is not None:
         command += ["--schema", schema]
-    log = (folder / "server.log").open("w")
+    if broker is not None:
+        command += ["--broker", broker]
+    log_path = folder / f"server{index}.log"
+    log = log_path.open("w")
     proc = subprocess.Popen(
         command,
         stdout=subprocess.PIPE,
@@ -122,10 +217,9 @@ def _server(db: str, folder: Path, schema: str | None = None) -> Any:
         if found is None:
             log.flush()
             raise InputError(
-                "the benchmark server did not start: "
-                + (folder / "server.log").read_text()[-500:].strip()
+                "the benchmark server did not start: " + log_path.read_text()[-500:].strip()
             )
-        yield found, proc.pid
+        yield ServerProcess(found, proc.pid)
     finally:
         proc.terminate()
         try:
@@ -162,75 +256,139 @@ def _cpu_seconds(pid: int | None) -> float | None:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def _rss_mb(pid: int | None) -> float | None:
+    """Resident memory of a process in MiB (Linux /proc)."""
+    try:
+        status = Path(f"/proc/{pid if pid is not None else 'self'}/status").read_text()
+    except OSError:
+        return None
+    found = re.search(r"^VmRSS:\s+(\d+) kB", status, re.M)
+    return round(int(found.group(1)) / 1024, 1) if found else None
+
+
+def _load_average() -> float | None:
+    try:
+        return round(os.getloadavg()[0], 2)
+    except OSError:
+        return None
+
+
 async def _bench(
-    base: str, tables: int, players: int, seconds: float, pid: int | None = None
+    servers: list[ServerProcess],
+    tables: int,
+    players: int,
+    seconds: float,
+    *,
+    pace: float = 0.0,
+    spread: str = "phones",
 ) -> dict[str, Any]:
     import websockets
 
-    http = _Http(base)
+    setup_started = time.perf_counter()
+    traffic = Traffic()
     runs = await _gather_limited(
-        [_setup_table(http, websockets, base, i, players) for i in range(tables)], 20
+        [_setup_table(websockets, servers, i, players, spread) for i in range(tables)], 32
     )
+    setup_seconds = time.perf_counter() - setup_started
     # The client's own collector pauses would count as latency: freeze the set-up heap.
     gc.collect()
     gc.freeze()
     gc.set_threshold(20_000, 20, 100)
     readers = [
-        asyncio.create_task(_reader(run, name, ws, index == 0))
+        asyncio.create_task(_reader(run, ws, index == 0, traffic))
         for run in runs
-        for index, (name, ws) in enumerate(run.sockets.items())
+        for index, ws in enumerate(run.sockets.values())
     ]
+    rng = random.Random(tables * 7919 + players)
     start = time.perf_counter()
-    measure_from = start + WARMUP_SECONDS
+    # With a pace, every table must have made its first throw before the window opens.
+    measure_from = start + max(WARMUP_SECONDS, pace * 1.2)
     stop_at = measure_from + seconds
-    drivers = [asyncio.create_task(_drive(run, stop_at)) for run in runs]
+    traffic.measuring = True  # over every throw of the run: no edge effects at the window
+    drivers = [asyncio.create_task(_drive(run, stop_at, pace, rng)) for run in runs]
     await asyncio.sleep(max(0.0, measure_from - time.perf_counter()))
-    cpu_start, own_start = _cpu_seconds(pid), time.process_time()
+    cpu_start = [_cpu_seconds(s.pid) for s in servers]
+    own_start = time.process_time()
+    load_start = _load_average()
     await asyncio.sleep(max(0.0, stop_at - time.perf_counter()))
-    cpu_end, own_end = _cpu_seconds(pid), time.process_time()
+    cpu_end = [_cpu_seconds(s.pid) for s in servers]
+    own_end = time.process_time()
+    rss = [_rss_mb(s.pid) for s in servers]
+    client_rss = _rss_mb(None)
+    load_end = _load_average()
     await asyncio.gather(*drivers)
+    await asyncio.sleep(0.2)  # the last acks
+    traffic.measuring = False
     for task in readers:
         task.cancel()
     await asyncio.gather(*readers, return_exceptions=True)
-    await _gather_limited([ws.close() for run in runs for ws in run.sockets.values()], 100)
+    await _gather_limited([ws.close() for run in runs for ws in run.sockets.values()], 200)
     failures = [run.failed for run in runs if run.failed]
     if failures:
         raise InputError(f"benchmark failed at {len(failures)} tables: {failures[0]}")
     window = [ms for run in runs for sent, ms in run.latencies if measure_from <= sent < stop_at]
     window.sort()
     count = len(window)
+    completed = sum(len(run.latencies) for run in runs)
 
     def pct(p: float) -> float:
         return round(window[min(count - 1, int(p * count))], 2) if count else 0.0
 
-    server_cpu = None if cpu_start is None or cpu_end is None or not count else cpu_end - cpu_start
+    per_server: list[dict[str, Any]] = []
+    cores: list[float] = []
+    memory: list[float] = []
+    for server, before, after, resident in zip(servers, cpu_start, cpu_end, rss, strict=True):
+        used = None if before is None or after is None else (after - before) / seconds
+        per_server.append(
+            {
+                "url": server.url,
+                "cpu_cores": None if used is None else round(used, 3),
+                "rss_mb": resident,
+            }
+        )
+        if used is not None:
+            cores.append(used)
+        if resident is not None:
+            memory.append(resident)
+    server_cpu = sum(cores) * seconds if len(cores) == len(servers) else None
     return {
         "server_cpu_ms_per_throw": None
-        if server_cpu is None
+        if server_cpu is None or not count
         else round(server_cpu / count * 1000, 3),
         "server_cpu_cores": None if server_cpu is None else round(server_cpu / seconds, 2),
+        "server_rss_mb": round(sum(memory), 1) if len(memory) == len(servers) else None,
         "client_cpu_ms_per_throw": round((own_end - own_start) / count * 1000, 3)
         if count
         else None,
+        "client_cpu_cores": round((own_end - own_start) / seconds, 2),
+        "client_rss_mb": client_rss,
         "throws_per_s": round(count / seconds, 1),
         "p50_ms": pct(0.50),
-        "p99_ms": pct(0.99),
         "p90_ms": pct(0.90),
+        "p99_ms": pct(0.99),
         "max_ms": round(window[-1], 2) if count else 0.0,
+        "bytes_per_throw": round(traffic.bytes_in / completed) if completed else None,
+        "frames_per_throw": round(traffic.frames_in / completed, 2) if completed else None,
         "tables": tables,
         "players": players,
         "connections": tables * players,
+        "pace_s": pace,
+        "instances": len(servers),
+        "spread": spread,
+        "servers": per_server,
         "throws": count,
         "seconds": seconds,
+        "setup_s": round(setup_seconds, 1),
+        "load_average": [load_start, load_end],
     }
 
 
 class _Http:
     """A minimal JSON-over-HTTP client on the standard library, for the set-up requests.
 
-    The benchmark measures WebSocket throws; its few hundred REST calls (create, join, start)
-    need no connection pool, so ``urllib`` in worker threads does, and a plain install (no
-    dev extras) can run ``bobing bench server``. Proxies are ignored: the server is local or
+    The benchmark measures WebSocket throws; its set-up calls (create, join, start) need no
+    connection pool, so ``urllib`` in worker threads does, and a plain install (no dev
+    extras) can run ``bobing bench server``. Proxies are ignored: the server is local or
     named by ``--url``.
     """
 
@@ -273,8 +431,9 @@ async def _gather_limited(coros: list[Any], limit: int) -> list[Any]:
 
 
 async def _setup_table(
-    http: _Http, websockets: Any, base: str, index: int, players: int
+    websockets: Any, servers: list[ServerProcess], index: int, players: int, spread: str
 ) -> TableRun:
+    http = _Http(servers[index % len(servers)].url)
     status, created = await http.request(
         "POST",
         "/api/tables",
@@ -291,9 +450,18 @@ async def _setup_table(
         if status != 201:
             raise InputError(f"could not join bench table {code}: {str(joined)[:300]}")
         tokens[name] = joined["player_token"]
-    ws_base = base.replace("http://", "ws://").replace("https://", "wss://")
-    for name, token in tokens.items():
-        ws = await websockets.connect(f"{ws_base}/ws/tables/{code}?token={token}", max_size=None)
+    for seat, (name, token) in enumerate(tokens.items()):
+        # "phones": seat s of table i on instance (i + s) mod N; "tables": all on i mod N.
+        where = index + (seat if spread == "phones" else 0)
+        base = servers[where % len(servers)].url
+        ws_base = base.replace("http://", "ws://").replace("https://", "wss://")
+        ws = await websockets.connect(
+            f"{ws_base}/ws/tables/{code}?token={token}",
+            max_size=None,
+            # The server pings every socket; 10,000 client-side pings would only add load.
+            ping_interval=None,
+            open_timeout=60,
+        )
         await ws.recv()  # welcome
         await ws.recv()  # the backlog and state
         run.sockets[name] = ws
@@ -311,8 +479,11 @@ async def _setup_table(
     return run
 
 
-async def _reader(run: TableRun, name: str, ws: Any, observer: bool) -> None:
+async def _reader(run: TableRun, ws: Any, observer: bool, traffic: Traffic) -> None:
     async for message in ws:
+        if traffic.measuring:
+            traffic.bytes_in += len(message)
+            traffic.frames_in += 1
         if message.startswith('{"type":"ack"'):
             continue
         if message.startswith('{"type":"error"'):
@@ -339,8 +510,11 @@ async def _reader(run: TableRun, name: str, ws: Any, observer: bool) -> None:
             run.ready.set()
 
 
-async def _drive(run: TableRun, stop_at: float) -> None:
+async def _drive(run: TableRun, stop_at: float, pace: float, rng: random.Random) -> None:
     players = len(run.sockets)
+    if pace:
+        await asyncio.sleep(rng.uniform(0, pace))  # tables do not throw in step
+    slot = time.perf_counter()
     while time.perf_counter() < stop_at and run.failed is None:
         player = run.next_player
         if player is None:
@@ -357,3 +531,10 @@ async def _drive(run: TableRun, stop_at: float) -> None:
         except TimeoutError:
             run.failed = f"table {run.code}: throw {throw} did not reach every player in 30 s"
             return
+        if pace:
+            slot += pace * rng.uniform(0.8, 1.2)
+            delay = slot - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            else:  # behind (a slow server): go on now rather than bursting to catch up
+                slot = time.perf_counter()

@@ -122,6 +122,7 @@ class Hub:
         self.queue_size = queue_size
         self.tables: dict[str, set[Connection]] = {}
         self._unsubscribe: dict[str, Callable[[], None]] = {}
+        broker.on_resync(self._resync)
 
     def attach(self, conn: Connection) -> None:
         """Start delivering the table's events to ``conn``."""
@@ -160,6 +161,16 @@ class Hub:
                 conn.send_now(frame)
             else:
                 conn.push(("events", first, last, frame))
+
+    def _resync(self, channel: str, reconnected: bool) -> None:
+        # Messages of this table may have been missed (a subscription that just became
+        # active, or a broker connection that came back): every socket reads the log after
+        # what it has, and after a break the cached runtime may be behind too.
+        code = channel.removeprefix(table_channel(""))
+        if reconnected:
+            self.service.evict_if_idle(code)
+        for conn in tuple(self.tables.get(code, ())):
+            conn.push(("catchup",))
 
     @property
     def connection_count(self) -> int:
@@ -217,6 +228,8 @@ class Hub:
                 await conn.ws.send_text(frame)
             else:
                 await self._catch_up(conn)
+        elif kind == "catchup":
+            await self._catch_up(conn)
         elif kind == "close":
             await conn.ws.close(1013, "too slow: reconnect with ?after=<last seq>")
             return False

@@ -12,7 +12,9 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from bobing.engine.errors import BobingError, InputError
+from bobing.realtime.broker import get_broker
 from bobing.storage.db import Database
+from bobing.web.heap import HeapKeeper
 from bobing.web.settings import Settings
 
 WS_MAX_SIZE = 1 << 20
@@ -141,6 +143,25 @@ def loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
     return factory
 
 
+def raise_open_files(wanted: int | None = None) -> int:
+    """Raise this process's open-file limit towards the hard limit; returns the new soft limit.
+
+    Every socket is a file descriptor, and the usual soft limit (1024) is far below 10,000
+    phones. Only root can raise the hard limit (``ulimit -Hn``, systemd ``LimitNOFILE=``).
+    """
+    try:
+        import resource
+    except ImportError:  # Windows: no such limit
+        return wanted or 0
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    ceiling = 1 << 20 if hard == resource.RLIM_INFINITY else hard
+    target = ceiling if wanted is None else min(wanted, ceiling)
+    if target > soft:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    return int(resource.getrlimit(resource.RLIMIT_NOFILE)[0])
+
+
 def run_server(
     settings: Settings,
     host: str,
@@ -151,6 +172,7 @@ def run_server(
 ) -> None:
     """Serve until interrupted."""
     out = out or sys.stdout
+    raise_open_files()
     sock = bind(host, port)
     actual_port = int(sock.getsockname()[1])
     try:
@@ -187,6 +209,10 @@ async def _serve(
         ) from None
     finally:
         await db.dispose()
+    # The same for the broker: Redis not answering is one line, not a lifespan traceback.
+    broker = get_broker(settings.broker_url)
+    await broker.start()
+    await broker.close()
     app = create_app(settings)
     app.state.listen = (host, port)
     config = uvicorn.Config(app, **uvicorn_options(settings))
@@ -198,13 +224,18 @@ async def _serve(
         await task
         raise InputError("the server could not start", code="start_failed")
     tune_gc()
+    keeper = HeapKeeper(lambda: app.state.hub.connection_count)
+    keeping = asyncio.create_task(keeper.run())
     local, lan = urls(host, port)
     # Serving matters more than the banner (stdout may be a closed pipe).
     with contextlib.suppress(OSError):
         print_banner(local, lan, out)
     if on_ready is not None:
         on_ready(local)
-    await task
+    try:
+        await task
+    finally:
+        keeping.cancel()
 
 
 def uvicorn_options(settings: Settings) -> dict[str, Any]:
@@ -220,7 +251,10 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
         "ws_max_size": settings.transport.ws_max_size,
         # Frames are small JSON on a LAN; compressing each costs more CPU than it saves.
         "ws_per_message_deflate": False,
-        "proxy_headers": False,
+        # Behind a reverse proxy every client has the proxy's address; trusted proxies'
+        # X-Forwarded-For then names the phone (docs/deploy.md). Nobody else is believed.
+        "proxy_headers": bool(settings.forwarded_allow_ips),
+        "forwarded_allow_ips": settings.forwarded_allow_ips or "127.0.0.1",
         "lifespan": "on",
         "timeout_graceful_shutdown": 3,
     }

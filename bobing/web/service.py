@@ -214,6 +214,12 @@ class TableService:
         if runtime is not None:
             runtime.evicted = True
 
+    def evict_if_idle(self, code: str) -> None:
+        """Forget a cached runtime that no command is using (it may be behind the log)."""
+        runtime = self._runtimes.get(code)
+        if runtime is not None and not runtime.lock.locked():
+            self.evict(code)
+
     def _maybe_snapshot(self, runtime: Runtime) -> None:
         """Store a snapshot of the fold once :attr:`Limits.snapshot_every` events have passed.
 
@@ -514,6 +520,8 @@ class TableService:
                 # Who is asking comes first: an id is only looked up for its own sender.
                 roles = runtime.roles(token_hashes)
                 if need_token and not roles.anyone:
+                    if await self._behind(runtime):
+                        continue  # a player seated through another instance: reload first
                     raise ApiError(
                         "forbidden",
                         f"a command at table {runtime.code} needs a token of that table",
@@ -530,6 +538,8 @@ class TableService:
                     except BobingError as exc:
                         raise from_bobing(exc) from None
                 except ApiError:
+                    if await self._behind(runtime):
+                        continue  # refused by a stale copy: decide again on the log's state
                     # A retry of a command older than the runtime remembers fails to decide
                     # again (its turn has passed): the log says whether it was done.
                     if command_id is not None and runtime.forgot_commands:
@@ -570,6 +580,20 @@ class TableService:
                 await self._publish(runtime, stored)
                 return Outcome(stored[0].seq, runtime.last_seq, reply=plan.reply)
         raise ApiError("conflict", "the table kept changing; send the command again")
+
+    async def _behind(self, runtime: Runtime) -> bool:
+        """With other instances writing, whether the log moved past ``runtime`` (then evicted).
+
+        A command is only refused after this check: a copy that missed another instance's
+        write (its signal still on the way) must not turn down a valid command.
+        """
+        if not self.broker.shared:
+            return False
+        head = await self.store.last_seq(runtime.code)
+        if head is None or head == runtime.last_seq:
+            return False
+        self.evict(runtime.code)
+        return True
 
     def _check_room(self, runtime: Runtime, count: int) -> None:
         limit = self.limits.max_events

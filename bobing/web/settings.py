@@ -127,6 +127,8 @@ class Settings:
     db_schema: str | None = None
     """PostgreSQL schema for every table (tests use one per run)."""
     broker_url: str = "memory://"
+    forwarded_allow_ips: str | None = None
+    """Reverse proxies whose ``X-Forwarded-For`` is believed (comma-separated; None: nobody)."""
     static_dir: Path = field(default=STATIC_DIR)
     transport: TransportLimits = field(default_factory=TransportLimits)
     """Timeouts, connections per address, body and frame sizes (docs/security.md)."""

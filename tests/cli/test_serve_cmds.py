@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -107,3 +108,70 @@ def test_bench_server_json() -> None:
     assert {"throws_per_s", "p50_ms", "p99_ms", "tables", "players"} <= set(report)
     assert report["tables"] == 2 and report["players"] == 3
     assert report["throws_per_s"] > 0 and 0 < report["p50_ms"] <= report["p99_ms"]
+
+
+def test_serve_broker_errors_are_one_line(tmp_path: Path) -> None:
+    base = ("serve", "--host", "127.0.0.1", "--port", "0", "--db", f"sqlite:///{tmp_path}/b.db")
+    unknown = run(*base, "--broker", "kafka://k:9092")
+    assert unknown.returncode == 2 and "unknown broker 'kafka://k:9092'" in unknown.stderr
+    assert "Traceback" not in unknown.stderr
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    down = subprocess.run(
+        [BOBING, *base],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "BOBING_BROKER": f"redis://127.0.0.1:{port}/0", "BOBING_LANG": "en"},
+    )
+    assert down.returncode == 2, down.stderr
+    assert f"cannot use the broker redis://127.0.0.1:{port}/0" in down.stderr
+    assert "Traceback" not in down.stderr
+    chinese = subprocess.run(
+        [BOBING, *base, "--broker", "kafka://k:9092"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "BOBING_LANG": "zh-Hans"},
+    )
+    assert chinese.returncode == 2 and "消息中转地址 'kafka://k:9092' 无效" in chinese.stderr
+
+
+def test_bench_server_at_a_pace_reports_cpu_memory_and_traffic() -> None:
+    result = run(
+        "bench",
+        "server",
+        "--tables",
+        "3",
+        "--players",
+        "2",
+        "--seconds",
+        "1",
+        "--pace",
+        "0.5",
+        "--json",
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["pace_s"] == 0.5 and report["instances"] == 1 and report["connections"] == 6
+    assert report["throws"] > 0 and 0 < report["p50_ms"] <= report["p99_ms"] <= report["max_ms"]
+    assert report["server_rss_mb"] > 0 and report["client_rss_mb"] > 0
+    assert report["server_cpu_cores"] is not None and len(report["servers"]) == 1
+    # Every throw reaches both players, and the thrower gets an ack: at least 3 frames.
+    assert report["frames_per_throw"] >= 3 and report["bytes_per_throw"] > 0
+    assert report["open_files_limit"] >= 6
+
+
+def test_bench_server_refuses_impossible_setups() -> None:
+    several = run("bench", "server", "--instances", "2")
+    assert several.returncode == 2 and "--db postgresql" in several.stderr
+    no_redis = run("bench", "server", "--instances", "2", "--db", "postgresql+asyncpg://u@h/d")
+    assert no_redis.returncode == 2 and "--broker redis://" in no_redis.stderr
+    spread = run("bench", "server", "--spread", "diagonal")
+    assert spread.returncode == 2 and "'diagonal'" in spread.stderr
+    alone = run("bench", "server", "--url", "http://127.0.0.1:1", "--instances", "2")
+    assert alone.returncode == 2 and "--url" in alone.stderr
+    for result in (several, no_redis, spread, alone):
+        assert "Traceback" not in result.stderr

@@ -37,7 +37,12 @@ async def table_socket(ws: WebSocket, code: str) -> None:
     lang = _lang(ws)
     await ws.accept()
     try:
-        runtime = await service.runtime(code)
+        # With several instances a cached runtime may be behind the log: welcome and clamp
+        # ?after= against the real head.
+        if service.broker.shared:
+            runtime = await service.fresh_runtime(code)
+        else:
+            runtime = await service.runtime(code)
     except ApiError as exc:
         await ws.send_text(dumps(exc.frame(lang, None)))
         await ws.close(4404)

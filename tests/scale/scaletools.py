@@ -1,0 +1,240 @@
+"""Several ``bobing serve`` processes on one PostgreSQL database and a Redis broker."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from webtools import TIMEOUT
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class Instance:
+    """One ``bobing serve --db postgresql… --schema S --broker redis://…`` process.
+
+    Output goes to a file (a pipe nobody reads would block the server); the address is read
+    from it with a deadline.
+    """
+
+    def __init__(
+        self, name: str, db_url: str, schema: str, broker: str, folder: Path, port: int = 0
+    ) -> None:
+        self.name = name
+        self.port = port or free_port()
+        """Fixed, so that a restarted instance is where the proxy expects it."""
+        self.db_url = db_url
+        self.schema = schema
+        self.broker = broker
+        self.log_path = folder / f"{name}.log"
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.url = ""
+
+    def start(self) -> str:
+        bobing = Path(sys.executable).with_name("bobing")
+        command = [
+            str(bobing),
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--db",
+            self.db_url,
+            "--schema",
+            self.schema,
+            "--broker",
+            self.broker,
+        ]
+        offset = self.log_path.stat().st_size if self.log_path.exists() else 0
+        with self.log_path.open("ab") as log:
+            self.proc = subprocess.Popen(
+                command,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env=dict(os.environ, PYTHONUNBUFFERED="1", BOBING_LANG="en"),
+            )
+        deadline = time.monotonic() + 2 * TIMEOUT
+        while time.monotonic() < deadline:
+            output = self.log_path.read_bytes()[offset:].decode("utf-8", "replace")
+            found = re.search(r"serving on (http://\S+)", output)
+            if found:
+                self.url = found.group(1)
+                return self.url
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"instance {self.name} exited:\n{output}")
+            time.sleep(0.05)
+        self.stop()
+        raise RuntimeError(f"instance {self.name} did not start:\n{self.log_path.read_text()}")
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown hooks, no goodbye to the sockets — a crashed machine."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(TIMEOUT)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(TIMEOUT)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(TIMEOUT)
+
+    def log(self) -> str:
+        return self.log_path.read_text("utf-8", "replace") if self.log_path.exists() else ""
+
+
+class PrivateRedis:
+    """A redis-server of the test's own on a free port, to stop and start at will.
+
+    (The shared Redis on 6379 is never restarted: other test runs use it.)
+    """
+
+    def __init__(self, executable: str, folder: Path) -> None:
+        self.executable = executable
+        self.folder = folder
+        self.port = free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        log = (self.folder / "redis.log").open("ab")
+        with contextlib.closing(log):
+            self.proc = subprocess.Popen(
+                [
+                    self.executable,
+                    "--port",
+                    str(self.port),
+                    "--bind",
+                    "127.0.0.1",
+                    "--save",
+                    "",
+                    "--appendonly",
+                    "no",
+                    "--dir",
+                    str(self.folder),
+                ],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        deadline = time.monotonic() + TIMEOUT
+        while time.monotonic() < deadline:
+            with (
+                contextlib.suppress(OSError),
+                socket.create_connection(("127.0.0.1", self.port), timeout=1) as sock,
+            ):
+                sock.sendall(b"PING\r\n")
+                if sock.recv(16).startswith(b"+PONG"):
+                    return
+            if self.proc.poll() is not None:
+                output = (self.folder / "redis.log").read_text()
+                raise RuntimeError("redis-server exited: " + output)
+            time.sleep(0.05)
+        raise RuntimeError("redis-server did not start")
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(TIMEOUT)
+
+
+Cluster = Callable[[int, str], list[Instance]]
+"""The ``cluster`` fixture: ``cluster(n, broker_url)`` starts n instances on one schema."""
+
+
+DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
+
+
+class Nginx:
+    """deploy/nginx/nginx.conf run by the real nginx on a free port, in front of ``upstreams``.
+
+    Only the listen address, the log files and the upstream list differ from what ships.
+    """
+
+    def __init__(self, executable: str, folder: Path, upstreams: list[str]) -> None:
+        self.executable = executable
+        self.folder = folder / "nginx"
+        self.folder.mkdir()
+        self.port = free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+        shipped = (DEPLOY / "nginx" / "nginx.conf").read_text()
+        assert "listen 80;" in shipped and "access_log /var/log/nginx/" in shipped
+        conf = shipped.replace("listen 80;", f"listen 127.0.0.1:{self.port};").replace(
+            "access_log /var/log/nginx/", f"access_log {self.folder}/"
+        )
+        (self.folder / "nginx.conf").write_text(conf)
+        servers = "".join(
+            f"server {u.removeprefix('http://')} max_fails=1 fail_timeout=5s;\n" for u in upstreams
+        )
+        (self.folder / "bobing-upstream.conf").write_text(servers)
+        mime = Path("/etc/nginx/mime.types")
+        (self.folder / "mime.types").write_text(
+            mime.read_text() if mime.exists() else "types { text/html html; }\n"
+        )
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def command(self, *extra: str, daemon: bool = True) -> list[str]:
+        settings = f"pid {self.folder}/nginx.pid; error_log {self.folder}/error.log;"
+        if not daemon:
+            settings += " daemon off;"
+        return [
+            self.executable,
+            "-p",
+            str(self.folder),
+            "-c",
+            str(self.folder / "nginx.conf"),
+            "-g",
+            settings,
+            *extra,
+        ]
+
+    def check(self) -> subprocess.CompletedProcess[str]:
+        """``nginx -t``: the configuration is valid."""
+        return subprocess.run(self.command("-t"), capture_output=True, text=True, timeout=60)
+
+    def start(self) -> None:
+        with (self.folder / "stderr.log").open("wb") as errors:
+            self.proc = subprocess.Popen(
+                self.command(daemon=False), stdout=subprocess.DEVNULL, stderr=errors
+            )
+        deadline = time.monotonic() + TIMEOUT
+        while time.monotonic() < deadline:
+            with (
+                contextlib.suppress(OSError),
+                socket.create_connection(("127.0.0.1", self.port), timeout=1),
+            ):
+                return
+            if self.proc.poll() is not None:
+                raise RuntimeError("nginx exited: " + (self.folder / "stderr.log").read_text())
+            time.sleep(0.05)
+        raise RuntimeError("nginx did not start")
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()  # SIGTERM: nginx's fast shutdown, workers included
+            try:
+                self.proc.wait(TIMEOUT)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(TIMEOUT)

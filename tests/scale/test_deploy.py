@@ -1,0 +1,152 @@
+"""deploy/: the nginx configuration carries WebSockets to several instances and fails over
+when one dies; compose.yaml and the systemd unit start instances the way the docs say."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+import pytest
+import websockets
+import yaml
+from scaletools import DEPLOY, Cluster, Nginx
+from test_instances import NAMES, logged_events, throw_once
+from webtools import SMALL_PRIZES, TIMEOUT, Client, create_table, join
+
+DOCS = (Path(__file__).resolve().parents[2] / "docs" / "deploy.md").read_text(encoding="utf-8")
+BOBING = str(Path(sys.executable).with_name("bobing"))
+
+
+def need_nginx() -> str:
+    found = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else "")
+    if not found:
+        pytest.skip("the proxy tests need nginx (apt-get install nginx-light)")
+    return found
+
+
+def test_nginx_sets_the_client_address_itself() -> None:
+    conf = (DEPLOY / "nginx" / "nginx.conf").read_text()
+    # Replaced, never appended: a phone cannot pretend to be another address.
+    assert "X-Forwarded-For $remote_addr;" in conf
+    assert "$proxy_add_x_forwarded_for" not in conf
+    assert re.search(r"limit_conn per_address \d+;", conf)
+
+
+def test_nginx_config_is_valid(tmp_path: Path) -> None:
+    proxy = Nginx(need_nginx(), tmp_path, ["127.0.0.1:8001", "127.0.0.1:8002"])
+    checked = proxy.check()
+    assert checked.returncode == 0, checked.stderr
+    assert "syntax is ok" in checked.stderr
+
+
+def test_compose_runs_instances_on_postgres_and_redis_behind_the_proxy() -> None:
+    compose = yaml.safe_load((DEPLOY / "compose.yaml").read_text())
+    services = compose["services"]
+    apps = sorted(name for name in services if re.fullmatch(r"app\d+", name))
+    assert len(apps) >= 2
+    for name in apps:
+        env = services[name]["environment"]
+        assert env["BOBING_DB"].startswith("postgresql+asyncpg://")
+        assert env["BOBING_BROKER"].startswith("redis://redis:")
+        assert services[name]["ulimits"]["nofile"]["soft"] >= 20_000
+        # Behind the proxy: its X-Forwarded-For is believed, the per-address cap is its job.
+        assert (
+            env["BOBING_FORWARDED_ALLOW_IPS"] and env["BOBING_MAX_CONNECTIONS_PER_ADDRESS"] == "0"
+        )
+    upstream = (DEPLOY / "nginx" / "upstream.compose.conf").read_text()
+    assert sorted(re.findall(r"^server (app\d+):8000", upstream, re.M)) == apps
+    mounted = " ".join(services["proxy"]["volumes"])
+    assert "nginx.conf:/etc/nginx/nginx.conf" in mounted
+    assert "upstream.compose.conf:/etc/nginx/bobing-upstream.conf" in mounted
+    assert {"postgres", "redis"} <= set(services)
+    caddy = (DEPLOY / "Caddyfile").read_text()
+    assert all(f"{name}:8000" in caddy for name in apps)
+
+
+def test_systemd_unit_uses_real_options_and_documented_settings() -> None:
+    unit = (DEPLOY / "systemd" / "bobing@.service").read_text()
+    start = re.search(r"^ExecStart=\S+/bobing (serve .*)$", unit, re.M)
+    assert start is not None
+    help_text = subprocess.run(
+        [BOBING, "serve", "--help"], capture_output=True, text=True, timeout=60
+    ).stdout
+    for option in re.findall(r"--[a-z-]+", start.group(1)):
+        assert option in help_text, option
+    env_names = re.findall(
+        r"^(BOBING_[A-Z_]+)=", (DEPLOY / "systemd" / "bobing.env").read_text(), re.M
+    )
+    assert {"BOBING_DB", "BOBING_BROKER"} <= set(env_names)
+    for name in env_names:
+        assert name in DOCS, f"{name} is not described in docs/deploy.md"
+    for path in ("compose.yaml", "nginx/nginx.conf", "Caddyfile", "systemd/bobing@.service"):
+        assert f"deploy/{path}" in DOCS, path
+
+
+async def test_phones_behind_nginx_survive_an_instance_kill(
+    cluster: Cluster, redis_url: str, tmp_path: Path
+) -> None:
+    first, second = cluster(2, redis_url)
+    proxy = Nginx(need_nginx(), tmp_path, [first.url, second.url])
+    proxy.start()
+    try:
+        base = proxy.url
+        async with httpx.AsyncClient(base_url=base, timeout=TIMEOUT) as http:
+            created = await create_table(http, mode="online", prizes=SMALL_PRIZES)
+            code = created["code"]
+            tokens = {n: (await join(http, code, n))["player_token"] for n in NAMES}
+        host = await Client.connect(base, code, [created["host_token"]], name="host")
+        players = {n: await Client.connect(base, code, [t], name=n) for n, t in tokens.items()}
+        everyone = {"host": host, **players}
+        reply = await host.command("start")
+        for client in everyone.values():
+            await client.reach(reply["last_seq"])
+        for _ in range(3):
+            reply = await throw_once(players, host)
+            for client in everyone.values():
+                await client.reach(reply["last_seq"])
+        # nginx keeps a table's sockets on one instance (a consistent hash of its code):
+        # kill that one. Which one it is shows when it is gone.
+        dropped = await dropped_after(first.kill, everyone)
+        survivor = second
+        if not dropped:  # the table was on the other instance: bring this one back, kill that
+            first.start()
+            dropped = await dropped_after(second.kill, everyone)
+            survivor = first
+        assert sorted(dropped) == sorted(everyone), "a table's sockets were split"
+        # The dropped phones reconnect to the same address (the proxy) and resume.
+        tokens_of = {"host": created["host_token"], **tokens}
+        for name in dropped:
+            everyone[name] = await Client.connect(
+                base, code, [tokens_of[name]], history=everyone[name].events, name=name
+            )
+        host = everyone["host"]
+        players = {n: everyone[n] for n in NAMES}
+        for _ in range(3):
+            await host.reach(host.last_seq)
+            reply = await throw_once(players, host)
+            for client in everyone.values():
+                await client.reach(reply["last_seq"])
+        logged = await logged_events(survivor.url, code)
+        for client in everyone.values():
+            assert client.events == logged, client.name
+    finally:
+        proxy.stop()
+
+
+async def dropped_after(kill: Callable[[], None], clients: dict[str, Client]) -> list[str]:
+    """Run ``kill``; the names of the clients whose socket it closed."""
+    kill()
+    dropped = []
+    for name, client in clients.items():
+        try:
+            await client.recv(timeout=2)
+        except websockets.ConnectionClosed:
+            dropped.append(name)
+        except TimeoutError:
+            pass
+    return dropped
