@@ -632,12 +632,14 @@ class Terminal:
             import tty
         except ImportError:  # not a POSIX terminal: whole lines
             return self.ask(prompt)
-        sys.stdout.write(prompt)
-        sys.stdout.flush()
         fd = sys.stdin.fileno()
         saved = termios.tcgetattr(fd)
         try:
-            tty.setcbreak(fd)
+            # One key, unechoed, before the prompt shows: a key typed as soon as it appears is
+            # kept (setcbreak's default TCSAFLUSH would discard it).
+            tty.setcbreak(fd, termios.TCSANOW)
+            sys.stdout.write(prompt)
+            sys.stdout.flush()
             key = sys.stdin.read(1)
         finally:
             termios.tcsetattr(fd, termios.TCSADRAIN, saved)
@@ -676,7 +678,7 @@ class Terminal:
             yield
             return
         try:
-            tty.setcbreak(fd)
+            tty.setcbreak(fd, termios.TCSANOW)
             yield
         finally:
             termios.tcflush(fd, termios.TCIFLUSH)

@@ -651,7 +651,7 @@ def test_enter_during_the_roll_leaves_no_frames_and_is_not_a_throw() -> None:
     os.close(child)
     seen = b""
 
-    def read_until(marker: bytes, timeout: float = 20.0) -> None:
+    def read_until(marker: bytes, timeout: float = 60.0) -> None:
         nonlocal seen
         deadline = time.monotonic() + timeout
         while marker not in seen and time.monotonic() < deadline:
