@@ -346,7 +346,9 @@ export class LobbyPanel {
         line.hidden = true;
         this.bowl.roll(sd.dice, { count: 2, seed: 7, onSettle: settle }).then(() => {
           line.hidden = false;
-          announce(text);
+          // the game may have started while the start dice were still landing: a lobby that is
+          // gone says nothing (it would talk over the first throw's announcement)
+          if (this.bowl.el.isConnected) announce(text);
         });
       } else if (!this.bowl.rolling) {
         this.bowl.show(sd.dice, { seed: 7 });
