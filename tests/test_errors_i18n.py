@@ -41,8 +41,17 @@ ENGINE = Path(bobing.engine.__file__).parent
 CHINESE = ("zh-Hans", "zh-Hant")
 # The engine modules where every raise names a specific code (others keep class defaults).
 SPECIFIC = (
-    "dice.py", "rules.py", "switches.py", "presets.py", "hands.py", "ranking.py", "ranked.py",
-    "record.py", "record_format.py", "game.py", "state.py",
+    "dice.py",
+    "rules.py",
+    "switches.py",
+    "presets.py",
+    "hands.py",
+    "ranking.py",
+    "ranked.py",
+    "record.py",
+    "record_format.py",
+    "game.py",
+    "state.py",
 )
 
 
@@ -201,14 +210,20 @@ CORPUS: dict[str, tuple[Callable[[Path], object], str]] = {
     "given_dice_exhausted": (lambda _: GivenDice([]).roll(), ""),
     "given_dice_invalid": (lambda _: GivenDice([(1, 2)]).roll(), "(1, 2)"),
     "not_zhuangyuan_hand": (
-        lambda _: TRADITIONAL.zhuangyuan_key(TRADITIONAL.classify("112233")), "none"
+        lambda _: TRADITIONAL.zhuangyuan_key(TRADITIONAL.classify("112233")),
+        "none",
     ),
     "unknown_switch": (lambda _: allowed_values("lights"), "'lights'"),
     "order_duplicate": (
         lambda _: load_rules(
             {
                 "zhuangyuan_order": [
-                    "liubohong", "liubohong", "chajinhua", "wuhong", "wuzi", "sihong"
+                    "liubohong",
+                    "liubohong",
+                    "chajinhua",
+                    "wuhong",
+                    "wuzi",
+                    "sihong",
                 ]
             }
         ),
@@ -228,7 +243,13 @@ CORPUS: dict[str, tuple[Callable[[Path], object], str]] = {
                 "liubohei": "ignore",
                 "six_ones": "liubohei",
                 "zhuangyuan_order": [
-                    "liubohong", "biandijin", "liubohei", "chajinhua", "wuhong", "wuzi", "sihong"
+                    "liubohong",
+                    "biandijin",
+                    "liubohei",
+                    "chajinhua",
+                    "wuhong",
+                    "wuzi",
+                    "sihong",
                 ],
             }
         ),
@@ -240,7 +261,13 @@ CORPUS: dict[str, tuple[Callable[[Path], object], str]] = {
                 "six_ones": "biandijin",
                 "biandijin": "take_remaining_end",
                 "zhuangyuan_order": [
-                    "liubohong", "biandijin", "liubohei", "chajinhua", "wuhong", "wuzi", "sihong"
+                    "liubohong",
+                    "biandijin",
+                    "liubohei",
+                    "chajinhua",
+                    "wuhong",
+                    "wuzi",
+                    "sihong",
                 ],
             }
         ),
@@ -251,7 +278,8 @@ CORPUS: dict[str, tuple[Callable[[Path], object], str]] = {
     "invalid_switch_value": (lambda _: load_rules({"tiaohou": "maybe"}), "'maybe'"),
     "invalid_switch_value_bool": (lambda _: load_rules({"sijin_bonus": "yes"}), "'yes'"),
     "invalid_switch_value_from": (
-        lambda _: load_rules({"chase": {"from": "earliest"}}), "'earliest'"
+        lambda _: load_rules({"chase": {"from": "earliest"}}),
+        "'earliest'",
     ),
     "order_not_list": (lambda _: load_rules({"zhuangyuan_order": "sihong"}), "'sihong'"),
     "order_invalid_hand": (lambda _: load_rules({"zhuangyuan_order": ["sixreds"]}), "'sixreds'"),
@@ -268,17 +296,20 @@ CORPUS: dict[str, tuple[Callable[[Path], object], str]] = {
     "invalid_whole_number": (lambda _: load_rules({"max_players": 31}), "31"),
     "invalid_switch_value_bool_new": (lambda _: load_rules({"wuzi_bonus": "yes"}), "'yes'"),
     "ranked_prizes_not_list": (
-        lambda _: load_rules({"award": "ranked", "ranked_prizes": "一等奖"}), "'一等奖'"
+        lambda _: load_rules({"award": "ranked", "ranked_prizes": "一等奖"}),
+        "'一等奖'",
     ),
     "ranked_prize_not_object": (
-        lambda _: load_rules({"award": "ranked", "ranked_prizes": ["一等奖"]}), "'一等奖'"
+        lambda _: load_rules({"award": "ranked", "ranked_prizes": ["一等奖"]}),
+        "'一等奖'",
     ),
     "ranked_prize_unknown_key": (
         lambda _: load_rules({"award": "ranked", "ranked_prizes": [{"name": "a", "price": 1}]}),
         "'price'",
     ),
     "ranked_prize_bad_name": (
-        lambda _: load_rules({"award": "ranked", "ranked_prizes": [{"name": ""}]}), "''"
+        lambda _: load_rules({"award": "ranked", "ranked_prizes": [{"name": ""}]}),
+        "''",
     ),
     "ranked_prize_bad_count": (
         lambda _: load_rules({"award": "ranked", "ranked_prizes": [{"name": "a", "count": 0}]}),
@@ -290,40 +321,47 @@ CORPUS: dict[str, tuple[Callable[[Path], object], str]] = {
     ),
     "ranked_prizes_missing": (lambda _: load_rules({"award": "ranked"}), "ranked_prizes"),
     "ranked_prizes_without_ranked": (
-        lambda _: load_rules({"ranked_prizes": [{"name": "a"}]}), "ranked_prizes"
+        lambda _: load_rules({"ranked_prizes": [{"name": "a"}]}),
+        "ranked_prizes",
     ),
     "rounds_without_ranked": (lambda _: load_rules({"rounds": 3}), "rounds"),
     "close_entry_invalid": (
-        lambda _: judge_record(record(throws=[{"close": "yes"}])), "'close': 'yes'"
+        lambda _: judge_record(record(throws=[{"close": "yes"}])),
+        "'close': 'yes'",
     ),
     "close_after_end": (
-        lambda _: judge_record(record(rules="modern", throws=["444444", {"close": True}])), "1"
+        lambda _: judge_record(record(rules="modern", throws=["444444", {"close": True}])),
+        "1",
     ),
     "close_twice": (
-        lambda _: judge_record(record(throws=["123456", {"close": True}, {"close": True}])), "1"
+        lambda _: judge_record(record(throws=["123456", {"close": True}, {"close": True}])),
+        "1",
     ),
     "close_during_grab": (
-        lambda _: judge_record(record(throws=["123455", "555555", {"close": True}])), "2"
+        lambda _: judge_record(record(throws=["123455", "555555", {"close": True}])),
+        "2",
     ),
     "already_closed": (lambda _: closed_twice(), ""),
     "close_game_over": (lambda _: over_then_closed(), ""),
-    "players_over_max": (
-        lambda _: Game(TRADITIONAL, [f"p{i}" for i in range(13)]), "max_players"
-    ),
+    "players_over_max": (lambda _: Game(TRADITIONAL, [f"p{i}" for i in range(13)]), "max_players"),
     "preset_not_name": (lambda _: load_rules({"preset": 3}), "3"),
     "unknown_rule_switch": (lambda _: load_rules({"six-ones": "x"}), "'six-ones'"),
     "rule_file_unreadable": (lambda tmp: load_rules(tmp / "missing.json"), "missing.json"),
     "rule_file_not_utf8": (
-        lambda tmp: load_rules(bad_file(tmp, "latin.json", b'{"preset": "\xe9"}')), "latin.json"
+        lambda tmp: load_rules(bad_file(tmp, "latin.json", b'{"preset": "\xe9"}')),
+        "latin.json",
     ),
     "rule_file_not_json": (
-        lambda tmp: load_rules(bad_file(tmp, "syntax.json", b"{oops")), "syntax.json"
+        lambda tmp: load_rules(bad_file(tmp, "syntax.json", b"{oops")),
+        "syntax.json",
     ),
     "rule_file_too_deep": (
-        lambda tmp: load_rules(bad_file(tmp, "deep.json", b"[" * 100_000)), "deep.json"
+        lambda tmp: load_rules(bad_file(tmp, "deep.json", b"[" * 100_000)),
+        "deep.json",
     ),
     "rule_file_not_object": (
-        lambda tmp: load_rules(bad_file(tmp, "array.json", b"[]")), "array.json"
+        lambda tmp: load_rules(bad_file(tmp, "array.json", b"[]")),
+        "array.json",
     ),
     "unknown_preset": (lambda _: find_preset("xiamen"), "'xiamen'"),
     "record_unreadable": (lambda tmp: load_record(tmp / "gone.json"), "gone.json"),
@@ -334,32 +372,36 @@ CORPUS: dict[str, tuple[Callable[[Path], object], str]] = {
     "record_not_mapping": (lambda _: judge_record([]), "list"),  # type: ignore[arg-type]
     "throw_unknown_key": (lambda _: judge_record(record(throws=[{"face": 1}])), "'face'"),
     "throw_player_not_name": (
-        lambda _: judge_record(record(throws=[{"dice": "123456", "player": 1}])), "1"
+        lambda _: judge_record(record(throws=[{"dice": "123456", "player": 1}])),
+        "1",
     ),
     "throw_tiaohou_not_bool": (
-        lambda _: judge_record(record(throws=[{"tiaohou": "yes"}])), "tiaohou"
+        lambda _: judge_record(record(throws=[{"tiaohou": "yes"}])),
+        "tiaohou",
     ),
     "throw_tiaohou_with_dice": (
-        lambda _: judge_record(record(throws=[{"tiaohou": True, "dice": "123456"}])), "1"
+        lambda _: judge_record(record(throws=[{"tiaohou": True, "dice": "123456"}])),
+        "1",
     ),
     "throw_no_dice": (lambda _: judge_record(record(throws=[{"player": "甲"}])), "dice"),
     "throw_not_dice": (lambda _: judge_record(record(throws=[444412])), "444412"),
     "throw_dice_list": (lambda _: judge_record(record(throws=[{"dice": [4, 4, 4]}])), "[4, 4, 4]"),
-    "throw_dice_not_text": (
-        lambda _: judge_record(record(throws=[{"dice": 444412}])), "444412"
-    ),
+    "throw_dice_not_text": (lambda _: judge_record(record(throws=[{"dice": 444412}])), "444412"),
     "throw_dice_length": (lambda _: judge_record(record(throws=["4444"])), "'4444'"),
     "throw_dice_face": (lambda _: judge_record(record(throws=["444417"])), "'444417'"),
     "start_not_object": (lambda _: judge_record(record(start="甲")), "start"),
     "start_unknown_key": (lambda _: judge_record(record(start={"first": "甲"})), "'first'"),
     "start_starter_and_dice": (
-        lambda _: judge_record(record(start={"starter": "甲", "dice": [1, 2]})), "start"
+        lambda _: judge_record(record(start={"starter": "甲", "dice": [1, 2]})),
+        "start",
     ),
     "start_needs_thrower_and_dice": (
-        lambda _: judge_record(record(start={"thrower": "甲"})), "thrower"
+        lambda _: judge_record(record(start={"thrower": "甲"})),
+        "thrower",
     ),
     "start_dice_invalid": (
-        lambda _: judge_record(record(start={"thrower": "甲", "dice": [0, 7]})), "[0, 7]"
+        lambda _: judge_record(record(start={"thrower": "甲", "dice": [0, 7]})),
+        "[0, 7]",
     ),
     "record_rules": (lambda _: judge_record(record(rules="xiamen")), "'xiamen'"),
     "record_no_players": (lambda _: judge_record({}), "players"),
@@ -368,16 +410,20 @@ CORPUS: dict[str, tuple[Callable[[Path], object], str]] = {
     "record_start": (lambda _: judge_record(record(start={"starter": "戊"})), "'戊'"),
     "throws_not_list": (lambda _: judge_record(record(throws="123456")), "throws"),
     "throw_after_end": (
-        lambda _: judge_record(record(rules="modern", throws=["444444", "123456"])), "2"
+        lambda _: judge_record(record(rules="modern", throws=["444444", "123456"])),
+        "2",
     ),
     "throw_during_grab": (
-        lambda _: judge_record(record(throws=["123455", "555555", "123456"])), "3"
+        lambda _: judge_record(record(throws=["123455", "555555", "123456"])),
+        "3",
     ),
     "record_throw": (
-        lambda _: judge_record(record(throws=[{"dice": "123456", "player": "戊"}])), "'戊'"
+        lambda _: judge_record(record(throws=[{"dice": "123456", "player": "戊"}])),
+        "'戊'",
     ),
     "grab_not_object": (
-        lambda _: judge_record(record(throws=["123455", "555555"], grab=[])), "grab"
+        lambda _: judge_record(record(throws=["123455", "555555"], grab=[])),
+        "grab",
     ),
     "grab_without_grab": (lambda _: judge_record(record(throws=["123456"], grab={})), "grab"),
     "seed_not_integer": (lambda _: judge_record(record(seed="7")), "'7'"),
@@ -390,12 +436,14 @@ CORPUS: dict[str, tuple[Callable[[Path], object], str]] = {
     "unknown_event": (lambda _: apply(started().state, "thrown"), "'thrown'"),  # type: ignore[arg-type]
     "already_started": (lambda _: started().start(), ""),
     "start_both_ways": (
-        lambda _: Game(TRADITIONAL, ["甲", "乙"]).start(starter="甲", thrower="乙", dice=(1, 2)), ""
+        lambda _: Game(TRADITIONAL, ["甲", "乙"]).start(starter="甲", thrower="乙", dice=(1, 2)),
+        "",
     ),
     "unknown_player": (lambda _: Game(TRADITIONAL, ["甲", "乙"]).start(starter="戊"), "'戊'"),
     "start_incomplete": (lambda _: Game(TRADITIONAL, ["甲", "乙"]).start(thrower="甲"), ""),
     "bad_start_dice": (
-        lambda _: Game(TRADITIONAL, ["甲", "乙"]).start(thrower="甲", dice=(0, 7)), "[0, 7]"
+        lambda _: Game(TRADITIONAL, ["甲", "乙"]).start(thrower="甲", dice=(0, 7)),
+        "[0, 7]",
     ),
     "tiaohou_with_dice": (lambda _: started().throw("123456", tiaohou=True), ""),
     "no_dice": (lambda _: started().throw(None), ""),
@@ -451,7 +499,10 @@ def test_the_corpus_reaches_every_engine_code(
                     todo.append(item)
     generic = {cls.code for cls in error_classes()}
     fairness = {  # engine/fairness.py, where errors keep their English detail for now
-        "invalid_seed", "invalid_nonce", "invalid_table_id", "invalid_throw_number",
+        "invalid_seed",
+        "invalid_nonce",
+        "invalid_table_id",
+        "invalid_throw_number",
         "fairness_mismatch",
     }
     expected = engine_codes() - generic - UNREACHABLE - fairness
@@ -507,7 +558,13 @@ CORPUS_ORDER_EXTRA = {
     "liubohei": "ignore",
     "six_ones": "liubohei",
     "zhuangyuan_order": [
-        "liubohong", "biandijin", "liubohei", "chajinhua", "wuhong", "wuzi", "sihong"
+        "liubohong",
+        "biandijin",
+        "liubohei",
+        "chajinhua",
+        "wuhong",
+        "wuzi",
+        "sihong",
     ],
 }
 

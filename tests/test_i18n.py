@@ -59,8 +59,15 @@ def test_every_id_has_a_message() -> None:
     keys += [f"rules.switch.{s}" for s in SWITCHES]
     keys += [f"rules.preset.{p}" for p in PRESETS] + [f"rules.preset.{p}.about" for p in PRESETS]
     for switch in SWITCHES:
-        if switch not in ("zhuangyuan_order", "chase", "duitang_patterns", "prizes",
-                          "max_players", "ranked_prizes", "rounds"):
+        if switch not in (
+            "zhuangyuan_order",
+            "chase",
+            "duitang_patterns",
+            "prizes",
+            "max_players",
+            "ranked_prizes",
+            "rounds",
+        ):
             keys += [f"rules.value.{switch}.{v}" for v in allowed_values(switch)]
     for lang in LANGS:
         missing = [k for k in keys if k not in catalogue(lang)]
@@ -104,7 +111,13 @@ VARIANTS: list[RuleSet] = [
             "wuzi_compare": "face_then_kicker",
             "chase": {"tiers": ["duitang", "sanhong"], "from": "latest"},
             "zhuangyuan_order": [
-                "liubohong", "biandijin", "liubohei", "chajinhua", "wuhong", "wuzi", "sihong"
+                "liubohong",
+                "biandijin",
+                "liubohei",
+                "chajinhua",
+                "wuhong",
+                "wuzi",
+                "sihong",
             ],
         }
     ),

@@ -48,6 +48,7 @@ from bobing.engine.switches import MAX_ROUNDS
 ENGINE_SEATS = 12
 """The most players the game engine seats at one table unless the rules raise ``max_players``."""
 
+
 def split_tables(players: int, tables: int) -> list[int]:
     """Players per table, as even as possible, larger tables first.
 
@@ -172,9 +173,7 @@ class Plan:
     @property
     def ranked_set_cost(self) -> Decimal:
         """What one ranked set costs (prizes without a value count as 0)."""
-        return sum(
-            (p.count * Decimal(str(p.value or 0)) for p in self.ranked_prizes), Decimal(0)
-        )
+        return sum((p.count * Decimal(str(p.value or 0)) for p in self.ranked_prizes), Decimal(0))
 
     @property
     def unawarded(self) -> int:

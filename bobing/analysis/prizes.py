@@ -25,8 +25,18 @@ _COLUMNS: dict[str, tuple[str, ...]] = {
     "name": ("name", "item", "prize", "名称", "名稱", "奖品", "獎品", "奖项", "獎項", "品名"),
     "tier": ("tier", "level", "档次", "檔次", "奖级", "獎級", "级别", "級別", "等级", "等級"),
     "count": ("count", "qty", "quantity", "number", "数量", "數量", "件数", "件數", "个数"),
-    "unit_price": ("unit_price", "unit price", "price", "value", "单价", "單價", "价格", "價格",
-                   "价值", "價值"),
+    "unit_price": (
+        "unit_price",
+        "unit price",
+        "price",
+        "value",
+        "单价",
+        "單價",
+        "价格",
+        "價格",
+        "价值",
+        "價值",
+    ),
 }
 _RANKED_COLUMNS = ("name", "count", "unit_price")  # a ranked list needs no tier: order is rank
 
@@ -241,9 +251,12 @@ def parse_ranked_prizes(text: str, source: str = "<text>") -> tuple[RankedPrize,
     if not items:
         raise InputError(f"prize list {source} lists no prizes, only the header")
     try:
-        return load_rules(
-            {"award": "ranked", "rounds": 1, "ranked_prizes": [p.to_json() for p in items]}
-        ).ranked_prizes or ()
+        return (
+            load_rules(
+                {"award": "ranked", "rounds": 1, "ranked_prizes": [p.to_json() for p in items]}
+            ).ranked_prizes
+            or ()
+        )
     except RulesError as exc:  # the engine's limits: length of names, number of lines ...
         raise InputError(f"prize list {source}: {exc}") from None
 

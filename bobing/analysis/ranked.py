@@ -356,9 +356,7 @@ class RankedResult:
     def hands_at(self, place: int) -> dict[str | None, float]:
         """The distribution of the hand of the best throw at ``place`` (0 = the winner's)."""
         counts = self.tally.place_hand[place]
-        return {
-            HAND_IDS[h]: float(counts[h]) / self.games for h in range(len(counts)) if counts[h]
-        }
+        return {HAND_IDS[h]: float(counts[h]) / self.games for h in range(len(counts)) if counts[h]}
 
     def hands_by_prize(self) -> list[dict[str | None, float]]:
         """Per prize line, the distribution of the hands that won it (each unit counted)."""
@@ -391,9 +389,7 @@ class RankedResult:
             if value is not None:
                 entry["expected_value"] = round(value[seat], 4)
             seats.append(entry)
-        rounded = [
-            {str(k): round(v, 6) for k, v in dist.items()} for dist in self.hands_by_prize()
-        ]
+        rounded = [{str(k): round(v, 6) for k, v in dist.items()} for dist in self.hands_by_prize()]
         return {
             "award": "ranked",
             "games": self.games,
@@ -504,4 +500,3 @@ __all__ = [
     "run_ranked",
     "simulate_ranked",
 ]
-

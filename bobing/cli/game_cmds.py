@@ -147,8 +147,7 @@ def _print_judgement(
     if judged.rejudged:
         key = "game.rejudged" if judged.unused_throws else "game.rejudged.all"
         header.append(
-            t(key, language, rules=_rules_label(game.rules, language),
-              unused=judged.unused_throws)
+            t(key, language, rules=_rules_label(game.rules, language), unused=judged.unused_throws)
         )
     if renumbered:
         # the same dice, but other turns: say why the numbers differ from the record's
@@ -206,14 +205,10 @@ def _status(game: Game, lang: str) -> str:
     ends = [u for u in (state.final_until, state.close_until) if u is not None]
     if state.closed and ends:
         last = state.players[state.seat_at(min(ends))]
-        return t(
-            "game.status.closing", lang, round=state.round, next=game.next_player, last=last
-        )
+        return t("game.status.closing", lang, round=state.round, next=game.next_player, last=last)
     if state.phase is Phase.FINAL and state.final_until is not None:
         last = state.players[state.seat_at(state.final_until)]
-        return t(
-            "game.status.final", lang, round=state.round, next=game.next_player, last=last
-        )
+        return t("game.status.final", lang, round=state.round, next=game.next_player, last=last)
     return t("game.status.in_progress", lang, round=state.round, next=game.next_player)
 
 
@@ -239,17 +234,30 @@ def _print_standings(game: Game, lang: str) -> None:
     """Every player's 状元 standing, best first (equal hands: the earlier throw first)."""
     state = game.state
     ranked = sorted(
-        ((entry.key, -entry.throw, seat, entry) for seat, entry in enumerate(state.standings)
-         if entry is not None),
+        (
+            (entry.key, -entry.throw, seat, entry)
+            for seat, entry in enumerate(state.standings)
+            if entry is not None
+        ),
         reverse=True,
     )
     if not ranked:
         return
-    headers = [t("game.col.rank", lang), t("game.col.player", lang),
-               t("game.col.standing", lang), t("game.col.dice", lang), t("game.col.throw", lang)]
+    headers = [
+        t("game.col.rank", lang),
+        t("game.col.player", lang),
+        t("game.col.standing", lang),
+        t("game.col.dice", lang),
+        t("game.col.throw", lang),
+    ]
     rows = [
-        [str(place), state.players[seat], _hand_text(game.rules, entry.dice, lang), entry.dice,
-         str(entry.throw)]
+        [
+            str(place),
+            state.players[seat],
+            _hand_text(game.rules, entry.dice, lang),
+            entry.dice,
+            str(entry.throw),
+        ]
         for place, (_, _, seat, entry) in enumerate(ranked, start=1)
     ]
     print_table(headers, rows, align=["right", "left", "left", "left", "right"])
@@ -258,8 +266,14 @@ def _print_standings(game: Game, lang: str) -> None:
 def _print_ranking(game: Game, lang: str) -> None:
     """Ranked mode (RULES.md §8.2): every player by best throw, with the prize it holds."""
     print_text(t("game.ranking.title", lang))
-    headers = [t("game.col.rank", lang), t("game.col.player", lang), t("game.col.best", lang),
-               t("game.col.dice", lang), t("game.col.throw", lang), t("game.col.prize", lang)]
+    headers = [
+        t("game.col.rank", lang),
+        t("game.col.player", lang),
+        t("game.col.best", lang),
+        t("game.col.dice", lang),
+        t("game.col.throw", lang),
+        t("game.col.prize", lang),
+    ]
     rows = []
     for place, entry in enumerate(game.ranking(), start=1):
         if entry.dice is None:
@@ -295,8 +309,7 @@ def _zhuangyuan_lines(game: Game, lang: str) -> list[str]:
         return [t("game.zhuangyuan.grabbed", lang, player=name)]
     c = rules.classify(leader.dice)
     key = "game.zhuangyuan.winner" if state.phase is Phase.OVER else "game.zhuangyuan.leader"
-    first = t(key, lang, player=name, hand=hand_name(c, lang), dice=leader.dice,
-              throw=leader.throw)
+    first = t(key, lang, player=name, hand=hand_name(c, lang), dice=leader.dice, throw=leader.throw)
     why = explain(c, rules, lang)
     if state.ended_by in ("liubohong", "biandijin") and leader.hand in (
         Hand.LIUBOHONG,
@@ -314,11 +327,15 @@ def _zhuangyuan_lines(game: Game, lang: str) -> list[str]:
         reason = t("game.why.alone", lang, explain=why)
     else:
         seat, entry = runner_up
-        other = {"player": state.players[seat], "hand": _hand_text(rules, entry.dice, lang),
-                 "throw": entry.throw}
+        other = {
+            "player": state.players[seat],
+            "hand": _hand_text(rules, entry.dice, lang),
+            "throw": entry.throw,
+        }
         mine = rules.zhuangyuan_key(c)
-        reason = t("game.why.tie" if entry.key == mine else "game.why.beats", lang,
-                   explain=why, **other)
+        reason = t(
+            "game.why.tie" if entry.key == mine else "game.why.beats", lang, explain=why, **other
+        )
     return [first, t("game.why", lang, why=reason)]
 
 
@@ -354,8 +371,11 @@ class Narrator:
                 grabbed = [event]
                 while index < len(events):
                     more = events[index]
-                    if not (isinstance(more, Awarded) and more.reason == "grab"
-                            and more.player == event.player):
+                    if not (
+                        isinstance(more, Awarded)
+                        and more.reason == "grab"
+                        and more.player == event.player
+                    ):
                         break
                     grabbed.append(more)
                     index += 1
@@ -379,8 +399,13 @@ class Narrator:
             return head + "".join(self._t("game.log.arrow") + o for o in skips)
         rules = self.rules
         c = rules.classify(thrown.dice)
-        head = self._t("game.log.throw", n=thrown.throw, player=thrown.player, dice=thrown.dice,
-                       hand=hand_name(c, self.lang))
+        head = self._t(
+            "game.log.throw",
+            n=thrown.throw,
+            player=thrown.player,
+            dice=thrown.dice,
+            hand=hand_name(c, self.lang),
+        )
         if str(rules.award) == "ranked":
             return head + self._t("game.log.arrow") + self._best_text(thrown.player, thrown.dice)
         outcomes: list[str] = []
@@ -397,8 +422,9 @@ class Narrator:
         if not stood and rules.is_zhuangyuan_hand(c.hand) and not outright:
             old = self.standing.get(thrown.player)
             if old is not None:
-                outcomes.append(self._t("game.log.standing.kept",
-                                        old=_hand_text(rules, old, self.lang)))
+                outcomes.append(
+                    self._t("game.log.standing.kept", old=_hand_text(rules, old, self.lang))
+                )
         tier = rules.tier_of(c.hand)
         won = any(isinstance(e, Awarded) and e.tier == tier for e in attached)
         if tier is not None and tier != "zhuangyuan" and not won:
@@ -414,8 +440,9 @@ class Narrator:
         if old is not None and rank_key(rules, rules.classify(dice)) <= rank_key(
             rules, rules.classify(old)
         ):
-            return self._t("game.log.best.kept", player=player,
-                           old=_hand_text(rules, old, self.lang))
+            return self._t(
+                "game.log.best.kept", player=player, old=_hand_text(rules, old, self.lang)
+            )
         self.best[player] = dice
         return self._t("game.log.best", player=player)
 
@@ -442,8 +469,7 @@ class Narrator:
         if event.reason == "sweep":
             if event.source is None:
                 return self._t("game.log.sweep", tier=tier, count=event.count)
-            return self._t("game.log.sweep.from", tier=tier, count=event.count,
-                           source=event.source)
+            return self._t("game.log.sweep.from", tier=tier, count=event.count, source=event.source)
         if event.count == 1:
             return self._t("game.log.award", tier=tier)
         return self._t("game.log.award.many", tier=tier, count=event.count)
@@ -461,16 +487,26 @@ class Narrator:
             if event.thrower is None or event.dice is None:
                 return self._t("game.log.start", starter=event.starter)
             a, b = event.dice
-            return self._t("game.log.start.dice", thrower=event.thrower, a=a, b=b, sum=a + b,
-                           starter=event.starter, ender=self._seat_name(-1))
+            return self._t(
+                "game.log.start.dice",
+                thrower=event.thrower,
+                a=a,
+                b=b,
+                sum=a + b,
+                starter=event.starter,
+                ender=self._seat_name(-1),
+            )
         if isinstance(event, Skipped):
             return self._t("game.log.skipped", player=event.player)
         if isinstance(event, FinalStarted):
             if not self.players:
                 return ""
             size = len(self.players)
-            return self._t("game.log.final", round=event.until_turn // size + 1,
-                           player=self._seat_name(event.until_turn))
+            return self._t(
+                "game.log.final",
+                round=event.until_turn // size + 1,
+                player=self._seat_name(event.until_turn),
+            )
         if isinstance(event, GrabOpened):
             return self._t("game.log.grab_open")
         if isinstance(event, Awarded) and event.reason == "chajinhua":
@@ -479,17 +515,22 @@ class Narrator:
             return self._t("game.log.over", why=self._t(f"game.ended_by.{event.ended_by}"))
         if isinstance(event, ZhuangyuanWon):
             if event.hand is None:
-                return self._t("game.log.grab", player=event.player,
-                               cakes=self._t("game.count", tier=self._tier("zhuangyuan"),
-                                             count=1))
+                return self._t(
+                    "game.log.grab",
+                    player=event.player,
+                    cakes=self._t("game.count", tier=self._tier("zhuangyuan"), count=1),
+                )
             return self._t("game.log.zhuangyuan", player=event.player)
         return ""
 
     def _close_line(self, event: Closed, ends_now: bool) -> str:
         if ends_now or not self.players:
             return self._t("game.log.close.now")
-        return self._t("game.log.close", round=event.until_turn // len(self.players) + 1,
-                       player=self._seat_name(event.until_turn))
+        return self._t(
+            "game.log.close",
+            round=event.until_turn // len(self.players) + 1,
+            player=self._seat_name(event.until_turn),
+        )
 
     def _seat_name(self, turn: int) -> str:
         """Who plays turn index ``turn`` (-1: the ender), once the start has been seen."""
@@ -510,13 +551,15 @@ def _belongs_to_throw(event: Event) -> bool:
 def play_command(
     players: Annotated[
         str | None,
-        typer.Option("--players", "-p", metavar="甲,乙,丙",
-                     help=t("game.help.opt.players", _HELP_LANG)),
+        typer.Option(
+            "--players", "-p", metavar="甲,乙,丙", help=t("game.help.opt.players", _HELP_LANG)
+        ),
     ] = None,
     players_file: Annotated[
         Path | None,
-        typer.Option("--players-file", metavar="FILE",
-                     help=t("game.help.opt.players_file", _HELP_LANG)),
+        typer.Option(
+            "--players-file", metavar="FILE", help=t("game.help.opt.players_file", _HELP_LANG)
+        ),
     ] = None,
     rules: RulesOption = None,
     physical: Annotated[
@@ -725,8 +768,12 @@ class Session:
         """Play until the end or until stopped; the exit code (0, or 130 after Ctrl-C)."""
         game = self.game
         lang = self.lang
-        title = t("game.play.title", lang, rules=_rules_label(game.rules, lang),
-                  players=t("list.sep", lang).join(game.players))
+        title = t(
+            "game.play.title",
+            lang,
+            rules=_rules_label(game.rules, lang),
+            players=t("list.sep", lang).join(game.players),
+        )
         if self.seed is not None:
             title += " · " + t("game.play.seed", lang, seed=self.seed)
         print_text(title, "")
@@ -745,6 +792,7 @@ class Session:
         except KeyboardInterrupt:
             print_text("", t("game.play.quit", lang, throws=game.throw_count))
             return 130
+
         def results() -> None:
             print_text("", t("game.play.results", lang))
             if game.state.ranked:
@@ -832,9 +880,18 @@ class Session:
             top = self.game.ranking()[0]
             if top.dice is not None:
                 prize = top.prize or t("game.ranking.no_prize", self.lang)
-                lines.append("  " + t("game.ranking.leader", self.lang, player=top.player,
-                                      hand=_hand_text(self.game.rules, top.dice, self.lang),
-                                      dice=top.dice, throw=top.throw, prize=prize))
+                lines.append(
+                    "  "
+                    + t(
+                        "game.ranking.leader",
+                        self.lang,
+                        player=top.player,
+                        hand=_hand_text(self.game.rules, top.dice, self.lang),
+                        dice=top.dice,
+                        throw=top.throw,
+                        prize=prize,
+                    )
+                )
         elif detail and not self.game.is_over:
             lines += [
                 "  " + _pool_line(self.game.state, self.lang),

@@ -131,9 +131,7 @@ def odds_command(
     rules: RulesOption = None,
     json_output: JsonOption = False,
     lang: LangOption = None,
-    game: Annotated[
-        bool, typer.Option("--game", help=t("cli.help.opt.game", _HELP_LANG))
-    ] = False,
+    game: Annotated[bool, typer.Option("--game", help=t("cli.help.opt.game", _HELP_LANG))] = False,
     players: Annotated[
         int,
         typer.Option("--players", metavar="N", help=t("cli.help.opt.players", _HELP_LANG)),
@@ -307,7 +305,8 @@ def render_rules(rules: RuleSet, lang: str) -> None:
     print_text(t("cli.rules.order", lang), *order, "  " + t("rank.tie", lang))
     if str(rules.award) == "ranked":
         below = [
-            hand for hand in (Hand.LIUBOHEI, Hand.BIANDIJIN)
+            hand
+            for hand in (Hand.LIUBOHEI, Hand.BIANDIJIN)
             if hand not in rules.zhuangyuan_order
             and (hand is Hand.LIUBOHEI or str(rules.six_ones) == "biandijin")
         ]
@@ -328,4 +327,3 @@ def _about_parts(about: str) -> tuple[str, str]:
 
 
 __all__ = ["classification_json", "register", "render_odds", "render_rules"]
-

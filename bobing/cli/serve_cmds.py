@@ -28,9 +28,7 @@ bench_app = typer.Typer(
 
 
 def serve(
-    host: Annotated[
-        str, typer.Option(help=_h("serve.opt.host"))
-    ] = "0.0.0.0",
+    host: Annotated[str, typer.Option(help=_h("serve.opt.host"))] = "0.0.0.0",
     port: Annotated[int, typer.Option(help=_h("serve.opt.port"), min=0, max=65535)] = 8000,
     db: Annotated[
         str | None,
@@ -42,33 +40,63 @@ def serve(
     ] = None,
     header_timeout: Annotated[
         float,
-        typer.Option(help=_h("serve.opt.header_timeout"), min=0, max=3600,
-                     envvar="BOBING_HEADER_TIMEOUT", metavar="SECONDS"),
+        typer.Option(
+            help=_h("serve.opt.header_timeout"),
+            min=0,
+            max=3600,
+            envvar="BOBING_HEADER_TIMEOUT",
+            metavar="SECONDS",
+        ),
     ] = 10.0,
     idle_timeout: Annotated[
         float,
-        typer.Option(help=_h("serve.opt.idle_timeout"), min=0, max=3600,
-                     envvar="BOBING_IDLE_TIMEOUT", metavar="SECONDS"),
+        typer.Option(
+            help=_h("serve.opt.idle_timeout"),
+            min=0,
+            max=3600,
+            envvar="BOBING_IDLE_TIMEOUT",
+            metavar="SECONDS",
+        ),
     ] = 30.0,
     max_connections_per_address: Annotated[
         int,
-        typer.Option(help=_h("serve.opt.max_connections"), min=0, max=1_000_000,
-                     envvar="BOBING_MAX_CONNECTIONS_PER_ADDRESS", metavar="N"),
+        typer.Option(
+            help=_h("serve.opt.max_connections"),
+            min=0,
+            max=1_000_000,
+            envvar="BOBING_MAX_CONNECTIONS_PER_ADDRESS",
+            metavar="N",
+        ),
     ] = 100,
     max_header_bytes: Annotated[
         int,
-        typer.Option(help=_h("serve.opt.max_header_bytes"), min=1024, max=1 << 20,
-                     envvar="BOBING_MAX_HEADER_BYTES", metavar="BYTES"),
+        typer.Option(
+            help=_h("serve.opt.max_header_bytes"),
+            min=1024,
+            max=1 << 20,
+            envvar="BOBING_MAX_HEADER_BYTES",
+            metavar="BYTES",
+        ),
     ] = 16 * 1024,
     max_body_bytes: Annotated[
         int,
-        typer.Option(help=_h("serve.opt.max_body_bytes"), min=1024, max=16 << 20,
-                     envvar="BOBING_MAX_BODY_BYTES", metavar="BYTES"),
+        typer.Option(
+            help=_h("serve.opt.max_body_bytes"),
+            min=1024,
+            max=16 << 20,
+            envvar="BOBING_MAX_BODY_BYTES",
+            metavar="BYTES",
+        ),
     ] = 64 * 1024,
     max_frame_bytes: Annotated[
         int,
-        typer.Option(help=_h("serve.opt.max_frame_bytes"), min=512, max=1 << 20,
-                     envvar="BOBING_MAX_FRAME_BYTES", metavar="BYTES"),
+        typer.Option(
+            help=_h("serve.opt.max_frame_bytes"),
+            min=512,
+            max=1 << 20,
+            envvar="BOBING_MAX_FRAME_BYTES",
+            metavar="BYTES",
+        ),
     ] = 4096,
     broker: Annotated[
         str,
@@ -113,9 +141,7 @@ def serve(
 
 
 def verify(
-    record: Annotated[
-        Path, typer.Argument(help=_h("verify.arg.record"))
-    ],
+    record: Annotated[Path, typer.Argument(help=_h("verify.arg.record"))],
     seen: Annotated[
         Path | None, typer.Option("--seen", metavar="SEEN.json", help=_h("verify.opt.seen"))
     ] = None,
@@ -166,9 +192,7 @@ def verify(
         t(key, language, count=len(result.throws), table=table, commitment=result.commitment)
     )
     if seen is not None:
-        typer.echo(
-            t("verify.seen", language, sent=result.seen_sent, seen=result.seen_throws)
-        )
+        typer.echo(t("verify.seen", language, sent=result.seen_sent, seen=result.seen_throws))
 
 
 def _verify_event(data: dict[str, object], as_json: bool) -> None:
@@ -225,14 +249,10 @@ def bench_server(
         str | None,
         typer.Option(help=_h("bench.opt.db")),
     ] = None,
-    instances: Annotated[
-        int, typer.Option(help=_h("bench.opt.instances"), min=1, max=16)
-    ] = 1,
+    instances: Annotated[int, typer.Option(help=_h("bench.opt.instances"), min=1, max=16)] = 1,
     broker: Annotated[str | None, typer.Option(help=_h("bench.opt.broker"))] = None,
     spread: Annotated[str, typer.Option(help=_h("bench.opt.spread"))] = "phones",
-    url: Annotated[
-        str | None, typer.Option(help=_h("bench.opt.url"))
-    ] = None,
+    url: Annotated[str | None, typer.Option(help=_h("bench.opt.url"))] = None,
     as_json: Annotated[bool, typer.Option("--json", help=_h("bench.opt.json"))] = False,
 ) -> None:
     """Drive TABLES x PLAYERS simulated players over WebSockets; report throws/s and latency."""

@@ -185,8 +185,12 @@ def _recorded_dice(entry: Any, index: int) -> str | None:
             return dice
         if isinstance(dice, Sequence):
             return "".join(str(d) for d in dice)
-    raise _fail(f"throw {index}: cannot read its dice from {entry!r}", "fairness_bad_throw",
-                throw=index, value=entry)
+    raise _fail(
+        f"throw {index}: cannot read its dice from {entry!r}",
+        "fairness_bad_throw",
+        throw=index,
+        value=entry,
+    )
 
 
 def _digits(value: Any) -> str:
@@ -224,19 +228,30 @@ def _seed_and_table(fair: Mapping[str, Any], *, required: bool) -> tuple[str | N
     seed = fair.get("server_seed")
     table_id = fair.get("table_id")
     if not isinstance(table_id, str) or not TABLE_ID_PATTERN.fullmatch(table_id):
-        raise _fail(f"fairness.table_id {table_id!r} is missing or invalid",
-                    "fairness_no_table_id", value=table_id)
+        raise _fail(
+            f"fairness.table_id {table_id!r} is missing or invalid",
+            "fairness_no_table_id",
+            value=table_id,
+        )
     if not isinstance(committed, str) or not re.fullmatch(r"[0-9a-f]{64}", committed):
-        raise _fail(f"fairness.commitment {committed!r} is missing or not 64 hex digits",
-                    "fairness_no_commitment", value=committed)
+        raise _fail(
+            f"fairness.commitment {committed!r} is missing or not 64 hex digits",
+            "fairness_no_commitment",
+            value=committed,
+        )
     if seed is None:
         if required:
-            raise _fail("the server seed has not been revealed yet (the game is not over)",
-                        "fairness_seed_hidden")
+            raise _fail(
+                "the server seed has not been revealed yet (the game is not over)",
+                "fairness_seed_hidden",
+            )
         return None, table_id
     if commitment(seed) != committed:
-        raise _fail(f"the revealed seed does not match the commitment {committed!r}",
-                    "fairness_seed_mismatch", value=committed)
+        raise _fail(
+            f"the revealed seed does not match the commitment {committed!r}",
+            "fairness_seed_mismatch",
+            value=committed,
+        )
     return str(seed), table_id
 
 
@@ -253,11 +268,14 @@ def _entries(fair: Mapping[str, Any], count: int) -> dict[int, str]:
         if not 1 <= number <= count:
             raise _fail(
                 f"fairness names throw {number} but the record has {count} throws",
-                "fairness_extra_entry", throw=number, count=count,
+                "fairness_extra_entry",
+                throw=number,
+                count=count,
             )
         if number in out:
-            raise _fail(f"fairness names throw {number} twice", "fairness_duplicate_entry",
-                        throw=number)
+            raise _fail(
+                f"fairness names throw {number} twice", "fairness_duplicate_entry", throw=number
+            )
         out[number] = check_nonce(item.get("nonce"))
     return out
 
@@ -301,12 +319,15 @@ def verify(record: Mapping[str, Any], seen: Mapping[str, Any] | None = None) -> 
                 f"the start dice: recorded {start_check.recorded} but the seed gives "
                 f"{start_check.expected}",
                 "fairness_start_mismatch",
-                recorded=start_check.recorded, expected=start_check.expected,
+                recorded=start_check.recorded,
+                expected=start_check.expected,
             )
         result = Verification(table_id, str(fair["commitment"]), mode, start_check, ())
         if seen is not None:
-            raise _fail("a referee table's dice are real dice: a device has nothing to compare",
-                        "fairness_referee_seen")
+            raise _fail(
+                "a referee table's dice are real dice: a device has nothing to compare",
+                "fairness_referee_seen",
+            )
         return result
     seed, table_id = _seed_and_table(fair, required=True)
     assert seed is not None
@@ -319,8 +340,11 @@ def verify(record: Mapping[str, Any], seen: Mapping[str, Any] | None = None) -> 
             f"the nonce {first.get('sent')!r} but the server rolled with {first.get('nonce')!r}"
             f" ({len(disputes)} throws disputed): the server chose the randomness",
             "fairness_disputed",
-            throw=first.get("throw"), player=first.get("player"), sent=first.get("sent"),
-            nonce=first.get("nonce"), count=len(disputes),
+            throw=first.get("throw"),
+            player=first.get("player"),
+            sent=first.get("sent"),
+            nonce=first.get("nonce"),
+            count=len(disputes),
         )
     entries = _entries(fair, len(throws))
     missing = [n for n in range(1, len(throws) + 1) if n not in entries]
@@ -331,14 +355,19 @@ def verify(record: Mapping[str, Any], seen: Mapping[str, Any] | None = None) -> 
             f"online or pass-and-play table, so each needs one ({len(missing)} missing: "
             f"{listed})",
             "fairness_entry_missing",
-            throw=missing[0], count=len(missing), throws=listed,
+            throw=missing[0],
+            count=len(missing),
+            throws=listed,
         )
     checks: list[ThrowCheck] = []
     for number in range(1, len(throws) + 1):
         recorded = _recorded_dice(throws[number - 1], number)
         if recorded is None:
-            raise _fail(f"throw {number}: a 跳猴 cannot come from server dice",
-                        "fairness_tiaohou", throw=number)
+            raise _fail(
+                f"throw {number}: a 跳猴 cannot come from server dice",
+                "fairness_tiaohou",
+                throw=number,
+            )
         nonce = entries[number]
         expected = "".join(map(str, derive_faces(seed, table_id, number, nonce)))
         checks.append(ThrowCheck(number, nonce, expected, recorded))
@@ -349,7 +378,8 @@ def verify(record: Mapping[str, Any], seen: Mapping[str, Any] | None = None) -> 
             f"the start dice: recorded {start_check.recorded} but the seed gives "
             f"{start_check.expected}",
             "fairness_start_mismatch",
-            recorded=start_check.recorded, expected=start_check.expected,
+            recorded=start_check.recorded,
+            expected=start_check.expected,
         )
     if bad:
         first = bad[0]
@@ -357,7 +387,10 @@ def verify(record: Mapping[str, Any], seen: Mapping[str, Any] | None = None) -> 
             f"throw {first.throw}: recorded {first.recorded} but the seed gives {first.expected}"
             + (f" ({len(bad)} throws differ)" if len(bad) > 1 else ""),
             "fairness_mismatches" if len(bad) > 1 else "fairness_mismatch",
-            throw=first.throw, recorded=first.recorded, expected=first.expected, count=len(bad),
+            throw=first.throw,
+            recorded=first.recorded,
+            expected=first.expected,
+            count=len(bad),
         )
     result = Verification(table_id, str(fair["commitment"]), mode, start_check, tuple(checks))
     if seen is None:
@@ -395,7 +428,9 @@ def _start_check(
             f"the record's start dice {_digits(record_dice)} (thrower {start.get('thrower')!r}) "
             f"are not fairness.start's {recorded} (thrower {entry.get('thrower')!r})",
             "fairness_start_differs",
-            dice=_digits(record_dice), thrower=start.get("thrower"), expected=recorded,
+            dice=_digits(record_dice),
+            thrower=start.get("thrower"),
+            expected=recorded,
             expected_thrower=entry.get("thrower"),
         )
     expected = "".join(map(str, derive_faces(seed, table_id, START_THROW, nonce, 2)))
@@ -421,13 +456,17 @@ def verify_seen(record: Mapping[str, Any], seen: Mapping[str, Any]) -> tuple[int
         raise _fail(
             f"the device's file is for table {seen.get('table_id')!r}, "
             f"the record for {fair.get('table_id')!r}",
-            "seen_other_table", value=seen.get("table_id"), expected=fair.get("table_id"),
+            "seen_other_table",
+            value=seen.get("table_id"),
+            expected=fair.get("table_id"),
         )
     if seen.get("commitment") != fair.get("commitment"):
         raise _fail(
             f"this device saw the commitment {seen.get('commitment')!r} before the game, "
             f"the record has {fair.get('commitment')!r}: the seed was changed",
-            "seen_commitment", value=seen.get("commitment"), expected=fair.get("commitment"),
+            "seen_commitment",
+            value=seen.get("commitment"),
+            expected=fair.get("commitment"),
         )
     items = seen.get("throws", [])
     if not isinstance(items, list):
@@ -446,18 +485,27 @@ def verify_seen(record: Mapping[str, Any], seen: Mapping[str, Any]) -> tuple[int
                 f"throw {number}: this device sent the nonce {mine!r} but the server rolled "
                 f"with {item.get('nonce')!r}: it did not use your randomness, so it could "
                 "have chosen these dice",
-                "seen_nonce_ignored", throw=number, sent=mine, nonce=item.get("nonce"),
+                "seen_nonce_ignored",
+                throw=number,
+                sent=mine,
+                nonce=item.get("nonce"),
             )
         if number not in entries:
-            raise _fail(f"throw {number}: this device saw it, but the record does not have it",
-                        "seen_throw_missing", throw=number)
+            raise _fail(
+                f"throw {number}: this device saw it, but the record does not have it",
+                "seen_throw_missing",
+                throw=number,
+            )
         recorded = _recorded_dice(throws[number - 1], number)
         if entries[number] != item.get("nonce") or recorded != _digits(item.get("dice")):
             raise _fail(
                 f"throw {number}: this device saw nonce {item.get('nonce')!r} and dice "
                 f"{_digits(item.get('dice'))}, the record has {entries[number]!r} and {recorded}",
-                "seen_throw_differs", throw=number, nonce=item.get("nonce"),
-                dice=_digits(item.get("dice")), recorded_nonce=entries[number],
+                "seen_throw_differs",
+                throw=number,
+                nonce=item.get("nonce"),
+                dice=_digits(item.get("dice")),
+                recorded_nonce=entries[number],
                 recorded=recorded,
             )
         sent += mine is not None

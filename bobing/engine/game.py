@@ -217,8 +217,11 @@ class Game:
     # -- throws ------------------------------------------------------------------------------
 
     def verify_throw(
-        self, player: str | None = None, dice: Sequence[int] | str | None = None,
-        *, tiaohou: bool = False,
+        self,
+        player: str | None = None,
+        dice: Sequence[int] | str | None = None,
+        *,
+        tiaohou: bool = False,
     ) -> None:
         """Raise unless ``player`` (default: whoever's turn) may throw these dice now."""
         self._checked_throw(player, dice, tiaohou)
@@ -267,8 +270,11 @@ class Game:
                 )
 
     def can_throw(
-        self, player: str | None = None, dice: Sequence[int] | str | None = None,
-        *, tiaohou: bool = False,
+        self,
+        player: str | None = None,
+        dice: Sequence[int] | str | None = None,
+        *,
+        tiaohou: bool = False,
     ) -> bool:
         """Whether :meth:`throw` would succeed."""
         try:
@@ -278,7 +284,10 @@ class Game:
         return True
 
     def throw(
-        self, dice: Sequence[int] | str | None, *, player: str | None = None,
+        self,
+        dice: Sequence[int] | str | None,
+        *,
+        player: str | None = None,
         tiaohou: bool = False,
     ) -> list[Event]:
         """Throw for whoever's turn it is (checked against ``player`` when given)."""
@@ -293,9 +302,7 @@ class Game:
         self._check_turn(player)
         return self.throw(dice.roll(), player=player)
 
-    def _decide_throw(
-        self, faces: tuple[int, ...] | None
-    ) -> tuple[list[Event], GameState]:
+    def _decide_throw(self, faces: tuple[int, ...] | None) -> tuple[list[Event], GameState]:
         state = self.state
         rules = self.rules
         seat = state.seat_at(state.turn)
@@ -435,7 +442,8 @@ class Game:
                     count = counts[index]
                     if spare:  # 不能追缴状元插金花所得
                         count -= sum(
-                            1 for lot in state.lots
+                            1
+                            for lot in state.lots
                             if lot.seat == other and lot.tier == index and lot.protected
                         )
                     if other != seat and count:
@@ -472,9 +480,7 @@ class Game:
             events.append(Awarded(leader.throw, name, str(Tier.DUITANG), left, None, "chajinhua"))
         return events
 
-    def _after_turn(
-        self, before: GameState, events: list[Event]
-    ) -> tuple[list[Event], GameState]:
+    def _after_turn(self, before: GameState, events: list[Event]) -> tuple[list[Event], GameState]:
         """Enter the final phase, end the game, or skip the next players' lost turns."""
         state = fold(before, events)
         exhausted = (
@@ -553,9 +559,7 @@ class Game:
         if state.phase is Phase.NOT_STARTED:
             raise IllegalAction("the game has not started", code="not_started")
         if state.phase is Phase.GRAB:
-            raise IllegalAction(
-                "the lights are off: the grab must be settled", code="grab_pending"
-            )
+            raise IllegalAction("the lights are off: the grab must be settled", code="grab_pending")
 
     def can_close(self) -> bool:
         """Whether :meth:`close` would succeed."""
@@ -738,8 +742,7 @@ class Game:
                 "throw": leader.throw,
             },
             "holdings": {
-                name: {str(t): n for t, n in state.holdings(name).items()}
-                for name in state.players
+                name: {str(t): n for t, n in state.holdings(name).items()} for name in state.players
             },
             "pool": {str(t): n for t, n in zip(TIERS, state.pool, strict=True)},
         }
@@ -788,9 +791,7 @@ def _play_record(cls: type[Game], record: Mapping[str, Any], rules: RuleSet) -> 
         raise RecordError("record has no players", code="record_no_players", key="players")
     players = record["players"]
     if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
-        raise RecordError(
-            "players must be a list of names", code="players_not_list", key="players"
-        )
+        raise RecordError("players must be a list of names", code="players_not_list", key="players")
     try:
         game = cls(rules, players)
     except InputError as exc:

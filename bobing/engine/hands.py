@@ -225,7 +225,9 @@ def classify(dice: str | Sequence[int], rules: HasClassifier | None = None) -> C
     >>> classify("444426").kicker
     8
     """
-    table = rules.classifier if rules is not None else classifier_for(
-        "liubohei", STANDARD_PATTERNS, False
+    table = (
+        rules.classifier
+        if rules is not None
+        else classifier_for("liubohei", STANDARD_PATTERNS, False)
     )
     return table.classify(dice)

@@ -130,13 +130,13 @@ def throw_entry(index: int, entry: Any) -> tuple[str | None, tuple[int, ...] | N
             )
         if not tiaohou and dice is None:
             raise RecordError(
-                f"{where}: no dice (give \"dice\" or \"tiaohou\": true)",
+                f'{where}: no dice (give "dice" or "tiaohou": true)',
                 code="throw_no_dice",
                 throw=index,
             )
     else:
         raise RecordError(
-            f"{where}: expected six digits like \"444412\" or an object, not {entry!r}",
+            f'{where}: expected six digits like "444412" or an object, not {entry!r}',
             code="throw_not_dice",
             throw=index,
             value=entry,
@@ -297,8 +297,9 @@ def write_record(
         record["seed"] = seed
     record["throws"] = throws
     if grab:
-        record["grab"] = {p: {str(t): row[str(t)] for t in TIERS if str(t) in row}
-                          for p, row in grab.items()}
+        record["grab"] = {
+            p: {str(t): row[str(t)] for t in TIERS if str(t) in row} for p, row in grab.items()
+        }
     record.update(extra)
     return record
 
@@ -315,6 +316,7 @@ def dumps_record(record: Mapping[str, Any]) -> str:
      ]
     }
     """
+
     def one(value: Any) -> str:
         return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
 

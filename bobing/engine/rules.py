@@ -233,26 +233,38 @@ def _parse_ranked_prize(index: int, item: Any) -> RankedPrize:
     if not isinstance(item, dict):
         raise RulesError(
             f'{where}: a prize is {{"name": ..., "count": N, "value": X}}, not {item!r}',
-            code="ranked_prize_not_object", key=where, index=index, value=item,
+            code="ranked_prize_not_object",
+            key=where,
+            index=index,
+            value=item,
         )
     unknown = sorted(set(item) - {"name", "count", "value"})
     if unknown:
         raise RulesError(
             f"{where}: unknown key {unknown[0]!r}; allowed: name, count, value",
-            code="ranked_prize_unknown_key", key=where, index=index, name=unknown[0],
+            code="ranked_prize_unknown_key",
+            key=where,
+            index=index,
+            name=unknown[0],
         )
     name = item.get("name")
     if not isinstance(name, str) or not name.strip() or len(name) > MAX_PRIZE_NAME:
         raise RulesError(
             f"{where}: name must be text of 1-{MAX_PRIZE_NAME} characters, not {name!r}",
-            code="ranked_prize_bad_name", key=where, index=index, value=name,
+            code="ranked_prize_bad_name",
+            key=where,
+            index=index,
+            value=name,
             limit=MAX_PRIZE_NAME,
         )
     count = item.get("count", 1)
     if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_PRIZE_COUNT:
         raise RulesError(
             f"{where}: count must be a whole number 1-{MAX_PRIZE_COUNT}, not {count!r}",
-            code="ranked_prize_bad_count", key=where, index=index, value=count,
+            code="ranked_prize_bad_count",
+            key=where,
+            index=index,
+            value=count,
             limit=MAX_PRIZE_COUNT,
         )
     worth = item.get("value")
@@ -265,7 +277,10 @@ def _parse_ranked_prize(index: int, item: Any) -> RankedPrize:
     if not ok:
         raise RulesError(
             f"{where}: value must be a number 0-{MAX_PRIZE_VALUE}, not {worth!r}",
-            code="ranked_prize_bad_value", key=where, index=index, value=worth,
+            code="ranked_prize_bad_value",
+            key=where,
+            index=index,
+            value=worth,
             limit=MAX_PRIZE_VALUE,
         )
     return RankedPrize(name.strip(), count, worth)
@@ -345,8 +360,10 @@ def load_rules(spec: str | Path | Mapping[str, Any] | RuleSet | None = None) -> 
         return rules_from_json(spec)
     text = str(spec)
     path = Path(text)
-    looks_like_file = isinstance(spec, Path) or text.lower().endswith(".json") or any(
-        sep in text for sep in ("/", "\\")
+    looks_like_file = (
+        isinstance(spec, Path)
+        or text.lower().endswith(".json")
+        or any(sep in text for sep in ("/", "\\"))
     )
     if not looks_like_file:
         try:

@@ -32,6 +32,8 @@ MAX_NAME_LENGTH = 24
 
 TIER_INDEX: dict[str, int] = {str(t): i for i, t in enumerate(TIERS)}
 ZHUANGYUAN_INDEX = 0  # index of the 状元 tier
+
+
 class Phase(StrEnum):
     """Where a game is: before the start, main play, the final round(s), the grab, over."""
 
@@ -160,8 +162,10 @@ class GameState(NamedTuple):
         for seat, entry in enumerate(self.standings):
             if entry is None:
                 continue
-            if best is None or entry.key > best.key or (
-                entry.key == best.key and entry.throw < best.throw
+            if (
+                best is None
+                or entry.key > best.key
+                or (entry.key == best.key and entry.throw < best.throw)
             ):
                 best, best_seat = entry, seat
         if best is None:

@@ -358,9 +358,9 @@ def allowed_values(switch: str) -> list[str]:
     if switch == "rounds":
         return ["null", f"1-{MAX_ROUNDS}"]
     if switch == "ranked_prizes":
-        return ['null', '[{"name": ..., "count": N, "value": X}, ...]']
+        return ["null", '[{"name": ..., "count": N, "value": X}, ...]']
     if switch == "chase":
-        return ['null', '{"tiers": [...], "from": "nearest_before" | "latest"}']
+        return ["null", '{"tiers": [...], "from": "nearest_before" | "latest"}']
     if switch == "zhuangyuan_order":
         return [str(h) for h in _RANKABLE]
     if switch == "prizes":

@@ -40,9 +40,7 @@ def explain(c: Classification, rules: RuleSet | None = None, lang: str | None = 
     if c.hand is Hand.WUZI and c.bonus:
         bonus = t(f"tier.{c.bonus[0]}", lang).split(" (")[0]
         return t("why.wuzi.bonus", lang, face=c.face, bonus=bonus)
-    return t(
-        f"why.{c.hand}", lang, face=c.face, kicker=c.kicker, pattern=c.dice_text, fours=fours
-    )
+    return t(f"why.{c.hand}", lang, face=c.face, kicker=c.kicker, pattern=c.dice_text, fours=fours)
 
 
 _KICKER_WHAT = {
@@ -98,8 +96,9 @@ def effect(c: Classification, rules: RuleSet, lang: str | None = None) -> str:
         from bobing.engine.ranked import rank_levels
 
         levels = rank_levels(rules)
-        return t("effect.ranked", lang, rank=levels.index(rank_key(rules, c)) + 1,
-                 ranks=len(levels))
+        return t(
+            "effect.ranked", lang, rank=levels.index(rank_key(rules, c)) + 1, ranks=len(levels)
+        )
     if c.hand in (Hand.LIUBOHONG, Hand.LIUBOHEI, Hand.BIANDIJIN):
         value = str(getattr(rules, str(c.hand)))
         if value != "zhuangyuan":
@@ -213,12 +212,21 @@ def switch_meaning(rules: RuleSet, switch: str, lang: str | None = None) -> str:
         items = [
             t("rules.value.ranked_prizes.item", lang, name=p.name, count=p.count)
             if p.value is None
-            else t("rules.value.ranked_prizes.value", lang, name=p.name, count=p.count,
-                   value=f"{p.value:g}")
+            else t(
+                "rules.value.ranked_prizes.value",
+                lang,
+                name=p.name,
+                count=p.count,
+                value=f"{p.value:g}",
+            )
             for p in rules.ranked_prizes
         ]
-        return t("rules.value.ranked_prizes.list", lang, prizes=t("list.sep", lang).join(items),
-                 count=sum(p.count for p in rules.ranked_prizes))
+        return t(
+            "rules.value.ranked_prizes.list",
+            lang,
+            prizes=t("list.sep", lang).join(items),
+            count=sum(p.count for p in rules.ranked_prizes),
+        )
     if switch == "chase":
         if rules.chase is None:
             return t("rules.value.chase.null", lang)

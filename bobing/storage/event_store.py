@@ -331,6 +331,7 @@ class EventStore:
                     await conn.execute(delete(model).where(model.table_code.in_(codes)))
                 await conn.execute(delete(TableRow).where(TableRow.code.in_(codes)))
         return codes
+
     async def tables_with_status(self, status: str) -> list[tuple[str, dict[str, Any]]]:
         """``(code, settings)`` of every table in ``status`` (e.g. the games in play)."""
         async with self.db.connect() as conn:

@@ -21,6 +21,7 @@ from bobing.engine.errors import BobingError
 from bobing.i18n import normalize_lang
 from bobing.organizer import MAX_ROSTER_BYTES
 from bobing.realtime.broker import get_broker
+from bobing.realtime.redis import safe_url
 from bobing.storage.db import Database
 from bobing.storage.event_store import EventStore
 from bobing.storage.gatherings import GatheringStore
@@ -28,7 +29,7 @@ from bobing.web.events import EventService
 from bobing.web.hub import Hub
 from bobing.web.limits_transport import RequestLimits
 from bobing.web.problems import ApiError, from_bobing
-from bobing.web.ratelimit import RateLimiter
+from bobing.web.ratelimit import rate_limiter
 from bobing.web.routes import analysis, api, ws
 from bobing.web.routes import events as event_routes
 from bobing.web.service import TableService
@@ -131,6 +132,8 @@ async def _sweep(service: TableService, limits: Limits) -> None:
         except Exception:  # retried on the next round
             log.warning("retention sweep failed", exc_info=True)
         await asyncio.sleep(limits.sweep_every)
+
+
 async def _rearm(service: TableService) -> None:
     try:
         await service.rearm()
@@ -158,13 +161,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.events = EventService(service, GatheringStore(db))
         app.state.hub = hub
         app.state.settings = settings
-        app.state.rate_limiter = RateLimiter(
+        app.state.rate_limiter = rate_limiter(
             {
                 "create": limits.create_per_minute,
                 "join": limits.join_per_minute,
                 "analysis": limits.analysis_per_minute,
                 "simulation": limits.simulations_per_minute,
-            }
+            },
+            settings.broker_url,
+            deployment=f"{safe_url(settings.db_url or '')}#{settings.db_schema or ''}",
         )
         app.state.analysis_cache = analysis.AnalysisCache(
             limits=limits, processes=settings.analysis_processes
@@ -189,6 +194,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await hub.close_all()
             await store.close()
             await broker.close()
+            await app.state.rate_limiter.close()
             await db.dispose()
 
     app = BobingApp(

@@ -536,7 +536,8 @@ def plan_dispute(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Pla
     allowed = thrower in roles.players or (mode == "pass_and_play" and (roles.play or roles.host))
     if not allowed:
         raise ApiError(
-            "forbidden", f"only the device that threw throw {number} may dispute it",
+            "forbidden",
+            f"only the device that threw throw {number} may dispute it",
             action="dispute",
         )
     if entry["nonce"] == args["nonce"]:

@@ -1,22 +1,39 @@
 """Per-address rate limits: a token bucket per (action, address), answered ``rate_limited``.
 
-The buckets live in this process (several instances each allow the rate; a shared store is
-the scale-out step, docs/security.md). Memory is bounded: at most :data:`MAX_KEYS` buckets, the
-least recently used forgotten first (a forgotten bucket is full again, which only errs towards
-letting an honest client in).
+:class:`RateLimiter` keeps its buckets in this process. Memory is bounded: at most
+:data:`MAX_KEYS` buckets, the least recently used forgotten first (a forgotten bucket is full
+again, which only errs towards letting an honest client in).
+
+:class:`SharedRateLimiter` keeps them in Redis (the broker's server), so several instances
+behind one proxy allow an address the rate once, not once each. One atomic script takes a
+token, on Redis's own clock (the instances' clocks never disagree about a bucket). When Redis
+does not answer within :data:`SHARED_TIMEOUT`, the instance counts in its own buckets until
+Redis is back (:data:`SHARED_RETRY` seconds later): a broken Redis never stalls a request or
+lifts the limits, it only makes them per instance for a while.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
+import logging
 import math
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from typing import Any
 
+from bobing.realtime.broker import broker_scheme
+from bobing.realtime.redis import _redis_module, safe_url
 from bobing.web.problems import ApiError
 
+log = logging.getLogger("bobing.web")
+
 MAX_KEYS = 50_000
+SHARED_TIMEOUT = 0.5
+"""Seconds a request waits for Redis before counting in this instance's buckets."""
+SHARED_RETRY = 5.0
+"""Seconds between two tries of a Redis that did not answer."""
 
 
 class RateLimiter:
@@ -34,6 +51,11 @@ class RateLimiter:
         self.max_keys = max_keys
         self._buckets: OrderedDict[tuple[str, str], tuple[float, float]] = OrderedDict()
 
+    async def acquire(self, action: str, address: str) -> None:
+        """Allow one ``action`` from ``address`` now, or raise a 429 with ``retry_after``
+        (what every route calls; here it never waits)."""
+        self.check(action, address)
+
     def check(self, action: str, address: str) -> None:
         """Allow one ``action`` from ``address`` now, or raise a 429 with ``retry_after``."""
         rate = self.per_minute.get(action, 0)
@@ -47,18 +69,134 @@ class RateLimiter:
         tokens = min(capacity, tokens + (now - then) * per_second)
         if tokens < 1:
             self._buckets[key] = (tokens, now)
-            wait = math.ceil((1 - tokens) / per_second)
-            raise ApiError(
-                "rate_limited",
-                f"too many {action} requests from this address: at most {rate:g} a minute; "
-                f"try again in {wait} s",
-                action=action,
-                limit=int(rate) if rate == int(rate) else rate,
-                retry_after=wait,
-            )
+            raise refusal(action, rate, tokens)
         self._buckets[key] = (tokens - 1, now)
         while len(self._buckets) > self.max_keys:
             self._buckets.popitem(last=False)
+
+    async def close(self) -> None:
+        """Let go of what the limiter holds (nothing, in this process)."""
+
+
+def refusal(action: str, rate: float, tokens: float) -> ApiError:
+    """The ``rate_limited`` problem for a bucket holding ``tokens`` (< 1) at ``rate`` a minute."""
+    wait = max(1, math.ceil((1 - tokens) / (rate / 60)))
+    return ApiError(
+        "rate_limited",
+        f"too many {action} requests from this address: at most {rate:g} a minute; "
+        f"try again in {wait} s",
+        action=action,
+        limit=int(rate) if rate == int(rate) else rate,
+        retry_after=wait,
+    )
+
+
+TAKE_TOKEN = """
+local capacity = tonumber(ARGV[1])
+local per_second = tonumber(ARGV[2])
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) + tonumber(clock[2]) / 1000000
+local bucket = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local tokens = tonumber(bucket[1]) or capacity
+local at = tonumber(bucket[2]) or now
+tokens = math.min(capacity, tokens + math.max(0, now - at) * per_second)
+local allowed = 0
+if tokens >= 1 then
+  tokens = tokens - 1
+  allowed = 1
+end
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now))
+redis.call('EXPIRE', KEYS[1], math.ceil(capacity / per_second) + 1)
+return {allowed, tostring(tokens)}
+"""
+"""Take one token from the bucket ``KEYS[1]`` (capacity, refill per second): ``{1|0, tokens}``.
+The bucket expires once it would be full again, so Redis keeps only the busy ones."""
+
+
+class SharedRateLimiter(RateLimiter):
+    """The buckets in Redis (``redis://…``), shared by every instance that uses the same one."""
+
+    def __init__(
+        self,
+        per_minute: dict[str, float],
+        url: str,
+        *,
+        prefix: str = "bobing:rate:",
+        timeout: float = SHARED_TIMEOUT,
+        retry: float = SHARED_RETRY,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        super().__init__(per_minute, clock=clock)
+        self.url = url
+        self.prefix = prefix
+        self.timeout = timeout
+        self.retry = retry
+        self._client: Any = None
+        self._script: Any = None
+        self._down_until = 0.0
+        self.fallbacks = 0
+        """Requests counted in this instance's buckets because Redis did not answer."""
+        self.redis_tries = 0
+        """Requests sent to Redis (answered or not)."""
+
+    async def acquire(self, action: str, address: str) -> None:
+        rate = self.per_minute.get(action, 0)
+        if rate <= 0:
+            return
+        if self.clock() < self._down_until:
+            self.fallbacks += 1
+            self.check(action, address)
+            return
+        self.redis_tries += 1
+        try:
+            allowed, tokens = await asyncio.wait_for(
+                self._take(action, address, rate), self.timeout
+            )
+        except Exception as exc:  # Redis down, slow or refusing: count here for a while
+            log.warning(
+                "rate limits: Redis %s did not answer (%s); counting in this instance for %g s",
+                safe_url(self.url),
+                type(exc).__name__,
+                self.retry,
+            )
+            self._down_until = self.clock() + self.retry
+            self.fallbacks += 1
+            self.check(action, address)
+            return
+        if not allowed:
+            raise refusal(action, rate, tokens)
+
+    async def _take(self, action: str, address: str, rate: float) -> tuple[bool, float]:
+        if self._script is None:
+            self._client = _redis_module().from_url(
+                self.url,
+                decode_responses=True,
+                socket_connect_timeout=self.timeout,
+                socket_timeout=self.timeout,
+            )
+            self._script = self._client.register_script(TAKE_TOKEN)
+        key = f"{self.prefix}{action}:{address_key(address)}"
+        reply = await self._script(keys=[key], args=[max(rate, 1.0), rate / 60])
+        return bool(int(reply[0])), float(reply[1])
+
+    async def close(self) -> None:
+        if self._client is not None:
+            client, self._client, self._script = self._client, None, None
+            await client.aclose()
+
+
+def rate_limiter(
+    per_minute: dict[str, float], broker_url: str, *, deployment: str = ""
+) -> RateLimiter:
+    """The limiter for a server: shared through Redis when the broker is Redis, else local.
+
+    ``deployment`` names what the instances share (their database): instances of one
+    deployment share their buckets; another deployment on the same Redis has its own.
+    """
+    if broker_scheme(broker_url) != "memory":
+        scope = hashlib.sha256(f"bobing-deployment:{deployment}".encode()).hexdigest()[:16]
+        return SharedRateLimiter(per_minute, broker_url, prefix=f"bobing:rate:{scope}:")
+    return RateLimiter(per_minute)
 
 
 def address_key(address: str | None) -> str:

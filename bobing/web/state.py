@@ -106,6 +106,8 @@ def auto_throw(runtime: Runtime) -> dict[str, Any] | None:
     ):
         deadline = iso(runtime.turn_since + timedelta(seconds=runtime.auto_throw))
     return {"seconds": runtime.auto_throw, "deadline": deadline}
+
+
 def running_deadline(runtime: Runtime) -> str | None:
     """When the clock calls time, while it runs (a game in play, time not yet called)."""
     game = runtime.game

@@ -282,7 +282,6 @@ def parse_named_prizes(value: Any) -> dict[str, dict[str, Any]]:
     return out
 
 
-
 def parse_time_limit(value: Any) -> int | None:
     """A table's time limit in whole minutes (1-600), or None for a game without one."""
     if value is None:

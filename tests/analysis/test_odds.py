@@ -87,7 +87,16 @@ def test_only_producible_hands_are_listed() -> None:
 def test_kicker_distributions_match_research() -> None:
     result = odds(PRESETS["traditional"])
     assert result.kickers[Hand.SIHONG] == {
-        12: 15, 11: 30, 10: 15, 9: 30, 8: 60, 7: 60, 6: 45, 5: 30, 4: 45, 3: 30
+        12: 15,
+        11: 30,
+        10: 15,
+        9: 30,
+        8: 60,
+        7: 60,
+        6: 45,
+        5: 30,
+        4: 45,
+        3: 30,
     }
     assert result.kickers[Hand.WUHONG] == {6: 6, 5: 6, 3: 6, 2: 6, 1: 6}
     assert result.kickers[Hand.WUZI] == {6: 24, 5: 24, 4: 30, 3: 24, 2: 24, 1: 24}
@@ -173,7 +182,11 @@ def test_to_json() -> None:
     assert data["kickers"]["sihong"]["12"] == 15
     assert data["sijin_by_fours"] == {"0": 1200, "1": 600, "2": 75}
     assert data["zhuangyuan"]["levels"][0] == {
-        "rank": 1, "hand": "liubohong", "kicker": None, "dice": ["444444"], "count": 1
+        "rank": 1,
+        "hand": "liubohong",
+        "kicker": None,
+        "dice": ["444444"],
+        "count": 1,
     }
     assert json.loads(json.dumps(data)) == data
 

@@ -103,9 +103,7 @@ def play_engine(
         if game.state.throws == close_after and game.can_close():
             game.close()
     state = game.state
-    ranking = tuple(
-        (seat_of[e.player], e.hand, e.throw, e.prize) for e in game.ranking()
-    )
+    ranking = tuple((seat_of[e.player], e.hand, e.throw, e.prize) for e in game.ranking())
     assert state.ended_by is not None
     return RankedTrace(state.throws, state.turn, state.ended_by, ranking)
 

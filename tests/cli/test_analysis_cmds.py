@@ -387,7 +387,12 @@ def test_no_warning_reaches_the_user_under_rules_where_no_throw_ends_the_game(
                 "liubohei": "zhuangyuan",
                 "chajinhua_duitang": "none",
                 "zhuangyuan_order": [
-                    "chajinhua", "liubohong", "liubohei", "wuhong", "wuzi", "sihong"
+                    "chajinhua",
+                    "liubohong",
+                    "liubohei",
+                    "wuhong",
+                    "wuzi",
+                    "sihong",
                 ],
             }
         ),

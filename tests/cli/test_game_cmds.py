@@ -84,9 +84,21 @@ def test_json_from_stdin(
 def test_rules_rejudge_what_if_we_had_played_chase(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    record = {"rules": "traditional", "players": ["甲", "乙", "丙", "丁", "戊"],
-              "throws": ["235566", "123456", "235566", "235566", "654321", "235566", "235566",
-                         "235566", "162534"]}
+    record = {
+        "rules": "traditional",
+        "players": ["甲", "乙", "丙", "丁", "戊"],
+        "throws": [
+            "235566",
+            "123456",
+            "235566",
+            "235566",
+            "654321",
+            "235566",
+            "235566",
+            "235566",
+            "162534",
+        ],
+    }
     path = write(tmp_path, record)
     rules = write(tmp_path, {"preset": "traditional", "chase": {"tiers": ["duitang"]}}, "r.json")
     _, plain, _ = run(capsys, monkeypatch, "adjudicate", path, "--json")
@@ -137,8 +149,11 @@ def test_text_output_other_languages(
 def test_text_of_a_finished_game_says_who_won_and_why(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    record = {"rules": {"preset": "traditional", "prizes": SMALL}, "players": ["甲", "乙", "丙"],
-              "throws": ["444435", "444426", "123455"]}
+    record = {
+        "rules": {"preset": "traditional", "prizes": SMALL},
+        "players": ["甲", "乙", "丙"],
+        "throws": ["444435", "444426", "123455"],
+    }
     code, out, _ = run(capsys, monkeypatch, "adjudicate", write(tmp_path, record))
     assert code == 0
     assert "已结束：饼博完了，最后一轮也博完了" in out
@@ -151,8 +166,10 @@ def test_text_of_a_finished_game_says_who_won_and_why(
 def test_text_log_of_special_events(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    record = {"players": ["甲", "乙", "丙"], "throws": [
-        "444411", "444466", "444446", "444412", "444455", "123456", "235566", "444444"]}
+    record = {
+        "players": ["甲", "乙", "丙"],
+        "throws": ["444411", "444466", "444446", "444412", "444455", "123456", "235566", "444444"],
+    }
     code, out, _ = run(capsys, monkeypatch, "adjudicate", write(tmp_path, record))
     assert code == 0
     assert "第 1 掷 甲：444411 状元插金花 → 状元候选 → 兼得对堂×2" in out
@@ -163,9 +180,14 @@ def test_text_log_of_special_events(
     assert "收走 甲 的对堂×2" in out and "收走桌上的一秀×32" in out
     assert "不计" not in out.split("第 8 掷 乙：")[-1]
     assert "游戏结束（六勃红）" in out
-    grab = {"players": ["甲", "乙"], "throws": ["555555"],
-            "grab": {"甲": {"zhuangyuan": 1, "yixiu": 32},
-                     "乙": {"duitang": 2, "sanhong": 4, "sijin": 8, "erju": 16}}}
+    grab = {
+        "players": ["甲", "乙"],
+        "throws": ["555555"],
+        "grab": {
+            "甲": {"zhuangyuan": 1, "yixiu": 32},
+            "乙": {"duitang": 2, "sanhong": 4, "sijin": 8, "erju": 16},
+        },
+    }
     code, out, _ = run(capsys, monkeypatch, "adjudicate", write(tmp_path, grab, "g.json"))
     assert code == 0
     assert "六勃黑！关灯抢饼" in out and "乙 抢到 对堂 2、三红 4、四进 8、二举 16" in out
@@ -181,36 +203,67 @@ BAD_RECORDS: list[tuple[str, Any, str]] = [
     ("seven digits", {"players": ["甲", "乙"], "throws": ["4444123"]}, "throw 1"),
     ("a 0", {"players": ["甲", "乙"], "throws": ["123455", "444402"]}, "throw 2: '444402' has a 0"),
     ("a 7", {"players": ["甲", "乙"], "throws": ["123457"]}, "throw 1: '123457' has a 7"),
-    ("duplicate names", {"players": ["甲", "乙", "甲"], "throws": []},
-     "duplicate player name '甲'"),
-    ("unknown name", {"players": ["甲", "乙"], "throws": [{"player": "丙", "dice": "123456"}]},
-     "throw 1: unknown player '丙'"),
-    ("not their turn",
-     {"players": ["甲", "乙"], "throws": ["123455", {"player": "甲", "dice": "123456"}]},
-     "throw 2: it is 乙's turn, not 甲's"),
-    ("after the end", {"rules": {"preset": "traditional", "prizes": SMALL}, "players": ["甲", "乙"],
-                       "throws": ["444412", "123455", "235566", "235566"]},
-     "throw 3: the game is already over"),
+    (
+        "duplicate names",
+        {"players": ["甲", "乙", "甲"], "throws": []},
+        "duplicate player name '甲'",
+    ),
+    (
+        "unknown name",
+        {"players": ["甲", "乙"], "throws": [{"player": "丙", "dice": "123456"}]},
+        "throw 1: unknown player '丙'",
+    ),
+    (
+        "not their turn",
+        {"players": ["甲", "乙"], "throws": ["123455", {"player": "甲", "dice": "123456"}]},
+        "throw 2: it is 乙's turn, not 甲's",
+    ),
+    (
+        "after the end",
+        {
+            "rules": {"preset": "traditional", "prizes": SMALL},
+            "players": ["甲", "乙"],
+            "throws": ["444412", "123455", "235566", "235566"],
+        },
+        "throw 3: the game is already over",
+    ),
     ("unknown preset", {"rules": "nosuch", "players": ["甲", "乙"]}, "'nosuch'"),
-    ("unknown switch", {"rules": {"preset": "traditional", "colour": 1}, "players": ["甲", "乙"]},
-     "'colour'"),
-    ("unknown value", {"rules": {"preset": "traditional", "end": "never"}, "players": ["甲", "乙"]},
-     "'never' for end"),
-    ("grab not exact",
-     {"players": ["甲", "乙"], "throws": ["555555"], "grab": {"甲": {"zhuangyuan": 1}}},
-     "grab must allocate exactly"),
-    ("grab unknown player", {"players": ["甲", "乙"], "throws": ["555555"], "grab": {"丙": {}}},
-     "grab: unknown player '丙'"),
+    (
+        "unknown switch",
+        {"rules": {"preset": "traditional", "colour": 1}, "players": ["甲", "乙"]},
+        "'colour'",
+    ),
+    (
+        "unknown value",
+        {"rules": {"preset": "traditional", "end": "never"}, "players": ["甲", "乙"]},
+        "'never' for end",
+    ),
+    (
+        "grab not exact",
+        {"players": ["甲", "乙"], "throws": ["555555"], "grab": {"甲": {"zhuangyuan": 1}}},
+        "grab must allocate exactly",
+    ),
+    (
+        "grab unknown player",
+        {"players": ["甲", "乙"], "throws": ["555555"], "grab": {"丙": {}}},
+        "grab: unknown player '丙'",
+    ),
     ("grab without a grab", {"players": ["甲", "乙"], "throws": [], "grab": {"甲": {}}}, "grab"),
     ("no players", {"throws": []}, "players"),
-    ("bad start", {"players": ["甲", "乙"], "start": {"thrower": "甲", "dice": [3, 9]}},
-     "start.dice"),
+    (
+        "bad start",
+        {"players": ["甲", "乙"], "start": {"thrower": "甲", "dice": [3, 9]}},
+        "start.dice",
+    ),
 ]
 
 
 @pytest.mark.usefixtures("english")
-@pytest.mark.parametrize(("record", "needle"), [(r, n) for _, r, n in BAD_RECORDS],
-                         ids=[name for name, _, _ in BAD_RECORDS])
+@pytest.mark.parametrize(
+    ("record", "needle"),
+    [(r, n) for _, r, n in BAD_RECORDS],
+    ids=[name for name, _, _ in BAD_RECORDS],
+)
 @pytest.mark.parametrize("json_flag", [True, False], ids=["json", "text"])
 def test_bad_records_exit_2_naming_the_problem(
     capsys: pytest.CaptureFixture[str],
@@ -239,7 +292,9 @@ def test_bad_records_exit_2_naming_the_problem(
     ],
 )
 def test_bad_arguments_exit_2(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, args: list[str],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    args: list[str],
     needle: str,
 ) -> None:
     code, out, err = run(capsys, monkeypatch, *args)
@@ -282,8 +337,18 @@ def test_play_eof_saves_what_was_played(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     save = tmp_path / "partial.json"
-    code, out, err = run(capsys, monkeypatch, "play", "-p", "甲,乙", "--seed", "2", "--save",
-                         str(save), stdin="\n\n\n\n")
+    code, out, err = run(
+        capsys,
+        monkeypatch,
+        "play",
+        "-p",
+        "甲,乙",
+        "--seed",
+        "2",
+        "--save",
+        str(save),
+        stdin="\n\n\n\n",
+    )
     assert code == 0, err
     assert "输入结束：游戏停在第 3 掷之后。" in out
     record = load_record(save)
@@ -301,8 +366,17 @@ def test_play_physical_typed_dice(
 ) -> None:
     save = tmp_path / "real.json"
     typed = ["9", "3 4", "44441", "444412", "t", "跳猴", "４４４４６６", "abc", "1,2,3,4,5,6"]
-    code, out, err = run(capsys, monkeypatch, "play", "-p", "甲,乙,丙", "--physical", "--save",
-                         str(save), stdin="\n".join(typed) + "\n")
+    code, out, err = run(
+        capsys,
+        monkeypatch,
+        "play",
+        "-p",
+        "甲,乙,丙",
+        "--physical",
+        "--save",
+        str(save),
+        stdin="\n".join(typed) + "\n",
+    )
     assert code == 0, err
     assert "“9”不是两颗骰子" in out
     assert "“44441”不是六颗骰子：请输入六个 1–6 的数字，如 444412；跳猴输入 t" in out
@@ -313,15 +387,31 @@ def test_play_physical_typed_dice(
     record = load_record(save)
     assert record["start"] == {"thrower": "甲", "dice": [3, 4]}
     assert [t.get("dice", "t") for t in record["throws"]] == [
-        "444412", "t", "t", "444466", "123456"]
+        "444412",
+        "t",
+        "t",
+        "444466",
+        "123456",
+    ]
 
 
 def test_play_physical_lights_off_grab_is_settled_at_random(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     save = tmp_path / "grab.json"
-    code, out, _ = run(capsys, monkeypatch, "play", "-p", "甲,乙", "--physical", "--seed", "4",
-                       "--save", str(save), stdin="11\n123455\n555555\n")
+    code, out, _ = run(
+        capsys,
+        monkeypatch,
+        "play",
+        "-p",
+        "甲,乙",
+        "--physical",
+        "--seed",
+        "4",
+        "--save",
+        str(save),
+        stdin="11\n123455\n555555\n",
+    )
     assert code == 0
     assert "六勃黑！关灯抢饼" in out and "关灯了，饼随机分给大家" in out
     assert "结果：" in out
@@ -348,8 +438,9 @@ def test_play_names_from_a_file(
 ) -> None:
     names = tmp_path / "names.txt"
     names.write_text("阿明\n阿华\n\n小芳、老陈\n", encoding="utf-8")
-    code, out, _ = run(capsys, monkeypatch, "play", "--players-file", str(names), "--lang", "en",
-                       stdin="q\n")
+    code, out, _ = run(
+        capsys, monkeypatch, "play", "--players-file", str(names), "--lang", "en", stdin="q\n"
+    )
     assert code == 0
     assert "Bobing · Xiamen traditional (traditional) · 阿明, 阿华, 小芳, 老陈" in out
     assert "阿明 throws two dice to choose who starts" in out
@@ -369,7 +460,9 @@ def test_play_names_from_a_file(
     ],
 )
 def test_play_bad_arguments_exit_2(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, args: list[str],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    args: list[str],
     needle: str,
 ) -> None:
     code, out, err = run(capsys, monkeypatch, "play", *args, stdin="\n" * 10)
@@ -382,8 +475,18 @@ def test_play_cannot_save(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     target = tmp_path / "no" / "such" / "dir" / "g.json"
-    code, _, err = run(capsys, monkeypatch, "play", "-p", "甲,乙", "--seed", "1", "--save",
-                       str(target), stdin="\nq\n")
+    code, _, err = run(
+        capsys,
+        monkeypatch,
+        "play",
+        "-p",
+        "甲,乙",
+        "--seed",
+        "1",
+        "--save",
+        str(target),
+        stdin="\nq\n",
+    )
     assert code == 2 and "cannot save the record" in err
 
 
@@ -398,15 +501,22 @@ def run_console(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]
     assert BOBING.exists(), f"console script missing: {BOBING}"
     environ = {k: v for k, v in os.environ.items() if k != "BOBING_LANG"}
     return subprocess.run(
-        [str(BOBING), *args], input=stdin, capture_output=True, text=True, encoding="utf-8",
-        env=environ, timeout=120, check=False,
+        [str(BOBING), *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        env=environ,
+        timeout=120,
+        check=False,
     )
 
 
 def test_console_play_and_adjudicate(tmp_path: Path) -> None:
     save = tmp_path / "g.json"
-    done = run_console("play", "--players", "甲,乙,丙", "--seed", "8", "--save", str(save),
-                       stdin="\n" * 3000)
+    done = run_console(
+        "play", "--players", "甲,乙,丙", "--seed", "8", "--save", str(save), stdin="\n" * 3000
+    )
     assert done.returncode == 0, done.stderr
     assert "\x1b" not in done.stdout  # no animation or colour on a pipe
     judged = run_console("adjudicate", str(save), "--json")
@@ -474,11 +584,21 @@ def test_docs_show_real_output(
     code, out, _ = run(capsys, monkeypatch, "adjudicate", "tests/golden/records/example.json")
     assert code == 0
     assert f"$ bobing adjudicate tests/golden/records/example.json\n{out}```" in docs
-    for option in ("--players", "--players-file", "--rules", "--physical", "--seed", "--save",
-                   "--lang", "--json"):
+    for option in (
+        "--players",
+        "--players-file",
+        "--rules",
+        "--physical",
+        "--seed",
+        "--save",
+        "--lang",
+        "--json",
+    ):
         assert option in docs
-    for args in (["tests/golden/records/closed.json", "--lang", "en"],
-                 ["tests/golden/records/ranked_2013.json"]):
+    for args in (
+        ["tests/golden/records/closed.json", "--lang", "en"],
+        ["tests/golden/records/ranked_2013.json"],
+    ):
         code, out, _ = run(capsys, monkeypatch, "adjudicate", *args)
         assert code == 0
         assert f"$ bobing adjudicate {' '.join(args)}\n{out}```" in docs
@@ -497,17 +617,33 @@ def test_ranked_json_has_the_ranking(
     assert code == 0
     result = json.loads(out)
     assert result["ended_by"] == "rounds" and result["zhuangyuan"] is None
-    assert result["pool"] == {} and set(result["holdings"]) == set(load_record(RANKED_2013)[
-        "players"])
+    assert result["pool"] == {} and set(result["holdings"]) == set(
+        load_record(RANKED_2013)["players"]
+    )
     # Worked by hand: 插金花 > 五子 > the two 四红带八 (甲 threw first) > the 对堂s ... and 丙,
     # whose only throw was a 跳猴, comes last with the last prize (13 prizes for 13 people).
     assert [(e["player"], e["prize"]) for e in result["ranking"]] == [
-        ("辛", "一等奖"), ("癸", "二等奖"), ("甲", "三等奖"), ("戊", "四等奖"), ("乙", "四等奖"),
-        ("庚", "五等奖"), ("丑", "五等奖"), ("己", "六等奖"), ("寅", "六等奖"), ("壬", "七等奖"),
-        ("子", "七等奖"), ("丁", "七等奖"), ("丙", "安慰奖"),
+        ("辛", "一等奖"),
+        ("癸", "二等奖"),
+        ("甲", "三等奖"),
+        ("戊", "四等奖"),
+        ("乙", "四等奖"),
+        ("庚", "五等奖"),
+        ("丑", "五等奖"),
+        ("己", "六等奖"),
+        ("寅", "六等奖"),
+        ("壬", "七等奖"),
+        ("子", "七等奖"),
+        ("丁", "七等奖"),
+        ("丙", "安慰奖"),
     ]
-    assert result["ranking"][-1] == {"player": "丙", "hand": None, "dice": None, "throw": None,
-                                     "prize": "安慰奖"}
+    assert result["ranking"][-1] == {
+        "player": "丙",
+        "hand": None,
+        "dice": None,
+        "throw": None,
+        "prize": "安慰奖",
+    }
 
 
 def test_ranked_text_shows_the_ranking_not_cakes(
@@ -528,8 +664,11 @@ def test_closed_text_and_json(
     code, out, _ = run(capsys, monkeypatch, "adjudicate", str(CLOSED), "--json")
     result = json.loads(out)
     assert code == 0 and result["ended_by"] == "closed" and result["closed"] is True
-    assert result["holdings"] == {"甲": {"duitang": 1}, "乙": {}, "丙": {"zhuangyuan": 1,
-                                                                      "duitang": 1}}
+    assert result["holdings"] == {
+        "甲": {"duitang": 1},
+        "乙": {},
+        "丙": {"zhuangyuan": 1, "duitang": 1},
+    }
     code, out, _ = run(capsys, monkeypatch, "adjudicate", str(CLOSED))
     assert "宣布结束：博到第 1 轮 乙 为止" in out
     assert "已结束：主持人宣布结束" in out
@@ -543,8 +682,7 @@ def test_a_close_with_a_second_close_exits_2_naming_it(
     code, out, err = run(capsys, monkeypatch, "adjudicate", write(tmp_path, record))
     assert code == 2 and out == ""
     assert "第 1 掷之后的结束：已经宣布过结束" in err
-    code, out, err = run(capsys, monkeypatch, "adjudicate", write(tmp_path, record), "--lang",
-                         "en")
+    code, out, err = run(capsys, monkeypatch, "adjudicate", write(tmp_path, record), "--lang", "en")
     assert "close after throw 1: time was already called" in err
 
 
@@ -553,8 +691,17 @@ def test_play_e_calls_time_and_the_round_is_finished(
 ) -> None:
     save = tmp_path / "closed.json"
     typed = ["11", "444412", "e", "e", "123456", "235566"]
-    code, out, err = run(capsys, monkeypatch, "play", "-p", "甲,乙,丙", "--physical",
-                         "--save", str(save), stdin="\n".join(typed) + "\n")
+    code, out, err = run(
+        capsys,
+        monkeypatch,
+        "play",
+        "-p",
+        "甲,乙,丙",
+        "--physical",
+        "--save",
+        str(save),
+        stdin="\n".join(typed) + "\n",
+    )
     assert code == 0, err
     # 1+1 counted from 甲 makes 乙 the starter: 乙, 丙, 甲; time is called after 乙's throw.
     assert "已宣布结束。" in out and "宣布结束：博到第 1 轮 甲 为止" in out
@@ -568,10 +715,27 @@ def test_play_e_calls_time_and_the_round_is_finished(
 def test_play_a_ranked_session_shows_the_ranking(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    rules = write(tmp_path, {"preset": "traditional", "award": "ranked", "rounds": 1,
-                             "ranked_prizes": [{"name": "一等奖"}]}, "ranked.json")
-    code, out, err = run(capsys, monkeypatch, "play", "-p", "甲,乙", "--physical", "--rules",
-                         rules, stdin="11\n123456\n444412\n")
+    rules = write(
+        tmp_path,
+        {
+            "preset": "traditional",
+            "award": "ranked",
+            "rounds": 1,
+            "ranked_prizes": [{"name": "一等奖"}],
+        },
+        "ranked.json",
+    )
+    code, out, err = run(
+        capsys,
+        monkeypatch,
+        "play",
+        "-p",
+        "甲,乙",
+        "--physical",
+        "--rules",
+        rules,
+        stdin="11\n123456\n444412\n",
+    )
     assert code == 0, err
     assert "排名（每人只取博到的最高奖项）：" in out
     assert "目前第一：乙，对堂（123456，第 1 掷）——一等奖" in out  # 1+1 from 甲: 乙 starts
@@ -585,8 +749,9 @@ def test_play_thirteen_players_with_max_players(
 ) -> None:
     rules = write(tmp_path, {"preset": "traditional", "max_players": 13}, "13.json")
     names = ",".join(f"p{i}" for i in range(13))
-    code, out, err = run(capsys, monkeypatch, "play", "-p", names, "--rules", rules,
-                         "--seed", "1", stdin="q\n")
+    code, out, err = run(
+        capsys, monkeypatch, "play", "-p", names, "--rules", rules, "--seed", "1", stdin="q\n"
+    )
     assert code == 0, err
     code, out, err = run(capsys, monkeypatch, "play", "--rules", rules, stdin="")
     assert "玩家名字（2–13 人" in out
@@ -620,15 +785,27 @@ def test_rejudging_says_why_throws_are_renumbered(
     golden = Path(__file__).parents[1] / "golden" / "records"
     # traditional → modern: a 跳猴 no longer costs a turn, so the turns (and numbers) move
     code, out, _ = run(
-        capsys, monkeypatch, "adjudicate", str(golden / "example.json"), "--rules", "modern",
-        "--lang", "en",
+        capsys,
+        monkeypatch,
+        "adjudicate",
+        str(golden / "example.json"),
+        "--rules",
+        "modern",
+        "--lang",
+        "en",
     )
     assert code == 0
     assert "throw numbers and who threw when differ from the record" in out
     # jinhua → modern changes no turn: nothing to explain
     code, out, _ = run(
-        capsys, monkeypatch, "adjudicate", str(golden / "jinhua_in_progress.json"),
-        "--rules", "modern", "--lang", "en",
+        capsys,
+        monkeypatch,
+        "adjudicate",
+        str(golden / "jinhua_in_progress.json"),
+        "--rules",
+        "modern",
+        "--lang",
+        "en",
     )
     assert code == 0
     assert "re-judged under" in out and "differ from the record" not in out
@@ -646,7 +823,11 @@ def test_enter_during_the_roll_leaves_no_frames_and_is_not_a_throw() -> None:
     main, child = pty.openpty()
     proc = subprocess.Popen(
         [bobing, "play", "--players", "甲,乙", "--seed", "7"],
-        stdin=child, stdout=child, stderr=child, env=env, close_fds=True,
+        stdin=child,
+        stdout=child,
+        stderr=child,
+        env=env,
+        close_fds=True,
     )
     os.close(child)
     seen = b""

@@ -45,9 +45,7 @@ def test_rules_change_the_answer(
     game = json.loads(out)["game"]
     assert game["players"] == 10
     assert game["throws_mean"] == pytest.approx(expected_game_length(MODERN, 10).throws_mean)
-    assert game["throws_mean"] != pytest.approx(
-        expected_game_length(TRADITIONAL, 10).throws_mean
-    )
+    assert game["throws_mean"] != pytest.approx(expected_game_length(TRADITIONAL, 10).throws_mean)
 
 
 def test_text_in_chinese_and_english(

@@ -492,7 +492,11 @@ def test_classify_reports_the_wuzi_bonus(
     assert code == 0
     data = json.loads(out)
     assert {k: data[k] for k in ("hand", "tier", "kicker", "bonus")} == {
-        "hand": "wuzi", "tier": "zhuangyuan", "kicker": 4, "bonus": ["yixiu"]}
+        "hand": "wuzi",
+        "tier": "zhuangyuan",
+        "kicker": 4,
+        "bonus": ["yixiu"],
+    }
     code, out, _ = run(capsys, monkeypatch, "classify", "222224", "--rules", str(path))
     assert "另得    一秀 (yixiu)" in out and "五颗2点，另一颗是红四，同时得一秀" in out
     code, out, _ = run(capsys, monkeypatch, "classify", "222224", "--json")
@@ -505,11 +509,23 @@ def test_rules_shows_a_ranked_rule_file(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     path = tmp_path / "party.json"
-    path.write_text(json.dumps({
-        "preset": "traditional", "award": "ranked", "max_players": 13, "rounds": 3,
-        "liubohei": "take_one", "ranked_prizes": [
-            {"name": "一等奖", "count": 1, "value": 498}, {"name": "纪念奖", "count": 12}]},
-        ensure_ascii=False), encoding="utf-8")
+    path.write_text(
+        json.dumps(
+            {
+                "preset": "traditional",
+                "award": "ranked",
+                "max_players": 13,
+                "rounds": 3,
+                "liubohei": "take_one",
+                "ranked_prizes": [
+                    {"name": "一等奖", "count": 1, "value": 498},
+                    {"name": "纪念奖", "count": 12},
+                ],
+            },
+            ensure_ascii=False,
+        ),
+        encoding="utf-8",
+    )
     code, out, _ = run(capsys, monkeypatch, "rules", str(path))
     assert code == 0
     assert "award = ranked\n    博什么奖：排名发奖：每人只取博到的最高奖项，一人一份" in out
@@ -520,30 +536,50 @@ def test_rules_shows_a_ranked_rule_file(
     assert "先是上面的状元顺序，然后 六勃黑 > 对堂 > 三红 > 四进 > 二举 > 一秀 > 无" in out
     code, out, _ = run(capsys, monkeypatch, "rules", str(path), "--json")
     data = json.loads(out)
-    assert data["ranked_prizes"] == [{"name": "一等奖", "count": 1, "value": 498},
-                                     {"name": "纪念奖", "count": 12}]
+    assert data["ranked_prizes"] == [
+        {"name": "一等奖", "count": 1, "value": 498},
+        {"name": "纪念奖", "count": 12},
+    ]
     assert data["rounds"] == 3 and data["award"] == "ranked"
 
 
 @pytest.mark.parametrize(
     ("overrides", "needle"),
     [
-        ({"liubohei": "take_one", "zhuangyuan_order": [
-            "liubohong", "liubohei", "chajinhua", "wuhong", "wuzi", "sihong"]},
-         "zhuangyuan_order 不能列出 liubohei：liubohei 设为 take_one，六勃黑不算状元"),
-        ({"six_ones": "biandijin", "biandijin": "zhuangyuan_take_remaining_end"},
-         "zhuangyuan_order 必须列出 biandijin"),
+        (
+            {
+                "liubohei": "take_one",
+                "zhuangyuan_order": [
+                    "liubohong",
+                    "liubohei",
+                    "chajinhua",
+                    "wuhong",
+                    "wuzi",
+                    "sihong",
+                ],
+            },
+            "zhuangyuan_order 不能列出 liubohei：liubohei 设为 take_one，六勃黑不算状元",
+        ),
+        (
+            {"six_ones": "biandijin", "biandijin": "zhuangyuan_take_remaining_end"},
+            "zhuangyuan_order 必须列出 biandijin",
+        ),
         ({"ranked_prizes": [{"name": "一等奖"}]}, "ranked_prizes 只用于 award 为 ranked"),
         ({"rounds": 2}, "rounds 只用于 award 为 ranked"),
         ({"award": "ranked"}, "ranked_prizes 必须列出奖品"),
-        ({"award": "ranked", "ranked_prizes": [{"name": "一等奖", "count": 1.5}]},
-         "ranked_prizes 第 1 项：count 必须是 1-999 的整数，不能是 1.5"),
+        (
+            {"award": "ranked", "ranked_prizes": [{"name": "一等奖", "count": 1.5}]},
+            "ranked_prizes 第 1 项：count 必须是 1-999 的整数，不能是 1.5",
+        ),
         ({"max_players": 31}, "max_players 的值 31 无效：必须是 2-30 的整数"),
     ],
 )
 def test_self_contradicting_rule_files_exit_2(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
-    overrides: dict[str, object], needle: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    overrides: dict[str, object],
+    needle: str,
 ) -> None:
     path = tmp_path / "bad.json"
     path.write_text(json.dumps({"preset": "traditional", **overrides}), encoding="utf-8")

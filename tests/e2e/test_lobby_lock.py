@@ -20,7 +20,9 @@ def test_the_host_locks_and_opens_the_lobby(browser: Browser, server: Server) ->
 
     host.get_by_role("button", name="锁定大厅").click()
     expect(host.get_by_role("button", name="打开大厅")).to_have_attribute("aria-pressed", "true")
-    expect(host.locator("#lock-state")).to_have_text("大厅已锁定：别人不能自行入座，只有你还能安排座位。")
+    expect(host.locator("#lock-state")).to_have_text(
+        "大厅已锁定：别人不能自行入座，只有你还能安排座位。"
+    )
     expect(guest.locator(".lock-hint")).to_have_text("桌主已锁定大厅，暂时不能入座。")
     expect(guest.get_by_label("你的名字")).to_have_count(0)
     browser.shot(host, "lobby-locked")

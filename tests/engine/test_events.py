@@ -78,8 +78,15 @@ def test_events_are_frozen(event: Event) -> None:
 
 def test_source_is_from_in_json() -> None:
     data = event_to_json(Awarded(9, "丁", "duitang", 1, "乙", "chase"))
-    assert data == {"type": "awarded", "throw": 9, "player": "丁", "tier": "duitang",
-                    "count": 1, "from": "乙", "reason": "chase"}
+    assert data == {
+        "type": "awarded",
+        "throw": 9,
+        "player": "丁",
+        "tier": "duitang",
+        "count": 1,
+        "from": "乙",
+        "reason": "chase",
+    }
     assert "source" not in data
 
 
@@ -117,8 +124,8 @@ def test_versioned_log() -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["bobing.engine.events", "bobing.engine.game", "bobing.engine.record",
-             "bobing.cli.game_cmds"]
+    "name",
+    ["bobing.engine.events", "bobing.engine.game", "bobing.engine.record", "bobing.cli.game_cmds"],
 )
 def test_doctests(name: str) -> None:
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)

@@ -300,7 +300,10 @@ def test_grab_given_and_random() -> None:
     assert game.can_grab({"乙": left})
     game.grab({"乙": left})
     assert game.is_over and game.result()["zhuangyuan"] == {
-        "player": "乙", "hand": None, "dice": None, "throw": None
+        "player": "乙",
+        "hand": None,
+        "dice": None,
+        "throw": None,
     }
     with pytest.raises(IllegalAction, match="no lights-off grab"):
         game.grab(rng=random.Random(1))

@@ -29,13 +29,26 @@ RANKABLE = ["liubohong", "biandijin", "liubohei", "chajinhua", "wuhong", "wuzi",
 # Throws that make things happen, mixed into uniform random dice; the game-ending ones rarely.
 ENDING = ["444444", "555555", "111111"]
 SPECIAL = [
-    "444411", "444446", "444441", "222226", "333331", "555554", "444466", "444412", "444435",
-    "444426", "123456", "334455", "444123", "333341", "222244", "441235", "123455",
+    "444411",
+    "444446",
+    "444441",
+    "222226",
+    "333331",
+    "555554",
+    "444466",
+    "444412",
+    "444435",
+    "444426",
+    "123456",
+    "334455",
+    "444123",
+    "333341",
+    "222244",
+    "441235",
+    "123455",
 ]
 
-SETTINGS = settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @st.composite
@@ -113,14 +126,19 @@ def records(draw: st.DrawFn, *, ranked: bool = False) -> dict[str, Any]:
     size = draw(st.integers(2, 12))
     players = NAMES[:size]
     rules = draw(ranked_specs()) if ranked else draw(rule_specs())
-    record: dict[str, Any] = {"rules": rules, "players": players,
-                              "seed": draw(st.integers(0, 2**32))}
+    record: dict[str, Any] = {
+        "rules": rules,
+        "players": players,
+        "seed": draw(st.integers(0, 2**32)),
+    }
     start = draw(st.sampled_from(["none", "starter", "thrower"]))
     if start == "starter":
         record["start"] = {"starter": draw(st.sampled_from(players))}
     elif start == "thrower":
-        record["start"] = {"thrower": draw(st.sampled_from(players)),
-                           "dice": [draw(st.integers(1, 6)), draw(st.integers(1, 6))]}
+        record["start"] = {
+            "thrower": draw(st.sampled_from(players)),
+            "dice": [draw(st.integers(1, 6)), draw(st.integers(1, 6))],
+        }
     record["throws"] = draw(throw_list())
     if draw(st.integers(0, 2)) == 0:
         at = draw(st.integers(0, len(record["throws"])))
@@ -290,10 +308,13 @@ def test_ranked_prizes_one_each_by_best_throw(record: dict[str, Any]) -> None:
             mine = best.get(event.player)  # type: ignore[attr-defined]
             if mine is None or key > mine[0]:
                 best[event.player] = (key, event.throw, event.dice)  # type: ignore[attr-defined]
-    order = [(tuple(-k for k in best[e.player][0]), best[e.player][1]) for e in ranking
-             if e.player in best]
+    order = [
+        (tuple(-k for k in best[e.player][0]), best[e.player][1])
+        for e in ranking
+        if e.player in best
+    ]
     assert order == sorted(order)
-    assert [e.player for e in ranking[len(order):]] == [
+    assert [e.player for e in ranking[len(order) :]] == [
         p for p in [game.players[s] for s in game.state.play_order()] if p not in best
     ]
     for entry in ranking:

@@ -124,7 +124,13 @@ VARIANTS: list[RuleSet] = [
             "six_ones": "biandijin",
             "biandijin": "zhuangyuan",
             "zhuangyuan_order": [
-                "liubohong", "biandijin", "liubohei", "chajinhua", "wuhong", "wuzi", "sihong"
+                "liubohong",
+                "biandijin",
+                "liubohei",
+                "chajinhua",
+                "wuhong",
+                "wuzi",
+                "sihong",
             ],
         }
     ),

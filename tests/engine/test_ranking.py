@@ -34,7 +34,13 @@ VARIANTS: list[RuleSet] = [
             "six_ones": "biandijin",
             "biandijin": "zhuangyuan",
             "zhuangyuan_order": [
-                "biandijin", "chajinhua", "liubohong", "liubohei", "wuhong", "wuzi", "sihong"
+                "biandijin",
+                "chajinhua",
+                "liubohong",
+                "liubohei",
+                "wuhong",
+                "wuzi",
+                "sihong",
             ],
         }
     ),
@@ -110,8 +116,11 @@ def test_ranking_partitions_the_zhuangyuan_hands(rules: RuleSet) -> None:
         assert {rules.zhuangyuan_key(c) for c in level} == {keys[index - 1]}
         assert all(zhuangyuan_level(rules, c) == index for c in level)
     # Hands appear in zhuangyuan_order's order, each in one consecutive run.
-    runs = [level[0].hand for i, level in enumerate(levels) if i == 0 or levels[i - 1][0].hand
-            is not level[0].hand]
+    runs = [
+        level[0].hand
+        for i, level in enumerate(levels)
+        if i == 0 or levels[i - 1][0].hand is not level[0].hand
+    ]
     assert runs == [h for h in rules.zhuangyuan_order if any(c.hand is h for c in flat)]
 
 

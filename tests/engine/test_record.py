@@ -43,7 +43,10 @@ def test_the_rules_md_example_record() -> None:
         "start": {"thrower": "甲", "dice": [3, 4]},
         "seed": 7,
         "throws": [
-            "444412", {"dice": "123456"}, {"tiaohou": True}, {"player": "乙", "dice": "441266"}
+            "444412",
+            {"dice": "123456"},
+            {"tiaohou": True},
+            {"player": "乙", "dice": "441266"},
         ],
     }
     # Counterclockwise, seven counted from 甲: 甲 丙 乙 甲 丙 乙 甲, so 甲 starts and play goes
@@ -62,7 +65,12 @@ def test_result_has_exactly_the_documented_keys() -> None:
     result = adjudicate(base())
     assert set(result) >= {"status", "ended_by", "next", "zhuangyuan", "holdings", "pool", "events"}
     assert result["pool"] == {
-        "zhuangyuan": 1, "duitang": 1, "sanhong": 4, "sijin": 8, "erju": 15, "yixiu": 32
+        "zhuangyuan": 1,
+        "duitang": 1,
+        "sanhong": 4,
+        "sijin": 8,
+        "erju": 15,
+        "yixiu": 32,
     }
     assert result["events"][0]["type"] == "started"
     assert all("type" in e for e in result["events"])
@@ -129,8 +137,11 @@ def test_missing_players_is_an_error() -> None:
 
 
 def test_a_throw_after_the_game_is_over_is_an_error() -> None:
-    record = {"rules": {"preset": "traditional", "prizes": SMALL}, "players": ["甲", "乙"],
-              "throws": ["444412", "123455", "235566"]}
+    record = {
+        "rules": {"preset": "traditional", "prizes": SMALL},
+        "players": ["甲", "乙"],
+        "throws": ["444412", "123455", "235566"],
+    }
     with pytest.raises(RecordError, match=r"throw 3: the game is already over"):
         adjudicate(record)
 
@@ -241,23 +252,34 @@ def test_golden_records_are_valid_and_round_trip() -> None:
 
 def test_rejudging_keeps_each_players_throws() -> None:
     # Traditional: 甲 跳猴 and loses a turn. Modern play goes counterclockwise, no lost turn.
-    record = {"rules": "traditional", "players": ["甲", "乙", "丙"],
-              "throws": [{"tiaohou": True}, "123455", "441235", "444412", "654321", "235566",
-                         "111222"]}
+    record = {
+        "rules": "traditional",
+        "players": ["甲", "乙", "丙"],
+        "throws": [{"tiaohou": True}, "123455", "441235", "444412", "654321", "235566", "111222"],
+    }
     original = [(e.player, e.dice) for e in play_record(record).events if e.type == "thrown"]  # type: ignore[attr-defined]
     assert original[3] == ("乙", "444412")
     judged = judge_record(record, MODERN)
     assert judged.rejudged
     thrown = [(e.player, e.dice) for e in judged.game.events if e.type == "thrown"]  # type: ignore[attr-defined]
-    assert thrown == [("甲", None), ("丙", "441235"), ("乙", "123455"), ("甲", "235566"),
-                      ("丙", "654321"), ("乙", "444412")]
+    assert thrown == [
+        ("甲", None),
+        ("丙", "441235"),
+        ("乙", "123455"),
+        ("甲", "235566"),
+        ("丙", "654321"),
+        ("乙", "444412"),
+    ]
     assert judged.unused_throws == 1  # 乙's 111222: 甲 has no throw left for the next turn
     assert judged.game.next_player == "甲"
 
 
 def test_rejudging_stops_when_a_player_has_no_throw_left_or_the_game_ends() -> None:
-    record = {"rules": "traditional", "players": ["甲", "乙", "丙"],
-              "throws": ["123455", "235566", "235566", "123455"]}
+    record = {
+        "rules": "traditional",
+        "players": ["甲", "乙", "丙"],
+        "throws": ["123455", "235566", "235566", "123455"],
+    }
     judged = judge_record(record, MODERN)  # 甲 丙 乙 甲 丙: 丙 has no second throw
     assert judged.game.next_player == "丙"
     assert judged.unused_throws == 0
@@ -270,7 +292,8 @@ def test_rejudging_stops_when_a_player_has_no_throw_left_or_the_game_ends() -> N
 
 def test_a_record_without_rules_is_played_under_the_given_rules() -> None:
     record = {
-        "players": ["甲", "乙", "丙"], "throws": ["444412", {"player": "丙", "dice": "123456"}]
+        "players": ["甲", "乙", "丙"],
+        "throws": ["444412", {"player": "丙", "dice": "123456"}],
     }
     with pytest.raises(RecordError, match="throw 2"):
         adjudicate(record)  # traditional: 乙 throws second
@@ -291,8 +314,12 @@ def test_rejudging_still_rejects_a_bad_record() -> None:
 
 
 def test_rejudged_grab_uses_the_records_seed() -> None:
-    record = {"rules": {"preset": "traditional", "liubohei": "ignore"}, "players": ["甲", "乙"],
-              "seed": 5, "throws": ["123455", "555555"]}
+    record = {
+        "rules": {"preset": "traditional", "liubohei": "ignore"},
+        "players": ["甲", "乙"],
+        "seed": 5,
+        "throws": ["123455", "555555"],
+    }
     once = adjudicate(record, "traditional")
     assert once["ended_by"] == "liubohei"
     assert once == adjudicate(record, "traditional")
@@ -310,16 +337,31 @@ def test_rejudged_grab_uses_the_records_seed() -> None:
 @pytest.mark.parametrize(
     ("throws", "code", "needle"),
     [
-        (["123456", {"close": True}, {"close": True}], "close_twice",
-         "close after throw 1: time was already called"),
-        (["444412", "123456", "235566", {"close": True}, "444466"], "throw_after_end",
-         "throw 4: the game is already over (1 throw(s) after the end)"),
-        (["444412", {"close": True}, "123456", "235566", "444466", {"close": True}],
-         "throw_after_end", "throw 4: the game is already over (1 throw(s) after the end)"),
-        ([{"close": True}, {"close": True}], "close_after_end",
-         "close after throw 0: the game is already over"),
-        (["123455", "555555", {"close": True}], "close_during_grab",
-         "close after throw 2: the lights-off grab must be settled first"),
+        (
+            ["123456", {"close": True}, {"close": True}],
+            "close_twice",
+            "close after throw 1: time was already called",
+        ),
+        (
+            ["444412", "123456", "235566", {"close": True}, "444466"],
+            "throw_after_end",
+            "throw 4: the game is already over (1 throw(s) after the end)",
+        ),
+        (
+            ["444412", {"close": True}, "123456", "235566", "444466", {"close": True}],
+            "throw_after_end",
+            "throw 4: the game is already over (1 throw(s) after the end)",
+        ),
+        (
+            [{"close": True}, {"close": True}],
+            "close_after_end",
+            "close after throw 0: the game is already over",
+        ),
+        (
+            ["123455", "555555", {"close": True}],
+            "close_during_grab",
+            "close after throw 2: the lights-off grab must be settled first",
+        ),
         ([{"close": False}], "close_entry_invalid", "{'close': False}"),
         ([{"close": True, "player": "甲"}], "close_entry_invalid", "'player'"),
     ],
@@ -357,15 +399,24 @@ def test_more_players_than_max_players_is_an_error_naming_the_key() -> None:
     thirteen = [f"p{i}" for i in range(13)]
     with pytest.raises(RecordError, match="players: 13 players, but max_players is 12"):
         adjudicate({"players": thirteen, "throws": []})
-    result = adjudicate({"rules": {"preset": "traditional", "max_players": 13},
-                         "players": thirteen, "throws": ["444412"]})
+    result = adjudicate(
+        {
+            "rules": {"preset": "traditional", "max_players": 13},
+            "players": thirteen,
+            "throws": ["444412"],
+        }
+    )
     assert result["next"] == "p1"
 
 
 def test_ranked_record_output_has_the_ranking_and_no_cakes() -> None:
     record = {
-        "rules": {"preset": "modern", "award": "ranked", "rounds": 1,
-                  "ranked_prizes": [{"name": "一等奖", "count": 1, "value": 498}]},
+        "rules": {
+            "preset": "modern",
+            "award": "ranked",
+            "rounds": 1,
+            "ranked_prizes": [{"name": "一等奖", "count": 1, "value": 498}],
+        },
         "players": ["甲", "乙"],
         "throws": ["444444", "123456"],
     }

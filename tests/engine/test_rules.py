@@ -187,10 +187,21 @@ def test_missing_rule_file_and_directory(tmp_path: Path) -> None:
 # -- every way a rule object can be wrong ----------------------------------------------------
 
 ENUM_SWITCHES = [
-    s for s in SWITCHES if s not in ("zhuangyuan_order", "sijin_bonus", "chase",
-                                     "duitang_patterns", "prizes", "wuzi_bonus",
-                                     "liubohong_spares_chajinhua", "max_players",
-                                     "ranked_prizes", "rounds")
+    s
+    for s in SWITCHES
+    if s
+    not in (
+        "zhuangyuan_order",
+        "sijin_bonus",
+        "chase",
+        "duitang_patterns",
+        "prizes",
+        "wuzi_bonus",
+        "liubohong_spares_chajinhua",
+        "max_players",
+        "ranked_prizes",
+        "rounds",
+    )
 ]
 
 
@@ -249,7 +260,12 @@ def test_unknown_switch_names_it_and_lists_all(key: str) -> None:
         (
             {
                 "zhuangyuan_order": [
-                    "liubohong", "liubohei", "chajinhua", "wuhong", "wuzi", "sihong"
+                    "liubohong",
+                    "liubohei",
+                    "chajinhua",
+                    "wuhong",
+                    "wuzi",
+                    "sihong",
                 ]
             },
             "must not list liubohei: liubohei is grab_end",
@@ -258,7 +274,12 @@ def test_unknown_switch_names_it_and_lists_all(key: str) -> None:
         (
             {
                 "zhuangyuan_order": [
-                    "liubohong", "biandijin", "chajinhua", "wuhong", "wuzi", "sihong"
+                    "liubohong",
+                    "biandijin",
+                    "chajinhua",
+                    "wuhong",
+                    "wuzi",
+                    "sihong",
                 ]
             },
             "six_ones is liubohei, so 遍地锦 never occurs",
@@ -267,7 +288,12 @@ def test_unknown_switch_names_it_and_lists_all(key: str) -> None:
             {
                 "six_ones": "biandijin",
                 "zhuangyuan_order": [
-                    "liubohong", "biandijin", "chajinhua", "wuhong", "wuzi", "sihong"
+                    "liubohong",
+                    "biandijin",
+                    "chajinhua",
+                    "wuhong",
+                    "wuzi",
+                    "sihong",
                 ],
             },
             "biandijin is take_remaining_end, not a 状元 hand",
@@ -372,9 +398,7 @@ VALUES["prizes"] = [{"yixiu": 3}, {"zhuangyuan": 0}, {"erju": "many"}, {}]
 @settings(deadline=None)  # wall-clock limits make tests flaky on a busy machine
 @given(
     preset=st.sampled_from(["traditional", "modern", "jinhua", "传统"]),
-    overrides=st.dictionaries(
-        st.sampled_from(list(VALUES)), st.none(), max_size=6
-    ).flatmap(
+    overrides=st.dictionaries(st.sampled_from(list(VALUES)), st.none(), max_size=6).flatmap(
         lambda keys: st.fixed_dictionaries({k: st.sampled_from(VALUES[k]) for k in keys})
     ),
 )

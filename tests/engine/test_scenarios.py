@@ -69,9 +69,7 @@ def judge(record: dict[str, Any], variant: dict[str, Any] | None = None) -> dict
     return adjudicate(record, variant["rules"])
 
 
-CASES = [
-    pytest.param(s, None, id=s["name"].split(":")[0]) for s in SCENARIOS
-] + [
+CASES = [pytest.param(s, None, id=s["name"].split(":")[0]) for s in SCENARIOS] + [
     pytest.param(s, v, id=f"{s['name'].split(':')[0]} / variant {i + 1}")
     for s in SCENARIOS
     for i, v in enumerate(s.get("variants", []))

@@ -52,10 +52,11 @@ def cluster(postgres_url: str, schema: str, tmp_path: Path) -> Iterator[Cluster]
     """``cluster(n, broker_url)``: n started instances sharing one database schema."""
     started: list[Instance] = []
 
-    def make(count: int, broker: str) -> list[Instance]:
+    def make(count: int, broker: str, limits: tuple[str, ...] = ()) -> list[Instance]:
         made = []
         for _ in range(count):
-            instance = Instance("abcdefgh"[len(started)], postgres_url, schema, broker, tmp_path)
+            name = "abcdefgh"[len(started)]
+            instance = Instance(name, postgres_url, schema, broker, tmp_path, limits=limits)
             started.append(instance)
             instance.start()
             made.append(instance)

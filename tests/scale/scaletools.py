@@ -10,8 +10,8 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol
 
 from webtools import TIMEOUT
 
@@ -31,9 +31,18 @@ class Instance:
     """
 
     def __init__(
-        self, name: str, db_url: str, schema: str, broker: str, folder: Path, port: int = 0
+        self,
+        name: str,
+        db_url: str,
+        schema: str,
+        broker: str,
+        folder: Path,
+        port: int = 0,
+        limits: tuple[str, ...] = (),
     ) -> None:
         self.name = name
+        self.limits = limits
+        """``NAME=VALUE`` settings, each passed as ``--limit``."""
         self.port = port or free_port()
         """Fixed, so that a restarted instance is where the proxy expects it."""
         self.db_url = db_url
@@ -59,6 +68,8 @@ class Instance:
             "--broker",
             self.broker,
         ]
+        for setting in self.limits:
+            command += ["--limit", setting]
         offset = self.log_path.stat().st_size if self.log_path.exists() else 0
         with self.log_path.open("ab") as log:
             self.proc = subprocess.Popen(
@@ -156,8 +167,13 @@ class PrivateRedis:
             self.proc.wait(TIMEOUT)
 
 
-Cluster = Callable[[int, str], list[Instance]]
-"""The ``cluster`` fixture: ``cluster(n, broker_url)`` starts n instances on one schema."""
+class Cluster(Protocol):
+    """The ``cluster`` fixture: ``cluster(n, broker_url)`` starts n instances on one schema
+    (``limits``: ``NAME=VALUE`` settings for each)."""
+
+    def __call__(self, count: int, broker: str, limits: tuple[str, ...] = ()) -> list[Instance]:
+        """Start ``count`` instances."""
+        ...
 
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"

@@ -33,4 +33,3 @@ def browser(tmp_path: Path) -> Iterator[object]:
             b.assert_clean()
         finally:
             b.close()
-

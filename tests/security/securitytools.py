@@ -30,6 +30,7 @@ class Serve:
         bobing = Path(sys.executable).with_name("bobing")
         command = [str(bobing), "serve", "--host", "127.0.0.1", "--port", "0"]
         command += ["--db", f"sqlite+aiosqlite:///{folder / 'serve.sqlite3'}", *options]
+
         def limit_files() -> None:
             import resource
 

@@ -88,7 +88,10 @@ def verify_cli(
     env = {k: v for k, v in os.environ.items() if k != "BOBING_LANG"}
     return subprocess.run(
         [BOBING, "verify", str(path), *extra, "--lang", lang, *args],
-        capture_output=True, text=True, timeout=60, env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
     )
 
 
@@ -123,20 +126,26 @@ def test_a_forged_throw_without_entries_fails(
 
 TAMPERINGS = [
     (lambda r: r["fairness"]["throws"].pop(2), "throw 3 has no fairness entry"),
-    (lambda r: r["fairness"]["throws"].append({"throw": 2, "nonce": "x"}),
-     "names throw 2 twice"),
-    (lambda r: r["fairness"]["throws"].append({"throw": 9, "nonce": "x"}),
-     "names throw 9 but the record has 6 throws"),
+    (lambda r: r["fairness"]["throws"].append({"throw": 2, "nonce": "x"}), "names throw 2 twice"),
+    (
+        lambda r: r["fairness"]["throws"].append({"throw": 9, "nonce": "x"}),
+        "names throw 9 but the record has 6 throws",
+    ),
     (lambda r: r["fairness"]["throws"][1].update(nonce="other"), "throw 2: recorded"),
-    (lambda r: r["throws"].__setitem__(3, {"player": r["throws"][3]["player"],
-                                           "tiaohou": True}),
-     "throw 4: a 跳猴 cannot come from server dice"),
+    (
+        lambda r: r["throws"].__setitem__(3, {"player": r["throws"][3]["player"], "tiaohou": True}),
+        "throw 4: a 跳猴 cannot come from server dice",
+    ),
     # 7 - d is another face for every d: the dice change for sure
-    (lambda r: r["start"].update(dice=[7 - d for d in r["start"]["dice"]]),
-     "the record's start dice"),
+    (
+        lambda r: r["start"].update(dice=[7 - d for d in r["start"]["dice"]]),
+        "the record's start dice",
+    ),
     (lambda r: r["fairness"].update(start=None), "fairness.start does not"),
-    (lambda r: r["fairness"]["start"].update(dice=[7 - d for d in r["start"]["dice"]]),
-     "are not the fairness block's"),
+    (
+        lambda r: r["fairness"]["start"].update(dice=[7 - d for d in r["start"]["dice"]]),
+        "are not the fairness block's",
+    ),
     (lambda r: r["table"].update(mode="referee"), "referee table (real dice) but names 6"),
     (lambda r: r["table"].update(mode="arcade"), "unknown table mode 'arcade'"),
     (lambda r: r["fairness"].update(server_seed="0" * 64), "does not match the commitment"),
@@ -367,8 +376,13 @@ async def test_a_dispute_reaches_every_phone_and_fails_the_record(tmp_path: Path
         await watcher.reach(ack["last_seq"])
         disputed = [e for e in watcher.events if e["type"] == "nonce_disputed"]
         assert disputed == [
-            {**disputed[0], "throw": 1, "player": first.name, "sent": "what-i-sent",
-             "nonce": "mine-1"}
+            {
+                **disputed[0],
+                "throw": 1,
+                "player": first.name,
+                "sent": "what-i-sent",
+                "nonce": "mine-1",
+            }
         ]
         again = await first.command("dispute", throw=1, nonce="what-i-sent")
         assert again["type"] == "ack" and again["last_seq"] == ack["last_seq"]  # nothing new

@@ -98,9 +98,7 @@ def _commands() -> set[str]:
     names = {str(c.name) for c in app.registered_commands}
     for group in app.registered_groups:
         assert group.typer_instance is not None
-        names |= {
-            f"{group.name} {c.name}" for c in group.typer_instance.registered_commands
-        }
+        names |= {f"{group.name} {c.name}" for c in group.typer_instance.registered_commands}
     return names
 
 

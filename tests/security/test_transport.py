@@ -33,10 +33,14 @@ OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serve]:
     server = Serve(
         tmp_path_factory.mktemp("transport"),
-        "--header-timeout", "1",
-        "--idle-timeout", "1",
-        "--max-connections-per-address", str(CAP),
-        "--max-frame-bytes", "4096",
+        "--header-timeout",
+        "1",
+        "--idle-timeout",
+        "1",
+        "--max-connections-per-address",
+        str(CAP),
+        "--max-frame-bytes",
+        "4096",
         env={"BOBING_MAX_BODY_BYTES": "65536"},  # the variable works as well as the option
     )
     try:
@@ -68,8 +72,13 @@ def response(data: bytes) -> tuple[int, dict[str, Any]]:
     return status, json.loads(body) if body.startswith(b"{") else {}
 
 
-def request(served: Serve, method: str, path: str, body: bytes | None = None,
-            headers: dict[str, str] | None = None) -> tuple[int, dict[str, Any]]:
+def request(
+    served: Serve,
+    method: str,
+    path: str,
+    body: bytes | None = None,
+    headers: dict[str, str] | None = None,
+) -> tuple[int, dict[str, Any]]:
     req = urllib.request.Request(served.url + path, data=body, method=method)
     for name, value in (headers or {"Content-Type": "application/json"}).items():
         req.add_header(name, value)
@@ -104,7 +113,7 @@ def test_a_stalled_body_is_answered_408(served: Serve) -> None:
     with raw(served) as sock:
         sock.sendall(
             b"POST /api/tables HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-            b"Content-Length: 100\r\n\r\n{\"name\": "
+            b'Content-Length: 100\r\n\r\n{"name": '
         )
         status, problem = response(read_all(sock))
     assert status == 408 and problem["code"] == "request_timeout"
@@ -265,9 +274,7 @@ async def test_a_frame_far_over_the_limit_closes_the_socket(served: Serve) -> No
         (b'{"name": "x"', "malformed"),
     ],
 )
-def test_odd_rest_bodies_are_400_and_change_nothing(
-    served: Serve, body: bytes, code: str
-) -> None:
+def test_odd_rest_bodies_are_400_and_change_nothing(served: Serve, body: bytes, code: str) -> None:
     created = new_table(served)
     for path in ("/api/tables", f"/api/tables/{created['code']}/join"):
         status, problem = request(served, "POST", path, body)
@@ -313,9 +320,17 @@ def test_control_characters_in_a_path_are_404(served: Serve, path: bytes) -> Non
 def test_the_limits_are_documented() -> None:
     doc = (Path(__file__).resolve().parents[2] / "docs" / "security.md").read_text()
     for name in (
-        "--header-timeout", "BOBING_HEADER_TIMEOUT", "--idle-timeout", "BOBING_IDLE_TIMEOUT",
-        "--max-connections-per-address", "BOBING_MAX_CONNECTIONS_PER_ADDRESS",
-        "--max-header-bytes", "BOBING_MAX_HEADER_BYTES", "--max-body-bytes",
-        "BOBING_MAX_BODY_BYTES", "--max-frame-bytes", "BOBING_MAX_FRAME_BYTES",
+        "--header-timeout",
+        "BOBING_HEADER_TIMEOUT",
+        "--idle-timeout",
+        "BOBING_IDLE_TIMEOUT",
+        "--max-connections-per-address",
+        "BOBING_MAX_CONNECTIONS_PER_ADDRESS",
+        "--max-header-bytes",
+        "BOBING_MAX_HEADER_BYTES",
+        "--max-body-bytes",
+        "BOBING_MAX_BODY_BYTES",
+        "--max-frame-bytes",
+        "BOBING_MAX_FRAME_BYTES",
     ):
         assert f"`{name}`" in doc, name

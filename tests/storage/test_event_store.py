@@ -130,7 +130,6 @@ async def test_migrations_are_idempotent(db: Database) -> None:
 
 def _head_revision() -> str:
 
-
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     head = ScriptDirectory.from_config(config).get_current_head()

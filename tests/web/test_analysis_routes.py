@@ -33,6 +33,7 @@ async def server(db_url: str) -> AsyncIterator[str]:
     async with running_server(Settings(db_url=db_url, analysis_processes=False)) as url:
         yield url
 
+
 SMALL = json.dumps({"preset": "modern", "prizes": SMALL_PRIZES})
 """A 9-cake set: games of a few dozen throws, so the simulation and the chain are quick."""
 SVG = "{http://www.w3.org/2000/svg}svg"

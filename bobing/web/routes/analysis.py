@@ -22,7 +22,7 @@ import multiprocessing
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Awaitable, Callable, Hashable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
@@ -289,7 +289,7 @@ class AnalysisCache:
         size: int,
         *,
         args: tuple[Any, ...] = (),
-        on_miss: Callable[[], None] | None = None,
+        on_miss: Callable[[], Awaitable[None]] | None = None,
     ) -> T:
         """The cached value of ``key``, ``compute(*args)`` in a worker on a miss (with worker
         processes ``compute`` is a module-level function and ``args`` can be pickled);
@@ -297,18 +297,16 @@ class AnalysisCache:
         if key in store:
             store.move_to_end(key)
             return store[key]
+        if key not in self._pending:
+            self._check_room()
+            if on_miss is not None:
+                await on_miss()
+                if key in store:  # computed by another request while the limiter answered
+                    store.move_to_end(key)
+                    return store[key]
         pending = self._pending.get(key)
         if pending is None:
-            room = max(1, self.limits.analysis_workers) + self.limits.analysis_queue
-            if len(self._pending) >= room:
-                raise ApiError(
-                    "busy",
-                    f"{len(self._pending)} computations are under way or waiting; "
-                    "try again in a few seconds",
-                    retry_after=RETRY_AFTER,
-                )
-            if on_miss is not None:
-                on_miss()
+            self._check_room()
             pending = asyncio.ensure_future(self._compute(store, key, compute, args, size))
             self._pending[key] = pending
             pending.add_done_callback(lambda done: self._settled(key, done))
@@ -324,6 +322,16 @@ class AnalysisCache:
                 retry_after=RETRY_AFTER,
             ) from None
         return value
+
+    def _check_room(self) -> None:
+        room = max(1, self.limits.analysis_workers) + self.limits.analysis_queue
+        if len(self._pending) >= room:
+            raise ApiError(
+                "busy",
+                f"{len(self._pending)} computations are under way or waiting; "
+                "try again in a few seconds",
+                retry_after=RETRY_AFTER,
+            )
 
     def _settled(self, key: Hashable, done: asyncio.Future[Any]) -> None:
         self._pending.pop(key, None)
@@ -346,12 +354,12 @@ class AnalysisCache:
         return value
 
 
-def limit_analysis(request: Request) -> None:
+async def limit_analysis(request: Request) -> None:
     """Count one analysis request against the client's address (``rate_limited`` when over)."""
     limiter: RateLimiter | None = getattr(request.app.state, "rate_limiter", None)
     if limiter is not None:
         address = request.client.host if request.client is not None else None
-        limiter.check("analysis", address or "?")
+        await limiter.acquire("analysis", address or "?")
 
 
 def cache_of(request: Request) -> AnalysisCache:
@@ -369,11 +377,11 @@ async def cached_length(request: Request, rules: RuleSet, players: int) -> GameL
     cache = cache_of(request)
     key = (rules_key(rules), players)
 
-    def count_simulation() -> None:
+    async def count_simulation() -> None:
         limiter: RateLimiter | None = getattr(request.app.state, "rate_limiter", None)
         if limiter is not None:
             address = request.client.host if request.client is not None else None
-            limiter.check("simulation", address or "?")
+            await limiter.acquire("simulation", address or "?")
 
     return await cache.get(
         cache.lengths,
@@ -426,7 +434,7 @@ async def odds_get(
     request: Request, rules: RulesParam = None, table: TableParam = None
 ) -> JSONResponse:
     """Per hand, per tier (at the start of a game), the 状元 order and kickers (``bobing odds``)."""
-    limit_analysis(request)
+    await limit_analysis(request)
     chosen = await requested_rules(request, rules, table)
     return _cached_json(await cached_odds(request, chosen))
 
@@ -443,7 +451,7 @@ async def odds_post(
     ],
 ) -> dict[str, Any]:
     """As ``GET /api/odds``, for rules that are not a preset."""
-    limit_analysis(request)
+    await limit_analysis(request)
     return await cached_odds(request, rules_of(rules))
 
 
@@ -457,7 +465,7 @@ async def game_length_get(
     """``exact``: the Markov chain's means (null where it does not apply); ``simulation``:
     20 000 seeded games (fewer for huge prize sets) with p5/p50/p90/p95/p99, how games end
     and the seats' fairness."""
-    limit_analysis(request)
+    await limit_analysis(request)
     chosen = await requested_rules(request, rules, table)
     report = await cached_length(request, chosen, players)
     return _cached_json(report.json)
@@ -478,7 +486,7 @@ async def chart_svg(
     lang: LangParam = None,
 ) -> Response:
     """``length``: the distribution of throws per game; ``seats``: cakes and the 状元 per seat."""
-    limit_analysis(request)
+    await limit_analysis(request)
     if kind not in CHARTS:
         raise ApiError("not_found", f"no chart {kind!r}", path=request.url.path)
     chosen = await requested_rules(request, rules, table)

@@ -93,12 +93,12 @@ MAX_SEQ = 2**31 - 1
 """The largest sequence number a log can hold (``bobing_events.seq`` is a 32-bit integer)."""
 
 
-def limit(request: Request, action: str) -> str:
+async def limit(request: Request, action: str) -> str:
     """Count one ``action`` against the client's address (``rate_limited`` when over); the
     hashed address, for quotas."""
     address = request.client.host if request.client is not None else None
     limiter: RateLimiter = request.app.state.rate_limiter
-    limiter.check(action, address or "?")
+    await limiter.acquire(action, address or "?")
     return address_key(address)
 
 
@@ -138,7 +138,7 @@ async def presets() -> dict[str, Any]:
 @router.post("/tables", status_code=201, summary="Create a table")
 async def create_table(body: CreateTable, request: Request) -> JSONResponse:
     """Create a table; the host token (and a pass-and-play table's play token) is shown once."""
-    creator = limit(request, "create")
+    creator = await limit(request, "create")
     created = await service_of(request).create_table(
         name=body.name,
         mode=body.mode,
@@ -180,7 +180,7 @@ async def join(
 ) -> JSONResponse:
     """Seat a display name; the player token is returned once. Refused while the host has
     locked the lobby (``lobby_locked``), unless the host's own token comes with it."""
-    limit(request, "join")
+    await limit(request, "join")
     hashes = [hash_token(token) for token in _bearer(authorization)]
     reply = await service_of(request).join(code, body.name, hashes)
     return JSONResponse(reply, status_code=201)
@@ -199,9 +199,7 @@ def _bearer(authorization: str | None) -> list[str]:
 async def events(
     code: str,
     request: Request,
-    after: Annotated[
-        int, Query(ge=0, le=MAX_SEQ, description="the last seq already seen")
-    ] = 0,
+    after: Annotated[int, Query(ge=0, le=MAX_SEQ, description="the last seq already seen")] = 0,
     limit: Annotated[int, Query(ge=1, le=PAGE)] = PAGE,
 ) -> dict[str, Any]:
     """Events with ``seq > after``, oldest first."""

@@ -115,7 +115,7 @@ def _lang(request: Request) -> str:
 @router.post("", status_code=201, summary="Create an event with its tables, seats named")
 async def create_event(body: CreateEvent, request: Request) -> JSONResponse:
     """Every table is created and seated at once; the organiser and host tokens are shown once."""
-    limit(request, "create")  # an event counts as one creation against the address's rate
+    await limit(request, "create")  # an event counts as one creation against the address's rate
     created = await events_of(request).create(body.model_dump())
     return JSONResponse(
         created, status_code=201, headers={"Location": f"/api/events/{created['code']}"}
@@ -174,7 +174,7 @@ async def playoff(
 @router.post("/{code}/tables/{number}/claim", status_code=201, summary="Claim your seat")
 async def claim(code: str, number: int, body: Claim, request: Request) -> JSONResponse:
     """Tap your name at your table: that seat's player token, once."""
-    limit(request, "join")
+    await limit(request, "join")
     return JSONResponse(await events_of(request).claim(code, number, body.name), status_code=201)
 
 
