@@ -124,8 +124,10 @@ def test_screens_open_at_the_top(browser: Browser, server: Server) -> None:
     code, host, _ = new_table(server, [f"客{i}" for i in range(1, 9)])
     page = open_table(browser, server, code, name="host", hostToken=host)
     expect(page.locator(".lobby")).to_be_visible()
-    page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
-    assert page.evaluate("window.scrollY") > 300
+    # scrolled well down the lobby (once it is painted in full: seats, invite, rules)
+    page.wait_for_function(
+        "() => { window.scrollTo(0, document.body.scrollHeight); return window.scrollY > 300; }"
+    )
     page.get_by_role("button", name="开始博饼").click()
     expect(page.locator(".play")).to_be_visible()
     assert page.evaluate("window.scrollY") == 0

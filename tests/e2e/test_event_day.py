@@ -80,6 +80,10 @@ def test_class_event(browser: Browser, server: Server) -> None:
         expect(organiser.locator("#ev-summary")).to_have_text(
             "4 桌（每桌 11、11、11、11 人）· 收入 2200 · 支出 2200 · 结余 0，计入活动经费"
         )
+    # the class plays 四进带二举: one switch changed in the same editor as the home page's
+    organiser.get_by_text("自定义规则开关").click()
+    organiser.locator("#sw-sijin_bonus").select_option("true")
+    expect(organiser.locator(".order-statement .badge")).to_have_text("已修改")
     organiser.locator("#ev-create").click()
     organiser.wait_for_url(re.compile(r".*/e/[0-9A-Z]{6}$"))
     code = organiser.url.rstrip("/").split("/")[-1]
@@ -89,6 +93,18 @@ def test_class_event(browser: Browser, server: Server) -> None:
     assert [t["players"][0] for t in event["tables"]] == ["同学01", "同学12", "同学23", "同学34"]
     assert all(len(t["players"]) == 11 for t in event["tables"])
     assert event["mode"] == "referee" and event["prize_set_value"] == 550
+    traditional = call(server, "GET", "/api/presets")["presets"]["traditional"]
+    changed = {k: v for k, v in event["rules"].items() if traditional.get(k) != v}
+    # the prize set gives the cakes (1/4/6/10/25/40); the editor changed one switch
+    assert changed.pop("prizes") == {
+        "zhuangyuan": 1,
+        "duitang": 4,
+        "sanhong": 6,
+        "sijin": 10,
+        "erju": 25,
+        "yixiu": 40,
+    }
+    assert changed == {"sijin_bonus": True}, changed
     assert event["budget"]["income"] == 2200 and event["budget"]["balance"] == 0
 
     # start every table from the dashboard

@@ -40,10 +40,12 @@ def test_reload_and_server_restart_lose_nothing(browser: Browser, fresh_server: 
     code = create_table(host, fresh_server.url)
     host.get_by_label("你的名字").fill("甲")
     host.get_by_role("button", name="我也入座").click()
+    expect(host.get_by_text("你已入座：甲")).to_be_visible()
     guest = browser.page(name="乙")
     guest.goto(f"{fresh_server.url}/t/{code}")
     guest.get_by_label("你的名字").fill("乙")
     guest.get_by_role("button", name="入座").click()
+    expect(guest.get_by_text("你已入座：乙")).to_be_visible()
     expect(host.locator(".seat-name")).to_have_text(["甲", "乙"])
     host.get_by_role("button", name="开始博饼").click()
     pages = {"甲": host, "乙": guest}

@@ -9,6 +9,7 @@ import { tierName } from "../game.js";
 import { renderTopbar, showError, toast } from "../ui.js";
 import { loadPresets } from "./rules.js";
 import { eventApi, rememberCreated, showEventError } from "../event.js";
+import { RuleSwitches } from "../switches.js";
 
 const MAX_ROSTER_BYTES = 1000000;
 
@@ -44,6 +45,7 @@ export class EventNewView {
       { name: t("event.new.example.third"), count: 1, value: 89 },
     ];
     this.rulesObject = null;
+    this.switches = new RuleSwitches({ onChange: () => this.schedulePreview() });
     this.busy = false;
     this.values = {
       name: t("event.new.default_name"),
@@ -76,6 +78,7 @@ export class EventNewView {
     } catch (err) {
       showError(err);
     }
+    if (!this.switches.rules) this.loadSwitches();
     this.paint();
   }
 
@@ -103,6 +106,19 @@ export class EventNewView {
       this.values.award = "ranked";
       this.ranked = (tpl.rules.ranked_prizes || []).map((p) => ({ ...p }));
       this.values.rounds = tpl.rules.rounds || "";
+    }
+  }
+
+  /** The switch editor shows the preset's rules, or last year's (over their preset). */
+  loadSwitches() {
+    const presets = (this.presets && this.presets.presets) || {};
+    const preset = presets[this.values.preset] || presets.traditional;
+    if (!preset) return;
+    if (this.rulesObject) {
+      const { award: _a, ranked_prizes: _r, rounds: _n, ...switches } = this.rulesObject;
+      this.switches.set({ ...preset, ...switches, preset: preset.preset }, preset);
+    } else {
+      this.switches.set(preset);
     }
   }
 
@@ -136,7 +152,7 @@ export class EventNewView {
     });
     const presetSelect = h(
       "select",
-      { id: "ev-preset", class: "input", onchange: (ev) => { v.preset = ev.target.value; this.rulesObject = null; } },
+      { id: "ev-preset", class: "input", onchange: (ev) => { v.preset = ev.target.value; this.rulesObject = null; this.loadSwitches(); } },
       Object.keys((this.presets && this.presets.presets) || { traditional: 1 }).filter((id) => has(`preset.${id}`)).map((id) =>
         h("option", { value: id, selected: id === v.preset }, t(`preset.${id}`)),
       ),
@@ -212,6 +228,8 @@ export class EventNewView {
       h("fieldset", { class: "fieldset" }, h("legend", { class: "field-label" }, t("event.new.seating")), radios("ev-seating", "seating", ["random", "balanced", "in_order"])),
       h("fieldset", { class: "fieldset" }, h("legend", { class: "field-label" }, t("event.new.mode")), radios("ev-mode", "mode", ["referee", "online", "pass_and_play"])),
       this.field("ev-preset", t("event.new.rules"), presetSelect),
+      this.switches.statement,
+      h("details", { class: "editor-details ev-switches" }, h("summary", {}, t("home.customize")), this.switches.el),
       h("fieldset", { class: "fieldset" }, h("legend", { class: "field-label" }, t("event.new.award")), awardRadios),
       this.prizeSet,
       this.rankedSet,
@@ -286,7 +304,15 @@ export class EventNewView {
   /** The rule object: the preset (or last year's rules), ranked prizes, and enough seats. */
   rules(people) {
     const v = this.values;
-    const base = this.rulesObject ? { ...this.rulesObject } : { preset: v.preset };
+    let base;
+    if (this.switches.rules && (this.rulesObject || this.switches.changed())) {
+      // every switch as the editor shows it; the prize set gives each table its cakes
+      const { prizes: _prizes, ...switches } = this.switches.rules;
+      base = { ...(this.rulesObject || {}), ...switches };
+      delete base.prizes;
+    } else {
+      base = this.rulesObject ? { ...this.rulesObject } : { preset: v.preset };
+    }
     if (v.award === "ranked") {
       base.award = "ranked";
       base.ranked_prizes = this.ranked.filter((p) => p.name.trim()).map((p) => ({ name: p.name.trim(), count: Number(p.count) || 1, value: Number(p.value) || 0 }));

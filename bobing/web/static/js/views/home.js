@@ -4,8 +4,8 @@
 import { h, mount } from "../dom.js";
 import { t } from "../i18n.js";
 import { api } from "../api.js";
-import { MODE, SWITCH_VALUES, TIERS, CODE_ALPHABET, TABLE_NAME_MAX } from "../protocol.js";
-import { fixOrder, orderLine, rankingLines, tierName, handLabel } from "../game.js";
+import { MODE, TIERS, CODE_ALPHABET, TABLE_NAME_MAX } from "../protocol.js";
+import { tierName } from "../game.js";
 import { saveTable, recentTables, rememberRecent, normalizeCode } from "../store.js";
 import { renderTopbar, icon, showError, toast } from "../ui.js";
 import { Bowl } from "../dice.js";
@@ -13,18 +13,7 @@ import { loadPresets } from "./rules.js";
 import { oddsNavLink } from "./odds.js";
 import { BAD_NAME } from "./lobby.js";
 import { TableTerms } from "../tableform.js";
-
-const EDITABLE = [
-  "liubohong", "liubohong_spares_chajinhua", "liubohei", "six_ones", "biandijin", "wuzi_compare",
-  "wuzi_bonus", "sijin_bonus", "chajinhua_duitang", "chajinhua_lugu", "standing", "tiaohou",
-  "direction", "start_count", "end",
-];
-/** Switches whose values are true and false. */
-const BOOLEAN = new Set(["sijin_bonus", "wuzi_bonus", "liubohong_spares_chajinhua"]);
-
-function clone(value) {
-  return JSON.parse(JSON.stringify(value));
-}
+import { RuleSwitches } from "../switches.js";
 
 export class HomeView {
   constructor(main, { navigate }) {
@@ -32,15 +21,13 @@ export class HomeView {
     this.navigate = navigate;
     this.presets = null;
     this.presetId = "traditional";
-    this.rules = null;
     this.mode = MODE.ONLINE;
     this.prizes = null;
     this.named = {};
     this.refereeThrower = false;
     this.tableName = null;
     this.nameEdited = false;
-    this.editor = h("div", { class: "switch-editor" });
-    this.statement = h("p", { class: "order-statement", "aria-live": "polite" });
+    this.switches = new RuleSwitches({ onChange: () => this.paintPrizes(), onReset: () => this.setPreset(this.presetId) });
     this.busy = false;
     this.terms = new TableTerms({ onChange: () => this.paintTerms() });
   }
@@ -206,8 +193,8 @@ export class HomeView {
       h("fieldset", { class: "fieldset" }, h("legend", { class: "field-label" }, t("home.mode")), h("div", { class: "mode-options" }, modes), this.refThrowerRow),
       h("label", { for: "preset", class: "field-label" }, t("home.rules")),
       presetSelect,
-      this.statement,
-      h("details", { class: "editor-details" }, h("summary", {}, t("home.customize")), this.editor),
+      this.switches.statement,
+      h("details", { class: "editor-details" }, h("summary", {}, t("home.customize")), this.switches.el),
       h("details", { class: "editor-details terms-details", open: true }, h("summary", {}, t("terms.title")), this.terms.el),
       (this.cakesBox = h("details", { class: "editor-details", hidden: this.terms.ranked }, h("summary", {}, t("home.prizes")), this.prizeBox, h("h3", { class: "sub-title" }, t("home.named_prizes")), h("p", { class: "hint" }, t("home.named_hint")), this.namedBox)),
       h("button", { type: "submit", class: "btn btn-primary btn-big btn-block create-btn" }, t("home.create")),
@@ -217,168 +204,21 @@ export class HomeView {
   setPreset(id) {
     if (!this.presets) return;
     this.presetId = id;
-    this.rules = clone(this.presets.presets[id]);
-    this.prizes = { ...this.rules.prizes };
-    this.paintRules();
+    this.prizes = { ...this.presets.presets[id].prizes };
+    this.switches.set(this.presets.presets[id]);
+  }
+
+  /** The rule object being edited (a preset's, possibly changed). */
+  get rules() {
+    return this.switches.rules;
   }
 
   changed() {
-    const base = this.presets.presets[this.presetId];
-    const mine = { ...this.rules, prizes: base.prizes };
-    return JSON.stringify(mine) !== JSON.stringify(base);
+    return this.switches.changed();
   }
 
   paintRules() {
-    if (!this.rules) return;
-    const rules = this.rules;
-    rules.zhuangyuan_order = fixOrder(rules);
-    mount(
-      this.statement,
-      h("span", { class: "label" }, t("rules.order_label")),
-      " ",
-      orderLine(rules),
-      this.changed() ? h("span", { class: "badge" }, t("home.customized")) : null,
-    );
-    const rows = [];
-    // the 状元 order, reorderable
-    rows.push(
-      h(
-        "div",
-        { class: "switch-row" },
-        h("span", { class: "field-label" }, t("switch.zhuangyuan_order")),
-        h(
-          "ol",
-          { class: "order-editor" },
-          rules.zhuangyuan_order.map((hand, i, order) =>
-            h(
-              "li",
-              {},
-              h("span", { class: "order-name" }, handLabel(hand)),
-              h("button", { type: "button", class: "icon-btn small", disabled: i === 0, "aria-label": t("home.order_up", { hand: handLabel(hand) }), onclick: () => this.moveHand(i, -1) }, icon("up")),
-              h("button", { type: "button", class: "icon-btn small", disabled: i === order.length - 1, "aria-label": t("home.order_down", { hand: handLabel(hand) }), onclick: () => this.moveHand(i, 1) }, icon("down")),
-            ),
-          ),
-        ),
-        h("ul", { class: "rank-list small" }, rankingLines(rules).map((line) => h("li", {}, line))),
-      ),
-    );
-    for (const name of EDITABLE) {
-      if (name === "biandijin" && rules.six_ones !== "biandijin") continue;
-      if (name === "liubohong_spares_chajinhua" && rules.liubohong !== "take_all_end") continue;
-      if (!(name in rules)) continue; // a server without this switch
-      const id = `sw-${name}`;
-      const select = h(
-        "select",
-        {
-          id,
-          class: "input",
-          "data-switch": name,
-          onchange: (ev) => {
-            const raw = ev.target.value;
-            rules[name] = BOOLEAN.has(name) ? raw === "true" : raw;
-            this.paintRules();
-            const again = this.editor.querySelector(`#${id}`);
-            if (again) again.focus();
-          },
-        },
-        SWITCH_VALUES[name].map((value) => h("option", { value: String(value), selected: rules[name] === value }, t(`val.${name}.${value}`))),
-      );
-      rows.push(h("div", { class: "switch-row" }, h("label", { for: id, class: "field-label" }, t(`switch.${name}`)), select, h("p", { class: "hint" }, t(`rule.${name}.${rules[name]}`))));
-    }
-    // 追 (chase)
-    const chaseOn = Boolean(rules.chase);
-    rows.push(
-      h(
-        "div",
-        { class: "switch-row" },
-        h("label", { class: "check-row" }, h("input", { type: "checkbox", id: "sw-chase", checked: chaseOn, onchange: (ev) => this.setChase(ev.target.checked) }), t("switch.chase")),
-        chaseOn
-          ? h(
-              "div",
-              { class: "chase-editor" },
-              h(
-                "div",
-                { class: "check-grid" },
-                ["duitang", "sanhong", "sijin", "erju", "yixiu"].map((tier) =>
-                  h(
-                    "label",
-                    { class: "check-row" },
-                    h("input", {
-                      type: "checkbox",
-                      checked: rules.chase.tiers.includes(tier),
-                      onchange: (ev) => {
-                        const tiers = new Set(rules.chase.tiers);
-                        if (ev.target.checked) tiers.add(tier);
-                        else tiers.delete(tier);
-                        rules.chase.tiers = ["duitang", "sanhong", "sijin", "erju", "yixiu"].filter((x) => tiers.has(x));
-                        if (!rules.chase.tiers.length) rules.chase = null;
-                        this.paintRules();
-                      },
-                    }),
-                    tierName(tier),
-                  ),
-                ),
-              ),
-              h(
-                "select",
-                {
-                  class: "input",
-                  "aria-label": t("home.chase_from"),
-                  onchange: (ev) => {
-                    rules.chase.from = ev.target.value;
-                    this.paintRules();
-                  },
-                },
-                ["nearest_before", "latest"].map((v) => h("option", { value: v, selected: rules.chase.from === v }, t(`rule.chase.from.${v}`))),
-              ),
-            )
-          : null,
-        h("p", { class: "hint" }, chaseOn ? t("rule.chase.on", { tiers: rules.chase.tiers.map(tierName).join(t("list.sep")), source: t(`rule.chase.from.${rules.chase.from}`) }) : t("rule.chase.null")),
-      ),
-    );
-    // 对堂 patterns
-    rows.push(
-      h(
-        "div",
-        { class: "switch-row" },
-        h("label", { for: "sw-duitang", class: "field-label" }, t("switch.duitang_patterns")),
-        h("input", {
-          id: "sw-duitang",
-          class: "input mono",
-          type: "text",
-          value: rules.duitang_patterns.join(" "),
-          onchange: (ev) => {
-            const patterns = ev.target.value.split(/[\s,，]+/).filter(Boolean);
-            if (!patterns.length || patterns.some((p) => !/^[1-6]{6}$/.test(p))) {
-              toast(t("home.bad_patterns", { value: ev.target.value }), { kind: "error" });
-              ev.target.value = rules.duitang_patterns.join(" ");
-              return;
-            }
-            rules.duitang_patterns = patterns;
-            this.paintRules();
-          },
-        }),
-        h("p", { class: "hint" }, t("home.patterns_hint")),
-      ),
-    );
-    rows.push(h("button", { type: "button", class: "btn btn-ghost btn-small", onclick: () => this.setPreset(this.presetId) }, t("home.reset_rules")));
-    mount(this.editor, rows);
-    this.paintPrizes();
-  }
-
-  setChase(on) {
-    this.rules.chase = on ? { tiers: ["duitang", "sanhong"], from: "nearest_before" } : null;
-    this.paintRules();
-  }
-
-  moveHand(i, delta) {
-    const order = this.rules.zhuangyuan_order;
-    const j = i + delta;
-    [order[i], order[j]] = [order[j], order[i]];
-    this.paintRules();
-    const buttons = this.editor.querySelectorAll(".order-editor li")[j].querySelectorAll("button");
-    const target = delta < 0 ? buttons[0] : buttons[1];
-    (target && !target.disabled ? target : buttons[delta < 0 ? 1 : 0]).focus();
+    this.switches.paint();
   }
 
   paintPrizes() {
