@@ -2,7 +2,7 @@
 """The project's two commands, needing nothing but Python 3.11+.
 
     python3 dev.py run    start the app (embedded SQLite; prints the address and a QR code)
-    python3 dev.py test   ruff, mypy --strict and the whole test suite
+    python3 dev.py test   ruff (lint and format), mypy --strict and the whole test suite
 
 Both create ``.venv`` and install the project into it when it is missing or out of date: ``run``
 only what the app needs, ``test`` also the test tools.
@@ -76,6 +76,7 @@ def main(argv: list[str]) -> int:
         return run(str(BIN / "bobing"), "serve", *argv[1:])
     for step in (
         (str(BIN / "ruff"), "check", "bobing", "tests", "benchmarks", "dev.py"),
+        (str(BIN / "ruff"), "format", "--check", "bobing", "tests", "benchmarks", "dev.py"),
         (str(BIN / "mypy"), "--strict", "bobing"),
     ):
         code = run(*step)

@@ -131,19 +131,24 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     players = [f"p{i}" for i in range(args.players)]
     throws = pregenerate(args.throws, args.seed)
-    runners: dict[str, Runner] = {"engine": run_engine, "classify": run_classify,
-                                  "bare": run_bare}
+    runners: dict[str, Runner] = {"engine": run_engine, "classify": run_classify, "bare": run_bare}
     best = measure(runners, throws, players, args.repeat)
     engine, used, games = best["engine"]
     classify = best["classify"][0]
     bare, _, bare_games = best["bare"]
-    print(f"rules: {RULES.preset}, {args.players} players, {used} throws in {games} whole games"
-          f" (best of {args.repeat})")
+    print(
+        f"rules: {RULES.preset}, {args.players} players, {used} throws in {games} whole games"
+        f" (best of {args.repeat})"
+    )
     print(f"{'engine (Game.throw)':<24}{engine:>12,.0f} throws/s")
-    print(f"{'baseline: classify':<24}{classify:>12,.0f} throws/s   "
-          f"engine costs {classify / engine:.1f}x classify")
-    print(f"{'baseline: bare loop':<24}{bare:>12,.0f} throws/s   "
-          f"engine costs {bare / engine:.1f}x the bare loop ({bare_games} games)")
+    print(
+        f"{'baseline: classify':<24}{classify:>12,.0f} throws/s   "
+        f"engine costs {classify / engine:.1f}x classify"
+    )
+    print(
+        f"{'baseline: bare loop':<24}{bare:>12,.0f} throws/s   "
+        f"engine costs {bare / engine:.1f}x the bare loop ({bare_games} games)"
+    )
     verdict = "meets" if engine >= 100_000 else "misses"
     print(f"target 100,000 throws/s: {verdict} ({engine / 100_000:.2f}x)")
 
