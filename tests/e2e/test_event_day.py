@@ -84,6 +84,10 @@ def test_class_event(browser: Browser, server: Server) -> None:
     organiser.get_by_text("自定义规则开关").click()
     organiser.locator("#sw-sijin_bonus").select_option("true")
     expect(organiser.locator(".order-statement .badge")).to_have_text("已修改")
+    clear_toasts(organiser)
+    organiser.locator(".ev-switches summary").scroll_into_view_if_needed()
+    organiser.evaluate("window.scrollBy(0, -120)")
+    browser.shot(organiser, "event-new")
     organiser.locator("#ev-create").click()
     organiser.wait_for_url(re.compile(r".*/e/[0-9A-Z]{6}$"))
     code = organiser.url.rstrip("/").split("/")[-1]
