@@ -79,6 +79,7 @@ export class EventNewView {
       showError(err);
     }
     if (!this.switches.rules) this.loadSwitches();
+    else this.switches.paint(); // in the current language
     this.paint();
   }
 
