@@ -20,6 +20,20 @@ REDIS_URL = os.environ.get("BOBING_TEST_REDIS_URL", "")
 REQUIRE_REDIS = _required("BOBING_REQUIRE_REDIS")
 REQUIRE_BROWSER = _required("BOBING_REQUIRE_BROWSER")
 CHROMIUM = os.environ.get("BOBING_CHROMIUM") or shutil.which("chromium") or ""
+BROWSER_RERUNS = 1
+"""A test that drives Chromium (the ``browser`` marker or fixture) shares two cores with the
+server processes and everything else: one that fails is run once more from scratch (its own
+pages, a fresh fixture server where it asks for one), and the summary lists it as ``RERUN``.
+A test that fails twice fails; no other test is rerun."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        drives_chromium = item.get_closest_marker("browser") is not None or "browser" in getattr(
+            item, "fixturenames", ()
+        )
+        if drives_chromium and item.get_closest_marker("flaky") is None:
+            item.add_marker(pytest.mark.flaky(reruns=BROWSER_RERUNS, reruns_delay=1))
 
 
 def need_postgres() -> str:

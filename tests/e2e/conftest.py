@@ -19,17 +19,6 @@ from playwright.sync_api import Playwright, expect, sync_playwright
 
 expect.set_options(timeout=EXPECT_TIMEOUT_MS)
 
-BROWSER_RERUNS = 1
-"""A browser test drives Chromium and a server process on the same two cores as everything
-else: one that fails is run once more from scratch (its own pages, a fresh fixture server
-where it asks for one), and the summary lists it as ``RERUN``. A test that fails twice fails."""
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    for item in items:
-        if item.get_closest_marker("browser") and not item.get_closest_marker("flaky"):
-            item.add_marker(pytest.mark.flaky(reruns=BROWSER_RERUNS, reruns_delay=1))
-
 
 @pytest.fixture(scope="session")
 def chromium() -> str:
