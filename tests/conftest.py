@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from typing import NoReturn
 
 import pytest
 
@@ -36,23 +37,32 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.flaky(reruns=BROWSER_RERUNS, reruns_delay=1))
 
 
+def _absent(message: str, required: bool, variable: str) -> NoReturn:
+    """Skip locally; fail where ``variable`` (set by .ci/run) makes the service required."""
+    if required:
+        pytest.fail(f"{message}, but {variable}=1 requires it")
+    pytest.skip(message)
+
+
 def need_postgres() -> str:
     """The PostgreSQL URL for tests, skipping (locally) or failing (in CI) when absent."""
     if not POSTGRES_URL:
-        message = "PostgreSQL tests need BOBING_TEST_POSTGRES_URL (set by .ci/run)"
-        if REQUIRE_POSTGRES:
-            pytest.fail(message + " but it is not set, and BOBING_REQUIRE_POSTGRES=1")
-        pytest.skip(message)
+        _absent(
+            "PostgreSQL tests need BOBING_TEST_POSTGRES_URL (set by .ci/run)",
+            REQUIRE_POSTGRES,
+            "BOBING_REQUIRE_POSTGRES",
+        )
     return POSTGRES_URL
 
 
 def need_redis() -> str:
     """The Redis URL for tests, skipping (locally) or failing (in CI) when absent."""
     if not REDIS_URL:
-        message = "multi-instance tests need BOBING_TEST_REDIS_URL (set by .ci/run)"
-        if REQUIRE_REDIS:
-            pytest.fail(message + " but it is not set, and BOBING_REQUIRE_REDIS=1")
-        pytest.skip(message)
+        _absent(
+            "multi-instance tests need BOBING_TEST_REDIS_URL (set by .ci/run)",
+            REQUIRE_REDIS,
+            "BOBING_REQUIRE_REDIS",
+        )
     return REDIS_URL
 
 
@@ -60,18 +70,20 @@ def need_redis_server() -> str:
     """The redis-server executable (tests run a private one to restart it)."""
     found = shutil.which("redis-server")
     if not found:
-        message = "the Redis restart test needs redis-server (apt-get install redis-server)"
-        if REQUIRE_REDIS:
-            pytest.fail(message + ", and BOBING_REQUIRE_REDIS=1")
-        pytest.skip(message)
+        _absent(
+            "the Redis restart test needs redis-server (apt-get install redis-server)",
+            REQUIRE_REDIS,
+            "BOBING_REQUIRE_REDIS",
+        )
     return found
 
 
 def need_chromium() -> str:
     """The Chromium executable, skipping (locally) or failing (in CI) when absent."""
     if not CHROMIUM:
-        message = "browser tests need the system chromium (apt-get install chromium)"
-        if REQUIRE_BROWSER:
-            pytest.fail(message + ", and BOBING_REQUIRE_BROWSER=1")
-        pytest.skip(message)
+        _absent(
+            "browser tests need the system chromium (apt-get install chromium)",
+            REQUIRE_BROWSER,
+            "BOBING_REQUIRE_BROWSER",
+        )
     return CHROMIUM
