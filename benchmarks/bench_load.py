@@ -22,9 +22,9 @@ from pathlib import Path
 
 from bobing.realtime.broker import get_broker
 from bobing.storage import Append, Database, EventStore
-from bobing.web.runtime import snapshot_of
-from bobing.web.service import TableService, fold
-from bobing.web.settings import Limits
+from bobing.tables.limits import Limits
+from bobing.tables.runtime import snapshot_of
+from bobing.tables.service import TableService, fold
 
 
 async def run(db_url: str, events: int, every: int) -> None:

@@ -115,9 +115,10 @@ def serve(
     import os
 
     from bobing.realtime.broker import broker_scheme
+    from bobing.tables.limits import Limits
     from bobing.web.limits_transport import TransportLimits
     from bobing.web.serve import run_server
-    from bobing.web.settings import Limits, Settings
+    from bobing.web.settings import Settings
 
     broker_scheme(broker)  # a bad URL fails before anything starts
     transport = TransportLimits(
@@ -256,7 +257,7 @@ def bench_server(
     as_json: Annotated[bool, typer.Option("--json", help=_h("bench.opt.json"))] = False,
 ) -> None:
     """Drive TABLES x PLAYERS simulated players over WebSockets; report throws/s and latency."""
-    from bobing.web.bench import run_bench
+    from bobing.bench.client import run_bench
 
     result = run_bench(
         tables=tables,

@@ -18,6 +18,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import Receive, Scope, Send
 
 from bobing.engine.errors import BobingError
+from bobing.gatherings.service import GatheringService
 from bobing.i18n import normalize_lang
 from bobing.organizer import MAX_ROSTER_BYTES
 from bobing.realtime.broker import get_broker
@@ -25,15 +26,15 @@ from bobing.realtime.redis import safe_url
 from bobing.storage.db import Database
 from bobing.storage.event_store import EventStore
 from bobing.storage.gatherings import GatheringStore
-from bobing.web.events import EventService
+from bobing.tables.limits import Limits
+from bobing.tables.problems import ApiError, from_bobing
+from bobing.tables.service import TableService
 from bobing.web.hub import Hub
 from bobing.web.limits_transport import RequestLimits
-from bobing.web.problems import ApiError, from_bobing
 from bobing.web.ratelimit import rate_limiter
 from bobing.web.routes import analysis, api, ws
 from bobing.web.routes import events as event_routes
-from bobing.web.service import TableService
-from bobing.web.settings import Limits, Settings
+from bobing.web.settings import Settings
 
 log = logging.getLogger("bobing.web")
 PROBLEM = "application/problem+json"
@@ -158,7 +159,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.db = db
         app.state.store = store
         app.state.service = service
-        app.state.events = EventService(service, GatheringStore(db))
+        app.state.gatherings = GatheringService(service, GatheringStore(db))
         app.state.hub = hub
         app.state.settings = settings
         app.state.rate_limiter = rate_limiter(

@@ -18,9 +18,9 @@ from typing import Any
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from bobing.realtime.broker import Broker, table_channel
-from bobing.web.protocol import dumps
-from bobing.web.runtime import events_frame
-from bobing.web.service import PAGE, TableService
+from bobing.tables.protocol import dumps
+from bobing.tables.runtime import events_frame
+from bobing.tables.service import PAGE, TableService
 
 log = logging.getLogger("bobing.web")
 

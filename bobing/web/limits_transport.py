@@ -12,10 +12,10 @@ Two layers, because some limits must act before a request exists:
 * **Requests** (:class:`RequestLimits`, ASGI middleware): a control character in the path is a
   400; the body is read here, whatever its framing (``Content-Length`` or chunked), and one
   over ``max_body_bytes`` is a 413; a body that stalls for ``idle_timeout`` seconds between
-  chunks is a 408; a JSON body goes through :mod:`bobing.web.jsonin` (the WebSocket frames'
+  chunks is a 408; a JSON body goes through :mod:`bobing.tables.json_input` (the WebSocket frames'
   parser too), so a lone surrogate or a deep nest is a clean 400 before any route sees it.
 
-Every refusal is an RFC 9457 problem (``bobing.web.problems``); the numbers are
+Every refusal is an RFC 9457 problem (``bobing.tables.problems``); the numbers are
 :class:`TransportLimits`, set by ``bobing serve`` options or ``BOBING_*`` variables
 (docs/security.md, "Transport limits").
 """
@@ -33,8 +33,8 @@ from typing import Any
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from bobing.i18n import lang_from_env, normalize_lang
-from bobing.web import jsonin
-from bobing.web.problems import ApiError
+from bobing.tables import json_input
+from bobing.tables.problems import ApiError
 
 log = logging.getLogger("bobing.web")
 PROBLEM = b"application/problem+json"
@@ -362,7 +362,7 @@ def _check_json(body: bytes) -> None:
     """Refuse what no route could carry (a lone surrogate, a deep nest); a body that is not
     JSON at all is left to the route, which knows its own limits and answers ``malformed``."""
     try:
-        jsonin.loads(body, what="request body")
+        json_input.loads(body, what="request body")
     except ApiError as error:
         if error.code != "malformed":
             raise

@@ -25,7 +25,7 @@ from typing import Any
 
 from bobing.realtime.broker import broker_scheme
 from bobing.realtime.redis import _redis_module, safe_url
-from bobing.web.problems import ApiError
+from bobing.tables.problems import ApiError
 
 log = logging.getLogger("bobing.web")
 

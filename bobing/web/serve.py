@@ -14,7 +14,7 @@ from typing import Any, TextIO
 from bobing.engine.errors import BobingError, InputError
 from bobing.realtime.broker import get_broker
 from bobing.storage.db import Database
-from bobing.web.heap import HeapKeeper
+from bobing.web.gc_pauses import HeapKeeper
 from bobing.web.settings import Settings
 
 WS_MAX_SIZE = 1 << 20

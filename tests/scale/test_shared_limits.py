@@ -11,7 +11,7 @@ import pytest
 from scaletools import Cluster, free_port
 from webtools import SMALL_PRIZES, TIMEOUT
 
-from bobing.web.problems import ApiError
+from bobing.tables.problems import ApiError
 from bobing.web.ratelimit import SharedRateLimiter, rate_limiter
 
 

@@ -113,7 +113,7 @@ async def test_the_binding_survives_a_restart(tmp_path: Path) -> None:
 
 async def test_an_old_key_beyond_the_memory_is_found_in_the_log(tmp_path: Path) -> None:
     """A runtime remembers the latest 1,024 ids; older ones are found through the log's index."""
-    from bobing.web.runtime import RECENT_COMMANDS
+    from bobing.tables.runtime import RECENT_COMMANDS
 
     async with served(tmp_path, *NO_LIMITS, "max_events=0") as server:
         code, _, tokens, host = await _started(server)

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from bobing.engine.errors import InputError
-from bobing.web.problems import ApiError
+from bobing.tables.limits import Limits
+from bobing.tables.problems import ApiError
 from bobing.web.ratelimit import RateLimiter, address_key
-from bobing.web.settings import Limits
 
 
 def test_options_win_over_the_environment_which_wins_over_defaults() -> None:

@@ -91,8 +91,8 @@ async def test_analysis_rules_are_never_a_path(tmp_path: Path, route: str) -> No
 
 def test_the_web_reads_rules_with_a_function_that_opens_no_file(tmp_path: Path) -> None:
     """The root of the fix: the web's rule parser looks names up; it has no path to follow."""
-    from bobing.web.problems import ApiError
-    from bobing.web.validation import parse_rules, preset_rules
+    from bobing.tables.problems import ApiError
+    from bobing.tables.validation import parse_rules, preset_rules
 
     rule_file = tmp_path / "rules.json"
     rule_file.write_text(json.dumps({"preset": "modern"}), encoding="utf-8")

@@ -21,12 +21,12 @@ from sectools import Client, open_table, served
 from bobing.realtime.broker import get_broker
 from bobing.storage import Database, EventStore
 from bobing.storage.event_store import TableSnapshot
-from bobing.web.problems import ApiError
-from bobing.web.protocol import Command
-from bobing.web.runtime import Runtime, snapshot_of
-from bobing.web.service import TableService, fold
-from bobing.web.settings import Limits
-from bobing.web.tokens import hash_token
+from bobing.tables.limits import Limits
+from bobing.tables.problems import ApiError
+from bobing.tables.protocol import Command
+from bobing.tables.runtime import Runtime, snapshot_of
+from bobing.tables.service import TableService, fold
+from bobing.tables.tokens import hash_token
 
 NAMES = ["甲", "乙", "丙", "丁", "戊"]
 SMALL = {"zhuangyuan": 1, "duitang": 1, "sanhong": 2, "sijin": 2, "erju": 3, "yixiu": 4}

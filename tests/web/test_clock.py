@@ -1,4 +1,4 @@
-"""The timers behind time limits (bobing.web.clock): one per table, re-armed when the deadline
+"""The timers behind time limits (bobing.tables.clock): one per table, re-armed when the deadline
 moves, dropped when the clock stops, retried until calling time succeeds."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import asyncio
 from datetime import datetime, timedelta
 
 from bobing.storage.event_store import utcnow
-from bobing.web.clock import Clocks, time_up_command_id
+from bobing.tables.clock import Clocks, time_up_command_id
 
 SOON = timedelta(milliseconds=50)
 WAIT = 30.0

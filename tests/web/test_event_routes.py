@@ -21,7 +21,8 @@ from webtools import TIMEOUT, root_conftest, running_server
 from bobing.engine.fairness import verify_record
 from bobing.organizer.xlsx import read_xlsx, write_xlsx
 from bobing.storage import Database
-from bobing.web.settings import Limits, Settings
+from bobing.tables.limits import Limits
+from bobing.web.settings import Settings
 
 UNLIMITED = Limits(create_per_minute=0, join_per_minute=0, open_tables_per_address=0)
 

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from bobing.web.heap import HeapKeeper
+from bobing.web.gc_pauses import HeapKeeper
 
 
 @pytest.fixture(autouse=True)

@@ -13,8 +13,8 @@ from bobing.engine.fairness import verify_record
 from bobing.engine.game import Game
 from bobing.engine.presets import PRESETS
 from bobing.i18n import LANGS, catalogue
-from bobing.web.problems import STATUS
-from bobing.web.state import RESULT_KEYS, game_result
+from bobing.tables.problems import STATUS
+from bobing.tables.state import RESULT_KEYS, game_result
 
 
 async def test_presets_and_openapi(http: httpx.AsyncClient) -> None:

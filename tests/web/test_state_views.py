@@ -8,7 +8,7 @@ import pytest
 
 from bobing.engine.game import Game, Phase
 from bobing.engine.rules import rules_from_json
-from bobing.web.state import final_round, skipping
+from bobing.tables.state import final_round, skipping
 
 RULES = [
     {"preset": "traditional"},

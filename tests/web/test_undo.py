@@ -13,8 +13,8 @@ from webtools import SMALL_PRIZES, Client, create_table, join, running_server
 from bobing.engine.fairness import verify_record
 from bobing.engine.game import Game
 from bobing.engine.record import adjudicate
+from bobing.tables.state import RESULT_KEYS
 from bobing.web.settings import Settings
-from bobing.web.state import RESULT_KEYS
 
 NAMES = ["甲", "乙", "丙"]
 

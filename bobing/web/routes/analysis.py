@@ -36,12 +36,12 @@ from bobing.engine.hands import TIERS
 from bobing.engine.presets import DEFAULT_RULES
 from bobing.engine.rules import RuleSet
 from bobing.i18n import normalize_lang
-from bobing.web.problems import ApiError, from_bobing
+from bobing.tables.limits import Limits
+from bobing.tables.problems import ApiError, from_bobing
+from bobing.tables.service import TableService
+from bobing.tables.validation import preset_rules, web_rules
 from bobing.web.ratelimit import RateLimiter
 from bobing.web.routes.api import Problem
-from bobing.web.service import TableService
-from bobing.web.settings import Limits
-from bobing.web.validation import preset_rules, web_rules
 
 if TYPE_CHECKING:
     from bobing.analysis.simulate import SimulationResult

@@ -11,12 +11,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from bobing.engine.presets import DEFAULT_RULES, PRESETS
 from bobing.i18n import normalize_lang
 from bobing.storage.event_store import iso, utcnow
-from bobing.web.problems import ApiError
-from bobing.web.protocol import MAX_TOKEN_LENGTH, STATE_CHANGING, read_command
+from bobing.tables.problems import ApiError
+from bobing.tables.protocol import MAX_TOKEN_LENGTH, STATE_CHANGING, read_command
+from bobing.tables.service import PAGE, TableService
+from bobing.tables.tokens import hash_token
 from bobing.web.ratelimit import RateLimiter, address_key
 from bobing.web.serve import invite_base
-from bobing.web.service import PAGE, TableService
-from bobing.web.tokens import hash_token
 
 
 class Problem(BaseModel):

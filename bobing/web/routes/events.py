@@ -12,12 +12,12 @@ from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
+from bobing.gatherings.draft import model_errors
+from bobing.gatherings.export import results_csv, results_xlsx
+from bobing.gatherings.service import GatheringService
 from bobing.i18n import normalize_lang
 from bobing.organizer import MAX_ROSTER_BYTES, read_roster
-from bobing.web.event_draft import model_errors
-from bobing.web.event_export import results_csv, results_xlsx
-from bobing.web.events import EventService
-from bobing.web.problems import ApiError
+from bobing.tables.problems import ApiError
 from bobing.web.routes.api import _PROBLEM, limit
 
 ROSTER_PATH = "/api/events/roster"
@@ -101,9 +101,9 @@ class Claim(BaseModel):
     name: Any = Field(description="the seated name", examples=["张三"])
 
 
-def events_of(request: Request) -> EventService:
+def events_of(request: Request) -> GatheringService:
     """The app's event service."""
-    service: EventService = request.app.state.events
+    service: GatheringService = request.app.state.gatherings
     return service
 
 

@@ -12,12 +12,12 @@ from starlette.websockets import WebSocketDisconnect
 from bobing.engine.errors import BobingError
 from bobing.i18n import normalize_lang
 from bobing.storage.event_store import iso, utcnow
+from bobing.tables.problems import ApiError, from_bobing
+from bobing.tables.protocol import ID_PATTERN, MAX_TOKEN_LENGTH, decode_frame, dumps, parse_command
+from bobing.tables.runtime import Runtime
+from bobing.tables.service import TableService
+from bobing.tables.tokens import hash_token
 from bobing.web.hub import Connection, Hub
-from bobing.web.problems import ApiError, from_bobing
-from bobing.web.protocol import ID_PATTERN, MAX_TOKEN_LENGTH, decode_frame, dumps, parse_command
-from bobing.web.runtime import Runtime
-from bobing.web.service import TableService
-from bobing.web.tokens import hash_token
 
 router = APIRouter()
 PREFIX = "/ws/tables/"

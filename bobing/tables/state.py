@@ -9,8 +9,8 @@ from bobing.engine.game import Game, Phase
 from bobing.storage.event_store import (
     iso,
 )
-from bobing.web.protocol import dumps
-from bobing.web.runtime import Runtime
+from bobing.tables.protocol import dumps
+from bobing.tables.runtime import Runtime
 
 RESULT_KEYS = ("status", "ended_by", "next", "zhuangyuan", "holdings", "pool", "round")
 

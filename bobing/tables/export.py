@@ -9,8 +9,8 @@ from typing import Any
 from bobing.engine.hands import TIERS
 from bobing.i18n import t
 from bobing.i18n.names import hand_name
-from bobing.web.runtime import Runtime
-from bobing.web.state import (
+from bobing.tables.runtime import Runtime
+from bobing.tables.state import (
     game_result,
     revealed_seed,
 )

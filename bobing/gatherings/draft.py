@@ -3,7 +3,7 @@
 Every check that is a rule of the event model is the model's (:mod:`bobing.organizer`); its
 refusals become 422 problems whose detail is the model's own sentence in the reader's
 language (:class:`EventInputError`). The table rules are checked as for any table
-(:func:`bobing.web.validation.parse_rules`).
+(:func:`bobing.tables.validation.parse_rules`).
 """
 
 from __future__ import annotations
@@ -30,9 +30,9 @@ from bobing.organizer import (
 )
 from bobing.organizer.prizes import table_prize_value
 from bobing.organizer.text import amount, display_text
-from bobing.web.problems import ApiError
-from bobing.web.tokens import normalize_code
-from bobing.web.validation import MODES, parse_rules, parse_time_limit
+from bobing.tables.problems import ApiError
+from bobing.tables.tokens import normalize_code
+from bobing.tables.validation import MODES, parse_rules, parse_time_limit
 
 MAX_EVENT_NAME = 40
 MAX_TABLES = MAX_PLAYERS

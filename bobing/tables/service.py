@@ -11,10 +11,10 @@ tokens, modes, provably fair dice and the commit protocol:
 4. only then update the runtime and publish the events (the database log is the truth;
    the broker message is only a signal).
 
-The pieces live by concern beside it: :mod:`bobing.web.runtime` (a table in memory, the fold
-of its log), :mod:`bobing.web.commands` (deciding each command), :mod:`bobing.web.state` (what
-clients see), :mod:`bobing.web.export` (record and CSV), :mod:`bobing.web.validation` (what a
-client sends at creation) and :mod:`bobing.web.tokens` (secrets and codes).
+The pieces live by concern beside it: :mod:`bobing.tables.runtime` (a table in memory, the fold
+of its log), :mod:`bobing.tables.commands` (deciding each command), :mod:`bobing.tables.state` (what
+clients see), :mod:`bobing.tables.export` (record and CSV), :mod:`bobing.tables.validation` (what a
+client sends at creation) and :mod:`bobing.tables.tokens` (secrets and codes).
 """
 
 from __future__ import annotations
@@ -55,12 +55,13 @@ from bobing.storage.event_store import (
     iso,
     utcnow,
 )
-from bobing.web.clock import Clocks, time_up_command_id
-from bobing.web.commands import AUTO_THROW, PLANS, Plan, plan_time_up
-from bobing.web.export import record_of, results_csv
-from bobing.web.problems import ApiError, from_bobing
-from bobing.web.protocol import Command, dumps
-from bobing.web.runtime import (
+from bobing.tables.clock import Clocks, time_up_command_id
+from bobing.tables.commands import AUTO_THROW, PLANS, Plan, plan_time_up
+from bobing.tables.export import record_of, results_csv
+from bobing.tables.limits import Limits
+from bobing.tables.problems import ApiError, from_bobing
+from bobing.tables.protocol import Command, dumps
+from bobing.tables.runtime import (
     Roles,
     Runtime,
     events_frame,
@@ -70,10 +71,9 @@ from bobing.web.runtime import (
     snapshot_of,
     throw_index,
 )
-from bobing.web.settings import Limits
-from bobing.web.state import build_state, state_text
-from bobing.web.tokens import CODE_ALPHABET, CODE_LENGTH, hash_token, new_token, normalize_code
-from bobing.web.validation import (
+from bobing.tables.state import build_state, state_text
+from bobing.tables.tokens import CODE_ALPHABET, CODE_LENGTH, hash_token, new_token, normalize_code
+from bobing.tables.validation import (
     MAX_TABLE_NAME,
     MODES,
     check_display_text,

@@ -15,6 +15,13 @@ import secrets
 from collections.abc import Mapping
 from typing import Any
 
+from bobing.gatherings.draft import (
+    Draft,
+    draft_event,
+    model_errors,
+    named_prizes,
+    table_name,
+)
 from bobing.organizer import (
     PLAYOFF_PRIZE,
     Person,
@@ -29,19 +36,12 @@ from bobing.organizer.prizes import table_prize_value
 from bobing.organizer.results import event_results
 from bobing.storage.event_store import CodeTaken, iso, utcnow
 from bobing.storage.gatherings import Gathering, GatheringStore, SeatClaimed
-from bobing.web.event_draft import (
-    Draft,
-    draft_event,
-    model_errors,
-    named_prizes,
-    table_name,
-)
-from bobing.web.problems import ApiError
-from bobing.web.protocol import Command
-from bobing.web.runtime import Runtime
-from bobing.web.service import TableService
-from bobing.web.state import RESULT_KEYS
-from bobing.web.tokens import CODE_ALPHABET, CODE_LENGTH, hash_token, new_token, normalize_code
+from bobing.tables.problems import ApiError
+from bobing.tables.protocol import Command
+from bobing.tables.runtime import Runtime
+from bobing.tables.service import TableService
+from bobing.tables.state import RESULT_KEYS
+from bobing.tables.tokens import CODE_ALPHABET, CODE_LENGTH, hash_token, new_token, normalize_code
 
 CONTROL_ACTIONS = ("start", "pause", "resume", "close")
 
@@ -57,7 +57,7 @@ def _result(runtime: Runtime) -> dict[str, Any] | None:
     return out
 
 
-class EventService:
+class GatheringService:
     """Events of one server: create, read, control, playoff, claims, results, record."""
 
     def __init__(self, tables: TableService, store: GatheringStore) -> None:

@@ -24,10 +24,10 @@ from bobing.storage.event_store import (
     iso,
     utcnow,
 )
-from bobing.web.problems import ApiError
-from bobing.web.runtime import Roles, Runtime, last_thrown, throw_index
-from bobing.web.tokens import hash_token, new_token
-from bobing.web.validation import check_faces
+from bobing.tables.problems import ApiError
+from bobing.tables.runtime import Roles, Runtime, last_thrown, throw_index
+from bobing.tables.tokens import hash_token, new_token
+from bobing.tables.validation import check_faces
 
 AUTO_THROW = "_auto"
 """An argument only the server sets (clients cannot send a field starting with ``_``)."""

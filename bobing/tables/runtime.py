@@ -20,8 +20,8 @@ from bobing.storage.event_store import (
     TableInfo,
     iso,
 )
-from bobing.web.protocol import dumps
-from bobing.web.validation import name_key
+from bobing.tables.protocol import dumps
+from bobing.tables.validation import name_key
 
 RECENT_COMMANDS = 1024
 """Command ids a runtime remembers (older ones are found in the log: the unique index)."""

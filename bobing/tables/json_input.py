@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bobing.web.problems import ApiError
+from bobing.tables.problems import ApiError
 
 MAX_DEPTH = 32
 """Nesting deeper than this is refused; the deepest real command (a grab allocation) has 3."""

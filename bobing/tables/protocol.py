@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bobing.engine.rules import MAX_PLAYERS
-from bobing.web import jsonin
-from bobing.web.problems import ApiError
+from bobing.tables import json_input
+from bobing.tables.problems import ApiError
 
 MAX_FRAME_BYTES = 4096
 """The largest client frame accepted; commands are small."""
@@ -55,7 +55,7 @@ class Command:
 
 def decode_frame(data: str | bytes, limit: int = MAX_FRAME_BYTES) -> dict[str, Any]:
     """The JSON object of one frame; ``too_large``, ``malformed``, ``too_deep`` or ``bad_text``
-    otherwise (:mod:`bobing.web.jsonin`, shared with REST bodies)."""
+    otherwise (:mod:`bobing.tables.json_input`, shared with REST bodies)."""
     size = len(data.encode("utf-8") if isinstance(data, str) else data)
     if size > limit:
         raise ApiError(
@@ -64,7 +64,7 @@ def decode_frame(data: str | bytes, limit: int = MAX_FRAME_BYTES) -> dict[str, A
             size=size,
             limit=limit,
         )
-    value = jsonin.loads(data, what="frame")
+    value = json_input.loads(data, what="frame")
     if not isinstance(value, dict):
         raise ApiError("malformed", f"a frame must be a JSON object, not {type(value).__name__}")
     return value

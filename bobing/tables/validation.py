@@ -14,7 +14,7 @@ from typing import Any
 from bobing.engine.errors import BobingError, RulesError
 from bobing.engine.hands import TIERS
 from bobing.engine.rules import RuleSet, rules_from_json
-from bobing.web.problems import ApiError, from_bobing
+from bobing.tables.problems import ApiError, from_bobing
 
 MODES = ("online", "pass_and_play", "referee")
 

@@ -1,0 +1,114 @@
+"""What one client may ask of the table service: rates, quotas, the log size (docs/security.md)."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, fields
+
+from bobing.engine.errors import InputError
+
+LIMIT_ENV_PREFIX = "BOBING_LIMIT_"
+"""``BOBING_LIMIT_CREATE_PER_MINUTE=5`` sets :attr:`Limits.create_per_minute` (docs/security.md)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """What one client may ask of the table service (docs/security.md, "Service limits").
+
+    Every field can be set with ``bobing serve --limit NAME=VALUE`` or the environment variable
+    ``BOBING_LIMIT_<NAME>``; 0 switches a rate limit or a quota off.
+    """
+
+    create_per_minute: float = 10
+    """Tables one address may create per minute (bursts of the same size)."""
+    join_per_minute: float = 30
+    """Joins one address may send per minute."""
+    analysis_per_minute: float = 60
+    """``/api/odds``, ``/api/game-length`` and chart requests per address per minute."""
+    simulations_per_minute: float = 3
+    """New game-length simulations (answers not yet cached) one address may start a minute."""
+    tarpit_seconds: float = 1
+    """Seconds a rate-limited request waits for its 429 (slows a flood to its own pace)."""
+    open_tables_per_address: int = 20
+    """Tables one address may have open (not over) at once."""
+    analysis_workers: int = 1
+    """Worker processes computing odds, game lengths and charts (never on the event loop)."""
+    analysis_queue: int = 4
+    """Computations waiting for a worker before new ones are refused (503, Retry-After)."""
+    analysis_timeout: float = 60
+    """Seconds a request waits for its computation before a 503 (the result is still cached)."""
+    max_events: int = 20_000
+    """Events in one table's log; commands that would go past it are refused (log_full)."""
+    snapshot_every: int = 500
+    """Events between two stored snapshots of a table's fold (loading reads only the tail)."""
+    rejoin_cooldown: float = 600
+    """Seconds a name (and the address it joined from) removed by the host may not rejoin."""
+    retention_over_days: float = 30
+    """Days a finished table (and its record) stays downloadable before the sweep deletes it."""
+    retention_idle_days: float = 7
+    """Days an unfinished table may go without any event before the sweep deletes it."""
+    sweep_every: float = 3600
+    """Seconds between two retention sweeps."""
+
+    def replace(self, pairs: Iterable[tuple[str, str]], *, source: str) -> Limits:
+        """These limits with ``NAME=VALUE`` pairs applied; a clear error names a bad one."""
+        known = {f.name: f for f in fields(self)}
+        changes: dict[str, float | int] = {}
+        for name, text in pairs:
+            key = name.strip().lower().replace("-", "_")
+            spec = known.get(key)
+            if spec is None:
+                raise InputError(
+                    f"unknown limit {name!r} in {source}; known: " + ", ".join(known),
+                    code="unknown_limit",
+                    name=name,
+                )
+            kind = int if spec.type in ("int", int) else float
+            try:
+                value = kind(text.strip())
+            except ValueError:
+                raise InputError(
+                    f"invalid value {text!r} for limit {key} in {source}: "
+                    f"expected a {'whole ' if kind is int else ''}number >= 0",
+                    code="invalid_limit",
+                    name=key,
+                    value=text,
+                ) from None
+            if value < 0 or (isinstance(value, float) and not math.isfinite(value)):
+                raise InputError(
+                    f"invalid value {text!r} for limit {key} in {source}: must be >= 0",
+                    code="invalid_limit",
+                    name=key,
+                    value=text,
+                )
+            changes[key] = value
+        for key in ("analysis_workers", "snapshot_every", "sweep_every"):
+            if changes.get(key) == 0:
+                raise InputError(
+                    f"limit {key} in {source} must be at least 1",
+                    code="invalid_limit",
+                    name=key,
+                    value="0",
+                )
+        return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str], options: Iterable[str] = ()) -> Limits:
+        """Defaults, then ``BOBING_LIMIT_*`` variables, then ``NAME=VALUE`` options."""
+        env = [
+            (key[len(LIMIT_ENV_PREFIX) :], value)
+            for key, value in sorted(environ.items())
+            if key.startswith(LIMIT_ENV_PREFIX)
+        ]
+        limits = cls().replace(env, source="the environment")
+        pairs: list[tuple[str, str]] = []
+        for option in options:
+            name, sep, value = option.partition("=")
+            if not sep:
+                raise InputError(
+                    f"invalid --limit {option!r}: expected NAME=VALUE", code="invalid_limit"
+                )
+            pairs.append((name, value))
+        return limits.replace(pairs, source="--limit")
