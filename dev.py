@@ -2,7 +2,8 @@
 """The project's two commands, needing nothing but Python 3.11+.
 
     python3 dev.py run    start the app (embedded SQLite; prints the address and a QR code)
-    python3 dev.py test   ruff (lint and format), mypy --strict and the whole test suite
+    python3 dev.py test   ruff (lint and format), mypy --strict, the front end's checks
+                          (prettier, tsc, node --test) and the whole test suite
 
 Both create ``.venv`` and install the project into it when it is missing or out of date: ``run``
 only what the app needs, ``test`` also the test tools.
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import venv
@@ -61,6 +63,45 @@ def ensure_venv(extras: str) -> None:
     STAMP.write_text(" ".join([want, *([extras] if extras else [])]))
 
 
+NODE_STAMP = ROOT / "node_modules" / ".bobing-installed"
+
+
+def ensure_node_tools() -> bool:
+    """Install the pinned front-end tools (package-lock.json) with npm; False when Node is absent.
+
+    Without Node the front-end checks are skipped with a message, except in CI (``CI`` or
+    ``BOBING_REQUIRE_NODE`` set), where they are required.
+    """
+    npm = shutil.which("npm")
+    if npm is None or shutil.which("node") is None:
+        if os.environ.get("CI") or os.environ.get("BOBING_REQUIRE_NODE"):
+            sys.exit("Node.js 20+ and npm are required in CI for the front-end checks")
+        print("skipping the front-end checks (prettier, tsc, node --test): no Node.js here")
+        return False
+    want = hashlib.sha256((ROOT / "package-lock.json").read_bytes()).hexdigest()
+    if not NODE_STAMP.exists() or NODE_STAMP.read_text() != want:
+        print("installing the pinned front-end tools (npm ci) ...", flush=True)
+        subprocess.run(
+            [npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], check=True, cwd=ROOT
+        )
+        NODE_STAMP.write_text(want)
+    return True
+
+
+def frontend_checks() -> list[tuple[str, ...]]:
+    """The front end's checks, like ruff's: format, types, unit tests (docs/architecture.md)."""
+    if not ensure_node_tools():
+        return []
+    tools = ROOT / "node_modules" / ".bin"
+    steps: list[tuple[str, ...]] = [(str(tools / "prettier"), "--check", "bobing/web/static")]
+    if (ROOT / "jsconfig.json").exists():
+        steps.append((str(tools / "tsc"), "--noEmit", "-p", "jsconfig.json"))
+    unit = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests" / "js").glob("*.test.mjs"))
+    if unit:
+        steps.append(("node", "--test", *unit))
+    return steps
+
+
 def run(*cmd: str) -> int:
     """Run a command from the venv, returning its exit code."""
     print("$", " ".join(cmd), flush=True)
@@ -78,6 +119,7 @@ def main(argv: list[str]) -> int:
         (str(BIN / "ruff"), "check", "bobing", "tests", "benchmarks", "dev.py"),
         (str(BIN / "ruff"), "format", "--check", "bobing", "tests", "benchmarks", "dev.py"),
         (str(BIN / "mypy"), "--strict", "bobing"),
+        *frontend_checks(),
     ):
         code = run(*step)
         if code:

@@ -59,10 +59,12 @@ export const api = {
   presets: () => request("GET", "/api/presets"),
   createTable: (body) => request("POST", "/api/tables", { body }),
   table: (code) => request("GET", `/api/tables/${enc(code)}`),
-  join: (code, name, token) => request("POST", `/api/tables/${enc(code)}/join`, { body: { name }, token }),
+  join: (code, name, token) =>
+    request("POST", `/api/tables/${enc(code)}/join`, { body: { name }, token }),
   events: (code, after = 0, limit = 1000) =>
     request("GET", `/api/tables/${enc(code)}/events?after=${after}&limit=${limit}`),
   record: (code) => request("GET", `/api/tables/${enc(code)}/record`),
   resultsCsv: (code) => request("GET", `/api/tables/${enc(code)}/results.csv`, { raw: true }),
-  command: (code, command, token) => request("POST", `/api/tables/${enc(code)}/commands`, { body: command, token }),
+  command: (code, command, token) =>
+    request("POST", `/api/tables/${enc(code)}/commands`, { body: command, token }),
 };

@@ -60,7 +60,8 @@ function takePlayToken(code) {
   if (host) saveTable(code, { hostToken: host });
   // a seat handed to this phone: its one-time link is traded for our own token (seats.js)
   const seat = takeSeatLink(code, hash);
-  if (play || host || seat) history.replaceState(history.state, "", location.pathname + location.search);
+  if (play || host || seat)
+    history.replaceState(history.state, "", location.pathname + location.search);
 }
 
 export function navigate(path, { replace = false } = {}) {
@@ -92,7 +93,10 @@ function route() {
       if (session) session.close();
       session = new TableSession(r.code);
       session.addEventListener("conn", (ev) =>
-        renderNetbar(ev.detail.status, { attempt: ev.detail.attempt, onRetry: () => session.conn.reconnectNow() }),
+        renderNetbar(ev.detail.status, {
+          attempt: ev.detail.attempt,
+          onRetry: () => session.conn.reconnectNow(),
+        }),
       );
       attachSeats(session);
       attachTableLife(session, { navigate });

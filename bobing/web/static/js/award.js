@@ -9,7 +9,14 @@ import { rankedLines } from "./ranked.js";
 export function describeThrow(thrown, rules) {
   if (!thrown) return null;
   if (!thrown.dice) {
-    return { name: t("tiaohou"), why: t("why.tiaohou"), hand: null, dice: null, tiaohou: true, c: null };
+    return {
+      name: t("tiaohou"),
+      why: t("why.tiaohou"),
+      hand: null,
+      dice: null,
+      tiaohou: true,
+      c: null,
+    };
   }
   const c = classify(thrown.dice, rules);
   return { name: handName(c), why: why(c), hand: c.hand, dice: thrown.dice, tiaohou: false, c };
@@ -40,8 +47,10 @@ export function awardLines(details, state) {
   for (const a of details.awards) {
     if (a.reason === "sweep" || a.reason === "grab") continue;
     const tier = tierName(a.tier);
-    if (a.reason === "chase") lines.push(t("award.chase", { tier, from: a.from, n: count(a.count) }));
-    else if (a.reason === "chajinhua") lines.push(t("award.chajinhua", { tier, n: count(a.count) }));
+    if (a.reason === "chase")
+      lines.push(t("award.chase", { tier, from: a.from, n: count(a.count) }));
+    else if (a.reason === "chajinhua")
+      lines.push(t("award.chajinhua", { tier, n: count(a.count) }));
     else if (a.reason === "bonus") lines.push(t("award.bonus", { tier, n: count(a.count) }));
     else lines.push(t("award.hand", { tier, n: count(a.count) }));
   }
@@ -60,7 +69,11 @@ export function awardLines(details, state) {
   if (details.grab) lines.push(t("award.grab_open"));
   if (details.final) {
     const fin = state.final_round;
-    lines.push(fin && fin.last_thrower ? t("award.final_until", { player: fin.last_thrower }) : t("award.final"));
+    lines.push(
+      fin && fin.last_thrower
+        ? t("award.final_until", { player: fin.last_thrower })
+        : t("award.final"),
+    );
   }
   return lines;
 }
@@ -79,7 +92,12 @@ export function logLine(e, rules) {
     case EVENT.SEATS_REORDERED:
       return t("log.reordered", { players: list(e.players) });
     case EVENT.START_DICE:
-      return t("log.start_dice", { player: e.thrower, a: e.dice[0], b: e.dice[1], sum: e.dice[0] + e.dice[1] });
+      return t("log.start_dice", {
+        player: e.thrower,
+        a: e.dice[0],
+        b: e.dice[1],
+        sum: e.dice[0] + e.dice[1],
+      });
     case EVENT.STARTED:
       return t("log.started", { player: e.starter });
     case EVENT.THROWN: {
@@ -89,9 +107,16 @@ export function logLine(e, rules) {
     case EVENT.SKIPPED:
       return t("log.skipped", { player: e.player });
     case EVENT.AWARDED:
-      if (e.reason === "grab") return t("log.grabbed", { player: e.player, tier: tierName(e.tier), n: count(e.count) });
+      if (e.reason === "grab")
+        return t("log.grabbed", { player: e.player, tier: tierName(e.tier), n: count(e.count) });
       if (e.reason === "sweep") return null;
-      if (e.from) return t("log.awarded_from", { player: e.player, tier: tierName(e.tier), n: count(e.count), from: e.from });
+      if (e.from)
+        return t("log.awarded_from", {
+          player: e.player,
+          tier: tierName(e.tier),
+          n: count(e.count),
+          from: e.from,
+        });
       return t("log.awarded", { player: e.player, tier: tierName(e.tier), n: count(e.count) });
     case EVENT.STANDING:
       return t("log.standing", { player: e.player, hand: handName(classify(e.dice, rules)) });
@@ -118,7 +143,12 @@ export function logLine(e, rules) {
     case EVENT.THROW_UNDONE:
       return t("log.undone", { n: e.throw, player: e.player, hand: describeThrow(e, rules).name });
     case EVENT.NONCE_DISPUTED:
-      return t("log.nonce_disputed", { n: e.throw, player: e.player, sent: e.sent, nonce: e.nonce });
+      return t("log.nonce_disputed", {
+        n: e.throw,
+        player: e.player,
+        sent: e.sent,
+        nonce: e.nonce,
+      });
     case EVENT.DICE:
       if (e.stand_in === "host") return t("log.stand_in_host", { player: e.player, n: e.throw });
       if (e.stand_in === "auto") return t("log.stand_in_auto", { player: e.player, n: e.throw });
@@ -126,7 +156,9 @@ export function logLine(e, rules) {
     case EVENT.SEAT_HANDED:
       return t("log.seat_handed", { player: e.player });
     case EVENT.SEAT_CLAIMED:
-      return e.from ? t("log.seat_claimed_rematch", { player: e.player }) : t("log.seat_claimed", { player: e.player });
+      return e.from
+        ? t("log.seat_claimed_rematch", { player: e.player })
+        : t("log.seat_claimed", { player: e.player });
     case EVENT.AUTO_THROW_SET:
       return e.seconds ? t("log.auto_throw_on", { s: e.seconds }) : t("log.auto_throw_off");
     case EVENT.REMATCH:

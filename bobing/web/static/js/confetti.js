@@ -65,6 +65,8 @@ export function confetti({ pieces = 140 } = {}) {
   };
   frame = requestAnimationFrame(step);
   running = { cancel: stop };
-  document.documentElement.dataset.confetti = String(Number(document.documentElement.dataset.confetti || 0) + 1);
+  document.documentElement.dataset.confetti = String(
+    Number(document.documentElement.dataset.confetti || 0) + 1,
+  );
   return true;
 }

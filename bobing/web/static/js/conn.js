@@ -54,7 +54,8 @@ export class TableConnection extends EventTarget {
     this.retryAt = 0;
     this._onOnline = () => this.reconnectNow();
     this._onVisible = () => {
-      if (document.visibilityState === "visible" && this.status === CONN.RECONNECTING) this.reconnectNow();
+      if (document.visibilityState === "visible" && this.status === CONN.RECONNECTING)
+        this.reconnectNow();
     };
     window.addEventListener("online", this._onOnline);
     document.addEventListener("visibilitychange", this._onVisible);
@@ -72,7 +73,11 @@ export class TableConnection extends EventTarget {
   setStatus(status) {
     if (this.status === status) return;
     this.status = status;
-    this.dispatchEvent(new CustomEvent("status", { detail: { status, attempt: this.attempt, retryAt: this.retryAt } }));
+    this.dispatchEvent(
+      new CustomEvent("status", {
+        detail: { status, attempt: this.attempt, retryAt: this.retryAt },
+      }),
+    );
   }
 
   connect() {
@@ -261,7 +266,9 @@ export class TableConnection extends EventTarget {
       return;
     }
     const live = events.length > 0 && events[0].seq > this.welcomeSeq;
-    this.dispatchEvent(new CustomEvent("events", { detail: { events, state: frame.state || null, live } }));
+    this.dispatchEvent(
+      new CustomEvent("events", { detail: { events, state: frame.state || null, live } }),
+    );
   }
 
   /** Send a command; resolves with its ack, rejects with CommandError. Queued while offline. */

@@ -19,7 +19,11 @@ const BELL = "M3 6l3-3 M21 6l-3-3";
 
 /** A clock drawn in the icons' style (emoji fonts are not everywhere); ringing once time is up. */
 function clockIcon(ringing) {
-  return s("svg", { viewBox: "0 0 24 24", class: "icon countdown-icon", "aria-hidden": "true" }, s("path", { d: ringing ? `${CLOCK} ${BELL}` : CLOCK }));
+  return s(
+    "svg",
+    { viewBox: "0 0 24 24", class: "icon countdown-icon", "aria-hidden": "true" },
+    s("path", { d: ringing ? `${CLOCK} ${BELL}` : CLOCK }),
+  );
 }
 
 /** "4:05", "1:02:03" for a number of seconds (rounded up: 0:00 only when time is up). */
@@ -57,7 +61,9 @@ export function closingText(state) {
   const who = t(c.by === "deadline" ? "clock.called_deadline" : "clock.called_host");
   const fin = state.final_round;
   if (state.status === STATUS.OVER) return who;
-  return fin && fin.last_thrower ? `${who} · ${t("clock.last_round_until", { player: fin.last_thrower })}` : who;
+  return fin && fin.last_thrower
+    ? `${who} · ${t("clock.last_round_until", { player: fin.last_thrower })}`
+    : who;
 }
 
 /**
@@ -68,7 +74,12 @@ export class CountdownBar {
   constructor(session, { big = false } = {}) {
     this.session = session;
     this.big = big;
-    this.el = h("div", { class: `countdown${big ? " countdown-big" : ""}`, role: "timer", "aria-atomic": "true", hidden: true });
+    this.el = h("div", {
+      class: `countdown${big ? " countdown-big" : ""}`,
+      role: "timer",
+      "aria-atomic": "true",
+      hidden: true,
+    });
     this.timer = null;
     this.key = "";
     this.spoken = new Set();
@@ -129,8 +140,17 @@ export class CountdownBar {
     this.el.hidden = kind === "none";
     this.el.className = `countdown countdown-${kind}${this.big ? " countdown-big" : ""}`;
     this.el.dataset.kind = kind;
-    mount(this.el, kind === "none" ? null : [clockIcon(kind === "called" || kind === "up"), h("span", { class: "countdown-text" }, text)]);
-    if ((kind === "called" && was !== "called") || (kind === "up" && was === "urgent")) announce(text);
+    mount(
+      this.el,
+      kind === "none"
+        ? null
+        : [
+            clockIcon(kind === "called" || kind === "up"),
+            h("span", { class: "countdown-text" }, text),
+          ],
+    );
+    if ((kind === "called" && was !== "called") || (kind === "up" && was === "urgent"))
+      announce(text);
   }
 
   milestone(left) {
@@ -163,7 +183,11 @@ export function closeQuestion(session) {
     lines.push(t("close.unclaimed"));
   }
   lines.push(t("close.final"));
-  return { title: t(immediate ? "close.title_now" : "close.title"), body: lines.join(t("close.join")), yes: t(immediate ? "close.yes_now" : "close.yes") };
+  return {
+    title: t(immediate ? "close.title_now" : "close.title"),
+    body: lines.join(t("close.join")),
+    yes: t(immediate ? "close.yes_now" : "close.yes"),
+  };
 }
 
 /** Ask the host, then call time; resolves true when the close was sent. */

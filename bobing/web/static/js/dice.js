@@ -6,11 +6,36 @@ import { t } from "./i18n.js";
 
 const PIPS = {
   1: [[50, 50]],
-  2: [[28, 28], [72, 72]],
-  3: [[25, 25], [50, 50], [75, 75]],
-  4: [[29, 29], [71, 29], [29, 71], [71, 71]],
-  5: [[26, 26], [74, 26], [50, 50], [26, 74], [74, 74]],
-  6: [[29, 23], [29, 50], [29, 77], [71, 23], [71, 50], [71, 77]],
+  2: [
+    [28, 28],
+    [72, 72],
+  ],
+  3: [
+    [25, 25],
+    [50, 50],
+    [75, 75],
+  ],
+  4: [
+    [29, 29],
+    [71, 29],
+    [29, 71],
+    [71, 71],
+  ],
+  5: [
+    [26, 26],
+    [74, 26],
+    [50, 50],
+    [26, 74],
+    [74, 74],
+  ],
+  6: [
+    [29, 23],
+    [29, 50],
+    [29, 77],
+    [71, 23],
+    [71, 50],
+    [71, 77],
+  ],
 };
 
 export function isRed(face) {
@@ -48,14 +73,18 @@ export function diceRow(dice, { size = "sm" } = {}) {
   const faces = typeof dice === "string" ? dice.split("").map(Number) : dice;
   return h(
     "span",
-    { class: `dice-row dice-${size}`, role: "img", "aria-label": t("die.row", { dice: faces.join(" ") }) },
+    {
+      class: `dice-row dice-${size}`,
+      role: "img",
+      "aria-label": t("die.row", { dice: faces.join(" ") }),
+    },
     faces.map((f) => dieSvg(f, { label: false })),
   );
 }
 
 // A small seeded generator (mulberry32): every screen lays out throw N's dice the same way.
 function rng(seed) {
-  let a = (seed >>> 0) || 1;
+  let a = seed >>> 0 || 1;
   return () => {
     a = (a + 0x6d2b79f5) | 0;
     let x = Math.imul(a ^ (a >>> 15), 1 | a);
@@ -140,7 +169,10 @@ export class Bowl {
    * Tumble the dice until `result` (faces, or a promise of faces; null for a 跳猴) arrives,
    * then settle them. Resolves once they rest.
    */
-  async roll(result, { seed = 1, count = 6, minMs = 700, onSettle = null, onShown = null, quick = false } = {}) {
+  async roll(
+    result,
+    { seed = 1, count = 6, minMs = 700, onSettle = null, onShown = null, quick = false } = {},
+  ) {
     const token = ++this.token;
     this.setStamp(null);
     if (quick) {
@@ -150,7 +182,10 @@ export class Bowl {
       if (token !== this.token) return;
       this.showResult(faces, seed, count);
       if (onShown) onShown();
-      if (!reducedMotion()) this.el.animate([{ transform: "scale(0.97)" }, { transform: "scale(1)" }], { duration: 160 });
+      if (!reducedMotion())
+        this.el.animate([{ transform: "scale(0.97)" }, { transform: "scale(1)" }], {
+          duration: 160,
+        });
       if (onSettle) onSettle();
       return;
     }
@@ -174,13 +209,16 @@ export class Bowl {
     }
     this.tray.replaceChildren(...wraps);
     const flicker = setInterval(() => {
-      for (const wrap of wraps) wrap.replaceChildren(dieSvg(1 + Math.floor(r() * 6), { label: false }));
+      for (const wrap of wraps)
+        wrap.replaceChildren(dieSvg(1 + Math.floor(r() * 6), { label: false }));
     }, 90);
     const tumbles = wraps.map((wrap, i) =>
       wrap.animate(
         [
           { transform: `translate(-50%, -50%) translate(0, 0) rotate(0deg)` },
-          { transform: `translate(-50%, -50%) translate(${(r() - 0.5) * 120}%, ${(r() - 0.5) * 120}%) rotate(${180 + i * 40}deg)` },
+          {
+            transform: `translate(-50%, -50%) translate(${(r() - 0.5) * 120}%, ${(r() - 0.5) * 120}%) rotate(${180 + i * 40}deg)`,
+          },
           { transform: `translate(-50%, -50%) translate(0, 0) rotate(${360 + i * 60}deg)` },
         ],
         { duration: 420 + i * 35, iterations: Infinity, easing: "ease-in-out" },
@@ -197,14 +235,16 @@ export class Bowl {
     if (onShown) onShown();
     // the landing: each die drops into its spot
     const landing = Array.from(this.tray.children).map((wrap, i) =>
-      wrap.animate(
-        [
-          { opacity: 0.4, transform: `${wrap.style.transform} scale(1.5)` },
-          { opacity: 1, transform: `${wrap.style.transform} scale(0.94)`, offset: 0.7 },
-          { opacity: 1, transform: `${wrap.style.transform} scale(1)` },
-        ],
-        { duration: 380, delay: i * 40, easing: "cubic-bezier(.2,.8,.3,1.2)" },
-      ).finished.catch(() => {}),
+      wrap
+        .animate(
+          [
+            { opacity: 0.4, transform: `${wrap.style.transform} scale(1.5)` },
+            { opacity: 1, transform: `${wrap.style.transform} scale(0.94)`, offset: 0.7 },
+            { opacity: 1, transform: `${wrap.style.transform} scale(1)` },
+          ],
+          { duration: 380, delay: i * 40, easing: "cubic-bezier(.2,.8,.3,1.2)" },
+        )
+        .finished.catch(() => {}),
     );
     if (onSettle) onSettle();
     await Promise.all(landing);

@@ -16,7 +16,16 @@ const REFRESH_MS = 400;
 const POLL_MS = 4000;
 const MAX_FEED = 40;
 /** Hands worth announcing to the whole hall. */
-export const NOTABLE = new Set(["duitang", "sihong", "wuzi", "wuhong", "chajinhua", "liubohei", "biandijin", "liubohong"]);
+export const NOTABLE = new Set([
+  "duitang",
+  "sihong",
+  "wuzi",
+  "wuhong",
+  "chajinhua",
+  "liubohei",
+  "biandijin",
+  "liubohong",
+]);
 
 export function loadEvent(code) {
   try {
@@ -45,7 +54,10 @@ export function organizerToken(code) {
 export function rememberCreated(created) {
   saveEvent(created.code, { organizerToken: created.organizer_token });
   for (const table of created.tables) {
-    saveTable(table.code, { hostToken: table.host_token, ...(table.play_token ? { playToken: table.play_token } : {}) });
+    saveTable(table.code, {
+      hostToken: table.host_token,
+      ...(table.play_token ? { playToken: table.play_token } : {}),
+    });
   }
 }
 
@@ -68,15 +80,30 @@ export const eventApi = {
   preview: (body) => call("POST", "/api/events/preview", { body }),
   get: (code) => call("GET", `/api/events/${encodeURIComponent(code)}`),
   control: (code, action, table, token) =>
-    call("POST", `/api/events/${encodeURIComponent(code)}/control`, { body: table ? { action, table } : { action }, token }),
-  playoff: (code, throws, token) => call("POST", `/api/events/${encodeURIComponent(code)}/playoff`, { body: { throws }, token }),
-  claim: (code, number, name) => call("POST", `/api/events/${encodeURIComponent(code)}/tables/${number}/claim`, { body: { name } }),
+    call("POST", `/api/events/${encodeURIComponent(code)}/control`, {
+      body: table ? { action, table } : { action },
+      token,
+    }),
+  playoff: (code, throws, token) =>
+    call("POST", `/api/events/${encodeURIComponent(code)}/playoff`, { body: { throws }, token }),
+  claim: (code, number, name) =>
+    call("POST", `/api/events/${encodeURIComponent(code)}/tables/${number}/claim`, {
+      body: { name },
+    }),
   release: (code, number, name, token) =>
-    call("POST", `/api/events/${encodeURIComponent(code)}/tables/${number}/release`, { body: { name }, token }),
+    call("POST", `/api/events/${encodeURIComponent(code)}/tables/${number}/release`, {
+      body: { name },
+      token,
+    }),
   results: (code) => call("GET", `/api/events/${encodeURIComponent(code)}/results`),
   next: (code) => call("GET", `/api/events/${encodeURIComponent(code)}/next`),
   roster: (file, format) => call("POST", `/api/events/roster?format=${format}`, { bytes: file }),
-  download: (code, ext) => call("GET", `/api/events/${encodeURIComponent(code)}/results.${ext}?lang=${encodeURIComponent(lang())}`, { raw: true }),
+  download: (code, ext) =>
+    call(
+      "GET",
+      `/api/events/${encodeURIComponent(code)}/results.${ext}?lang=${encodeURIComponent(lang())}`,
+      { raw: true },
+    ),
 };
 
 /** Follows one event: `update` events carry nothing; read `.event` and `.feed`. */
@@ -151,7 +178,15 @@ export class EventWatcher extends EventTarget {
       if (this.seen.has(key)) continue;
       this.seen.add(key);
       const d = describeThrow(e, rules);
-      this.feed.unshift({ table: number, player: e.player, hand: e.hand, name: d ? d.name : e.hand, dice: e.dice, live, key });
+      this.feed.unshift({
+        table: number,
+        player: e.player,
+        hand: e.hand,
+        name: d ? d.name : e.hand,
+        dice: e.dice,
+        live,
+        key,
+      });
       notable = true;
     }
     if (this.feed.length > MAX_FEED) this.feed.length = MAX_FEED;
@@ -168,6 +203,7 @@ export function feedText(item) {
 /** An error toast; the event model's refusals carry their own specific sentence (in the
  * reader's language, quoting the input) in `detail`, better than the generic one. */
 export function showEventError(err) {
-  if (err && err.code === "invalid_event" && err.detail) toast(err.detail, { kind: "error", ms: 10000 });
+  if (err && err.code === "invalid_event" && err.detail)
+    toast(err.detail, { kind: "error", ms: 10000 });
   else showError(err);
 }

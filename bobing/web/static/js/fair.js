@@ -81,7 +81,14 @@ export function sha256Fallback(data) {
       b = a;
       a = (t1 + t2) >>> 0;
     }
-    H[0] += a; H[1] += b; H[2] += c; H[3] += d; H[4] += e; H[5] += f; H[6] += g; H[7] += hh;
+    H[0] += a;
+    H[1] += b;
+    H[2] += c;
+    H[3] += d;
+    H[4] += e;
+    H[5] += f;
+    H[6] += g;
+    H[7] += hh;
   }
   const out = new Uint8Array(32);
   const ov = new DataView(out.buffer);
@@ -118,7 +125,9 @@ export async function sha256Hex(bytes) {
 async function hmacSigner(seedBytes) {
   const sub = subtle();
   if (sub) {
-    const key = await sub.importKey("raw", seedBytes, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+    const key = await sub.importKey("raw", seedBytes, { name: "HMAC", hash: "SHA-256" }, false, [
+      "sign",
+    ]);
     return async (msg) => new Uint8Array(await sub.sign("HMAC", key, msg));
   }
   return async (msg) => hmacFallback(seedBytes, msg);
@@ -127,9 +136,12 @@ async function hmacSigner(seedBytes) {
 /** The HMAC message of one throw, before the block counter. */
 export function message(tableId, throwNumber, nonce) {
   return concat(
-    enc.encode(DOMAIN), new Uint8Array([0]),
-    enc.encode(tableId), new Uint8Array([0]),
-    enc.encode(String(throwNumber)), new Uint8Array([0]),
+    enc.encode(DOMAIN),
+    new Uint8Array([0]),
+    enc.encode(tableId),
+    new Uint8Array([0]),
+    enc.encode(String(throwNumber)),
+    new Uint8Array([0]),
     enc.encode(nonce),
   );
 }
@@ -180,7 +192,8 @@ export async function verifyRecord(record, { seenCommitment = null } = {}) {
   const fair = record && record.fairness;
   if (!fair || typeof fair !== "object") throw new Error("no fairness block");
   const seed = fair.server_seed;
-  if (typeof seed !== "string" || !/^[0-9a-f]{64}$/.test(seed)) throw new Error("seed not revealed");
+  if (typeof seed !== "string" || !/^[0-9a-f]{64}$/.test(seed))
+    throw new Error("seed not revealed");
   const tableId = fair.table_id;
   const commitmentOk = (await sha256Hex(hexToBytes(seed))) === fair.commitment;
   const earlyCommitmentOk = seenCommitment ? seenCommitment === fair.commitment : null;
@@ -196,37 +209,75 @@ export async function verifyRecord(record, { seenCommitment = null } = {}) {
   const disputes = Array.isArray(fair.disputes) ? fair.disputes : [];
   const sign = await hmacSigner(hexToBytes(seed));
   let start = null;
-  const recordStart = record.start && Array.isArray(record.start.dice) ? record.start.dice.join("") : null;
+  const recordStart =
+    record.start && Array.isArray(record.start.dice) ? record.start.dice.join("") : null;
   if (fair.start && fair.start.nonce !== null && fair.start.nonce !== undefined) {
     const expected = (await facesWith(sign, tableId, 0, String(fair.start.nonce), 2)).join("");
     const own = (fair.start.dice || []).join("");
     const recorded = recordStart !== null ? recordStart : own;
     // the record's start and the fairness block's must be the same two dice by the same thrower
-    const same = recordStart === null || (own === recordStart && fair.start.thrower === record.start.thrower);
-    start = { throw: 0, nonce: String(fair.start.nonce), expected, recorded, ok: same && expected === recorded };
+    const same =
+      recordStart === null || (own === recordStart && fair.start.thrower === record.start.thrower);
+    start = {
+      throw: 0,
+      nonce: String(fair.start.nonce),
+      expected,
+      recorded,
+      ok: same && expected === recorded,
+    };
   } else if (recordStart !== null) {
-    start = { throw: 0, nonce: null, expected: null, recorded: recordStart, ok: false, missing: true };
+    start = {
+      throw: 0,
+      nonce: null,
+      expected: null,
+      recorded: recordStart,
+      ok: false,
+      missing: true,
+    };
   }
   // a close ({"close": true}, RULES.md §8.1) is not a throw and has no number
-  const throws = (Array.isArray(record.throws) ? record.throws : []).filter((e) => !(e && typeof e === "object" && e.close === true));
+  const throws = (Array.isArray(record.throws) ? record.throws : []).filter(
+    (e) => !(e && typeof e === "object" && e.close === true),
+  );
   const nonces = new Map();
   let extra = false;
   for (const item of named) {
-    if (!item || !Number.isInteger(item.throw) || item.throw < 1 || item.throw > throws.length || nonces.has(item.throw)) extra = true;
+    if (
+      !item ||
+      !Number.isInteger(item.throw) ||
+      item.throw < 1 ||
+      item.throw > throws.length ||
+      nonces.has(item.throw)
+    )
+      extra = true;
     else nonces.set(item.throw, String(item.nonce));
   }
   const checks = [];
   for (let number = 1; number <= throws.length; number++) {
     const recorded = recordedDice(throws[number - 1]);
     if (!nonces.has(number)) {
-      checks.push({ throw: number, nonce: null, expected: null, recorded, ok: false, missing: true });
+      checks.push({
+        throw: number,
+        nonce: null,
+        expected: null,
+        recorded,
+        ok: false,
+        missing: true,
+      });
       continue;
     }
     const nonce = nonces.get(number);
     const expected = (await facesWith(sign, tableId, number, nonce, 6)).join("");
     checks.push({ throw: number, nonce, expected, recorded, ok: expected === recorded });
   }
-  const ok = knownMode && commitmentOk && earlyCommitmentOk !== false && !extra && !disputes.length && (!start || start.ok) && checks.every((c) => c.ok);
+  const ok =
+    knownMode &&
+    commitmentOk &&
+    earlyCommitmentOk !== false &&
+    !extra &&
+    !disputes.length &&
+    (!start || start.ok) &&
+    checks.every((c) => c.ok);
   return { ok, referee, commitmentOk, earlyCommitmentOk, start, checks, disputes };
 }
 
@@ -238,7 +289,9 @@ export async function verifyRecord(record, { seenCommitment = null } = {}) {
  */
 export function nonceVerdict(event, turn, nonce) {
   // throw 0 is the two start dice, whose event is `start_dice`
-  const isDice = Boolean(event) && (turn === 0 ? event.type === "start_dice" : event.type === "dice" && event.throw === turn);
+  const isDice =
+    Boolean(event) &&
+    (turn === 0 ? event.type === "start_dice" : event.type === "dice" && event.throw === turn);
   const used = isDice ? event.nonce : null;
   return { ok: isDice && used === nonce, nonce: used };
 }

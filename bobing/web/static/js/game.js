@@ -5,11 +5,21 @@ import { num, t, list } from "./i18n.js";
 import { RANKABLE, TIERS } from "./protocol.js";
 
 const ALWAYS_ZHUANGYUAN = ["chajinhua", "wuhong", "wuzi", "sihong"];
-const ORDINARY_TIER = { duitang: "duitang", sanhong: "sanhong", sijin: "sijin", erju: "erju", yixiu: "yixiu" };
+const ORDINARY_TIER = {
+  duitang: "duitang",
+  sanhong: "sanhong",
+  sijin: "sijin",
+  erju: "erju",
+  yixiu: "yixiu",
+};
 
 /** Parse "444412" or [4,4,4,4,1,2] into six faces, or null. */
 export function parseDice(value) {
-  const faces = Array.isArray(value) ? value.map(Number) : String(value || "").split("").map(Number);
+  const faces = Array.isArray(value)
+    ? value.map(Number)
+    : String(value || "")
+        .split("")
+        .map(Number);
   if (faces.length !== 6 || faces.some((f) => !Number.isInteger(f) || f < 1 || f > 6)) return null;
   return faces;
 }
@@ -99,14 +109,20 @@ export function why(c) {
 export function requiredZhuangyuanHands(rules) {
   const required = new Set([...ALWAYS_ZHUANGYUAN, "liubohong"]);
   if (["zhuangyuan_end_share", "zhuangyuan"].includes(rules.liubohei)) required.add("liubohei");
-  if (rules.six_ones === "biandijin" && ["zhuangyuan", "zhuangyuan_take_remaining_end"].includes(rules.biandijin)) required.add("biandijin");
+  if (
+    rules.six_ones === "biandijin" &&
+    ["zhuangyuan", "zhuangyuan_take_remaining_end"].includes(rules.biandijin)
+  )
+    required.add("biandijin");
   return required;
 }
 
 /** Put `order` in line with the effects: add newly required hands, drop ones no longer allowed. */
 export function fixOrder(rules) {
   const required = requiredZhuangyuanHands(rules);
-  const order = (rules.zhuangyuan_order || []).filter((h, i, a) => required.has(h) && a.indexOf(h) === i);
+  const order = (rules.zhuangyuan_order || []).filter(
+    (h, i, a) => required.has(h) && a.indexOf(h) === i,
+  );
   for (const hand of RANKABLE) {
     if (required.has(hand) && !order.includes(hand)) {
       // a new 状元 hand goes just below the six-of-a-kind hands above it in RANKABLE order
@@ -147,7 +163,10 @@ export function zhuangyuanLevels(rules) {
   const hands = multisets()
     .map((m) => classify(m, rules))
     .filter((c) => isZhuangyuanHand(c.hand, rules));
-  hands.sort((a, b) => cmpKey(zhuangyuanKey(b, rules), zhuangyuanKey(a, rules)) || (a.text < b.text ? -1 : 1));
+  hands.sort(
+    (a, b) =>
+      cmpKey(zhuangyuanKey(b, rules), zhuangyuanKey(a, rules)) || (a.text < b.text ? -1 : 1),
+  );
   const levels = [];
   let last = null;
   for (const c of hands) {
@@ -210,7 +229,8 @@ export function effect(c, rules) {
   }
   const tier = tierOf(c.hand, rules);
   if (!tier) return t("effect.none");
-  if (c.bonus.length) return t("effect.tier.bonus", { tier: tierName(tier), bonus: tierName(c.bonus[0]) });
+  if (c.bonus.length)
+    return t("effect.tier.bonus", { tier: tierName(tier), bonus: tierName(c.bonus[0]) });
   return t("effect.tier", { tier: tierName(tier) });
 }
 
@@ -219,9 +239,22 @@ export function switchLines(rules) {
   const lines = [];
   lines.push([t("switch.zhuangyuan_order"), orderLine(rules)]);
   const simple = [
-    "wuzi_compare", "wuzi_bonus", "sijin_bonus", "chajinhua_duitang", "chajinhua_lugu", "standing",
-    "liubohong", "liubohong_spares_chajinhua", "liubohei", "six_ones", "biandijin", "tiaohou",
-    "direction", "start_count", "end", "award",
+    "wuzi_compare",
+    "wuzi_bonus",
+    "sijin_bonus",
+    "chajinhua_duitang",
+    "chajinhua_lugu",
+    "standing",
+    "liubohong",
+    "liubohong_spares_chajinhua",
+    "liubohei",
+    "six_ones",
+    "biandijin",
+    "tiaohou",
+    "direction",
+    "start_count",
+    "end",
+    "award",
   ];
   for (const name of simple) {
     if (!(name in rules)) continue;
@@ -230,9 +263,13 @@ export function switchLines(rules) {
     lines.push([t(`switch.${name}`), t(`rule.${name}.${rules[name]}`)]);
   }
   if (rules.award === "ranked") {
-    lines.push([t("switch.rounds"), rules.rounds ? t("rule.rounds", { n: rules.rounds }) : t("rule.rounds.null")]);
+    lines.push([
+      t("switch.rounds"),
+      rules.rounds ? t("rule.rounds", { n: rules.rounds }) : t("rule.rounds.null"),
+    ]);
   }
-  if (rules.max_players) lines.push([t("switch.max_players"), t("rule.max_players", { n: rules.max_players })]);
+  if (rules.max_players)
+    lines.push([t("switch.max_players"), t("rule.max_players", { n: rules.max_players })]);
   if (rules.chase) {
     lines.push([
       t("switch.chase"),
@@ -244,7 +281,10 @@ export function switchLines(rules) {
   } else {
     lines.push([t("switch.chase"), t("rule.chase.null")]);
   }
-  lines.push([t("switch.duitang_patterns"), t("rule.duitang_patterns", { patterns: rules.duitang_patterns.join(" ") })]);
+  lines.push([
+    t("switch.duitang_patterns"),
+    t("rule.duitang_patterns", { patterns: rules.duitang_patterns.join(" ") }),
+  ]);
   return lines;
 }
 
@@ -252,7 +292,7 @@ export function switchLines(rules) {
 export function prizeCounts(rules, override) {
   const out = {};
   for (const tier of TIERS) {
-    out[tier] = override && tier in override ? override[tier] : (rules.prizes || {})[tier] ?? 0;
+    out[tier] = override && tier in override ? override[tier] : ((rules.prizes || {})[tier] ?? 0);
   }
   return out;
 }
@@ -271,8 +311,22 @@ export function starterFromDice(players, thrower, dice, rules) {
 
 /** Example throws for the rules page: every hand, from the top down. */
 export const EXAMPLE_THROWS = Object.freeze([
-  "444444", "111111", "666666", "444411", "444445", "222226", "444466", "444412",
-  "123456", "444253", "333315", "333314", "555544", "446513", "412553", "235561",
+  "444444",
+  "111111",
+  "666666",
+  "444411",
+  "444445",
+  "222226",
+  "444466",
+  "444412",
+  "123456",
+  "444253",
+  "333315",
+  "333314",
+  "555544",
+  "446513",
+  "412553",
+  "235561",
 ]);
 
 export function exampleThrows(rules) {

@@ -31,7 +31,10 @@ export function recordGame(session) {
     name: st.name,
     mode: st.mode,
     at: st.created_at,
-    players: (st.players || []).map((p) => ({ name: p.name, cakes: cakes((st.result.holdings || {})[p.name]) })),
+    players: (st.players || []).map((p) => ({
+      name: p.name,
+      cakes: cakes((st.result.holdings || {})[p.name]),
+    })),
     zhuangyuan: z ? { player: z.player, dice: z.dice || null } : null,
     me: session.me || null,
     rematchOf: loadTable(st.code).rematchOf || null,
@@ -68,7 +71,13 @@ function gameItem(g, current) {
   return h(
     "li",
     { class: `history-item${g.code === current ? " is-current" : ""}` },
-    h("a", { href: `/t/${g.code}`, "data-link": "", class: "history-name" }, g.name, " ", h("span", { class: "hint" }, `${g.code} · ${when}`)),
+    h(
+      "a",
+      { href: `/t/${g.code}`, "data-link": "", class: "history-name" },
+      g.name,
+      " ",
+      h("span", { class: "hint" }, `${g.code} · ${when}`),
+    ),
     h(
       "span",
       { class: "history-winner" },
@@ -76,7 +85,16 @@ function gameItem(g, current) {
       winner && winner.dice ? " · " + handName(classify(winner.dice, g.rules)) : "",
     ),
     winner && winner.dice ? diceRow(winner.dice, { size: "xs" }) : null,
-    g.me ? h("span", { class: "hint" }, t("history.me", { player: g.me, n: (g.players.find((p) => p.name === g.me) || { cakes: 0 }).cakes })) : null,
+    g.me
+      ? h(
+          "span",
+          { class: "hint" },
+          t("history.me", {
+            player: g.me,
+            n: (g.players.find((p) => p.name === g.me) || { cakes: 0 }).cakes,
+          }),
+        )
+      : null,
   );
 }
 
@@ -88,13 +106,25 @@ export function historyCard(code) {
     "section",
     { class: "card history-card", "aria-labelledby": "history-title" },
     h("h2", { id: "history-title", class: "card-title" }, t("history.title")),
-    table.length > 1 ? h("h3", { class: "sub-title" }, t("history.this_table", { n: table.length })) : null,
-    table.length > 1 ? h("ol", { class: "history-list" }, table.map((g) => gameItem(g, code))) : null,
+    table.length > 1
+      ? h("h3", { class: "sub-title" }, t("history.this_table", { n: table.length }))
+      : null,
+    table.length > 1
+      ? h(
+          "ol",
+          { class: "history-list" },
+          table.map((g) => gameItem(g, code)),
+        )
+      : null,
     h(
       "details",
       { class: "history-all", open: table.length <= 1 },
       h("summary", {}, t("history.this_phone", { n: all.length })),
-      h("ol", { class: "history-list" }, all.map((g) => gameItem(g, code))),
+      h(
+        "ol",
+        { class: "history-list" },
+        all.map((g) => gameItem(g, code)),
+      ),
     ),
   );
 }

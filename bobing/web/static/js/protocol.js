@@ -93,7 +93,20 @@ export const ROLE = Object.freeze({ HOST: "host", PLAY: "play", PLAYER: "player"
 
 /** Event types that a `throw_undone` voids between its `from_seq` and itself. */
 export const VOIDABLE = Object.freeze(
-  new Set(["dice", "started", "thrown", "skipped", "awarded", "standing", "skip_next", "final", "grab_open", "game_over", "zhuangyuan", "ended"]),
+  new Set([
+    "dice",
+    "started",
+    "thrown",
+    "skipped",
+    "awarded",
+    "standing",
+    "skip_next",
+    "final",
+    "grab_open",
+    "game_over",
+    "zhuangyuan",
+    "ended",
+  ]),
 );
 
 /** The emoji a player may send to the table (the server accepts only these). */
@@ -104,13 +117,30 @@ export const TIERS = Object.freeze(["zhuangyuan", "duitang", "sanhong", "sijin",
 
 /** Hands, highest precedence first (RULES.md §1). */
 export const HANDS = Object.freeze([
-  "liubohong", "biandijin", "liubohei", "chajinhua", "wuhong", "wuzi", "sihong",
-  "duitang", "sanhong", "sijin", "erju", "yixiu", "none",
+  "liubohong",
+  "biandijin",
+  "liubohei",
+  "chajinhua",
+  "wuhong",
+  "wuzi",
+  "sihong",
+  "duitang",
+  "sanhong",
+  "sijin",
+  "erju",
+  "yixiu",
+  "none",
 ]);
 
 /** Hands that may stand in a 状元 order. */
 export const RANKABLE = Object.freeze([
-  "liubohong", "biandijin", "liubohei", "chajinhua", "wuhong", "wuzi", "sihong",
+  "liubohong",
+  "biandijin",
+  "liubohei",
+  "chajinhua",
+  "wuhong",
+  "wuzi",
+  "sihong",
 ]);
 
 /** Every rule switch with its allowed values (RULES.md §5); lists and objects are edited apart. */

@@ -19,7 +19,8 @@ export function isRanked(state) {
 export function prizeUnits(rules) {
   const units = [];
   for (const prize of (rules && rules.ranked_prizes) || []) {
-    for (let i = 0; i < prize.count; i++) units.push({ name: prize.name, value: prize.value ?? null, index: units.length });
+    for (let i = 0; i < prize.count; i++)
+      units.push({ name: prize.name, value: prize.value ?? null, index: units.length });
   }
   return units;
 }
@@ -28,7 +29,11 @@ export function prizeUnits(rules) {
 export function rankingRows(state) {
   const units = prizeUnits(state.rules);
   const ranking = (state.result && state.result.ranking) || [];
-  return ranking.map((row, i) => ({ ...row, rank: i + 1, unit: row.prize ? units[i] || null : null }));
+  return ranking.map((row, i) => ({
+    ...row,
+    rank: i + 1,
+    unit: row.prize ? units[i] || null : null,
+  }));
 }
 
 /** A throw's name for the leaderboard: 四红带三, 二举, 无 …; "—" for no counted throw. */
@@ -41,9 +46,17 @@ function rowBadges(state, row, me) {
   const isNext = state.next === row.player;
   const sitsOut = (state.skipping || []).includes(row.player);
   return [
-    isNext ? h("span", { class: "turn-dot", role: "img", "aria-label": t("play.their_turn") }) : null,
+    isNext
+      ? h("span", { class: "turn-dot", role: "img", "aria-label": t("play.their_turn") })
+      : null,
     row.player === me ? h("span", { class: "badge" }, t("lobby.you")) : null,
-    sitsOut ? h("span", { class: "badge badge-muted sits-out-badge", title: t("play.sits_out_hint") }, t("play.sits_out")) : null,
+    sitsOut
+      ? h(
+          "span",
+          { class: "badge badge-muted sits-out-badge", title: t("play.sits_out_hint") },
+          t("play.sits_out"),
+        )
+      : null,
   ];
 }
 
@@ -57,17 +70,34 @@ export function leaderboard(state, { me = null, compact = false } = {}) {
       h(
         "li",
         {
-          class: ["rank-row", state.next === row.player ? "is-next" : "", row.player === me ? "is-me" : "", row.unit ? "has-prize" : "", row.dice ? "" : "no-throw"].join(" "),
+          class: [
+            "rank-row",
+            state.next === row.player ? "is-next" : "",
+            row.player === me ? "is-me" : "",
+            row.unit ? "has-prize" : "",
+            row.dice ? "" : "no-throw",
+          ].join(" "),
           "data-player": row.player,
         },
-        h("span", { class: "rank-no", "aria-label": t("ranked.rank", { n: row.rank }) }, String(row.rank)),
-        h("span", { class: "rank-who" }, h("span", { class: "rank-name" }, row.player), rowBadges(state, row, me)),
+        h(
+          "span",
+          { class: "rank-no", "aria-label": t("ranked.rank", { n: row.rank }) },
+          String(row.rank),
+        ),
+        h(
+          "span",
+          { class: "rank-who" },
+          h("span", { class: "rank-name" }, row.player),
+          rowBadges(state, row, me),
+        ),
         h(
           "span",
           { class: "rank-best" },
           row.dice ? diceRow(row.dice, { size: "xs" }) : null,
           h("span", { class: "rank-hand" }, bestName(row, state.rules)),
-          row.throw ? h("span", { class: "hint rank-throw" }, t("play.at_throw", { n: row.throw })) : null,
+          row.throw
+            ? h("span", { class: "hint rank-throw" }, t("play.at_throw", { n: row.throw }))
+            : null,
         ),
         h("span", { class: "rank-prize" }, row.unit ? row.unit.name : t("ranked.no_prize")),
       ),
@@ -85,7 +115,8 @@ export function prizeList(state) {
   let index = 0;
   for (const prize of state.rules.ranked_prizes || []) {
     const who = [];
-    for (let i = 0; i < prize.count; i++, index++) if (holders.has(index)) who.push(holders.get(index));
+    for (let i = 0; i < prize.count; i++, index++)
+      if (holders.has(index)) who.push(holders.get(index));
     out.push(
       h(
         "li",
@@ -93,7 +124,11 @@ export function prizeList(state) {
         h("span", { class: "ranked-prize-name" }, prize.name),
         prize.count > 1 ? h("span", { class: "pool-of" }, ` ×${prize.count}`) : null,
         prize.value ? h("span", { class: "hint" }, ` · ${t("end.value")} ${prize.value}`) : null,
-        h("span", { class: "ranked-prize-who" }, who.length ? who.join(t("list.sep")) : t("ranked.unclaimed")),
+        h(
+          "span",
+          { class: "ranked-prize-who" },
+          who.length ? who.join(t("list.sep")) : t("ranked.unclaimed"),
+        ),
       ),
     );
   }
@@ -142,9 +177,21 @@ export function rankingTable(state) {
             { class: row.rank === 1 && row.unit ? "is-winner" : "" },
             h("td", { class: "rank-no" }, String(row.rank)),
             h("th", { scope: "row" }, row.player),
-            h("td", { class: "rank-best" }, row.dice ? diceRow(row.dice, { size: "xs" }) : null, " ", bestName(row, state.rules)),
+            h(
+              "td",
+              { class: "rank-best" },
+              row.dice ? diceRow(row.dice, { size: "xs" }) : null,
+              " ",
+              bestName(row, state.rules),
+            ),
             h("td", { class: "rank-prize" }, row.unit ? row.unit.name : "—"),
-            hasValue ? h("td", { class: "value" }, row.unit && row.unit.value ? String(row.unit.value) : "") : null,
+            hasValue
+              ? h(
+                  "td",
+                  { class: "value" },
+                  row.unit && row.unit.value ? String(row.unit.value) : "",
+                )
+              : null,
           ),
         ),
       ),
@@ -160,17 +207,37 @@ export function rankingTable(state) {
 export class PrizeCeremony {
   constructor(state, { live = false, big = false } = {}) {
     this.state = state;
-    this.rows = rankingRows(state).filter((row) => row.unit).reverse();
+    this.rows = rankingRows(state)
+      .filter((row) => row.unit)
+      .reverse();
     this.items = this.rows.map((row, i) => this.item(row, i === this.rows.length - 1));
     this.reason = h("p", { class: "end-reason" });
-    this.skip = h("button", { type: "button", class: "btn btn-ghost btn-small ceremony-skip", onclick: () => this.showAll() }, t("ranked.show_all"));
+    this.skip = h(
+      "button",
+      {
+        type: "button",
+        class: "btn btn-ghost btn-small ceremony-skip",
+        onclick: () => this.showAll(),
+      },
+      t("ranked.show_all"),
+    );
     this.el = h(
       "section",
-      { class: `ceremony prize-ceremony${big ? " tv-ceremony" : ""}`, "aria-labelledby": "prize-ceremony-title" },
-      h("div", { class: "lanterns", "aria-hidden": "true" }, h("span", { class: "lantern l1" }), h("span", { class: "lantern l2" })),
+      {
+        class: `ceremony prize-ceremony${big ? " tv-ceremony" : ""}`,
+        "aria-labelledby": "prize-ceremony-title",
+      },
+      h(
+        "div",
+        { class: "lanterns", "aria-hidden": "true" },
+        h("span", { class: "lantern l1" }),
+        h("span", { class: "lantern l2" }),
+      ),
       h("p", { class: "eyebrow" }, state.name),
       h("h1", { id: "prize-ceremony-title", class: "seal" }, t("ranked.ceremony")),
-      this.rows.length ? h("ol", { class: "prize-calls", reversed: true }, this.items) : h("p", { class: "winner-name none" }, t("ranked.nobody")),
+      this.rows.length
+        ? h("ol", { class: "prize-calls", reversed: true }, this.items)
+        : h("p", { class: "winner-name none" }, t("ranked.nobody")),
       this.rows.length && live && !reducedMotion() ? this.skip : null,
       this.reason,
     );
@@ -185,7 +252,13 @@ export class PrizeCeremony {
       { class: `prize-call${top ? " is-top" : ""}`, "data-rank": String(row.rank) },
       h("span", { class: "prize-call-prize" }, row.unit.name),
       h("span", { class: "prize-call-who" }, row.player),
-      h("span", { class: "prize-call-best" }, row.dice ? diceRow(row.dice, { size: top ? "md" : "xs" }) : null, " ", bestName(row, this.state.rules)),
+      h(
+        "span",
+        { class: "prize-call-best" },
+        row.dice ? diceRow(row.dice, { size: top ? "md" : "xs" }) : null,
+        " ",
+        bestName(row, this.state.rules),
+      ),
     );
   }
 
@@ -234,7 +307,16 @@ export function paintLeaderboard(box, state, { me = null, compact = false } = {}
   mount(
     box,
     h("h2", { class: "card-title" }, t("ranked.leaderboard")),
-    state.rules.rounds ? h("p", { class: "hint ranked-rounds" }, t("ranked.round_of", { n: (state.result && state.result.round) || 1, of: state.rules.rounds })) : null,
+    state.rules.rounds
+      ? h(
+          "p",
+          { class: "hint ranked-rounds" },
+          t("ranked.round_of", {
+            n: (state.result && state.result.round) || 1,
+            of: state.rules.rounds,
+          }),
+        )
+      : null,
     leaderboard(state, { me, compact }),
   );
 }
@@ -244,7 +326,11 @@ export function rankedLines(thrown, state) {
   const row = rankingRows(state).find((r) => r.player === thrown.player);
   if (!row) return [];
   if (row.throw === thrown.throw) {
-    return [row.unit ? t("ranked.new_best_prize", { player: row.player, rank: row.rank, prize: row.unit.name }) : t("ranked.new_best", { player: row.player, rank: row.rank })];
+    return [
+      row.unit
+        ? t("ranked.new_best_prize", { player: row.player, rank: row.rank, prize: row.unit.name })
+        : t("ranked.new_best", { player: row.player, rank: row.rank }),
+    ];
   }
   return [t("ranked.not_better", { player: row.player, best: bestName(row, state.rules) })];
 }

@@ -16,7 +16,17 @@ export function reactionBar(session) {
     "div",
     { class: "reaction-bar", role: "group", "aria-label": t("react.label") },
     REACTIONS.map((emoji) =>
-      h("button", { type: "button", class: "reaction-btn", "aria-label": t("react.send", { emoji }), title: t("react.send", { emoji }), onclick: () => send(session, emoji) }, emoji),
+      h(
+        "button",
+        {
+          type: "button",
+          class: "reaction-btn",
+          "aria-label": t("react.send", { emoji }),
+          title: t("react.send", { emoji }),
+          onclick: () => send(session, emoji),
+        },
+        emoji,
+      ),
     ),
   );
   const sync = () => {
@@ -31,7 +41,10 @@ async function send(session, emoji) {
   try {
     await session.send(COMMAND.REACT, { emoji });
   } catch (err) {
-    toast(errorText(err), { kind: err && err.code === "reaction_too_soon" ? "info" : "error", ms: 2000 });
+    toast(errorText(err), {
+      kind: err && err.code === "reaction_too_soon" ? "info" : "error",
+      ms: 2000,
+    });
   }
 }
 
@@ -53,7 +66,11 @@ export function showReaction(e) {
   const left = 10 + Math.random() * 70;
   const item = h(
     "div",
-    { class: `reaction-float${reducedMotion() ? " still" : ""}`, style: `left:${left.toFixed(1)}%`, dataset: { emoji: e.emoji } },
+    {
+      class: `reaction-float${reducedMotion() ? " still" : ""}`,
+      style: `left:${left.toFixed(1)}%`,
+      dataset: { emoji: e.emoji },
+    },
     h("span", { class: "reaction-emoji", "aria-hidden": "true" }, e.emoji),
     h("span", { class: "reaction-who" }, who),
     h("span", { class: "sr-only" }, t("react.from", { player: who, emoji: e.emoji })),

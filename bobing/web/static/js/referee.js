@@ -25,14 +25,37 @@ export class RefereePad {
     this.aheadConfirm = false;
     this.slots = h("div", { class: "ref-slots", role: "group", "aria-label": t("ref.slots") });
     this.preview = h("div", { class: "ref-preview", "aria-live": "polite" });
-    this.confirmBtn = h("button", { type: "button", class: "btn btn-primary btn-block ref-confirm", onclick: () => this.confirm() }, t("ref.confirm"));
+    this.confirmBtn = h(
+      "button",
+      {
+        type: "button",
+        class: "btn btn-primary btn-block ref-confirm",
+        onclick: () => this.confirm(),
+      },
+      t("ref.confirm"),
+    );
     this.tiaohouBtn = allowTiaohou
-      ? h("button", { type: "button", class: "btn btn-ghost ref-tiaohou", "aria-pressed": "false", onclick: () => this.toggleTiaohou() }, t("ref.tiaohou"))
+      ? h(
+          "button",
+          {
+            type: "button",
+            class: "btn btn-ghost ref-tiaohou",
+            "aria-pressed": "false",
+            onclick: () => this.toggleTiaohou(),
+          },
+          t("ref.tiaohou"),
+        )
       : null;
     const keys = [1, 2, 3, 4, 5, 6].map((face) =>
       h(
         "button",
-        { type: "button", class: `ref-key${face === 1 || face === 4 ? " ref-key-red" : ""}`, "aria-label": t("ref.add_face", { face }), dataset: { face: String(face) }, onclick: () => this.add(face) },
+        {
+          type: "button",
+          class: `ref-key${face === 1 || face === 4 ? " ref-key-red" : ""}`,
+          "aria-label": t("ref.add_face", { face }),
+          dataset: { face: String(face) },
+          onclick: () => this.add(face),
+        },
         dieSvg(face, { label: false }),
         h("span", { class: "ref-key-num", "aria-hidden": "true" }, String(face)),
       ),
@@ -47,8 +70,22 @@ export class RefereePad {
       h(
         "div",
         { class: "ref-tools" },
-        h("button", { type: "button", class: "btn btn-ghost ref-back", "aria-label": t("ref.backspace"), onclick: () => this.back() }, icon("backspace"), h("span", {}, t("ref.backspace_short"))),
-        h("button", { type: "button", class: "btn btn-ghost ref-clear", onclick: () => this.clear() }, t("ref.clear")),
+        h(
+          "button",
+          {
+            type: "button",
+            class: "btn btn-ghost ref-back",
+            "aria-label": t("ref.backspace"),
+            onclick: () => this.back(),
+          },
+          icon("backspace"),
+          h("span", {}, t("ref.backspace_short")),
+        ),
+        h(
+          "button",
+          { type: "button", class: "btn btn-ghost ref-clear", onclick: () => this.clear() },
+          t("ref.clear"),
+        ),
         this.tiaohouBtn,
       ),
       this.preview,
@@ -156,7 +193,10 @@ export class RefereePad {
       slots.push(
         h(
           "span",
-          { class: `ref-slot${face ? " is-filled" : ""}`, "aria-label": face ? t("die.face", { face }) : t("ref.empty_slot") },
+          {
+            class: `ref-slot${face ? " is-filled" : ""}`,
+            "aria-label": face ? t("die.face", { face }) : t("ref.empty_slot"),
+          },
           face ? dieSvg(face, { label: false }) : null,
         ),
       );
@@ -168,9 +208,22 @@ export class RefereePad {
       this.tiaohouBtn.classList.toggle("is-on", this.tiaohou);
     }
     if (queued) {
-      mount(this.preview, h("span", { class: "hint ref-queued" }, this.aheadConfirm ? t("ref.queued_confirm") : t("ref.queued", { n: this.aheadTiaohou ? 0 : this.count - this.ahead.length })));
+      mount(
+        this.preview,
+        h(
+          "span",
+          { class: "hint ref-queued" },
+          this.aheadConfirm
+            ? t("ref.queued_confirm")
+            : t("ref.queued", { n: this.aheadTiaohou ? 0 : this.count - this.ahead.length }),
+        ),
+      );
     } else if (this.tiaohou) {
-      mount(this.preview, h("strong", { class: "ref-name" }, t("tiaohou")), h("span", { class: "ref-why" }, t("ref.tiaohou_effect")));
+      mount(
+        this.preview,
+        h("strong", { class: "ref-name" }, t("tiaohou")),
+        h("span", { class: "ref-why" }, t("ref.tiaohou_effect")),
+      );
     } else if (this.count === 6 && this.faces.length === 6) {
       const c = classify(this.faces, this.rules);
       mount(
@@ -180,9 +233,23 @@ export class RefereePad {
         h("span", { class: "ref-effect" }, effect(c, this.rules)),
       );
     } else if (this.count === 2 && this.faces.length === 2) {
-      mount(this.preview, h("strong", { class: "ref-name" }, t("ref.two_sum", { a: this.faces[0], b: this.faces[1], sum: this.faces[0] + this.faces[1] })));
+      mount(
+        this.preview,
+        h(
+          "strong",
+          { class: "ref-name" },
+          t("ref.two_sum", {
+            a: this.faces[0],
+            b: this.faces[1],
+            sum: this.faces[0] + this.faces[1],
+          }),
+        ),
+      );
     } else {
-      mount(this.preview, h("span", { class: "hint" }, t("ref.need", { n: this.count - this.faces.length })));
+      mount(
+        this.preview,
+        h("span", { class: "hint" }, t("ref.need", { n: this.count - this.faces.length })),
+      );
     }
     this.confirmBtn.disabled = !this.ready();
   }

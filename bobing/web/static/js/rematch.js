@@ -16,7 +16,11 @@ function target(code) {
 async function claimSeat(session) {
   const ack = await session.send(COMMAND.CLAIM_REMATCH, {});
   const reply = ack.reply || {};
-  saveTable(reply.code, { playerToken: reply.player_token, playerName: reply.player, rematchOf: session.code });
+  saveTable(reply.code, {
+    playerToken: reply.player_token,
+    playerName: reply.player,
+    rematchOf: session.code,
+  });
   return reply.code;
 }
 
@@ -45,7 +49,8 @@ export function attachRematch(session, navigate) {
     if (!st || !st.rematch || session.followingRematch || st.status !== STATUS.OVER) return;
     if (session.hostToken && !ev.detail.live && loadTable(session.code).followedRematch) return;
     const seated = session.roles.includes(ROLE.PLAYER);
-    const fresh = ev.detail.live || (seated && loadTable(session.code).followedRematch !== st.rematch);
+    const fresh =
+      ev.detail.live || (seated && loadTable(session.code).followedRematch !== st.rematch);
     if (fresh && !session.rematchStarting) followRematch(session, navigate);
   });
 }
@@ -58,7 +63,16 @@ export function rematchCard(session, navigate) {
       "section",
       { class: "card rematch-card" },
       h("p", {}, t("rematch.exists", { code: st.rematch })),
-      h("button", { type: "button", class: "btn btn-primary", onclick: () => followRematch(session, navigate) }, icon("play"), t("rematch.go", { code: st.rematch })),
+      h(
+        "button",
+        {
+          type: "button",
+          class: "btn btn-primary",
+          onclick: () => followRematch(session, navigate),
+        },
+        icon("play"),
+        t("rematch.go", { code: st.rematch }),
+      ),
     );
   }
   if (!session.isHost()) return h("p", { class: "hint rematch-wait" }, t("rematch.wait"));
@@ -78,7 +92,11 @@ export function rematchCard(session, navigate) {
           try {
             const ack = await session.send(COMMAND.REMATCH, {});
             const reply = ack.reply || {};
-            saveTable(reply.code, { hostToken: reply.host_token, playToken: reply.play_token || undefined, rematchOf: session.code });
+            saveTable(reply.code, {
+              hostToken: reply.host_token,
+              playToken: reply.play_token || undefined,
+              rematchOf: session.code,
+            });
             saveTable(session.code, { followedRematch: reply.code });
             session.followingRematch = true;
             if (session.roles.includes(ROLE.PLAYER)) await claimSeat(session);

@@ -26,8 +26,14 @@ export class SeatTools {
     this.list = h("ul", { class: "seat-tools-list" });
     this.select = h(
       "select",
-      { id: "auto-throw", class: "input input-small", onchange: (ev) => this.setAutoThrow(Number(ev.target.value)) },
-      AUTO_THROW_CHOICES.map((s) => h("option", { value: String(s) }, s ? t("seats.auto_after", { s }) : t("seats.auto_off"))),
+      {
+        id: "auto-throw",
+        class: "input input-small",
+        onchange: (ev) => this.setAutoThrow(Number(ev.target.value)),
+      },
+      AUTO_THROW_CHOICES.map((s) =>
+        h("option", { value: String(s) }, s ? t("seats.auto_after", { s }) : t("seats.auto_off")),
+      ),
     );
     this.el = h(
       "div",
@@ -50,18 +56,30 @@ export class SeatTools {
 
   update() {
     const st = this.session.state;
-    const show = st && st.mode === MODE.ONLINE && st.status !== STATUS.OVER && this.session.isHost();
+    const show =
+      st && st.mode === MODE.ONLINE && st.status !== STATUS.OVER && this.session.isHost();
     this.el.hidden = !show;
     if (!show) return;
     const next = st.next;
-    const canStandIn = st.status === STATUS.PLAYING && next && next !== this.session.me && st.phase !== PHASE.GRAB;
+    const canStandIn =
+      st.status === STATUS.PLAYING && next && next !== this.session.me && st.phase !== PHASE.GRAB;
     const key = canStandIn ? `${next}:${st.turn}` : "";
     if (this.standInBox.dataset.key !== key) {
       this.standInBox.dataset.key = key;
       mount(
         this.standInBox,
         canStandIn
-          ? h("button", { type: "button", class: "btn btn-ghost stand-in-btn", "data-fk": "stand-in", onclick: () => this.standIn() }, icon("play"), t("seats.stand_in", { player: next }))
+          ? h(
+              "button",
+              {
+                type: "button",
+                class: "btn btn-ghost stand-in-btn",
+                "data-fk": "stand-in",
+                onclick: () => this.standIn(),
+              },
+              icon("play"),
+              t("seats.stand_in", { player: next }),
+            )
           : null,
       );
     }
@@ -75,14 +93,27 @@ export class SeatTools {
             "li",
             {},
             h("span", { class: "holder-name" }, p.name),
-            h("button", { type: "button", class: "btn btn-small btn-ghost hand-seat-btn", "aria-label": t("seats.hand_to_phone_for", { player: p.name }), onclick: () => this.handSeat(p.name) }, icon("share"), t("seats.hand_to_phone")),
+            h(
+              "button",
+              {
+                type: "button",
+                class: "btn btn-small btn-ghost hand-seat-btn",
+                "aria-label": t("seats.hand_to_phone_for", { player: p.name }),
+                onclick: () => this.handSeat(p.name),
+              },
+              icon("share"),
+              t("seats.hand_to_phone"),
+            ),
           ),
         ),
       );
     }
     const seconds = String((st.auto_throw && st.auto_throw.seconds) || 0);
     if (document.activeElement !== this.select) {
-      if (![...this.select.options].some((o) => o.value === seconds)) this.select.appendChild(h("option", { value: seconds }, t("seats.auto_after", { s: seconds })));
+      if (![...this.select.options].some((o) => o.value === seconds))
+        this.select.appendChild(
+          h("option", { value: seconds }, t("seats.auto_after", { s: seconds })),
+        );
       this.select.value = seconds;
     }
   }
@@ -90,7 +121,11 @@ export class SeatTools {
   async standIn() {
     const st = this.session.state;
     const player = st.next;
-    const yes = await confirmDialog({ title: t("seats.stand_in_title", { player }), body: t("seats.stand_in_body", { player, n: st.turn }), yes: t("seats.stand_in_yes") });
+    const yes = await confirmDialog({
+      title: t("seats.stand_in_title", { player }),
+      body: t("seats.stand_in_body", { player, n: st.turn }),
+      yes: t("seats.stand_in_yes"),
+    });
     if (!yes || this.session.state.next !== player) return;
     try {
       await this.session.throwDice({ nonce: randomId(20), stand_in: true });
@@ -100,7 +135,11 @@ export class SeatTools {
   }
 
   async handSeat(player) {
-    const yes = await confirmDialog({ title: t("seats.hand_title", { player }), body: t("seats.hand_body", { player }), yes: t("seats.hand_yes") });
+    const yes = await confirmDialog({
+      title: t("seats.hand_title", { player }),
+      body: t("seats.hand_body", { player }),
+      yes: t("seats.hand_yes"),
+    });
     if (!yes) return;
     try {
       const ack = await this.session.send(COMMAND.HAND_SEAT, { player });
@@ -123,7 +162,10 @@ export class SeatTools {
 /** The QR code of a seat link, in a dialog the host shows to the new phone. */
 export function showSeatQr(code, player, token) {
   const url = seatLink(code, token);
-  const dialog = h("dialog", { class: "dialog seat-qr-dialog", "aria-labelledby": "seat-qr-title" });
+  const dialog = h("dialog", {
+    class: "dialog seat-qr-dialog",
+    "aria-labelledby": "seat-qr-title",
+  });
   const close = () => {
     dialog.close();
     dialog.remove();
@@ -137,7 +179,16 @@ export function showSeatQr(code, player, token) {
     h(
       "div",
       { class: "dialog-actions" },
-      h("button", { type: "button", class: "btn btn-ghost", onclick: () => copyText(url).then(() => toast(t("lobby.copied"))) }, icon("copy"), t("seats.copy_link")),
+      h(
+        "button",
+        {
+          type: "button",
+          class: "btn btn-ghost",
+          onclick: () => copyText(url).then(() => toast(t("lobby.copied"))),
+        },
+        icon("copy"),
+        t("seats.copy_link"),
+      ),
       h("button", { type: "button", class: "btn btn-primary", onclick: close }, t("common.done")),
     ),
   );
@@ -167,7 +218,10 @@ export class AutoThrowNote {
     }
     const left = Math.max(0, Math.ceil((Date.parse(auto.deadline) - Date.now()) / 1000));
     this.el.hidden = false;
-    this.el.textContent = left > 0 ? t("seats.auto_countdown", { player: st.next, s: left }) : t("seats.auto_now", { player: st.next });
+    this.el.textContent =
+      left > 0
+        ? t("seats.auto_countdown", { player: st.next, s: left })
+        : t("seats.auto_now", { player: st.next });
   }
 }
 
@@ -178,12 +232,17 @@ export class AutoThrowNote {
 export function attachSeats(session) {
   let claiming = false;
   const claim = async () => {
-    if (claiming || !loadTable(session.code).claimSeat || !session.roles.includes(ROLE.PLAYER)) return;
+    if (claiming || !loadTable(session.code).claimSeat || !session.roles.includes(ROLE.PLAYER))
+      return;
     claiming = true;
     try {
       const ack = await session.send(COMMAND.CLAIM_SEAT, {});
       const reply = ack.reply || {};
-      saveTable(session.code, { playerToken: reply.player_token, playerName: reply.player, claimSeat: false });
+      saveTable(session.code, {
+        playerToken: reply.player_token,
+        playerName: reply.player,
+        claimSeat: false,
+      });
       session.me = reply.player;
       session.conn.setTokens(session.tokens());
       toast(t("seats.claimed", { player: reply.player }));

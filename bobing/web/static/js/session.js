@@ -70,9 +70,13 @@ export class TableSession extends EventTarget {
     if (!st || st.status !== STATUS.PLAYING || !st.next || st.phase === PHASE.GRAB) return false;
     const roles = this.roles;
     if (st.mode === MODE.ONLINE) return roles.includes(ROLE.PLAYER) && this.me === st.next;
-    if (st.mode === MODE.PASS_AND_PLAY) return roles.includes(ROLE.HOST) || roles.includes(ROLE.PLAY);
+    if (st.mode === MODE.PASS_AND_PLAY)
+      return roles.includes(ROLE.HOST) || roles.includes(ROLE.PLAY);
     if (st.mode === MODE.REFEREE) {
-      return roles.includes(ROLE.HOST) || (st.referee_thrower && roles.includes(ROLE.PLAYER) && this.me === st.next);
+      return (
+        roles.includes(ROLE.HOST) ||
+        (st.referee_thrower && roles.includes(ROLE.PLAYER) && this.me === st.next)
+      );
     }
     return false;
   }
@@ -80,7 +84,11 @@ export class TableSession extends EventTarget {
   // ---- lifecycle ---------------------------------------------------------------------------
 
   start() {
-    this.conn = new TableConnection(this.code, { tokens: this.tokens(), after: this.lastSeq, lang: lang() });
+    this.conn = new TableConnection(this.code, {
+      tokens: this.tokens(),
+      after: this.lastSeq,
+      lang: lang(),
+    });
     this.conn.addEventListener("status", (ev) => {
       this.status = ev.detail.status;
       this.attempt = ev.detail.attempt;
@@ -93,7 +101,11 @@ export class TableSession extends EventTarget {
       if (ev.detail.player) {
         this.me = ev.detail.player;
         saveTable(this.code, { playerName: this.me });
-      } else if (!this.roles.includes(ROLE.PLAYER) && this.me && !loadTable(this.code).playerToken) {
+      } else if (
+        !this.roles.includes(ROLE.PLAYER) &&
+        this.me &&
+        !loadTable(this.code).playerToken
+      ) {
         this.me = null;
       }
       this.emit({ events: [], live: false });
@@ -143,7 +155,12 @@ export class TableSession extends EventTarget {
   flushSave() {
     clearTimeout(this.saveTimer);
     if (!this.state) return;
-    const patch = { state: this.state, events: this.events, sent: this.sent, nonceAlerts: this.nonceAlerts };
+    const patch = {
+      state: this.state,
+      events: this.events,
+      sent: this.sent,
+      nonceAlerts: this.nonceAlerts,
+    };
     const first = this.events.find((e) => e.type === EVENT.TABLE_CREATED);
     if (first && first.commitment) patch.commitment = first.commitment;
     saveTable(this.code, patch);
@@ -197,7 +214,13 @@ export class TableSession extends EventTarget {
       if (!event) return true; // the events frame is still on its way
       const verdict = nonceVerdict(event, check.turn, check.nonce);
       if (check.turn > 0) this.sent[check.turn] = check.nonce;
-      if (!verdict.ok) this.flagNonce({ throw: check.turn, sent: check.nonce, nonce: verdict.nonce, seq: check.seq });
+      if (!verdict.ok)
+        this.flagNonce({
+          throw: check.turn,
+          sent: check.nonce,
+          nonce: verdict.nonce,
+          seq: check.seq,
+        });
       return false;
     });
     this.scheduleSave();
@@ -219,7 +242,10 @@ export class TableSession extends EventTarget {
     // Tell the table through the log (docs/fairness.md): a server that drops this too is
     // still caught by this phone's warning and by `bobing verify --seen`. (The start dice are
     // not a throw: they stay this phone's warning.)
-    if (alert.throw > 0) this.send(COMMAND.DISPUTE, { throw: alert.throw, nonce: alert.sent }).catch((err) => console.warn(err));
+    if (alert.throw > 0)
+      this.send(COMMAND.DISPUTE, { throw: alert.throw, nonce: alert.sent }).catch((err) =>
+        console.warn(err),
+      );
   }
 
   /** The throws some thrower's device disputed, as the log tells everyone. */
@@ -286,7 +312,15 @@ export class TableSession extends EventTarget {
 
   /** Everything that happened on throw `n` (as it stands): the thrown event and what followed. */
   throwDetails(n) {
-    const out = { thrown: null, awards: [], standing: null, skipNext: false, final: null, gameOver: null, grab: false };
+    const out = {
+      thrown: null,
+      awards: [],
+      standing: null,
+      skipNext: false,
+      final: null,
+      gameOver: null,
+      grab: false,
+    };
     for (const e of this.events) {
       if (e.throw !== n || this.voided.has(e.seq)) continue;
       if (e.type === EVENT.THROWN) out.thrown = e;

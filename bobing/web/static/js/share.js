@@ -11,9 +11,43 @@ import { TIERS } from "./protocol.js";
 
 const W = 1080;
 const H = 1350;
-const FONT = '"PingFang SC", "Hiragino Sans GB", "Noto Sans CJK SC", "Noto Sans SC", "Microsoft YaHei", system-ui, sans-serif';
-const SERIF = '"Songti SC", "Noto Serif CJK SC", "Noto Serif SC", "STSong", "SimSun", Georgia, serif';
-const PIPS = { 1: [[0, 0]], 2: [[-1, -1], [1, 1]], 3: [[-1, -1], [0, 0], [1, 1]], 4: [[-1, -1], [1, -1], [-1, 1], [1, 1]], 5: [[-1, -1], [1, -1], [0, 0], [-1, 1], [1, 1]], 6: [[-1, -1], [1, -1], [-1, 0], [1, 0], [-1, 1], [1, 1]] };
+const FONT =
+  '"PingFang SC", "Hiragino Sans GB", "Noto Sans CJK SC", "Noto Sans SC", "Microsoft YaHei", system-ui, sans-serif';
+const SERIF =
+  '"Songti SC", "Noto Serif CJK SC", "Noto Serif SC", "STSong", "SimSun", Georgia, serif';
+const PIPS = {
+  1: [[0, 0]],
+  2: [
+    [-1, -1],
+    [1, 1],
+  ],
+  3: [
+    [-1, -1],
+    [0, 0],
+    [1, 1],
+  ],
+  4: [
+    [-1, -1],
+    [1, -1],
+    [-1, 1],
+    [1, 1],
+  ],
+  5: [
+    [-1, -1],
+    [1, -1],
+    [0, 0],
+    [-1, 1],
+    [1, 1],
+  ],
+  6: [
+    [-1, -1],
+    [1, -1],
+    [-1, 0],
+    [1, 0],
+    [-1, 1],
+    [1, 1],
+  ],
+};
 
 function roundRect(ctx, x, y, w, h, r) {
   ctx.beginPath();
@@ -101,7 +135,10 @@ export function drawCard(state) {
   }
   // the top of the table
   const holdings = (state.result && state.result.holdings) || {};
-  const ranked = (state.players || []).map((p) => ({ name: p.name, n: cakes(holdings[p.name]) })).sort((a, b) => b.n - a.n).slice(0, 3);
+  const ranked = (state.players || [])
+    .map((p) => ({ name: p.name, n: cakes(holdings[p.name]) }))
+    .sort((a, b) => b.n - a.n)
+    .slice(0, 3);
   ctx.font = `700 44px ${FONT}`;
   ranked.forEach((p, i) => {
     const y = 1020 + i * 66;
@@ -116,12 +153,22 @@ export function drawCard(state) {
   ctx.fillStyle = "rgba(255, 243, 207, 0.75)";
   ctx.font = `500 34px ${FONT}`;
   const tiers = TIERS.filter((tier) => (state.rules.prizes || {})[tier]).length;
-  ctx.fillText(t("share.footer", { code: state.code, date: new Date(state.created_at).toLocaleDateString(), tiers }), W / 2, H - 70);
+  ctx.fillText(
+    t("share.footer", {
+      code: state.code,
+      date: new Date(state.created_at).toLocaleDateString(),
+      tiers,
+    }),
+    W / 2,
+    H - 70,
+  );
   return canvas;
 }
 
 function toBlob(canvas) {
-  return new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error("no image"))), "image/png"));
+  return new Promise((resolve, reject) =>
+    canvas.toBlob((b) => (b ? resolve(b) : reject(new Error("no image"))), "image/png"),
+  );
 }
 
 /** Share the card (system sheet with the image where possible), else save it. */
@@ -131,7 +178,11 @@ export async function shareCard(state, canvas) {
   const file = typeof File === "function" ? new File([blob], name, { type: "image/png" }) : null;
   if (file && navigator.canShare && navigator.canShare({ files: [file] }) && navigator.share) {
     try {
-      await navigator.share({ files: [file], title: state.name, text: t("share.text", { name: state.name }) });
+      await navigator.share({
+        files: [file],
+        title: state.name,
+        text: t("share.text", { name: state.name }),
+      });
       return "shared";
     } catch (err) {
       if (err && err.name === "AbortError") return "cancelled";
@@ -155,16 +206,39 @@ export function shareSection(session) {
     const st = session.state;
     try {
       const canvas = drawCard(st);
-      const img = h("img", { class: "share-img", alt: t("share.alt", { name: st.name }), src: canvas.toDataURL("image/png"), width: W / 4, height: H / 4 });
+      const img = h("img", {
+        class: "share-img",
+        alt: t("share.alt", { name: st.name }),
+        src: canvas.toDataURL("image/png"),
+        width: W / 4,
+        height: H / 4,
+      });
       mount(
         preview,
         img,
-        h("button", { type: "button", class: "btn btn-primary share-btn", onclick: () => shareCard(st, canvas).catch(showError) }, icon("share"), t(navigator.share ? "share.share" : "share.save")),
+        h(
+          "button",
+          {
+            type: "button",
+            class: "btn btn-primary share-btn",
+            onclick: () => shareCard(st, canvas).catch(showError),
+          },
+          icon("share"),
+          t(navigator.share ? "share.share" : "share.save"),
+        ),
       );
     } catch (err) {
       showError(err);
     }
   };
-  mount(preview, h("button", { type: "button", class: "btn btn-ghost share-make", onclick: make }, icon("share"), t("share.make")));
+  mount(
+    preview,
+    h(
+      "button",
+      { type: "button", class: "btn btn-ghost share-make", onclick: make },
+      icon("share"),
+      t("share.make"),
+    ),
+  );
   return section;
 }

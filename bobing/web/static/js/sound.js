@@ -43,7 +43,8 @@ function noise(c) {
   if (!noiseBuffer) {
     noiseBuffer = c.createBuffer(1, Math.floor(c.sampleRate * 0.05), c.sampleRate);
     const data = noiseBuffer.getChannelData(0);
-    for (let i = 0; i < data.length; i++) data[i] = (Math.random() * 2 - 1) * Math.exp(-i / (data.length / 6));
+    for (let i = 0; i < data.length; i++)
+      data[i] = (Math.random() * 2 - 1) * Math.exp(-i / (data.length / 6));
   }
   return noiseBuffer;
 }
@@ -112,7 +113,8 @@ export function chime(notes = 2) {
   if (!c) return;
   const scale = [523.25, 587.33, 659.25, 783.99, 880.0, 1046.5];
   const now = c.currentTime;
-  for (let i = 0; i < notes; i++) tone(c, scale[i % scale.length], now + i * 0.09, 0.6, { volume: 0.12 });
+  for (let i = 0; i < notes; i++)
+    tone(c, scale[i % scale.length], now + i * 0.09, 0.6, { volume: 0.12 });
 }
 
 /** A 状元 hand: a gong. */
@@ -120,7 +122,12 @@ export function gong() {
   const c = ready();
   if (!c) return;
   const now = c.currentTime;
-  for (const [f, v] of [[110, 0.3], [164.8, 0.14], [220, 0.1], [329.6, 0.05]]) {
+  for (const [f, v] of [
+    [110, 0.3],
+    [164.8, 0.14],
+    [220, 0.1],
+    [329.6, 0.05],
+  ]) {
     tone(c, f, now, 2.6, { type: "sine", volume: v });
   }
   chime(5);

@@ -25,7 +25,9 @@ function write(key, value) {
 }
 
 export function normalizeCode(code) {
-  return String(code || "").trim().toUpperCase();
+  return String(code || "")
+    .trim()
+    .toUpperCase();
 }
 
 /** Everything this device knows about table `code` ({} when nothing). */

@@ -9,9 +9,21 @@ import { fixOrder, orderLine, rankingLines, tierName, handLabel } from "./game.j
 import { icon, toast } from "./ui.js";
 
 const EDITABLE = [
-  "liubohong", "liubohong_spares_chajinhua", "liubohei", "six_ones", "biandijin", "wuzi_compare",
-  "wuzi_bonus", "sijin_bonus", "chajinhua_duitang", "chajinhua_lugu", "standing", "tiaohou",
-  "direction", "start_count", "end",
+  "liubohong",
+  "liubohong_spares_chajinhua",
+  "liubohei",
+  "six_ones",
+  "biandijin",
+  "wuzi_compare",
+  "wuzi_bonus",
+  "sijin_bonus",
+  "chajinhua_duitang",
+  "chajinhua_lugu",
+  "standing",
+  "tiaohou",
+  "direction",
+  "start_count",
+  "end",
 ];
 /** Switches whose values are true and false. */
 const BOOLEAN = new Set(["sijin_bonus", "wuzi_bonus", "liubohong_spares_chajinhua"]);
@@ -68,7 +80,13 @@ export class RuleSwitches {
       rows.push(this.switchRow(rules, name));
     }
     rows.push(this.chaseRow(rules), this.patternsRow(rules));
-    rows.push(h("button", { type: "button", class: "btn btn-ghost btn-small", onclick: () => this.onReset() }, t("home.reset_rules")));
+    rows.push(
+      h(
+        "button",
+        { type: "button", class: "btn btn-ghost btn-small", onclick: () => this.onReset() },
+        t("home.reset_rules"),
+      ),
+    );
     mount(this.el, rows);
     this.onChange();
   }
@@ -86,12 +104,36 @@ export class RuleSwitches {
             "li",
             {},
             h("span", { class: "order-name" }, handLabel(hand)),
-            h("button", { type: "button", class: "icon-btn small", disabled: i === 0, "aria-label": t("home.order_up", { hand: handLabel(hand) }), onclick: () => this.moveHand(i, -1) }, icon("up")),
-            h("button", { type: "button", class: "icon-btn small", disabled: i === order.length - 1, "aria-label": t("home.order_down", { hand: handLabel(hand) }), onclick: () => this.moveHand(i, 1) }, icon("down")),
+            h(
+              "button",
+              {
+                type: "button",
+                class: "icon-btn small",
+                disabled: i === 0,
+                "aria-label": t("home.order_up", { hand: handLabel(hand) }),
+                onclick: () => this.moveHand(i, -1),
+              },
+              icon("up"),
+            ),
+            h(
+              "button",
+              {
+                type: "button",
+                class: "icon-btn small",
+                disabled: i === order.length - 1,
+                "aria-label": t("home.order_down", { hand: handLabel(hand) }),
+                onclick: () => this.moveHand(i, 1),
+              },
+              icon("down"),
+            ),
           ),
         ),
       ),
-      h("ul", { class: "rank-list small" }, rankingLines(rules).map((line) => h("li", {}, line))),
+      h(
+        "ul",
+        { class: "rank-list small" },
+        rankingLines(rules).map((line) => h("li", {}, line)),
+      ),
     );
   }
 
@@ -111,9 +153,21 @@ export class RuleSwitches {
           if (again) again.focus();
         },
       },
-      SWITCH_VALUES[name].map((value) => h("option", { value: String(value), selected: rules[name] === value }, t(`val.${name}.${value}`))),
+      SWITCH_VALUES[name].map((value) =>
+        h(
+          "option",
+          { value: String(value), selected: rules[name] === value },
+          t(`val.${name}.${value}`),
+        ),
+      ),
     );
-    return h("div", { class: "switch-row" }, h("label", { for: id, class: "field-label" }, t(`switch.${name}`)), select, h("p", { class: "hint" }, t(`rule.${name}.${rules[name]}`)));
+    return h(
+      "div",
+      { class: "switch-row" },
+      h("label", { for: id, class: "field-label" }, t(`switch.${name}`)),
+      select,
+      h("p", { class: "hint" }, t(`rule.${name}.${rules[name]}`)),
+    );
   }
 
   chaseRow(rules) {
@@ -121,7 +175,17 @@ export class RuleSwitches {
     return h(
       "div",
       { class: "switch-row" },
-      h("label", { class: "check-row" }, h("input", { type: "checkbox", id: "sw-chase", checked: chaseOn, onchange: (ev) => this.setChase(ev.target.checked) }), t("switch.chase")),
+      h(
+        "label",
+        { class: "check-row" },
+        h("input", {
+          type: "checkbox",
+          id: "sw-chase",
+          checked: chaseOn,
+          onchange: (ev) => this.setChase(ev.target.checked),
+        }),
+        t("switch.chase"),
+      ),
       chaseOn
         ? h(
             "div",
@@ -159,11 +223,26 @@ export class RuleSwitches {
                   this.paint();
                 },
               },
-              ["nearest_before", "latest"].map((v) => h("option", { value: v, selected: rules.chase.from === v }, t(`rule.chase.from.${v}`))),
+              ["nearest_before", "latest"].map((v) =>
+                h(
+                  "option",
+                  { value: v, selected: rules.chase.from === v },
+                  t(`rule.chase.from.${v}`),
+                ),
+              ),
             ),
           )
         : null,
-      h("p", { class: "hint" }, chaseOn ? t("rule.chase.on", { tiers: rules.chase.tiers.map(tierName).join(t("list.sep")), source: t(`rule.chase.from.${rules.chase.from}`) }) : t("rule.chase.null")),
+      h(
+        "p",
+        { class: "hint" },
+        chaseOn
+          ? t("rule.chase.on", {
+              tiers: rules.chase.tiers.map(tierName).join(t("list.sep")),
+              source: t(`rule.chase.from.${rules.chase.from}`),
+            })
+          : t("rule.chase.null"),
+      ),
     );
   }
 

@@ -40,15 +40,19 @@ function wholeNumber(value, low, high) {
 export function prizeProblems(prizes) {
   const problems = [];
   if (!prizes.length) problems.push(t("terms.prizes_empty"));
-  if (prizes.length > MAX_PRIZE_ENTRIES) problems.push(t("terms.prizes_too_many", { n: MAX_PRIZE_ENTRIES }));
+  if (prizes.length > MAX_PRIZE_ENTRIES)
+    problems.push(t("terms.prizes_too_many", { n: MAX_PRIZE_ENTRIES }));
   prizes.forEach((p, i) => {
     const where = { n: i + 1, name: p.name || "" };
     const name = (p.name || "").trim();
     if (!name) problems.push(t("terms.prize_no_name", where));
     else if (BAD_TEXT.test(name)) problems.push(t("terms.prize_bad_name", where));
-    else if (name.length > MAX_PRIZE_NAME) problems.push(t("terms.prize_long_name", { ...where, max: MAX_PRIZE_NAME }));
-    if (wholeNumber(p.count, 1, MAX_PRIZE_COUNT) === null) problems.push(t("terms.prize_bad_count", { ...where, max: MAX_PRIZE_COUNT }));
-    if (p.value !== null && p.value !== "" && !(Number(p.value) >= 0)) problems.push(t("terms.prize_bad_value", where));
+    else if (name.length > MAX_PRIZE_NAME)
+      problems.push(t("terms.prize_long_name", { ...where, max: MAX_PRIZE_NAME }));
+    if (wholeNumber(p.count, 1, MAX_PRIZE_COUNT) === null)
+      problems.push(t("terms.prize_bad_count", { ...where, max: MAX_PRIZE_COUNT }));
+    if (p.value !== null && p.value !== "" && !(Number(p.value) >= 0))
+      problems.push(t("terms.prize_bad_value", where));
   });
   return problems;
 }
@@ -98,7 +102,11 @@ export class TableTerms {
     if (problems.length) {
       toast(problems[0], { kind: "error" });
       const box = this.el.querySelector(".prize-problems");
-      if (box) mount(box, problems.map((p) => h("li", {}, p)));
+      if (box)
+        mount(
+          box,
+          problems.map((p) => h("li", {}, p)),
+        );
       return false;
     }
     return true;
@@ -119,7 +127,9 @@ export class TableTerms {
       onchange: (ev) => {
         const n = wholeNumber(ev.target.value, MIN_SEATS, MAX_SEATS);
         if (n === null) {
-          toast(t("terms.bad_seats", { value: ev.target.value, min: MIN_SEATS, max: MAX_SEATS }), { kind: "error" });
+          toast(t("terms.bad_seats", { value: ev.target.value, min: MIN_SEATS, max: MAX_SEATS }), {
+            kind: "error",
+          });
           ev.target.value = this.seats;
           return;
         }
@@ -139,7 +149,9 @@ export class TableTerms {
       onchange: (ev) => {
         const n = wholeNumber(ev.target.value, 1, MAX_TIME_LIMIT);
         if (n === null) {
-          toast(t("terms.bad_minutes", { value: ev.target.value, max: MAX_TIME_LIMIT }), { kind: "error" });
+          toast(t("terms.bad_minutes", { value: ev.target.value, max: MAX_TIME_LIMIT }), {
+            kind: "error",
+          });
           ev.target.value = this.minutes;
           return;
         }
@@ -173,11 +185,27 @@ export class TableTerms {
         h("span", {}, t("terms.minutes_unit")),
         this.timed
           ? TIME_CHOICES.map((n) =>
-              h("button", { type: "button", class: `btn btn-ghost btn-small${n === this.minutes ? " is-on" : ""}`, "aria-pressed": String(n === this.minutes), onclick: () => { this.minutes = n; this.paint(); } }, t("terms.minutes_short", { n })),
+              h(
+                "button",
+                {
+                  type: "button",
+                  class: `btn btn-ghost btn-small${n === this.minutes ? " is-on" : ""}`,
+                  "aria-pressed": String(n === this.minutes),
+                  onclick: () => {
+                    this.minutes = n;
+                    this.paint();
+                  },
+                },
+                t("terms.minutes_short", { n }),
+              ),
             )
           : null,
       ),
-      h("p", { class: "hint" }, this.timed ? t("terms.time_hint_on", { n: this.minutes }) : t("terms.time_hint_off")),
+      h(
+        "p",
+        { class: "hint" },
+        this.timed ? t("terms.time_hint_on", { n: this.minutes }) : t("terms.time_hint_off"),
+      ),
     );
     const awards = ["cakes", "ranked"].map((award) =>
       h(
@@ -201,15 +229,31 @@ export class TableTerms {
     );
     mount(
       this.el,
-      h("div", { class: "switch-row" }, h("label", { for: "terms-seats", class: "field-label" }, t("terms.seats")), seats, h("p", { class: "hint" }, t("terms.seats_hint", { min: MIN_SEATS, max: MAX_SEATS }))),
+      h(
+        "div",
+        { class: "switch-row" },
+        h("label", { for: "terms-seats", class: "field-label" }, t("terms.seats")),
+        seats,
+        h("p", { class: "hint" }, t("terms.seats_hint", { min: MIN_SEATS, max: MAX_SEATS })),
+      ),
       timeRow,
-      h("fieldset", { class: "fieldset" }, h("legend", { class: "field-label" }, t("terms.award")), h("div", { class: "mode-options award-options" }, awards)),
+      h(
+        "fieldset",
+        { class: "fieldset" },
+        h("legend", { class: "field-label" }, t("terms.award")),
+        h("div", { class: "mode-options award-options" }, awards),
+      ),
       this.ranked ? this.rankedEditor() : null,
     );
   }
 
   rankedEditor() {
-    const units = prizeUnits({ ranked_prizes: this.prizes.map((p) => ({ ...p, count: wholeNumber(p.count, 1, MAX_PRIZE_COUNT) || 0 })) }).length;
+    const units = prizeUnits({
+      ranked_prizes: this.prizes.map((p) => ({
+        ...p,
+        count: wholeNumber(p.count, 1, MAX_PRIZE_COUNT) || 0,
+      })),
+    }).length;
     const rows = this.prizes.map((p, i) =>
       h(
         "li",
@@ -249,11 +293,35 @@ export class TableTerms {
           "data-prize-value": String(i),
           onchange: (ev) => (p.value = ev.target.value === "" ? null : ev.target.value),
         }),
-        h("button", { type: "button", class: "icon-btn small", disabled: i === 0, "aria-label": t("terms.prize_up", { n: i + 1 }), onclick: () => this.movePrize(i, -1) }, "↑"),
-        h("button", { type: "button", class: "icon-btn small danger", disabled: this.prizes.length === 1, "aria-label": t("terms.prize_remove", { n: i + 1 }), onclick: () => this.removePrize(i) }, "×"),
+        h(
+          "button",
+          {
+            type: "button",
+            class: "icon-btn small",
+            disabled: i === 0,
+            "aria-label": t("terms.prize_up", { n: i + 1 }),
+            onclick: () => this.movePrize(i, -1),
+          },
+          "↑",
+        ),
+        h(
+          "button",
+          {
+            type: "button",
+            class: "icon-btn small danger",
+            disabled: this.prizes.length === 1,
+            "aria-label": t("terms.prize_remove", { n: i + 1 }),
+            onclick: () => this.removePrize(i),
+          },
+          "×",
+        ),
       ),
     );
-    this.totalLine = h("p", { class: "hint prize-units" }, t("terms.units", { n: units, seats: this.seats }));
+    this.totalLine = h(
+      "p",
+      { class: "hint prize-units" },
+      t("terms.units", { n: units, seats: this.seats }),
+    );
     const rounds = h("input", {
       id: "terms-rounds",
       class: "input input-num",
@@ -269,7 +337,9 @@ export class TableTerms {
         }
         const n = wholeNumber(ev.target.value, 1, MAX_ROUNDS);
         if (n === null) {
-          toast(t("terms.bad_rounds", { value: ev.target.value, max: MAX_ROUNDS }), { kind: "error" });
+          toast(t("terms.bad_rounds", { value: ev.target.value, max: MAX_ROUNDS }), {
+            kind: "error",
+          });
           ev.target.value = this.rounds || "";
           return;
         }
@@ -280,15 +350,39 @@ export class TableTerms {
       "div",
       { class: "ranked-editor" },
       h("p", { class: "hint" }, t("terms.ranked_hint")),
-      h("div", { class: "prize-entry-head", "aria-hidden": "true" }, h("span", {}, t("terms.prize_name_col")), h("span", {}, t("terms.prize_count_col")), h("span", {}, t("terms.prize_value_col"))),
+      h(
+        "div",
+        { class: "prize-entry-head", "aria-hidden": "true" },
+        h("span", {}, t("terms.prize_name_col")),
+        h("span", {}, t("terms.prize_count_col")),
+        h("span", {}, t("terms.prize_value_col")),
+      ),
       h("ol", { class: "prize-entries" }, rows),
       h("ul", { class: "prize-problems", role: "alert" }),
       this.totalLine,
       h(
         "div",
         { class: "btn-row" },
-        h("button", { type: "button", class: "btn btn-ghost btn-small", disabled: this.prizes.length >= MAX_PRIZE_ENTRIES, onclick: () => this.addPrize() }, t("terms.prize_add")),
-        h("button", { type: "button", class: "btn btn-ghost btn-small", "data-load-2013": "", onclick: () => this.load2013() }, t("terms.load_2013")),
+        h(
+          "button",
+          {
+            type: "button",
+            class: "btn btn-ghost btn-small",
+            disabled: this.prizes.length >= MAX_PRIZE_ENTRIES,
+            onclick: () => this.addPrize(),
+          },
+          t("terms.prize_add"),
+        ),
+        h(
+          "button",
+          {
+            type: "button",
+            class: "btn btn-ghost btn-small",
+            "data-load-2013": "",
+            onclick: () => this.load2013(),
+          },
+          t("terms.load_2013"),
+        ),
       ),
       h("label", { for: "terms-rounds", class: "field-label" }, t("terms.rounds")),
       rounds,
@@ -298,7 +392,10 @@ export class TableTerms {
 
   paintTotal() {
     if (!this.totalLine) return;
-    const units = this.prizes.reduce((n, p) => n + (wholeNumber(p.count, 1, MAX_PRIZE_COUNT) || 0), 0);
+    const units = this.prizes.reduce(
+      (n, p) => n + (wholeNumber(p.count, 1, MAX_PRIZE_COUNT) || 0),
+      0,
+    );
     this.totalLine.textContent = t("terms.units", { n: units, seats: this.seats });
   }
 

@@ -38,7 +38,10 @@ export function recentThrows(session, n = 6) {
 /** The 状元 race: who held the 状元 standing, with which hand, newest first. */
 export function zhuangyuanRace(session, n = 5) {
   const st = session.state;
-  const steps = session.events.filter((e) => e.type === EVENT.STANDING && !session.isVoided(e)).slice(-n).reverse();
+  const steps = session.events
+    .filter((e) => e.type === EVENT.STANDING && !session.isVoided(e))
+    .slice(-n)
+    .reverse();
   return h(
     "section",
     { class: "card tv-race", "aria-labelledby": "tv-race-title" },

@@ -33,7 +33,13 @@ const ICONS = {
 export function icon(name, { label = null } = {}) {
   return s(
     "svg",
-    { viewBox: "0 0 24 24", class: `icon icon-${name}`, "aria-hidden": label ? null : "true", role: label ? "img" : null, "aria-label": label },
+    {
+      viewBox: "0 0 24 24",
+      class: `icon icon-${name}`,
+      "aria-hidden": label ? null : "true",
+      role: label ? "img" : null,
+      "aria-label": label,
+    },
     s("path", { d: ICONS[name] || "" }),
   );
 }
@@ -67,7 +73,11 @@ export function announce(text) {
 export function toast(text, { kind = "info", ms = 4200 } = {}) {
   const box = $("#toasts");
   if (!box) return;
-  const item = h("div", { class: `toast toast-${kind}`, role: kind === "error" ? "alert" : "status" }, text);
+  const item = h(
+    "div",
+    { class: `toast toast-${kind}`, role: kind === "error" ? "alert" : "status" },
+    text,
+  );
   box.appendChild(item);
   setTimeout(() => item.classList.add("toast-out"), ms);
   setTimeout(() => item.remove(), ms + 400);
@@ -105,7 +115,15 @@ export function confirmDialog({ title, body, yes, no = t("common.cancel"), dange
         "div",
         { class: "dialog-actions" },
         h("button", { type: "button", class: "btn btn-ghost", onclick: () => close(false) }, no),
-        h("button", { type: "button", class: `btn ${danger ? "btn-danger" : "btn-primary"}`, onclick: () => close(true) }, yes),
+        h(
+          "button",
+          {
+            type: "button",
+            class: `btn ${danger ? "btn-danger" : "btn-primary"}`,
+            onclick: () => close(true),
+          },
+          yes,
+        ),
       ),
     );
     dialog.addEventListener("cancel", (ev) => {
@@ -132,7 +150,9 @@ export function langPicker() {
         await setLang(ev.target.value, { remember: true });
       },
     },
-    LANGS.map((code) => h("option", { value: code, selected: code === lang(), lang: code }, LANG_LABEL[code])),
+    LANGS.map((code) =>
+      h("option", { value: code, selected: code === lang(), lang: code }, LANG_LABEL[code]),
+    ),
   );
   return h("label", { class: "lang-picker" }, icon("globe"), select);
 }
@@ -171,7 +191,14 @@ export function renderTopbar({ title = null, conn = null, extra = [] } = {}) {
       h("span", { class: "brand-name" }, t("app.name")),
     ),
     title ? h("span", { class: "topbar-title" }, title) : h("span", { class: "topbar-title" }),
-    conn ? h("span", { class: `conn-dot conn-${conn}`, role: "img", "aria-label": t(`conn.${conn}`), title: t(`conn.${conn}`) }) : null,
+    conn
+      ? h("span", {
+          class: `conn-dot conn-${conn}`,
+          role: "img",
+          "aria-label": t(`conn.${conn}`),
+          title: t(`conn.${conn}`),
+        })
+      : null,
     ...extra,
     soundToggle(),
     langPicker(),
@@ -189,18 +216,34 @@ export function renderNetbar(status, { attempt = 0, onRetry = null } = {}) {
   }
   bar.hidden = false;
   bar.dataset.status = status;
-  const text = status === "gone" ? t("conn.gone") : status === "connecting" ? t("conn.connecting") : t("conn.lost", { attempt });
+  const text =
+    status === "gone"
+      ? t("conn.gone")
+      : status === "connecting"
+        ? t("conn.connecting")
+        : t("conn.lost", { attempt });
   mount(
     bar,
     h("span", { class: "netbar-spinner", "aria-hidden": "true" }),
     h("span", { class: "netbar-text" }, text),
-    onRetry && status === "reconnecting" ? h("button", { type: "button", class: "btn btn-small btn-ghost-light", onclick: onRetry }, t("conn.retry_now")) : null,
+    onRetry && status === "reconnecting"
+      ? h(
+          "button",
+          { type: "button", class: "btn btn-small btn-ghost-light", onclick: onRetry },
+          t("conn.retry_now"),
+        )
+      : null,
   );
 }
 
 /** A small labelled stat chip. */
 export function chip(label, value, cls = "") {
-  return h("span", { class: `chip ${cls}` }, h("span", { class: "chip-label" }, label), h("span", { class: "chip-value" }, value));
+  return h(
+    "span",
+    { class: `chip ${cls}` },
+    h("span", { class: "chip-label" }, label),
+    h("span", { class: "chip-value" }, value),
+  );
 }
 
 /** Copy text to the clipboard (with a fallback for pages that are not a secure context). */

@@ -8,7 +8,11 @@ const VOICE_LANG = { "zh-Hans": "zh-CN", "zh-Hant": "zh-TW", en: "en-US" };
 
 /** Hands worth calling out: every 状元 hand, the game enders and 对堂. */
 export function worthCalling(hand, tier) {
-  return tier === "zhuangyuan" || tier === "duitang" || ["liubohong", "liubohei", "biandijin"].includes(hand);
+  return (
+    tier === "zhuangyuan" ||
+    tier === "duitang" ||
+    ["liubohong", "liubohei", "biandijin"].includes(hand)
+  );
 }
 
 /** Say `text` (one utterance at a time: a newer call-out replaces an unfinished one). */
@@ -17,7 +21,9 @@ export function say(text) {
   if (!synth || muted() || typeof window.SpeechSynthesisUtterance !== "function") return false;
   const utterance = new SpeechSynthesisUtterance(text);
   utterance.lang = VOICE_LANG[lang()] || "zh-CN";
-  const voice = synth.getVoices().find((v) => v.lang && v.lang.replace("_", "-").startsWith(utterance.lang));
+  const voice = synth
+    .getVoices()
+    .find((v) => v.lang && v.lang.replace("_", "-").startsWith(utterance.lang));
   if (voice) utterance.voice = voice;
   utterance.rate = 1.05;
   synth.cancel();

@@ -22,15 +22,19 @@ import { isRanked, PrizeCeremony, rankingTable } from "../ranked.js";
 export function endReason(state) {
   if (state.end_reason === "host") return t("end.by_host");
   const by = state.result && state.result.ended_by;
-  const called = state.closing ? t(state.closing.by === "deadline" ? "end.time_up" : "end.host_called") : "";
-  if (by === "closed" || (called && by === "exhausted")) return [called, t(`end.by.${by}`)].filter(Boolean).join(t("list.sentence"));
+  const called = state.closing
+    ? t(state.closing.by === "deadline" ? "end.time_up" : "end.host_called")
+    : "";
+  if (by === "closed" || (called && by === "exhausted"))
+    return [called, t(`end.by.${by}`)].filter(Boolean).join(t("list.sentence"));
   return by ? t(`end.by.${by}`) : "";
 }
 
 /** Value of a player's cakes under the named prizes. */
 export function prizeValue(held, named) {
   let value = 0;
-  for (const [tier, n] of Object.entries(held || {})) value += n * ((named[tier] && named[tier].value) || 0);
+  for (const [tier, n] of Object.entries(held || {}))
+    value += n * ((named[tier] && named[tier].value) || 0);
   return value;
 }
 
@@ -58,7 +62,9 @@ export function resultsTable(state) {
           "tr",
           {},
           h("th", { scope: "col" }, t("play.player")),
-          tiers.map((tier) => h("th", { scope: "col" }, h("abbr", { title: tierName(tier) }, tierShort(tier)))),
+          tiers.map((tier) =>
+            h("th", { scope: "col" }, h("abbr", { title: tierName(tier) }, tierShort(tier))),
+          ),
           h("th", { scope: "col" }, t("play.total")),
           hasValue ? h("th", { scope: "col" }, t("end.value")) : null,
         ),
@@ -70,8 +76,26 @@ export function resultsTable(state) {
           h(
             "tr",
             { class: z && z.player === p.name ? "is-winner" : "" },
-            h("th", { scope: "row" }, h("span", { class: "seat-no small", "aria-hidden": "true" }, String(p.seat)), p.name, z && z.player === p.name ? h("span", { class: "crown", role: "img", "aria-label": t("tier.zhuangyuan") }, "★") : null),
-            tiers.map((tier) => h("td", { class: held[tier] ? "has" : "zero" }, held[tier] ? String(held[tier]) : "·")),
+            h(
+              "th",
+              { scope: "row" },
+              h("span", { class: "seat-no small", "aria-hidden": "true" }, String(p.seat)),
+              p.name,
+              z && z.player === p.name
+                ? h(
+                    "span",
+                    { class: "crown", role: "img", "aria-label": t("tier.zhuangyuan") },
+                    "★",
+                  )
+                : null,
+            ),
+            tiers.map((tier) =>
+              h(
+                "td",
+                { class: held[tier] ? "has" : "zero" },
+                held[tier] ? String(held[tier]) : "·",
+              ),
+            ),
             h("td", { class: "total" }, String(total)),
             hasValue ? h("td", { class: "value" }, String(value)) : null,
           ),
@@ -87,7 +111,9 @@ export class EndPanel {
     this.ctx = ctx;
     this.verifyBox = h("div", { class: "verify-result", "aria-live": "polite" });
     this.el = h("div", { class: "end" });
-    this.prizeCeremony = isRanked(session.state) ? new PrizeCeremony(session.state, { live }) : null;
+    this.prizeCeremony = isRanked(session.state)
+      ? new PrizeCeremony(session.state, { live })
+      : null;
     this.build();
     if (live && !this.prizeCeremony) {
       gong();
@@ -114,23 +140,38 @@ export class EndPanel {
     const zName = z && z.dice ? handName(classify(z.dice, st.rules)) : null;
     const ranked = this.prizeCeremony;
     if (ranked) ranked.setReason(endReason(st));
-    const ceremony = ranked ? ranked.el : h(
-      "section",
-      { class: "ceremony", "aria-labelledby": "ceremony-title" },
-      h("div", { class: "lanterns", "aria-hidden": "true" }, h("span", { class: "lantern l1" }), h("span", { class: "lantern l2" })),
-      h("p", { class: "eyebrow" }, st.name),
-      h("h1", { id: "ceremony-title", class: "seal" }, t("tier.zhuangyuan")),
-      z
-        ? [
-            h("p", { class: "winner-name" }, z.player),
-            zName ? h("p", { class: "winner-hand" }, zName) : h("p", { class: "winner-hand" }, t("end.grabbed")),
-            z.dice ? diceRow(z.dice, { size: "md" }) : null,
-            z.throw ? h("p", { class: "hint light" }, t("end.won_at", { n: z.throw })) : null,
-            named.zhuangyuan ? h("p", { class: "winner-prize" }, t("end.prize_line", { prize: named.zhuangyuan.name })) : null,
-          ]
-        : h("p", { class: "winner-name none" }, t("end.no_winner")),
-      h("p", { class: "end-reason" }, endReason(st)),
-    );
+    const ceremony = ranked
+      ? ranked.el
+      : h(
+          "section",
+          { class: "ceremony", "aria-labelledby": "ceremony-title" },
+          h(
+            "div",
+            { class: "lanterns", "aria-hidden": "true" },
+            h("span", { class: "lantern l1" }),
+            h("span", { class: "lantern l2" }),
+          ),
+          h("p", { class: "eyebrow" }, st.name),
+          h("h1", { id: "ceremony-title", class: "seal" }, t("tier.zhuangyuan")),
+          z
+            ? [
+                h("p", { class: "winner-name" }, z.player),
+                zName
+                  ? h("p", { class: "winner-hand" }, zName)
+                  : h("p", { class: "winner-hand" }, t("end.grabbed")),
+                z.dice ? diceRow(z.dice, { size: "md" }) : null,
+                z.throw ? h("p", { class: "hint light" }, t("end.won_at", { n: z.throw })) : null,
+                named.zhuangyuan
+                  ? h(
+                      "p",
+                      { class: "winner-prize" },
+                      t("end.prize_line", { prize: named.zhuangyuan.name }),
+                    )
+                  : null,
+              ]
+            : h("p", { class: "winner-name none" }, t("end.no_winner")),
+          h("p", { class: "end-reason" }, endReason(st)),
+        );
     const prizes = Object.entries(named).filter(([, p]) => p && p.name);
     const results = h(
       "section",
@@ -146,7 +187,16 @@ export class EndPanel {
               "ul",
               { class: "prize-list" },
               TIERS.filter((tier) => named[tier]).map((tier) =>
-                h("li", {}, h("span", { class: "pool-tier" }, tierName(tier)), " ", named[tier].name, named[tier].value ? h("span", { class: "hint" }, ` · ${t("end.value")} ${named[tier].value}`) : null),
+                h(
+                  "li",
+                  {},
+                  h("span", { class: "pool-tier" }, tierName(tier)),
+                  " ",
+                  named[tier].name,
+                  named[tier].value
+                    ? h("span", { class: "hint" }, ` · ${t("end.value")} ${named[tier].value}`)
+                    : null,
+                ),
               ),
             ),
           )
@@ -154,8 +204,26 @@ export class EndPanel {
       h(
         "div",
         { class: "btn-row downloads" },
-        h("a", { class: "btn btn-ghost", href: `/api/tables/${code}/record`, download: `bobing-${code}.json` }, icon("download"), t("end.download_record")),
-        h("a", { class: "btn btn-ghost", href: `/api/tables/${code}/results.csv?lang=${lang()}`, download: `bobing-${code}.csv` }, icon("download"), t("end.download_csv")),
+        h(
+          "a",
+          {
+            class: "btn btn-ghost",
+            href: `/api/tables/${code}/record`,
+            download: `bobing-${code}.json`,
+          },
+          icon("download"),
+          t("end.download_record"),
+        ),
+        h(
+          "a",
+          {
+            class: "btn btn-ghost",
+            href: `/api/tables/${code}/results.csv?lang=${lang()}`,
+            download: `bobing-${code}.csv`,
+          },
+          icon("download"),
+          t("end.download_csv"),
+        ),
       ),
     );
     const fair = st.fairness || {};
@@ -164,8 +232,25 @@ export class EndPanel {
       { class: "card fairness", "aria-labelledby": "fair-title" },
       h("h2", { id: "fair-title", class: "card-title" }, t("fair.title")),
       h("p", { class: "hint" }, st.mode === MODE.REFEREE ? t("fair.referee_hint") : t("fair.hint")),
-      h("dl", { class: "hexes" }, h("dt", {}, t("fair.commitment")), h("dd", { class: "hex" }, fair.commitment || "—"), h("dt", {}, t("fair.seed")), h("dd", { class: "hex" }, fair.server_seed || t("fair.not_yet"))),
-      h("button", { type: "button", class: "btn btn-primary verify-btn", disabled: !fair.server_seed, onclick: () => this.verify() }, icon("check"), t("fair.verify")),
+      h(
+        "dl",
+        { class: "hexes" },
+        h("dt", {}, t("fair.commitment")),
+        h("dd", { class: "hex" }, fair.commitment || "—"),
+        h("dt", {}, t("fair.seed")),
+        h("dd", { class: "hex" }, fair.server_seed || t("fair.not_yet")),
+      ),
+      h(
+        "button",
+        {
+          type: "button",
+          class: "btn btn-primary verify-btn",
+          disabled: !fair.server_seed,
+          onclick: () => this.verify(),
+        },
+        icon("check"),
+        t("fair.verify"),
+      ),
       this.verifyBox,
     );
     const rules = st.rules;
@@ -174,16 +259,53 @@ export class EndPanel {
       const e = this.session.events[i];
       const line = logLine(e, rules);
       const voided = this.session.isVoided(e);
-      if (line) items.push(h("li", { class: `log-item log-${e.type}${voided ? " is-voided" : ""}`, title: voided ? t("log.voided") : null }, e.type === "thrown" && e.dice ? diceRow(e.dice, { size: "xs" }) : null, h("span", {}, line)));
+      if (line)
+        items.push(
+          h(
+            "li",
+            {
+              class: `log-item log-${e.type}${voided ? " is-voided" : ""}`,
+              title: voided ? t("log.voided") : null,
+            },
+            e.type === "thrown" && e.dice ? diceRow(e.dice, { size: "xs" }) : null,
+            h("span", {}, line),
+          ),
+        );
     }
-    const log = h("details", { class: "card log-card" }, h("summary", { class: "card-title" }, t("end.full_log", { n: this.session.throws().length })), h("ol", { class: "log", reversed: true }, items));
+    const log = h(
+      "details",
+      { class: "card log-card" },
+      h("summary", { class: "card-title" }, t("end.full_log", { n: this.session.throws().length })),
+      h("ol", { class: "log", reversed: true }, items),
+    );
     // a referee who typed the game-ending throw wrong takes it back here (the game resumes)
     const undo = this.session.isHost() && canUndo(st) ? undoButton(this.session) : null;
-    const actions = h("div", { class: "btn-row center" }, undo, h("a", { href: "/", "data-link": "", class: "btn btn-ghost" }, t("end.new_table")), h("a", { href: `/t/${code}/tv`, "data-link": "", class: "btn btn-ghost" }, icon("tv"), t("nav.tv")));
+    const actions = h(
+      "div",
+      { class: "btn-row center" },
+      undo,
+      h("a", { href: "/", "data-link": "", class: "btn btn-ghost" }, t("end.new_table")),
+      h(
+        "a",
+        { href: `/t/${code}/tv`, "data-link": "", class: "btn btn-ghost" },
+        icon("tv"),
+        t("nav.tv"),
+      ),
+    );
     const keep = this.verifyBox;
     this.share = this.share || shareSection(this.session);
     this.reactions = this.reactions || reactionBar(this.session);
-    mount(this.el, ceremony, this.reactions, rematchCard(this.session, this.ctx.navigate), this.share, h("div", { class: "end-grid" }, results, fairness), log, actions, historyCard(code));
+    mount(
+      this.el,
+      ceremony,
+      this.reactions,
+      rematchCard(this.session, this.ctx.navigate),
+      this.share,
+      h("div", { class: "end-grid" }, results, fairness),
+      log,
+      actions,
+      historyCard(code),
+    );
     this.verifyBox = keep;
   }
 
@@ -204,27 +326,59 @@ export class EndPanel {
       else if (alerts.length) {
         const throws = alerts.filter((a) => a.throw > 0).map((a) => a.throw);
         summary = [
-          throws.length ? t("fair.bad_nonces", { n: throws.length, list: throws.join(t("list.sep")) }) : null,
+          throws.length
+            ? t("fair.bad_nonces", { n: throws.length, list: throws.join(t("list.sep")) })
+            : null,
           alerts.some((a) => a.throw === 0) ? t("fair.bad_start_nonce") : null,
-        ].filter(Boolean).join(" ");
-      }
-      else if (report.disputes && report.disputes.length) summary = t("fair.bad_disputed", { list: report.disputes.map((d) => d.throw).join(t("list.sep")) });
+        ]
+          .filter(Boolean)
+          .join(" ");
+      } else if (report.disputes && report.disputes.length)
+        summary = t("fair.bad_disputed", {
+          list: report.disputes.map((d) => d.throw).join(t("list.sep")),
+        });
       else if (missing.length) summary = t("fair.bad_missing", { n: missing.length });
       else if (report.start && !report.start.ok) summary = t("fair.bad_start");
       else if (bad.length) summary = t("fair.bad_throws", { n: bad.length });
       else if (!report.ok) summary = t("fair.bad_entries");
-      else summary = report.checks.length ? t(report.start ? "fair.ok_start" : "fair.ok", { n: report.checks.length }) : t("fair.ok_commitment");
+      else
+        summary = report.checks.length
+          ? t(report.start ? "fair.ok_start" : "fair.ok", { n: report.checks.length })
+          : t("fair.ok_commitment");
       const rows = report.start ? [report.start, ...report.checks] : report.checks;
       const seen = this.session.seenReport();
       mount(
         box,
-        h("p", { class: `verdict ${ok ? "ok" : "bad"}`, role: "status" }, ok ? icon("check") : icon("close"), summary),
+        h(
+          "p",
+          { class: `verdict ${ok ? "ok" : "bad"}`, role: "status" },
+          ok ? icon("check") : icon("close"),
+          summary,
+        ),
         h(
           "ul",
           { class: "verify-facts" },
           h("li", {}, report.commitmentOk ? t("fair.fact_commitment") : t("fair.bad_commitment")),
-          report.earlyCommitmentOk === null ? null : h("li", {}, report.earlyCommitmentOk ? t("fair.fact_early") : t("fair.bad_early_commitment")),
-          report.referee ? null : h("li", {}, Object.keys(this.session.sent).length ? t("fair.fact_nonces", { n: Object.keys(this.session.sent).length - alerts.filter((a) => a.throw > 0).length }) : t("fair.fact_no_nonces")),
+          report.earlyCommitmentOk === null
+            ? null
+            : h(
+                "li",
+                {},
+                report.earlyCommitmentOk ? t("fair.fact_early") : t("fair.bad_early_commitment"),
+              ),
+          report.referee
+            ? null
+            : h(
+                "li",
+                {},
+                Object.keys(this.session.sent).length
+                  ? t("fair.fact_nonces", {
+                      n:
+                        Object.keys(this.session.sent).length -
+                        alerts.filter((a) => a.throw > 0).length,
+                    })
+                  : t("fair.fact_no_nonces"),
+              ),
           h("li", {}, t(usesWebCrypto() ? "fair.fact_webcrypto" : "fair.fact_fallback")),
         ),
         rows.length
@@ -239,7 +393,11 @@ export class EndPanel {
                   h(
                     "li",
                     { class: c.ok ? "ok" : "bad" },
-                    h("span", { class: "check-no" }, c.throw === 0 ? t("fair.start_dice") : t("play.throw_no", { n: c.throw })),
+                    h(
+                      "span",
+                      { class: "check-no" },
+                      c.throw === 0 ? t("fair.start_dice") : t("play.throw_no", { n: c.throw }),
+                    ),
                     " ",
                     c.missing ? t("fair.missing_entry") : h("code", {}, c.expected),
                     " ",
@@ -258,7 +416,9 @@ export class EndPanel {
                 "a",
                 {
                   class: "btn btn-ghost btn-small",
-                  href: URL.createObjectURL(new Blob([JSON.stringify(seen, null, 1)], { type: "application/json" })),
+                  href: URL.createObjectURL(
+                    new Blob([JSON.stringify(seen, null, 1)], { type: "application/json" }),
+                  ),
                   download: `bobing-${this.session.code}-seen.json`,
                 },
                 icon("download"),

@@ -6,7 +6,14 @@ import { h, mount } from "../dom.js";
 import { t } from "../i18n.js";
 import { classify, handName } from "../game.js";
 import { renderTopbar, showError, toast, confirmDialog, copyText, announce } from "../ui.js";
-import { EventWatcher, eventApi, organizerToken, feedText, tableLabel, cakesLeft } from "../event.js";
+import {
+  EventWatcher,
+  eventApi,
+  organizerToken,
+  feedText,
+  tableLabel,
+  cakesLeft,
+} from "../event.js";
 import { saveTable, loadTable } from "../store.js";
 import { qrSvg } from "../qr.js";
 
@@ -15,15 +22,32 @@ export function statusText(status) {
 }
 
 export function leaderLine(table, rules) {
-  const z = table.result && (table.result.zhuangyuan || (table.result.ranking && table.result.ranking[0]));
+  const z =
+    table.result && (table.result.zhuangyuan || (table.result.ranking && table.result.ranking[0]));
   if (!z || !z.player || !z.dice) return t("event.no_leader");
   return t("event.leader", { player: z.player, hand: handName(classify(z.dice, rules)) });
 }
 
 export function eventNav(code, current) {
   const link = (path, key) =>
-    h("a", { href: `/e/${code}${path}`, "data-link": "", class: ["tab", current === key ? "active" : ""], "aria-current": current === key ? "page" : null }, t(`event.nav.${key}`));
-  return h("nav", { class: "ev-nav preset-tabs", "aria-label": t("event.nav.label") }, link("", "dashboard"), link("/hall", "hall"), link("/cards", "cards"), link("/results", "results"));
+    h(
+      "a",
+      {
+        href: `/e/${code}${path}`,
+        "data-link": "",
+        class: ["tab", current === key ? "active" : ""],
+        "aria-current": current === key ? "page" : null,
+      },
+      t(`event.nav.${key}`),
+    );
+  return h(
+    "nav",
+    { class: "ev-nav preset-tabs", "aria-label": t("event.nav.label") },
+    link("", "dashboard"),
+    link("/hall", "hall"),
+    link("/cards", "cards"),
+    link("/results", "results"),
+  );
 }
 
 export class EventDashboardView {
@@ -46,7 +70,14 @@ export class EventDashboardView {
   render() {
     if (!this.watcher.event && !this.started) {
       this.started = true;
-      mount(this.main, h("section", { class: "center-card loading" }, h("div", { class: "boot-moon", "aria-hidden": "true" })));
+      mount(
+        this.main,
+        h(
+          "section",
+          { class: "center-card loading" },
+          h("div", { class: "boot-moon", "aria-hidden": "true" }),
+        ),
+      );
       this.watcher.start();
       return;
     }
@@ -61,7 +92,9 @@ export class EventDashboardView {
     try {
       if (action === "close") {
         const ok = await confirmDialog({
-          title: table ? t("event.confirm_close_one", { table: tableLabel(table) }) : t("event.confirm_close_all"),
+          title: table
+            ? t("event.confirm_close_one", { table: tableLabel(table) })
+            : t("event.confirm_close_all"),
           body: t("event.confirm_close_body"),
           yes: t("event.action.close"),
           danger: true,
@@ -79,7 +112,10 @@ export class EventDashboardView {
   async startPlayoff() {
     try {
       const created = await eventApi.playoff(this.code, this.throws, this.token);
-      saveTable(created.code, { hostToken: created.host_token, ...(created.play_token ? { playToken: created.play_token } : {}) });
+      saveTable(created.code, {
+        hostToken: created.host_token,
+        ...(created.play_token ? { playToken: created.play_token } : {}),
+      });
       toast(t("event.playoff_started"));
       this.watcher.refresh();
     } catch (err) {
@@ -91,15 +127,39 @@ export class EventDashboardView {
     const ev = this.watcher.event;
     if (!ev) {
       const err = this.watcher.error;
-      mount(this.main, h("section", { class: "center-card" }, h("p", {}, err ? err.detail || err.message : t("event.loading"))));
+      mount(
+        this.main,
+        h(
+          "section",
+          { class: "center-card" },
+          h("p", {}, err ? err.detail || err.message : t("event.loading")),
+        ),
+      );
       return;
     }
     renderTopbar({ title: ev.name });
     const organiser = Boolean(this.token);
     const button = (action, table = null, cls = "btn-ghost") =>
-      h("button", { type: "button", class: ["btn", "btn-small", cls], dataset: { action, table: table || "all" }, onclick: () => this.act(action, table) }, t(`event.action.${action}`));
+      h(
+        "button",
+        {
+          type: "button",
+          class: ["btn", "btn-small", cls],
+          dataset: { action, table: table || "all" },
+          onclick: () => this.act(action, table),
+        },
+        t(`event.action.${action}`),
+      );
     const allButtons = organiser
-      ? h("div", { class: "btn-row ev-all" }, h("span", { class: "field-label" }, t("event.all_tables")), button("start", null, "btn-primary"), button("pause"), button("resume"), button("close", null, "btn-danger-text"))
+      ? h(
+          "div",
+          { class: "btn-row ev-all" },
+          h("span", { class: "field-label" }, t("event.all_tables")),
+          button("start", null, "btn-primary"),
+          button("pause"),
+          button("resume"),
+          button("close", null, "btn-danger-text"),
+        )
       : h("p", { class: "hint" }, t("event.read_only"));
     const tables = ev.tables.map((tb) => {
       const actions = [];
@@ -112,25 +172,62 @@ export class EventDashboardView {
       const left = cakesLeft(tb.result);
       return h(
         "article",
-        { class: ["card", "ev-table", `ev-${tb.status}`], dataset: { table: tb.number, status: tb.status }, "aria-label": tableLabel(tb.number) },
-        h("header", { class: "ev-table-head" }, h("h2", { class: "ev-table-no" }, tableLabel(tb.number)), h("span", { class: ["badge", tb.status === "playing" ? "badge-gold" : "badge-muted"] }, statusText(tb.status))),
-        h("dl", { class: "ev-facts" },
-          h("dt", {}, t("event.fact.throws")), h("dd", { class: "ev-throws" }, String(tb.throw_count)),
-          h("dt", {}, t("event.fact.cakes_left")), h("dd", { class: "ev-left" }, left === null ? "—" : String(left)),
-          h("dt", {}, t("event.fact.next")), h("dd", { class: "ev-next" }, tb.next || "—"),
-          h("dt", {}, t("event.fact.claimed")), h("dd", {}, `${tb.claimed.length}/${tb.players.length}`),
+        {
+          class: ["card", "ev-table", `ev-${tb.status}`],
+          dataset: { table: tb.number, status: tb.status },
+          "aria-label": tableLabel(tb.number),
+        },
+        h(
+          "header",
+          { class: "ev-table-head" },
+          h("h2", { class: "ev-table-no" }, tableLabel(tb.number)),
+          h(
+            "span",
+            { class: ["badge", tb.status === "playing" ? "badge-gold" : "badge-muted"] },
+            statusText(tb.status),
+          ),
+        ),
+        h(
+          "dl",
+          { class: "ev-facts" },
+          h("dt", {}, t("event.fact.throws")),
+          h("dd", { class: "ev-throws" }, String(tb.throw_count)),
+          h("dt", {}, t("event.fact.cakes_left")),
+          h("dd", { class: "ev-left" }, left === null ? "—" : String(left)),
+          h("dt", {}, t("event.fact.next")),
+          h("dd", { class: "ev-next" }, tb.next || "—"),
+          h("dt", {}, t("event.fact.claimed")),
+          h("dd", {}, `${tb.claimed.length}/${tb.players.length}`),
         ),
         h("p", { class: "ev-leader" }, leaderLine(tb, ev.rules)),
-        h("div", { class: "btn-row" },
+        h(
+          "div",
+          { class: "btn-row" },
           actions,
-          h("a", { href: `/t/${tb.code}`, "data-link": "", class: "btn btn-ghost btn-small" }, t("event.open_table")),
+          h(
+            "a",
+            { href: `/t/${tb.code}`, "data-link": "", class: "btn btn-ghost btn-small" },
+            t("event.open_table"),
+          ),
         ),
         organiser && loadTable(tb.code).hostToken && tb.status !== "over"
-          ? h("details", { class: "ev-leader-link" },
+          ? h(
+              "details",
+              { class: "ev-leader-link" },
               h("summary", {}, t("event.leader_qr")),
               h("p", { class: "hint" }, t("event.leader_qr_hint")),
-              qrSvg(this.leaderLink(tb), { label: t("event.leader_qr_label", { table: tableLabel(tb.number) }) }),
-              h("button", { type: "button", class: "btn btn-ghost btn-small", onclick: () => this.copyLeaderLink(tb) }, t("event.copy_leader_link")),
+              qrSvg(this.leaderLink(tb), {
+                label: t("event.leader_qr_label", { table: tableLabel(tb.number) }),
+              }),
+              h(
+                "button",
+                {
+                  type: "button",
+                  class: "btn btn-ghost btn-small",
+                  onclick: () => this.copyLeaderLink(tb),
+                },
+                t("event.copy_leader_link"),
+              ),
             )
           : null,
       );
@@ -142,20 +239,58 @@ export class EventDashboardView {
       "section",
       { class: "card ev-feed", "aria-labelledby": "ev-feed-title" },
       h("h2", { id: "ev-feed-title", class: "card-title" }, t("event.feed.title")),
-      feed.length ? h("ol", { class: "ev-feed-list" }, feed.map((item) => h("li", { class: "ev-feed-item", dataset: { hand: item.hand } }, feedText(item)))) : h("p", { class: "hint" }, t("event.feed.empty")),
+      feed.length
+        ? h(
+            "ol",
+            { class: "ev-feed-list" },
+            feed.map((item) =>
+              h("li", { class: "ev-feed-item", dataset: { hand: item.hand } }, feedText(item)),
+            ),
+          )
+        : h("p", { class: "hint" }, t("event.feed.empty")),
     );
     mount(
       this.main,
-      h("div", { class: "ev-page ev-dashboard" },
-        h("header", { class: "ev-head" },
+      h(
+        "div",
+        { class: "ev-page ev-dashboard" },
+        h(
+          "header",
+          { class: "ev-head" },
           h("h1", { class: "title" }, ev.name),
-          h("p", { class: "lede" }, [ev.date, t("event.code_line", { code: ev.code }), t("event.people_line", { n: ev.people.length, tables: ev.tables.length })].filter(Boolean).join(" · ")),
+          h(
+            "p",
+            { class: "lede" },
+            [
+              ev.date,
+              t("event.code_line", { code: ev.code }),
+              t("event.people_line", { n: ev.people.length, tables: ev.tables.length }),
+            ]
+              .filter(Boolean)
+              .join(" · "),
+          ),
           eventNav(ev.code, "dashboard"),
           allButtons,
-          organiser ? h("button", { type: "button", class: "btn btn-ghost btn-small", onclick: () => this.copyOrganizerLink() }, t("event.copy_organizer_link")) : null,
+          organiser
+            ? h(
+                "button",
+                {
+                  type: "button",
+                  class: "btn btn-ghost btn-small",
+                  onclick: () => this.copyOrganizerLink(),
+                },
+                t("event.copy_organizer_link"),
+              )
+            : null,
         ),
         h("div", { class: "ev-grid" }, tables),
-        h("div", { class: "ev-side" }, this.playoffCard(ev, organiser), feedCard, this.budgetCard(ev)),
+        h(
+          "div",
+          { class: "ev-side" },
+          this.playoffCard(ev, organiser),
+          feedCard,
+          this.budgetCard(ev),
+        ),
       ),
     );
   }
@@ -179,41 +314,110 @@ export class EventDashboardView {
     const p = ev.playoff;
     const body = [];
     if (p) {
-      body.push(h("p", {}, t("event.playoff_status", { status: statusText(p.status), players: p.players.join(t("list.sep")) })));
+      body.push(
+        h(
+          "p",
+          {},
+          t("event.playoff_status", {
+            status: statusText(p.status),
+            players: p.players.join(t("list.sep")),
+          }),
+        ),
+      );
       const first = p.result && p.result.ranking && p.result.ranking[0];
       if (p.status === "over" && first && first.dice) {
-        body.push(h("p", { class: "ev-champion" }, t("event.champion", { player: first.player, hand: handName(classify(first.dice, ev.rules)) })));
+        body.push(
+          h(
+            "p",
+            { class: "ev-champion" },
+            t("event.champion", {
+              player: first.player,
+              hand: handName(classify(first.dice, ev.rules)),
+            }),
+          ),
+        );
       }
-      body.push(h("a", { href: `/t/${p.code}`, "data-link": "", class: "btn btn-ghost btn-small" }, t("event.open_playoff")));
+      body.push(
+        h(
+          "a",
+          { href: `/t/${p.code}`, "data-link": "", class: "btn btn-ghost btn-small" },
+          t("event.open_playoff"),
+        ),
+      );
     } else if (ev.all_over) {
-      body.push(h("p", {}, t("event.playoff_field", { players: ev.playoff_field.join(t("list.sep")) || "—" })));
+      body.push(
+        h(
+          "p",
+          {},
+          t("event.playoff_field", { players: ev.playoff_field.join(t("list.sep")) || "—" }),
+        ),
+      );
       if (organiser && ev.playoff_field.length >= 2) {
         body.push(
-          h("div", { class: "ev-row" },
+          h(
+            "div",
+            { class: "ev-row" },
             h("label", { for: "ev-throws", class: "field-label" }, t("event.playoff_throws")),
-            h("input", { id: "ev-throws", class: "input input-num", type: "number", min: 1, max: 10, value: this.throws, oninput: (e) => (this.throws = Number(e.target.value) || 1) }),
-            h("button", { type: "button", class: "btn btn-primary", id: "ev-playoff-start", onclick: () => this.startPlayoff() }, t("event.playoff_start")),
+            h("input", {
+              id: "ev-throws",
+              class: "input input-num",
+              type: "number",
+              min: 1,
+              max: 10,
+              value: this.throws,
+              oninput: (e) => (this.throws = Number(e.target.value) || 1),
+            }),
+            h(
+              "button",
+              {
+                type: "button",
+                class: "btn btn-primary",
+                id: "ev-playoff-start",
+                onclick: () => this.startPlayoff(),
+              },
+              t("event.playoff_start"),
+            ),
           ),
         );
       }
     } else {
       body.push(h("p", { class: "hint" }, t("event.playoff_wait")));
     }
-    return h("section", { class: "card ev-playoff", "aria-labelledby": "ev-playoff-title" }, h("h2", { id: "ev-playoff-title", class: "card-title" }, t("event.playoff_title")), body);
+    return h(
+      "section",
+      { class: "card ev-playoff", "aria-labelledby": "ev-playoff-title" },
+      h("h2", { id: "ev-playoff-title", class: "card-title" }, t("event.playoff_title")),
+      body,
+    );
   }
 
   budgetCard(ev) {
     const b = ev.budget;
-    const row = (key, value) => h("div", { class: "ev-money-row" }, h("span", {}, t(`event.budget.${key}`)), h("span", { class: "num" }, String(value)));
+    const row = (key, value) =>
+      h(
+        "div",
+        { class: "ev-money-row" },
+        h("span", {}, t(`event.budget.${key}`)),
+        h("span", { class: "num" }, String(value)),
+      );
     return h(
       "section",
       { class: "card ev-budget", "aria-labelledby": "ev-budget-title" },
       h("h2", { id: "ev-budget-title", class: "card-title" }, t("event.budget.title")),
-      row("income", t("event.budget.income_line", { n: b.people, each: b.contribution, total: b.income })),
+      row(
+        "income",
+        t("event.budget.income_line", { n: b.people, each: b.contribution, total: b.income }),
+      ),
       b.fixed_costs.map((c) => row("cost", `${c.name} ${c.amount}`)),
       row("prizes", b.prizes),
       row("spent", b.spent),
-      h("p", { class: b.deficit > 0 ? "ev-deficit" : "ev-surplus" }, b.deficit > 0 ? t("event.budget.deficit", { n: b.deficit }) : t("event.budget.surplus", { n: b.surplus })),
+      h(
+        "p",
+        { class: b.deficit > 0 ? "ev-deficit" : "ev-surplus" },
+        b.deficit > 0
+          ? t("event.budget.deficit", { n: b.deficit })
+          : t("event.budget.surplus", { n: b.surplus }),
+      ),
     );
   }
 }

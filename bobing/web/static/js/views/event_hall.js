@@ -32,7 +32,14 @@ export class EventHallView {
     document.body.classList.add("tv-mode");
     if (!this.started) {
       this.started = true;
-      mount(this.main, h("section", { class: "center-card loading" }, h("div", { class: "boot-moon", "aria-hidden": "true" })));
+      mount(
+        this.main,
+        h(
+          "section",
+          { class: "center-card loading" },
+          h("div", { class: "boot-moon", "aria-hidden": "true" }),
+        ),
+      );
       this.watcher.start();
       return;
     }
@@ -42,20 +49,44 @@ export class EventHallView {
   paint() {
     const ev = this.watcher.event;
     if (!ev) return;
-    renderTopbar({ title: ev.name, extra: [h("a", { href: `/e/${ev.code}`, "data-link": "", class: "btn btn-ghost-light btn-small" }, t("event.nav.dashboard"))] });
+    renderTopbar({
+      title: ev.name,
+      extra: [
+        h(
+          "a",
+          { href: `/e/${ev.code}`, "data-link": "", class: "btn btn-ghost-light btn-small" },
+          t("event.nav.dashboard"),
+        ),
+      ],
+    });
     const p = ev.playoff;
-    const first = p && p.status === "over" && p.result && p.result.ranking ? p.result.ranking[0] : null;
+    const first =
+      p && p.status === "over" && p.result && p.result.ranking ? p.result.ranking[0] : null;
     if (first && first.dice) {
       if (this.crowned !== p.code) {
         this.crowned = p.code;
         gong();
-        announce(t("event.champion", { player: first.player, hand: handName(classify(first.dice, ev.rules)) }));
+        announce(
+          t("event.champion", {
+            player: first.player,
+            hand: handName(classify(first.dice, ev.rules)),
+          }),
+        );
       }
       mount(
         this.main,
-        h("div", { class: "tv tv-over ev-hall" },
-          h("section", { class: "ceremony tv-ceremony ev-ceremony", "aria-live": "polite" },
-            h("div", { class: "lanterns", "aria-hidden": "true" }, h("span", { class: "lantern l1" }), h("span", { class: "lantern l2" })),
+        h(
+          "div",
+          { class: "tv tv-over ev-hall" },
+          h(
+            "section",
+            { class: "ceremony tv-ceremony ev-ceremony", "aria-live": "polite" },
+            h(
+              "div",
+              { class: "lanterns", "aria-hidden": "true" },
+              h("span", { class: "lantern l1" }),
+              h("span", { class: "lantern l2" }),
+            ),
             h("p", { class: "eyebrow" }, ev.name),
             h("h1", { class: "seal" }, t("event.wangzhongwang")),
             h("p", { class: "winner-name" }, first.player),
@@ -69,26 +100,62 @@ export class EventHallView {
       return;
     }
     const tiles = ev.tables.map((tb) =>
-      h("article", { class: ["ev-tile", `ev-${tb.status}`], dataset: { table: tb.number } },
-        h("div", { class: "ev-tile-qr" }, qrSvg(claimUrl(ev.code, tb.number), { label: t("event.qr_label", { table: tableLabel(tb.number) }) })),
-        h("div", { class: "ev-tile-body" },
+      h(
+        "article",
+        { class: ["ev-tile", `ev-${tb.status}`], dataset: { table: tb.number } },
+        h(
+          "div",
+          { class: "ev-tile-qr" },
+          qrSvg(claimUrl(ev.code, tb.number), {
+            label: t("event.qr_label", { table: tableLabel(tb.number) }),
+          }),
+        ),
+        h(
+          "div",
+          { class: "ev-tile-body" },
           h("h2", { class: "ev-tile-no" }, tableLabel(tb.number)),
-          h("p", { class: "ev-tile-status" }, statusText(tb.status), tb.status === "playing" && tb.next ? ` · ${t("event.turn_of", { player: tb.next })}` : ""),
+          h(
+            "p",
+            { class: "ev-tile-status" },
+            statusText(tb.status),
+            tb.status === "playing" && tb.next
+              ? ` · ${t("event.turn_of", { player: tb.next })}`
+              : "",
+          ),
           h("p", { class: "ev-tile-leader" }, leaderLine(tb, ev.rules)),
           tb.last_throw && tb.last_throw.dice ? diceRow(tb.last_throw.dice, { size: "sm" }) : null,
-          h("p", { class: "ev-tile-facts" }, t("event.tile_facts", { throws: tb.throw_count, left: cakesLeft(tb.result) ?? "—" })),
+          h(
+            "p",
+            { class: "ev-tile-facts" },
+            t("event.tile_facts", { throws: tb.throw_count, left: cakesLeft(tb.result) ?? "—" }),
+          ),
         ),
       ),
     );
     const feed = this.watcher.feed.slice(0, 8);
     mount(
       this.main,
-      h("div", { class: "tv ev-hall" },
-        h("header", { class: "ev-hall-head" }, h("h1", { class: "tv-title" }, ev.name), h("p", { class: "ev-hall-hint" }, t("event.hall_hint"))),
+      h(
+        "div",
+        { class: "tv ev-hall" },
+        h(
+          "header",
+          { class: "ev-hall-head" },
+          h("h1", { class: "tv-title" }, ev.name),
+          h("p", { class: "ev-hall-hint" }, t("event.hall_hint")),
+        ),
         p ? this.playoffPanel(ev, p) : null,
         h("div", { class: "ev-tiles" }, tiles),
-        h("section", { class: "ev-hall-feed", "aria-label": t("event.feed.title") },
-          feed.length ? h("ol", {}, feed.map((item) => h("li", { class: "ev-feed-item" }, feedText(item)))) : h("p", {}, t("event.feed.empty")),
+        h(
+          "section",
+          { class: "ev-hall-feed", "aria-label": t("event.feed.title") },
+          feed.length
+            ? h(
+                "ol",
+                {},
+                feed.map((item) => h("li", { class: "ev-feed-item" }, feedText(item))),
+              )
+            : h("p", {}, t("event.feed.empty")),
         ),
       ),
     );
@@ -97,22 +164,53 @@ export class EventHallView {
   playoffPanel(ev, p) {
     const throws = new Map();
     for (const row of (p.result && p.result.ranking) || []) throws.set(row.player, row);
-    return h("section", { class: "ev-playoff-panel" },
+    return h(
+      "section",
+      { class: "ev-playoff-panel" },
       h("h2", { class: "seal" }, t("event.wangzhongwang")),
-      h("p", {}, t("event.playoff_status", { status: statusText(p.status), players: p.players.join(t("list.sep")) })),
-      h("ol", { class: "ev-playoff-field" },
+      h(
+        "p",
+        {},
+        t("event.playoff_status", {
+          status: statusText(p.status),
+          players: p.players.join(t("list.sep")),
+        }),
+      ),
+      h(
+        "ol",
+        { class: "ev-playoff-field" },
         p.players.map((name) => {
           const row = throws.get(name);
-          return h("li", { class: p.next === name ? "is-next" : "" }, h("span", { class: "ev-name" }, name), row && row.dice ? [" ", diceRow(row.dice, { size: "sm" }), " ", handName(classify(row.dice, ev.rules))] : null);
+          return h(
+            "li",
+            { class: p.next === name ? "is-next" : "" },
+            h("span", { class: "ev-name" }, name),
+            row && row.dice
+              ? [
+                  " ",
+                  diceRow(row.dice, { size: "sm" }),
+                  " ",
+                  handName(classify(row.dice, ev.rules)),
+                ]
+              : null,
+          );
         }),
       ),
     );
   }
 
   winners(ev) {
-    return h("section", { class: "ev-winners" },
+    return h(
+      "section",
+      { class: "ev-winners" },
       h("h2", {}, t("event.table_winners")),
-      h("ul", {}, ev.tables.map((tb) => h("li", {}, `${tableLabel(tb.number)}：${tb.zhuangyuan ? tb.zhuangyuan.player : "—"}`))),
+      h(
+        "ul",
+        {},
+        ev.tables.map((tb) =>
+          h("li", {}, `${tableLabel(tb.number)}：${tb.zhuangyuan ? tb.zhuangyuan.player : "—"}`),
+        ),
+      ),
     );
   }
 }

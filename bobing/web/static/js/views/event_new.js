@@ -71,7 +71,14 @@ export class EventNewView {
 
   async render() {
     renderTopbar({ title: t("event.new.title") });
-    mount(this.main, h("section", { class: "center-card loading" }, h("div", { class: "boot-moon", "aria-hidden": "true" })));
+    mount(
+      this.main,
+      h(
+        "section",
+        { class: "center-card loading" },
+        h("div", { class: "boot-moon", "aria-hidden": "true" }),
+      ),
+    );
     try {
       if (!this.presets) this.presets = await loadPresets();
       if (this.from && this.values.previous === null) await this.prefill(this.from);
@@ -94,7 +101,8 @@ export class EventNewView {
       mode: tpl.mode || "referee",
       preset: (tpl.rules && tpl.rules.preset) || "traditional",
       contribution: (tpl.budget && tpl.budget.contribution) || 0,
-      playoffName: (tpl.playoff_prize && tpl.playoff_prize.name) || t("event.playoff_prize_default"),
+      playoffName:
+        (tpl.playoff_prize && tpl.playoff_prize.name) || t("event.playoff_prize_default"),
       playoffValue: (tpl.playoff_prize && tpl.playoff_prize.value) || 0,
       startThrower: tpl.start_thrower || "",
       timeLimit: tpl.time_limit || "",
@@ -124,13 +132,26 @@ export class EventNewView {
   }
 
   field(id, label, control, hint = null) {
-    return h("div", { class: "ev-field" }, h("label", { for: id, class: "field-label" }, label), control, hint ? h("p", { class: "hint" }, hint) : null);
+    return h(
+      "div",
+      { class: "ev-field" },
+      h("label", { for: id, class: "field-label" }, label),
+      control,
+      hint ? h("p", { class: "hint" }, hint) : null,
+    );
   }
 
   paint() {
     const v = this.values;
     const input = (id, key, attrs = {}) =>
-      h("input", { id, class: "input", value: v[key], ...attrs, oninput: (ev) => (v[key] = attrs.type === "number" ? Number(ev.target.value) : ev.target.value) });
+      h("input", {
+        id,
+        class: "input",
+        value: v[key],
+        ...attrs,
+        oninput: (ev) =>
+          (v[key] = attrs.type === "number" ? Number(ev.target.value) : ev.target.value),
+      });
     const peopleBox = h("textarea", {
       id: "ev-people",
       class: "input ev-people",
@@ -148,15 +169,24 @@ export class EventNewView {
       id: "ev-roster",
       type: "file",
       class: "ev-file",
-      accept: ".csv,.xlsx,.txt,text/csv,text/plain,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+      accept:
+        ".csv,.xlsx,.txt,text/csv,text/plain,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
       onchange: (ev) => this.upload(ev.target.files && ev.target.files[0]),
     });
     const presetSelect = h(
       "select",
-      { id: "ev-preset", class: "input", onchange: (ev) => { v.preset = ev.target.value; this.rulesObject = null; this.loadSwitches(); } },
-      Object.keys((this.presets && this.presets.presets) || { traditional: 1 }).filter((id) => has(`preset.${id}`)).map((id) =>
-        h("option", { value: id, selected: id === v.preset }, t(`preset.${id}`)),
-      ),
+      {
+        id: "ev-preset",
+        class: "input",
+        onchange: (ev) => {
+          v.preset = ev.target.value;
+          this.rulesObject = null;
+          this.loadSwitches();
+        },
+      },
+      Object.keys((this.presets && this.presets.presets) || { traditional: 1 })
+        .filter((id) => has(`preset.${id}`))
+        .map((id) => h("option", { value: id, selected: id === v.preset }, t(`preset.${id}`))),
     );
     const radios = (name, key, options) =>
       h(
@@ -166,7 +196,13 @@ export class EventNewView {
           h(
             "label",
             { class: "ev-radio" },
-            h("input", { type: "radio", name, value: opt, checked: v[key] === opt, onchange: () => (v[key] = opt) }),
+            h("input", {
+              type: "radio",
+              name,
+              value: opt,
+              checked: v[key] === opt,
+              onchange: () => (v[key] = opt),
+            }),
             h("span", {}, t(`event.new.${key}.${opt}`)),
           ),
         ),
@@ -174,14 +210,30 @@ export class EventNewView {
     this.prizeBox = h("div", { class: "ev-prizes" });
     this.summaryLine = h("p", { class: "ev-summary", id: "ev-summary", "aria-live": "polite" });
     this.rankedBox = h("div", { class: "ev-ranked" });
-    this.prizeSet = h("fieldset", { class: "fieldset", hidden: v.award !== "cakes" }, h("legend", { class: "field-label" }, t("event.new.prizes")), h("p", { class: "hint" }, t("event.new.prizes_hint")), this.prizeBox);
+    this.prizeSet = h(
+      "fieldset",
+      { class: "fieldset", hidden: v.award !== "cakes" },
+      h("legend", { class: "field-label" }, t("event.new.prizes")),
+      h("p", { class: "hint" }, t("event.new.prizes_hint")),
+      this.prizeBox,
+    );
     this.rankedSet = h(
       "fieldset",
       { class: "fieldset", hidden: v.award !== "ranked" },
       h("legend", { class: "field-label" }, t("event.new.ranked")),
       h("p", { class: "hint" }, t("event.new.ranked_hint")),
       this.rankedBox,
-      this.field("ev-rounds", t("event.new.rounds"), input("ev-rounds", "rounds", { type: "number", min: 1, max: 1000, class: "input input-num" }), t("event.new.rounds_hint")),
+      this.field(
+        "ev-rounds",
+        t("event.new.rounds"),
+        input("ev-rounds", "rounds", {
+          type: "number",
+          min: 1,
+          max: 1000,
+          class: "input input-num",
+        }),
+        t("event.new.rounds_hint"),
+      ),
     );
     const awardRadios = h(
       "div",
@@ -208,12 +260,28 @@ export class EventNewView {
     this.costBox = h("div", { class: "ev-costs" });
     this.form = h(
       "form",
-      { class: "card ev-form", onsubmit: (ev) => { ev.preventDefault(); this.submit(); } },
-      h("h1", { class: "card-title" }, this.from ? t("event.new.title_next") : t("event.new.title")),
+      {
+        class: "card ev-form",
+        onsubmit: (ev) => {
+          ev.preventDefault();
+          this.submit();
+        },
+      },
+      h(
+        "h1",
+        { class: "card-title" },
+        this.from ? t("event.new.title_next") : t("event.new.title"),
+      ),
       this.from ? h("p", { class: "hint" }, t("event.new.from_hint", { code: this.from })) : null,
-      this.field("ev-name", t("event.new.name"), input("ev-name", "name", { maxlength: 40, required: true })),
+      this.field(
+        "ev-name",
+        t("event.new.name"),
+        input("ev-name", "name", { maxlength: 40, required: true }),
+      ),
       this.field("ev-date", t("event.new.date"), input("ev-date", "date", { type: "date" })),
-      h("fieldset", { class: "fieldset" },
+      h(
+        "fieldset",
+        { class: "fieldset" },
         h("legend", { class: "field-label" }, t("event.new.people")),
         peopleBox,
         this.countLine,
@@ -221,34 +289,108 @@ export class EventNewView {
         file,
         h("p", { class: "hint" }, t("event.new.people_hint")),
       ),
-      h("fieldset", { class: "fieldset" },
+      h(
+        "fieldset",
+        { class: "fieldset" },
         h("legend", { class: "field-label" }, t("event.new.tables")),
         radios("ev-by", "by", ["tables", "size"]),
-        input("ev-count", "count", { type: "number", min: 1, max: 50, class: "input input-num", "aria-label": t("event.new.count") }),
+        input("ev-count", "count", {
+          type: "number",
+          min: 1,
+          max: 50,
+          class: "input input-num",
+          "aria-label": t("event.new.count"),
+        }),
       ),
-      h("fieldset", { class: "fieldset" }, h("legend", { class: "field-label" }, t("event.new.seating")), radios("ev-seating", "seating", ["random", "balanced", "in_order"])),
-      h("fieldset", { class: "fieldset" }, h("legend", { class: "field-label" }, t("event.new.mode")), radios("ev-mode", "mode", ["referee", "online", "pass_and_play"])),
+      h(
+        "fieldset",
+        { class: "fieldset" },
+        h("legend", { class: "field-label" }, t("event.new.seating")),
+        radios("ev-seating", "seating", ["random", "balanced", "in_order"]),
+      ),
+      h(
+        "fieldset",
+        { class: "fieldset" },
+        h("legend", { class: "field-label" }, t("event.new.mode")),
+        radios("ev-mode", "mode", ["referee", "online", "pass_and_play"]),
+      ),
       this.field("ev-preset", t("event.new.rules"), presetSelect),
       this.switches.statement,
-      h("details", { class: "editor-details ev-switches" }, h("summary", {}, t("home.customize")), this.switches.el),
-      h("fieldset", { class: "fieldset" }, h("legend", { class: "field-label" }, t("event.new.award")), awardRadios),
+      h(
+        "details",
+        { class: "editor-details ev-switches" },
+        h("summary", {}, t("home.customize")),
+        this.switches.el,
+      ),
+      h(
+        "fieldset",
+        { class: "fieldset" },
+        h("legend", { class: "field-label" }, t("event.new.award")),
+        awardRadios,
+      ),
       this.prizeSet,
       this.rankedSet,
-      h("fieldset", { class: "fieldset" },
+      h(
+        "fieldset",
+        { class: "fieldset" },
         h("legend", { class: "field-label" }, t("event.new.budget")),
-        this.field("ev-contribution", t("event.new.contribution"), input("ev-contribution", "contribution", { type: "number", min: 0, step: "any", class: "input input-num" })),
+        this.field(
+          "ev-contribution",
+          t("event.new.contribution"),
+          input("ev-contribution", "contribution", {
+            type: "number",
+            min: 0,
+            step: "any",
+            class: "input input-num",
+          }),
+        ),
         h("p", { class: "field-label" }, t("event.new.fixed_costs")),
         this.costBox,
       ),
-      h("fieldset", { class: "fieldset" },
+      h(
+        "fieldset",
+        { class: "fieldset" },
         h("legend", { class: "field-label" }, t("event.new.playoff")),
         h("p", { class: "hint" }, t("event.new.playoff_hint")),
-        h("div", { class: "ev-row" }, input("ev-playoff-name", "playoffName", { maxlength: 40, "aria-label": t("event.new.playoff_name") }), input("ev-playoff-value", "playoffValue", { type: "number", min: 0, step: "any", class: "input input-num", "aria-label": t("event.new.value") })),
+        h(
+          "div",
+          { class: "ev-row" },
+          input("ev-playoff-name", "playoffName", {
+            maxlength: 40,
+            "aria-label": t("event.new.playoff_name"),
+          }),
+          input("ev-playoff-value", "playoffValue", {
+            type: "number",
+            min: 0,
+            step: "any",
+            class: "input input-num",
+            "aria-label": t("event.new.value"),
+          }),
+        ),
       ),
-      this.field("ev-time-limit", t("event.new.time_limit"), input("ev-time-limit", "timeLimit", { type: "number", min: 1, max: 600, class: "input input-num" }), t("event.new.time_limit_hint")),
-      this.field("ev-thrower", t("event.new.start_thrower"), input("ev-thrower", "startThrower", { maxlength: 24 }), t("event.new.start_thrower_hint")),
+      this.field(
+        "ev-time-limit",
+        t("event.new.time_limit"),
+        input("ev-time-limit", "timeLimit", {
+          type: "number",
+          min: 1,
+          max: 600,
+          class: "input input-num",
+        }),
+        t("event.new.time_limit_hint"),
+      ),
+      this.field(
+        "ev-thrower",
+        t("event.new.start_thrower"),
+        input("ev-thrower", "startThrower", { maxlength: 24 }),
+        t("event.new.start_thrower_hint"),
+      ),
       this.summaryLine,
-      h("button", { type: "submit", class: "btn btn-primary btn-big btn-block", id: "ev-create" }, t("event.new.create")),
+      h(
+        "button",
+        { type: "submit", class: "btn btn-primary btn-big btn-block", id: "ev-create" },
+        t("event.new.create"),
+      ),
     );
     this.form.addEventListener("input", () => this.schedulePreview());
     this.form.addEventListener("change", () => this.schedulePreview());
@@ -276,9 +418,18 @@ export class EventNewView {
       const { people } = await eventApi.roster(blob, "text");
       const p = await eventApi.preview(this.body(people));
       const b = p.budget;
-      const money = b.deficit > 0 ? t("event.budget.deficit", { n: b.deficit }) : t("event.budget.surplus", { n: b.surplus });
+      const money =
+        b.deficit > 0
+          ? t("event.budget.deficit", { n: b.deficit })
+          : t("event.budget.surplus", { n: b.surplus });
       this.summaryLine.classList.remove("is-error");
-      this.summaryLine.textContent = t("event.new.summary", { n: p.tables.length, sizes: p.tables.join(t("list.sep")), income: b.income, spent: b.spent, money });
+      this.summaryLine.textContent = t("event.new.summary", {
+        n: p.tables.length,
+        sizes: p.tables.join(t("list.sep")),
+        income: b.income,
+        spent: b.spent,
+        money,
+      });
     } catch (err) {
       this.summaryLine.classList.add("is-error");
       this.summaryLine.textContent = err.detail || err.message;
@@ -288,17 +439,66 @@ export class EventNewView {
   paintRanked() {
     mount(
       this.rankedBox,
-      h("ol", { class: "ev-ranked-list" },
+      h(
+        "ol",
+        { class: "ev-ranked-list" },
         this.ranked.map((prize, index) =>
-          h("li", { class: "ev-row" },
-            h("input", { class: "input", value: prize.name, maxlength: 40, placeholder: t("event.new.item_name"), "aria-label": t("event.new.ranked_name", { n: index + 1 }), oninput: (ev) => (prize.name = ev.target.value) }),
-            h("input", { class: "input input-num", type: "number", min: 1, value: prize.count, "aria-label": t("event.new.ranked_count", { n: index + 1 }), oninput: (ev) => (prize.count = Number(ev.target.value)) }),
-            h("input", { class: "input input-num", type: "number", min: 0, step: "any", value: prize.value, "aria-label": t("event.new.ranked_value", { n: index + 1 }), oninput: (ev) => (prize.value = Number(ev.target.value)) }),
-            h("button", { type: "button", class: "btn btn-ghost btn-small", "aria-label": t("event.new.remove_item", { name: prize.name }), onclick: () => { this.ranked.splice(index, 1); this.paintRanked(); } }, "✕"),
+          h(
+            "li",
+            { class: "ev-row" },
+            h("input", {
+              class: "input",
+              value: prize.name,
+              maxlength: 40,
+              placeholder: t("event.new.item_name"),
+              "aria-label": t("event.new.ranked_name", { n: index + 1 }),
+              oninput: (ev) => (prize.name = ev.target.value),
+            }),
+            h("input", {
+              class: "input input-num",
+              type: "number",
+              min: 1,
+              value: prize.count,
+              "aria-label": t("event.new.ranked_count", { n: index + 1 }),
+              oninput: (ev) => (prize.count = Number(ev.target.value)),
+            }),
+            h("input", {
+              class: "input input-num",
+              type: "number",
+              min: 0,
+              step: "any",
+              value: prize.value,
+              "aria-label": t("event.new.ranked_value", { n: index + 1 }),
+              oninput: (ev) => (prize.value = Number(ev.target.value)),
+            }),
+            h(
+              "button",
+              {
+                type: "button",
+                class: "btn btn-ghost btn-small",
+                "aria-label": t("event.new.remove_item", { name: prize.name }),
+                onclick: () => {
+                  this.ranked.splice(index, 1);
+                  this.paintRanked();
+                },
+              },
+              "✕",
+            ),
           ),
         ),
       ),
-      h("button", { type: "button", class: "btn btn-ghost btn-small", onclick: () => { this.ranked.push({ name: "", count: 1, value: 0 }); this.paintRanked(); } }, t("event.new.add_item")),
+      h(
+        "button",
+        {
+          type: "button",
+          class: "btn btn-ghost btn-small",
+          onclick: () => {
+            this.ranked.push({ name: "", count: 1, value: 0 });
+            this.paintRanked();
+          },
+        },
+        t("event.new.add_item"),
+      ),
     );
   }
 
@@ -316,7 +516,13 @@ export class EventNewView {
     }
     if (v.award === "ranked") {
       base.award = "ranked";
-      base.ranked_prizes = this.ranked.filter((p) => p.name.trim()).map((p) => ({ name: p.name.trim(), count: Number(p.count) || 1, value: Number(p.value) || 0 }));
+      base.ranked_prizes = this.ranked
+        .filter((p) => p.name.trim())
+        .map((p) => ({
+          name: p.name.trim(),
+          count: Number(p.count) || 1,
+          value: Number(p.value) || 0,
+        }));
       if (Number(v.rounds) >= 1) base.rounds = Number(v.rounds);
       else delete base.rounds;
     } else {
@@ -345,21 +551,89 @@ export class EventNewView {
       const value = items.reduce((n, i) => n + (Number(i.count) || 0) * (Number(i.value) || 0), 0);
       total += value;
       rows.push(
-        h("div", { class: "ev-tier", dataset: { tier } },
-          h("h3", { class: "sub-title" }, tierName(tier), " ", h("span", { class: "badge badge-muted" }, t("event.new.tier_sum", { n: count, value }))),
+        h(
+          "div",
+          { class: "ev-tier", dataset: { tier } },
+          h(
+            "h3",
+            { class: "sub-title" },
+            tierName(tier),
+            " ",
+            h("span", { class: "badge badge-muted" }, t("event.new.tier_sum", { n: count, value })),
+          ),
           items.map((item, index) =>
-            h("div", { class: "ev-row" },
-              h("input", { class: "input", value: item.name, maxlength: 40, placeholder: t("event.new.item_name"), "aria-label": t("event.new.item_name_for", { tier: tierName(tier) }), oninput: (ev) => (item.name = ev.target.value), onchange: () => this.paintPrizes() }),
-              h("input", { class: "input input-num", type: "number", min: 0, value: item.count, "aria-label": t("event.new.count_for", { tier: tierName(tier) }), onchange: (ev) => { item.count = Number(ev.target.value); this.paintPrizes(); } }),
-              h("input", { class: "input input-num", type: "number", min: 0, step: "any", value: item.value, "aria-label": t("event.new.value_for", { tier: tierName(tier) }), onchange: (ev) => { item.value = Number(ev.target.value); this.paintPrizes(); } }),
-              h("button", { type: "button", class: "btn btn-ghost btn-small", "aria-label": t("event.new.remove_item", { name: item.name }), onclick: () => { items.splice(index, 1); this.paintPrizes(); } }, "✕"),
+            h(
+              "div",
+              { class: "ev-row" },
+              h("input", {
+                class: "input",
+                value: item.name,
+                maxlength: 40,
+                placeholder: t("event.new.item_name"),
+                "aria-label": t("event.new.item_name_for", { tier: tierName(tier) }),
+                oninput: (ev) => (item.name = ev.target.value),
+                onchange: () => this.paintPrizes(),
+              }),
+              h("input", {
+                class: "input input-num",
+                type: "number",
+                min: 0,
+                value: item.count,
+                "aria-label": t("event.new.count_for", { tier: tierName(tier) }),
+                onchange: (ev) => {
+                  item.count = Number(ev.target.value);
+                  this.paintPrizes();
+                },
+              }),
+              h("input", {
+                class: "input input-num",
+                type: "number",
+                min: 0,
+                step: "any",
+                value: item.value,
+                "aria-label": t("event.new.value_for", { tier: tierName(tier) }),
+                onchange: (ev) => {
+                  item.value = Number(ev.target.value);
+                  this.paintPrizes();
+                },
+              }),
+              h(
+                "button",
+                {
+                  type: "button",
+                  class: "btn btn-ghost btn-small",
+                  "aria-label": t("event.new.remove_item", { name: item.name }),
+                  onclick: () => {
+                    items.splice(index, 1);
+                    this.paintPrizes();
+                  },
+                },
+                "✕",
+              ),
             ),
           ),
-          h("button", { type: "button", class: "btn btn-ghost btn-small", onclick: () => { items.push({ name: "", count: 1, value: 0 }); this.paintPrizes(); } }, t("event.new.add_item")),
+          h(
+            "button",
+            {
+              type: "button",
+              class: "btn btn-ghost btn-small",
+              onclick: () => {
+                items.push({ name: "", count: 1, value: 0 });
+                this.paintPrizes();
+              },
+            },
+            t("event.new.add_item"),
+          ),
         ),
       );
     }
-    rows.push(h("p", { class: "ev-total" }, t("event.new.set_total", { value: Math.round(total * 100) / 100 })));
+    rows.push(
+      h(
+        "p",
+        { class: "ev-total" },
+        t("event.new.set_total", { value: Math.round(total * 100) / 100 }),
+      ),
+    );
     mount(this.prizeBox, rows);
   }
 
@@ -367,13 +641,53 @@ export class EventNewView {
     mount(
       this.costBox,
       this.costs.map((cost, index) =>
-        h("div", { class: "ev-row" },
-          h("input", { class: "input", value: cost.name, maxlength: 40, placeholder: t("event.new.cost_name"), "aria-label": t("event.new.cost_name"), oninput: (ev) => (cost.name = ev.target.value) }),
-          h("input", { class: "input input-num", type: "number", min: 0, step: "any", value: cost.amount, "aria-label": t("event.new.cost_amount"), oninput: (ev) => (cost.amount = Number(ev.target.value)) }),
-          h("button", { type: "button", class: "btn btn-ghost btn-small", "aria-label": t("event.new.remove_item", { name: cost.name }), onclick: () => { this.costs.splice(index, 1); this.paintCosts(); } }, "✕"),
+        h(
+          "div",
+          { class: "ev-row" },
+          h("input", {
+            class: "input",
+            value: cost.name,
+            maxlength: 40,
+            placeholder: t("event.new.cost_name"),
+            "aria-label": t("event.new.cost_name"),
+            oninput: (ev) => (cost.name = ev.target.value),
+          }),
+          h("input", {
+            class: "input input-num",
+            type: "number",
+            min: 0,
+            step: "any",
+            value: cost.amount,
+            "aria-label": t("event.new.cost_amount"),
+            oninput: (ev) => (cost.amount = Number(ev.target.value)),
+          }),
+          h(
+            "button",
+            {
+              type: "button",
+              class: "btn btn-ghost btn-small",
+              "aria-label": t("event.new.remove_item", { name: cost.name }),
+              onclick: () => {
+                this.costs.splice(index, 1);
+                this.paintCosts();
+              },
+            },
+            "✕",
+          ),
         ),
       ),
-      h("button", { type: "button", class: "btn btn-ghost btn-small", onclick: () => { this.costs.push({ name: "", amount: 0 }); this.paintCosts(); } }, t("event.new.add_cost")),
+      h(
+        "button",
+        {
+          type: "button",
+          class: "btn btn-ghost btn-small",
+          onclick: () => {
+            this.costs.push({ name: "", amount: 0 });
+            this.paintCosts();
+          },
+        },
+        t("event.new.add_cost"),
+      ),
     );
   }
 
@@ -400,7 +714,12 @@ export class EventNewView {
     const prizes = {};
     for (const tier of TIERS) {
       const items = (this.prizes[tier] || []).filter((i) => i.name.trim());
-      if (items.length) prizes[tier] = items.map((i) => ({ name: i.name.trim(), count: Number(i.count) || 0, value: Number(i.value) || 0 }));
+      if (items.length)
+        prizes[tier] = items.map((i) => ({
+          name: i.name.trim(),
+          count: Number(i.count) || 0,
+          value: Number(i.value) || 0,
+        }));
     }
     const body = {
       name: v.name,
@@ -409,8 +728,14 @@ export class EventNewView {
       people,
       seating: v.seating,
       prizes: v.award === "cakes" ? prizes : undefined,
-      budget: { contribution: Number(v.contribution) || 0, fixed_costs: this.costs.filter((c) => c.name.trim()) },
-      playoff_prize: { name: v.playoffName || t("event.playoff_prize_default"), value: Number(v.playoffValue) || 0 },
+      budget: {
+        contribution: Number(v.contribution) || 0,
+        fixed_costs: this.costs.filter((c) => c.name.trim()),
+      },
+      playoff_prize: {
+        name: v.playoffName || t("event.playoff_prize_default"),
+        value: Number(v.playoffValue) || 0,
+      },
     };
     if (v.date) body.date = v.date;
     if (v.by === "tables") body.tables = Number(v.count);

@@ -13,14 +13,26 @@ import { eventApi, claimUrl, tableLabel } from "../event.js";
 import { eventNav } from "./event_dash.js";
 
 function loading(main) {
-  mount(main, h("section", { class: "center-card loading" }, h("div", { class: "boot-moon", "aria-hidden": "true" })));
+  mount(
+    main,
+    h(
+      "section",
+      { class: "center-card loading" },
+      h("div", { class: "boot-moon", "aria-hidden": "true" }),
+    ),
+  );
 }
 
 /** The rules in a line: the preset and the cakes per tier. */
 export function rulesLine(ev) {
   const prizes = (ev.rules && ev.rules.prizes) || {};
-  const counts = TIERS.filter((tier) => prizes[tier]).map((tier) => `${tierName(tier)} ${prizes[tier]}`);
-  return t("event.rules_line", { preset: t(`preset.${(ev.rules && ev.rules.preset) || "traditional"}`), prizes: counts.join(" · ") });
+  const counts = TIERS.filter((tier) => prizes[tier]).map(
+    (tier) => `${tierName(tier)} ${prizes[tier]}`,
+  );
+  return t("event.rules_line", {
+    preset: t(`preset.${(ev.rules && ev.rules.preset) || "traditional"}`),
+    prizes: counts.join(" · "),
+  });
 }
 
 export class EventCardsView {
@@ -46,16 +58,42 @@ export class EventCardsView {
     renderTopbar({ title: ev.name });
     mount(
       this.main,
-      h("div", { class: "ev-page" },
-        h("div", { class: "no-print" }, eventNav(ev.code, "cards"), h("p", { class: "hint" }, t("event.cards_hint")), h("button", { type: "button", class: "btn btn-primary", onclick: () => window.print() }, t("event.print"))),
-        h("div", { class: "ev-cards" },
+      h(
+        "div",
+        { class: "ev-page" },
+        h(
+          "div",
+          { class: "no-print" },
+          eventNav(ev.code, "cards"),
+          h("p", { class: "hint" }, t("event.cards_hint")),
+          h(
+            "button",
+            { type: "button", class: "btn btn-primary", onclick: () => window.print() },
+            t("event.print"),
+          ),
+        ),
+        h(
+          "div",
+          { class: "ev-cards" },
           ev.tables.map((tb) =>
-            h("article", { class: "ev-card", dataset: { table: tb.number } },
+            h(
+              "article",
+              { class: "ev-card", dataset: { table: tb.number } },
               h("p", { class: "ev-card-event" }, ev.name, ev.date ? ` · ${ev.date}` : ""),
               h("h2", { class: "ev-card-no" }, tableLabel(tb.number)),
-              h("div", { class: "ev-card-qr" }, qrSvg(claimUrl(ev.code, tb.number), { label: t("event.qr_label", { table: tableLabel(tb.number) }) })),
+              h(
+                "div",
+                { class: "ev-card-qr" },
+                qrSvg(claimUrl(ev.code, tb.number), {
+                  label: t("event.qr_label", { table: tableLabel(tb.number) }),
+                }),
+              ),
               h("p", { class: "ev-card-scan" }, t(`event.card_scan.${ev.mode}`)),
-              h("ol", { class: "ev-card-names" }, tb.players.map((name) => h("li", {}, name))),
+              h(
+                "ol",
+                { class: "ev-card-names" },
+                tb.players.map((name) => h("li", {}, name)),
+              ),
               h("p", { class: "ev-card-rules" }, rulesLine(ev)),
               h("p", { class: "ev-card-url" }, claimUrl(ev.code, tb.number)),
             ),
@@ -88,21 +126,49 @@ export class EventClaimView {
     const tb = ev.tables.find((x) => x.number === this.number);
     renderTopbar({ title: ev.name });
     if (!tb) {
-      mount(this.main, h("section", { class: "center-card" }, h("p", {}, t("event.no_such_table", { table: this.number }))));
+      mount(
+        this.main,
+        h(
+          "section",
+          { class: "center-card" },
+          h("p", {}, t("event.no_such_table", { table: this.number })),
+        ),
+      );
       return;
     }
     const claimed = new Set(tb.claimed);
     mount(
       this.main,
-      h("section", { class: "card ev-claim" },
+      h(
+        "section",
+        { class: "card ev-claim" },
         h("h1", { class: "card-title" }, t("event.claim_title", { table: tableLabel(tb.number) })),
         h("p", { class: "hint" }, t(`event.claim_hint.${ev.mode}`)),
-        h("div", { class: "ev-claim-names" },
+        h(
+          "div",
+          { class: "ev-claim-names" },
           tb.players.map((name) =>
-            h("button", { type: "button", class: "btn btn-big ev-claim-name", disabled: claimed.has(name), dataset: { name }, onclick: () => this.claim(name) }, name, claimed.has(name) ? h("span", { class: "badge badge-muted" }, t("event.claimed")) : null),
+            h(
+              "button",
+              {
+                type: "button",
+                class: "btn btn-big ev-claim-name",
+                disabled: claimed.has(name),
+                dataset: { name },
+                onclick: () => this.claim(name),
+              },
+              name,
+              claimed.has(name)
+                ? h("span", { class: "badge badge-muted" }, t("event.claimed"))
+                : null,
+            ),
           ),
         ),
-        h("p", {}, h("a", { href: `/t/${tb.code}`, "data-link": "", class: "link" }, t("event.just_watch"))),
+        h(
+          "p",
+          {},
+          h("a", { href: `/t/${tb.code}`, "data-link": "", class: "link" }, t("event.just_watch")),
+        ),
       ),
     );
   }
@@ -120,10 +186,18 @@ export class EventClaimView {
 }
 
 function prizeText(prize, count = 1) {
-  const tier = prize.tier === "wangzhongwang" ? t("event.wangzhongwang") : prize.tier ? tierName(prize.tier) : t("event.ranked_prize");
-  const name = count > 1 ? t("event.times", { name: prize.name || tier, n: count }) : prize.name || tier;
+  const tier =
+    prize.tier === "wangzhongwang"
+      ? t("event.wangzhongwang")
+      : prize.tier
+        ? tierName(prize.tier)
+        : t("event.ranked_prize");
+  const name =
+    count > 1 ? t("event.times", { name: prize.name || tier, n: count }) : prize.name || tier;
   const value = (Number(prize.value) || 0) * count;
-  return value ? t("event.prize_line_value", { tier, name, value }) : t("event.prize_line", { tier, name });
+  return value
+    ? t("event.prize_line_value", { tier, name, value })
+    : t("event.prize_line", { tier, name });
 }
 
 /** One line per kind of prize: the 40 一秀 colas of a 六勃红 are "可乐 ×40". */
@@ -162,46 +236,166 @@ export class EventResultsView {
     renderTopbar({ title: res.name });
     const w = res.wangzhongwang;
     const personRow = (p, withTable) =>
-      h("tr", { dataset: { name: p.name } },
+      h(
+        "tr",
+        { dataset: { name: p.name } },
         withTable ? h("td", {}, tableLabel(p.table)) : null,
         h("th", { scope: "row" }, p.name),
-        h("td", {}, p.prizes.length ? h("ul", { class: "prize-list" }, groupedPrizes(p.prizes).map((g) => h("li", {}, prizeText(g.prize, g.count)))) : h("span", { class: "hint" }, t("event.nothing"))),
+        h(
+          "td",
+          {},
+          p.prizes.length
+            ? h(
+                "ul",
+                { class: "prize-list" },
+                groupedPrizes(p.prizes).map((g) => h("li", {}, prizeText(g.prize, g.count))),
+              )
+            : h("span", { class: "hint" }, t("event.nothing")),
+        ),
         h("td", { class: "num" }, String(p.prizes.reduce((n, x) => n + (Number(x.value) || 0), 0))),
         h("td", { class: "ev-tick", "aria-hidden": "true" }, "☐"),
       );
     const head = (withTable) =>
-      h("thead", {}, h("tr", {}, withTable ? h("th", {}, t("event.col.table")) : null, h("th", {}, t("event.col.name")), h("th", {}, t("event.col.prizes")), h("th", {}, t("event.col.value")), h("th", {}, t("event.col.handed"))));
+      h(
+        "thead",
+        {},
+        h(
+          "tr",
+          {},
+          withTable ? h("th", {}, t("event.col.table")) : null,
+          h("th", {}, t("event.col.name")),
+          h("th", {}, t("event.col.prizes")),
+          h("th", {}, t("event.col.value")),
+          h("th", {}, t("event.col.handed")),
+        ),
+      );
     const byTable = res.tables.map((tb) =>
-      h("section", { class: "card ev-desk", dataset: { table: tb.number } },
-        h("h3", { class: "sub-title" }, tableLabel(tb.number), " · ", tb.zhuangyuan ? t("event.table_zhuangyuan", { player: tb.zhuangyuan.player, hand: tb.zhuangyuan.dice ? handName(classify(tb.zhuangyuan.dice, ev.rules)) : tierName("zhuangyuan") }) : t("event.no_winner")),
-        h("div", { class: "table-scroll" }, h("table", { class: "results ev-results" }, head(false), h("tbody", {}, res.people.filter((p) => p.table === tb.number).map((p) => personRow(p, false))))),
-        tb.unclaimed && tb.unclaimed.length ? h("p", { class: "hint" }, t("event.unclaimed", { items: tb.unclaimed.map((u) => `${u.name || tierName(u.tier)} ×${u.count}`).join(t("list.sep")) })) : null,
+      h(
+        "section",
+        { class: "card ev-desk", dataset: { table: tb.number } },
+        h(
+          "h3",
+          { class: "sub-title" },
+          tableLabel(tb.number),
+          " · ",
+          tb.zhuangyuan
+            ? t("event.table_zhuangyuan", {
+                player: tb.zhuangyuan.player,
+                hand: tb.zhuangyuan.dice
+                  ? handName(classify(tb.zhuangyuan.dice, ev.rules))
+                  : tierName("zhuangyuan"),
+              })
+            : t("event.no_winner"),
+        ),
+        h(
+          "div",
+          { class: "table-scroll" },
+          h(
+            "table",
+            { class: "results ev-results" },
+            head(false),
+            h(
+              "tbody",
+              {},
+              res.people.filter((p) => p.table === tb.number).map((p) => personRow(p, false)),
+            ),
+          ),
+        ),
+        tb.unclaimed && tb.unclaimed.length
+          ? h(
+              "p",
+              { class: "hint" },
+              t("event.unclaimed", {
+                items: tb.unclaimed
+                  .map((u) => `${u.name || tierName(u.tier)} ×${u.count}`)
+                  .join(t("list.sep")),
+              }),
+            )
+          : null,
       ),
     );
     const collator = new Intl.Collator(lang() === "en" ? "en" : "zh-u-co-pinyin");
     const sorted = res.people.slice().sort((a, b) => collator.compare(a.name, b.name));
     mount(
       this.main,
-      h("div", { class: "ev-page ev-results-page" },
+      h(
+        "div",
+        { class: "ev-page ev-results-page" },
         h("div", { class: "no-print" }, eventNav(res.code, "results")),
-        h("header", { class: "ev-head" },
+        h(
+          "header",
+          { class: "ev-head" },
           h("h1", { class: "title" }, t("event.results_title", { name: res.name })),
-          h("div", { class: "btn-row no-print" },
-            h("button", { type: "button", class: "btn btn-primary btn-small", onclick: () => window.print() }, t("event.print")),
-            h("button", { type: "button", class: "btn btn-ghost btn-small", id: "ev-csv", onclick: () => this.download("csv") }, t("event.download_csv")),
-            h("button", { type: "button", class: "btn btn-ghost btn-small", id: "ev-xlsx", onclick: () => this.download("xlsx") }, t("event.download_xlsx")),
-            h("a", { href: `/e/new?from=${res.code}`, "data-link": "", class: "btn btn-ghost btn-small" }, t("event.next_year")),
+          h(
+            "div",
+            { class: "btn-row no-print" },
+            h(
+              "button",
+              { type: "button", class: "btn btn-primary btn-small", onclick: () => window.print() },
+              t("event.print"),
+            ),
+            h(
+              "button",
+              {
+                type: "button",
+                class: "btn btn-ghost btn-small",
+                id: "ev-csv",
+                onclick: () => this.download("csv"),
+              },
+              t("event.download_csv"),
+            ),
+            h(
+              "button",
+              {
+                type: "button",
+                class: "btn btn-ghost btn-small",
+                id: "ev-xlsx",
+                onclick: () => this.download("xlsx"),
+              },
+              t("event.download_xlsx"),
+            ),
+            h(
+              "a",
+              {
+                href: `/e/new?from=${res.code}`,
+                "data-link": "",
+                class: "btn btn-ghost btn-small",
+              },
+              t("event.next_year"),
+            ),
           ),
         ),
-        h("section", { class: "ceremony ev-results-champion" },
+        h(
+          "section",
+          { class: "ceremony ev-results-champion" },
           h("h2", { class: "seal" }, t("event.wangzhongwang")),
-          w ? [h("p", { class: "winner-name" }, w.player), h("p", { class: "winner-hand" }, handName(classify(w.dice, ev.rules)))] : h("p", { class: "winner-name none" }, t("event.no_champion")),
+          w
+            ? [
+                h("p", { class: "winner-name" }, w.player),
+                h("p", { class: "winner-hand" }, handName(classify(w.dice, ev.rules))),
+              ]
+            : h("p", { class: "winner-name none" }, t("event.no_champion")),
         ),
         h("h2", { class: "sub-title" }, t("event.by_table")),
         byTable,
-        h("section", { class: "card ev-desk ev-by-name" },
+        h(
+          "section",
+          { class: "card ev-desk ev-by-name" },
           h("h2", { class: "sub-title" }, t("event.by_name")),
-          h("div", { class: "table-scroll" }, h("table", { class: "results ev-results" }, head(true), h("tbody", {}, sorted.map((p) => personRow(p, true))))),
+          h(
+            "div",
+            { class: "table-scroll" },
+            h(
+              "table",
+              { class: "results ev-results" },
+              head(true),
+              h(
+                "tbody",
+                {},
+                sorted.map((p) => personRow(p, true)),
+              ),
+            ),
+          ),
         ),
       ),
     );

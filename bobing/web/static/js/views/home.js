@@ -27,7 +27,10 @@ export class HomeView {
     this.refereeThrower = false;
     this.tableName = null;
     this.nameEdited = false;
-    this.switches = new RuleSwitches({ onChange: () => this.paintPrizes(), onReset: () => this.setPreset(this.presetId) });
+    this.switches = new RuleSwitches({
+      onChange: () => this.paintPrizes(),
+      onReset: () => this.setPreset(this.presetId),
+    });
     this.busy = false;
     this.terms = new TableTerms({ onChange: () => this.paintTerms() });
   }
@@ -40,7 +43,22 @@ export class HomeView {
   }
 
   async render() {
-    renderTopbar({ extra: [oddsNavLink(), h("a", { href: "/rules", "data-link": "", class: "icon-btn", "aria-label": t("nav.rules_general"), title: t("nav.rules_general") }, icon("book"))] });
+    renderTopbar({
+      extra: [
+        oddsNavLink(),
+        h(
+          "a",
+          {
+            href: "/rules",
+            "data-link": "",
+            class: "icon-btn",
+            "aria-label": t("nav.rules_general"),
+            title: t("nav.rules_general"),
+          },
+          icon("book"),
+        ),
+      ],
+    });
     // the default name follows the language until someone types their own
     if (this.tableName === null || !this.nameEdited) this.tableName = t("home.default_name");
     this.terms.paint(); // in the current language
@@ -89,7 +107,12 @@ export class HomeView {
       },
       h("h2", { id: "join-title", class: "card-title" }, t("home.join_title")),
       h("label", { for: "join-code", class: "field-label" }, t("home.code_label")),
-      h("div", { class: "input-row" }, codeInput, h("button", { type: "submit", class: "btn btn-primary" }, t("home.join"))),
+      h(
+        "div",
+        { class: "input-row" },
+        codeInput,
+        h("button", { type: "submit", class: "btn btn-primary" }, t("home.join")),
+      ),
       h("p", { id: "join-code-hint", class: "hint" }, t("home.code_hint")),
     );
     const recent = recentTables();
@@ -103,7 +126,18 @@ export class HomeView {
         h("h1", { class: "hero-title" }, t("home.title")),
         h("p", { class: "hero-sub" }, t("home.subtitle")),
       ),
-      h("div", { class: "home-grid" }, h("div", { class: "home-col" }, join, recent.length ? this.recentCard(recent) : null, this.eventCard()), this.createForm()),
+      h(
+        "div",
+        { class: "home-grid" },
+        h(
+          "div",
+          { class: "home-col" },
+          join,
+          recent.length ? this.recentCard(recent) : null,
+          this.eventCard(),
+        ),
+        this.createForm(),
+      ),
     );
   }
 
@@ -119,7 +153,11 @@ export class HomeView {
       { class: "card event-card", "aria-labelledby": "event-title" },
       h("h2", { id: "event-title", class: "card-title" }, t("home.event_title")),
       h("p", { class: "hint" }, t("home.event_hint")),
-      h("a", { href: "/e/new", "data-link": "", class: "btn btn-ghost btn-block", id: "new-event" }, t("home.event_create")),
+      h(
+        "a",
+        { href: "/e/new", "data-link": "", class: "btn btn-ghost btn-block", id: "new-event" },
+        t("home.event_create"),
+      ),
     );
   }
 
@@ -128,7 +166,23 @@ export class HomeView {
       "section",
       { class: "card recent", "aria-labelledby": "recent-title" },
       h("h2", { id: "recent-title", class: "card-title" }, t("home.recent")),
-      h("ul", { class: "recent-list" }, recent.map((r) => h("li", {}, h("a", { href: `/t/${r.code}`, "data-link": "", class: "link" }, h("span", { class: "mono" }, r.code), " ", r.name || "")))),
+      h(
+        "ul",
+        { class: "recent-list" },
+        recent.map((r) =>
+          h(
+            "li",
+            {},
+            h(
+              "a",
+              { href: `/t/${r.code}`, "data-link": "", class: "link" },
+              h("span", { class: "mono" }, r.code),
+              " ",
+              r.name || "",
+            ),
+          ),
+        ),
+      ),
     );
   }
 
@@ -156,7 +210,8 @@ export class HomeView {
           checked: mode === this.mode,
           onchange: () => {
             this.mode = mode;
-            for (const el of this.main.querySelectorAll(".mode-option")) el.classList.toggle("is-checked", el.querySelector("input").checked);
+            for (const el of this.main.querySelectorAll(".mode-option"))
+              el.classList.toggle("is-checked", el.querySelector("input").checked);
             this.refThrowerRow.hidden = mode !== MODE.REFEREE;
           },
         }),
@@ -167,13 +222,19 @@ export class HomeView {
     this.refThrowerRow = h(
       "label",
       { class: "check-row", hidden: this.mode !== MODE.REFEREE },
-      h("input", { type: "checkbox", checked: this.refereeThrower, onchange: (ev) => (this.refereeThrower = ev.target.checked) }),
+      h("input", {
+        type: "checkbox",
+        checked: this.refereeThrower,
+        onchange: (ev) => (this.refereeThrower = ev.target.checked),
+      }),
       t("home.referee_thrower"),
     );
     const presetSelect = h(
       "select",
       { id: "preset", class: "input", onchange: (ev) => this.setPreset(ev.target.value) },
-      ["traditional", "modern", "jinhua"].map((p) => h("option", { value: p, selected: p === this.presetId }, t(`preset.${p}`))),
+      ["traditional", "modern", "jinhua"].map((p) =>
+        h("option", { value: p, selected: p === this.presetId }, t(`preset.${p}`)),
+      ),
     );
     this.prizeBox = h("div", { class: "prize-editor" });
     this.namedBox = h("div", { class: "named-editor" });
@@ -190,14 +251,42 @@ export class HomeView {
       h("h2", { id: "create-title", class: "card-title" }, t("home.create_title")),
       h("label", { for: "table-name", class: "field-label" }, t("home.table_name")),
       nameInput,
-      h("fieldset", { class: "fieldset" }, h("legend", { class: "field-label" }, t("home.mode")), h("div", { class: "mode-options" }, modes), this.refThrowerRow),
+      h(
+        "fieldset",
+        { class: "fieldset" },
+        h("legend", { class: "field-label" }, t("home.mode")),
+        h("div", { class: "mode-options" }, modes),
+        this.refThrowerRow,
+      ),
       h("label", { for: "preset", class: "field-label" }, t("home.rules")),
       presetSelect,
       this.switches.statement,
-      h("details", { class: "editor-details" }, h("summary", {}, t("home.customize")), this.switches.el),
-      h("details", { class: "editor-details terms-details", open: true }, h("summary", {}, t("terms.title")), this.terms.el),
-      (this.cakesBox = h("details", { class: "editor-details", hidden: this.terms.ranked }, h("summary", {}, t("home.prizes")), this.prizeBox, h("h3", { class: "sub-title" }, t("home.named_prizes")), h("p", { class: "hint" }, t("home.named_hint")), this.namedBox)),
-      h("button", { type: "submit", class: "btn btn-primary btn-big btn-block create-btn" }, t("home.create")),
+      h(
+        "details",
+        { class: "editor-details" },
+        h("summary", {}, t("home.customize")),
+        this.switches.el,
+      ),
+      h(
+        "details",
+        { class: "editor-details terms-details", open: true },
+        h("summary", {}, t("terms.title")),
+        this.terms.el,
+      ),
+      (this.cakesBox = h(
+        "details",
+        { class: "editor-details", hidden: this.terms.ranked },
+        h("summary", {}, t("home.prizes")),
+        this.prizeBox,
+        h("h3", { class: "sub-title" }, t("home.named_prizes")),
+        h("p", { class: "hint" }, t("home.named_hint")),
+        this.namedBox,
+      )),
+      h(
+        "button",
+        { type: "submit", class: "btn btn-primary btn-big btn-block create-btn" },
+        t("home.create"),
+      ),
     );
   }
 
@@ -225,7 +314,9 @@ export class HomeView {
     if (this.prizeBox.childElementCount) return;
     const total = h("p", { class: "hint prize-total" });
     const paintTotal = () => {
-      total.textContent = t("rules.prizes_total", { n: TIERS.reduce((n, tier) => n + (this.prizes[tier] || 0), 0) });
+      total.textContent = t("rules.prizes_total", {
+        n: TIERS.reduce((n, tier) => n + (this.prizes[tier] || 0), 0),
+      });
     };
     mount(
       this.prizeBox,
@@ -283,7 +374,8 @@ export class HomeView {
             "aria-label": t("home.prize_value_for", { tier: tierName(tier) }),
             "data-value": tier,
             value: this.named[tier] && this.named[tier].value ? this.named[tier].value : "",
-            onchange: (ev) => this.setNamed(tier, "value", Math.max(0, Number(ev.target.value) || 0)),
+            onchange: (ev) =>
+              this.setNamed(tier, "value", Math.max(0, Number(ev.target.value) || 0)),
           }),
         ),
       ),
@@ -325,7 +417,9 @@ export class HomeView {
     if (!this.terms.check()) return;
     const body = this.body();
     if (!body.name || BAD_NAME.test(body.name)) {
-      toast(body.name ? t("error.bad_name_chars", { name: body.name }) : t("error.invalid_name"), { kind: "error" });
+      toast(body.name ? t("error.bad_name_chars", { name: body.name }) : t("error.invalid_name"), {
+        kind: "error",
+      });
       return;
     }
     this.busy = true;

@@ -52,9 +52,31 @@ export function rulesSummary(state) {
   return h(
     "div",
     { class: "rules-summary" },
-    h("p", {}, h("span", { class: "label" }, t("rules.preset_label")), " ", t(`preset.${rules.preset}`)),
-    h("p", { class: "order-line" }, h("span", { class: "label" }, t("rules.order_label")), " ", orderLine(rules)),
-    h("p", { class: "prize-line" }, h("span", { class: "label" }, t(isRanked(state) ? "ranked.mode_label" : "rules.prizes_label")), " ", prizes),
+    h(
+      "p",
+      {},
+      h("span", { class: "label" }, t("rules.preset_label")),
+      " ",
+      t(`preset.${rules.preset}`),
+    ),
+    h(
+      "p",
+      { class: "order-line" },
+      h("span", { class: "label" }, t("rules.order_label")),
+      " ",
+      orderLine(rules),
+    ),
+    h(
+      "p",
+      { class: "prize-line" },
+      h(
+        "span",
+        { class: "label" },
+        t(isRanked(state) ? "ranked.mode_label" : "rules.prizes_label"),
+      ),
+      " ",
+      prizes,
+    ),
     h("p", { class: "limits-line" }, limits.join(" · ")),
   );
 }
@@ -109,15 +131,43 @@ export class LobbyPanel {
           "div",
           { class: "invite-info" },
           h("p", { class: "code-label" }, t("lobby.code")),
-          h("p", { class: "table-code", "aria-label": t("lobby.code_spoken", { code: code.split("").join(" ") }) }, code),
+          h(
+            "p",
+            {
+              class: "table-code",
+              "aria-label": t("lobby.code_spoken", { code: code.split("").join(" ") }),
+            },
+            code,
+          ),
           h("p", { class: "invite-url" }, url),
-          loopbackOnly() ? h("p", { class: "invite-warning", role: "alert" }, h("span", { "aria-hidden": "true" }, "⚠ "), t("lobby.loopback_only")) : null,
+          loopbackOnly()
+            ? h(
+                "p",
+                { class: "invite-warning", role: "alert" },
+                h("span", { "aria-hidden": "true" }, "⚠ "),
+                t("lobby.loopback_only"),
+              )
+            : null,
           h(
             "div",
             { class: "btn-row" },
-            h("button", { type: "button", class: "btn btn-small btn-ghost", onclick: () => this.copy(url) }, icon("copy"), t("lobby.copy")),
+            h(
+              "button",
+              { type: "button", class: "btn btn-small btn-ghost", onclick: () => this.copy(url) },
+              icon("copy"),
+              t("lobby.copy"),
+            ),
             navigator.share
-              ? h("button", { type: "button", class: "btn btn-small btn-ghost", onclick: () => navigator.share({ title: st.name, url }).catch(() => {}) }, icon("share"), t("lobby.share"))
+              ? h(
+                  "button",
+                  {
+                    type: "button",
+                    class: "btn btn-small btn-ghost",
+                    onclick: () => navigator.share({ title: st.name, url }).catch(() => {}),
+                  },
+                  icon("share"),
+                  t("lobby.share"),
+                )
               : null,
           ),
         ),
@@ -132,7 +182,12 @@ export class LobbyPanel {
         h("h2", { class: "card-title" }, t("lobby.play_device")),
         h("p", { class: "hint" }, t("lobby.play_device_hint")),
         h("div", { class: "qr-box qr-small" }, qrSvg(playUrl, { label: t("lobby.play_device") })),
-        h("button", { type: "button", class: "btn btn-small btn-ghost", onclick: () => this.copy(playUrl) }, icon("copy"), t("lobby.copy_play")),
+        h(
+          "button",
+          { type: "button", class: "btn btn-small btn-ghost", onclick: () => this.copy(playUrl) },
+          icon("copy"),
+          t("lobby.copy_play"),
+        ),
       );
     }
     const info = h(
@@ -140,9 +195,20 @@ export class LobbyPanel {
       { class: "card table-info" },
       h("p", { class: "eyebrow" }, t("lobby.title")),
       h("h1", { class: "title" }, st.name),
-      h("p", { class: "mode-line" }, h("span", { class: `mode-badge mode-${st.mode}` }, modeName(st.mode)), " ", t(`mode.${st.mode}.hint`)),
+      h(
+        "p",
+        { class: "mode-line" },
+        h("span", { class: `mode-badge mode-${st.mode}` }, modeName(st.mode)),
+        " ",
+        t(`mode.${st.mode}.hint`),
+      ),
       rulesSummary(st),
-      h("a", { href: `/t/${code}/rules`, "data-link": "", class: "link" }, icon("book"), t("lobby.read_rules")),
+      h(
+        "a",
+        { href: `/t/${code}/rules`, "data-link": "", class: "link" },
+        icon("book"),
+        t("lobby.read_rules"),
+      ),
     );
     const seatsCard = h(
       "section",
@@ -152,7 +218,16 @@ export class LobbyPanel {
       this.joinBox,
       this.lockBox,
     );
-    mount(this.el, info, h("div", { class: "lobby-grid" }, seatsCard, h("div", { class: "lobby-side" }, this.startBox, invite, shared)));
+    mount(
+      this.el,
+      info,
+      h(
+        "div",
+        { class: "lobby-grid" },
+        seatsCard,
+        h("div", { class: "lobby-side" }, this.startBox, invite, shared),
+      ),
+    );
     this.paintSeats();
     this.paintJoin();
     this.paintLock();
@@ -170,11 +245,13 @@ export class LobbyPanel {
     this.paintJoin();
     this.paintLock();
     for (const e of events) {
-      if (e.type === EVENT.LOBBY_LOCKED && live) announce(t(e.locked ? "lobby.locked_now" : "lobby.unlocked_now"));
+      if (e.type === EVENT.LOBBY_LOCKED && live)
+        announce(t(e.locked ? "lobby.locked_now" : "lobby.unlocked_now"));
     }
     this.paintStart(rolled);
     for (const e of events) {
-      if (e.type === EVENT.PLAYER_JOINED && live) announce(t("log.joined", { player: e.name, seat: e.seat }));
+      if (e.type === EVENT.PLAYER_JOINED && live)
+        announce(t("log.joined", { player: e.name, seat: e.seat }));
     }
   }
 
@@ -198,9 +275,41 @@ export class LobbyPanel {
                   ? h(
                       "span",
                       { class: "seat-tools" },
-                      h("button", { type: "button", class: "icon-btn small", "data-fk": `up-${p.name}`, disabled: i === 0, "aria-label": t("lobby.move_up", { player: p.name }), onclick: () => this.move(i, -1) }, icon("up")),
-                      h("button", { type: "button", class: "icon-btn small", "data-fk": `down-${p.name}`, disabled: i === players.length - 1, "aria-label": t("lobby.move_down", { player: p.name }), onclick: () => this.move(i, 1) }, icon("down")),
-                      h("button", { type: "button", class: "icon-btn small danger", "data-fk": `rm-${p.name}`, "aria-label": t("lobby.remove", { player: p.name }), onclick: () => this.remove(p.name) }, icon("close")),
+                      h(
+                        "button",
+                        {
+                          type: "button",
+                          class: "icon-btn small",
+                          "data-fk": `up-${p.name}`,
+                          disabled: i === 0,
+                          "aria-label": t("lobby.move_up", { player: p.name }),
+                          onclick: () => this.move(i, -1),
+                        },
+                        icon("up"),
+                      ),
+                      h(
+                        "button",
+                        {
+                          type: "button",
+                          class: "icon-btn small",
+                          "data-fk": `down-${p.name}`,
+                          disabled: i === players.length - 1,
+                          "aria-label": t("lobby.move_down", { player: p.name }),
+                          onclick: () => this.move(i, 1),
+                        },
+                        icon("down"),
+                      ),
+                      h(
+                        "button",
+                        {
+                          type: "button",
+                          class: "icon-btn small danger",
+                          "data-fk": `rm-${p.name}`,
+                          "aria-label": t("lobby.remove", { player: p.name }),
+                          onclick: () => this.remove(p.name),
+                        },
+                        icon("close"),
+                      ),
                     )
                   : null,
               ),
@@ -221,7 +330,10 @@ export class LobbyPanel {
       return;
     }
     if (seated && !hostAdds) {
-      mount(this.joinBox, h("p", { class: "hint seated-hint" }, t("lobby.seated_as", { player: this.session.me })));
+      mount(
+        this.joinBox,
+        h("p", { class: "hint seated-hint" }, t("lobby.seated_as", { player: this.session.me })),
+      );
       return;
     }
     if (!hostAdds && st.mode !== MODE.ONLINE && !isHost) {
@@ -229,7 +341,10 @@ export class LobbyPanel {
       return;
     }
     if (st.lobby_locked && !isHost) {
-      mount(this.joinBox, h("p", { class: "hint lock-hint" }, icon("lock"), t("lobby.locked_hint")));
+      mount(
+        this.joinBox,
+        h("p", { class: "hint lock-hint" }, icon("lock"), t("lobby.locked_hint")),
+      );
       return;
     }
     if (this.joinBox.contains(this.nameInput)) return;
@@ -243,8 +358,17 @@ export class LobbyPanel {
           this.join();
         },
       },
-      h("label", { for: "join-name", class: "field-label" }, hostAdds ? t("lobby.player_name") : t("lobby.your_name")),
-      h("div", { class: "input-row" }, this.nameInput, h("button", { type: "submit", class: "btn btn-primary" }, label)),
+      h(
+        "label",
+        { for: "join-name", class: "field-label" },
+        hostAdds ? t("lobby.player_name") : t("lobby.your_name"),
+      ),
+      h(
+        "div",
+        { class: "input-row" },
+        this.nameInput,
+        h("button", { type: "submit", class: "btn btn-primary" }, label),
+      ),
     );
     mount(this.joinBox, form);
   }
@@ -252,7 +376,9 @@ export class LobbyPanel {
   async join() {
     const name = this.nameInput.value.trim();
     if (!name || BAD_NAME.test(name)) {
-      toast(name ? t("error.bad_name_chars", { name }) : t("error.invalid_name"), { kind: "error" });
+      toast(name ? t("error.bad_name_chars", { name }) : t("error.invalid_name"), {
+        kind: "error",
+      });
       this.nameInput.focus();
       return;
     }
@@ -282,7 +408,11 @@ export class LobbyPanel {
         h(
           "div",
           { class: `lock-row${locked ? " is-locked" : ""}` },
-          h("p", { class: "hint", id: "lock-state" }, t(locked ? "lobby.locked_host" : "lobby.open_host")),
+          h(
+            "p",
+            { class: "hint", id: "lock-state" },
+            t(locked ? "lobby.locked_host" : "lobby.open_host"),
+          ),
           h(
             "button",
             {
@@ -334,11 +464,19 @@ export class LobbyPanel {
     const isHost = this.session.isHost();
     const players = (st.players || []).map((p) => p.name);
     const sd = st.start_dice;
-    const starter = sd ? starterFromDice(players, sd.thrower, sd.dice, st.rules) : players[0] || null;
+    const starter = sd
+      ? starterFromDice(players, sd.thrower, sd.dice, st.rules)
+      : players[0] || null;
     const parts = [h("h2", { class: "card-title" }, t("lobby.start_title"))];
     if (sd) {
       parts.push(this.bowl.el);
-      const text = t("lobby.start_dice_result", { player: sd.thrower, a: sd.dice[0], b: sd.dice[1], sum: sd.dice[0] + sd.dice[1], starter: starter || "?" });
+      const text = t("lobby.start_dice_result", {
+        player: sd.thrower,
+        a: sd.dice[0],
+        b: sd.dice[1],
+        sum: sd.dice[0] + sd.dice[1],
+        starter: starter || "?",
+      });
       const line = h("p", { class: "start-result" }, text);
       parts.push(line);
       if (rolled) {
@@ -354,19 +492,34 @@ export class LobbyPanel {
         this.bowl.show(sd.dice, { seed: 7 });
       }
     } else {
-      parts.push(h("p", { class: "hint" }, players.length ? t("lobby.first_seat_starts", { player: players[0] }) : t("lobby.need_players")));
+      parts.push(
+        h(
+          "p",
+          { class: "hint" },
+          players.length
+            ? t("lobby.first_seat_starts", { player: players[0] })
+            : t("lobby.need_players"),
+        ),
+      );
     }
     if (isHost) {
       if (players.length && !this.thrower) this.thrower = players[0];
       if (!players.includes(this.thrower)) this.thrower = players[0] || null;
       const select = h(
         "select",
-        { class: "input", id: "start-thrower", "data-fk": "start-thrower", onchange: (ev) => (this.thrower = ev.target.value) },
+        {
+          class: "input",
+          id: "start-thrower",
+          "data-fk": "start-thrower",
+          onchange: (ev) => (this.thrower = ev.target.value),
+        },
         players.map((p) => h("option", { value: p, selected: p === this.thrower }, p)),
       );
       const controls = h("div", { class: "start-controls" });
       if (players.length) {
-        controls.appendChild(h("label", { for: "start-thrower", class: "field-label" }, t("lobby.start_thrower")));
+        controls.appendChild(
+          h("label", { for: "start-thrower", class: "field-label" }, t("lobby.start_thrower")),
+        );
         controls.appendChild(select);
         if (st.mode === MODE.REFEREE) {
           if (!this.pad) {
@@ -380,22 +533,42 @@ export class LobbyPanel {
           }
           controls.appendChild(this.pad.el);
         } else {
-          controls.appendChild(h("button", { type: "button", class: "btn btn-ghost btn-block", "data-fk": "start-dice", onclick: () => this.startDice(null) }, t(sd ? "lobby.start_dice_again" : "lobby.start_dice")));
+          controls.appendChild(
+            h(
+              "button",
+              {
+                type: "button",
+                class: "btn btn-ghost btn-block",
+                "data-fk": "start-dice",
+                onclick: () => this.startDice(null),
+              },
+              t(sd ? "lobby.start_dice_again" : "lobby.start_dice"),
+            ),
+          );
         }
       }
       controls.appendChild(
         h(
           "button",
-          { type: "button", class: "btn btn-primary btn-big btn-block start-btn", "data-fk": "start", disabled: players.length < 2, onclick: () => this.start() },
+          {
+            type: "button",
+            class: "btn btn-primary btn-big btn-block start-btn",
+            "data-fk": "start",
+            disabled: players.length < 2,
+            onclick: () => this.start(),
+          },
           t("lobby.start"),
         ),
       );
-      if (players.length >= 2 && starter) controls.appendChild(h("p", { class: "hint" }, t("lobby.will_start", { player: starter })));
+      if (players.length >= 2 && starter)
+        controls.appendChild(h("p", { class: "hint" }, t("lobby.will_start", { player: starter })));
       parts.push(controls);
     } else {
       parts.push(h("p", { class: "waiting" }, t("lobby.waiting_host")));
     }
-    keepFocus(this.startBox, () => mount(this.startBox, h("section", { class: "card start-card" }, parts)));
+    keepFocus(this.startBox, () =>
+      mount(this.startBox, h("section", { class: "card start-card" }, parts)),
+    );
   }
 
   async startDice(faces) {
@@ -419,4 +592,3 @@ export class LobbyPanel {
     }
   }
 }
-

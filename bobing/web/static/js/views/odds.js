@@ -32,12 +32,22 @@ export function chartIcon() {
 
 /** The top-bar button to this page (the home page's bar). */
 export function oddsNavLink(href = "/odds") {
-  return h("a", { href, "data-link": "", class: "icon-btn", "aria-label": t("nav.odds"), title: t("nav.odds") }, chartIcon());
+  return h(
+    "a",
+    { href, "data-link": "", class: "icon-btn", "aria-label": t("nav.odds"), title: t("nav.odds") },
+    chartIcon(),
+  );
 }
 
 /** The link from a rules page to this page for the same rules. */
 export function oddsLink(href) {
-  return h("a", { href, "data-link": "", class: "odds-link" }, chartIcon(), h("span", {}, t("odds.link")), h("span", { "aria-hidden": "true" }, "→"));
+  return h(
+    "a",
+    { href, "data-link": "", class: "odds-link" },
+    chartIcon(),
+    h("span", {}, t("odds.link")),
+    h("span", { "aria-hidden": "true" }, "→"),
+  );
 }
 
 function numberFormat(options) {
@@ -123,11 +133,42 @@ export class OddsView {
   render() {
     const st = this.session && this.session.state;
     const extra = this.session
-      ? [h("a", { href: `/t/${this.session.code}`, "data-link": "", class: "icon-btn", "aria-label": t("nav.back_to_table"), title: t("nav.back_to_table") }, icon("back"))]
-      : [h("a", { href: `/rules/${this.preset}`, "data-link": "", class: "icon-btn", "aria-label": t("nav.rules_general"), title: t("nav.rules_general") }, icon("book"))];
-    renderTopbar({ title: st ? st.name : t("odds.page_title"), conn: this.session ? this.session.status : null, extra });
+      ? [
+          h(
+            "a",
+            {
+              href: `/t/${this.session.code}`,
+              "data-link": "",
+              class: "icon-btn",
+              "aria-label": t("nav.back_to_table"),
+              title: t("nav.back_to_table"),
+            },
+            icon("back"),
+          ),
+        ]
+      : [
+          h(
+            "a",
+            {
+              href: `/rules/${this.preset}`,
+              "data-link": "",
+              class: "icon-btn",
+              "aria-label": t("nav.rules_general"),
+              title: t("nav.rules_general"),
+            },
+            icon("book"),
+          ),
+        ];
+    renderTopbar({
+      title: st ? st.name : t("odds.page_title"),
+      conn: this.session ? this.session.status : null,
+      extra,
+    });
     if (!this.odds) {
-      mount(this.main, h("p", { class: "center-card loading", "aria-busy": "true" }, t("odds.computing")));
+      mount(
+        this.main,
+        h("p", { class: "center-card loading", "aria-busy": "true" }, t("odds.computing")),
+      );
       this.loadOdds();
       return;
     }
@@ -156,7 +197,8 @@ export class OddsView {
     const ticket = ++this.requested;
     this.lengthBox.setAttribute("aria-busy", "true");
     this.lengthBox.classList.add("is-busy");
-    if (!this.length) mount(this.lengthBox, h("p", { class: "hint odds-computing" }, t("odds.computing")));
+    if (!this.length)
+      mount(this.lengthBox, h("p", { class: "hint odds-computing" }, t("odds.computing")));
     try {
       const length = await getJson(`/api/game-length?players=${players}&${this.source()}`);
       if (ticket !== this.requested) return;
@@ -174,7 +216,10 @@ export class OddsView {
   }
 
   setPlayers(n) {
-    const value = Math.max(MIN_PLAYERS, Math.min(MAX_PLAYERS, Math.round(Number(n)) || this.playerCount()));
+    const value = Math.max(
+      MIN_PLAYERS,
+      Math.min(MAX_PLAYERS, Math.round(Number(n)) || this.playerCount()),
+    );
     this.players = value;
     if (this.playersInput) this.playersInput.value = String(value);
     clearTimeout(this.timer);
@@ -190,7 +235,16 @@ export class OddsView {
           "nav",
           { class: "preset-tabs", "aria-label": t("rules.presets") },
           PRESETS.map((p) =>
-            h("a", { href: `/odds/${p}`, "data-link": "", class: `tab${p === this.preset ? " is-active" : ""}`, "aria-current": p === this.preset ? "page" : null }, t(`preset.${p}`)),
+            h(
+              "a",
+              {
+                href: `/odds/${p}`,
+                "data-link": "",
+                class: `tab${p === this.preset ? " is-active" : ""}`,
+                "aria-current": p === this.preset ? "page" : null,
+              },
+              t(`preset.${p}`),
+            ),
           ),
         );
     const rulesHref = this.session ? `/t/${this.session.code}/rules` : `/rules/${this.preset}`;
@@ -198,9 +252,19 @@ export class OddsView {
       "article",
       { class: "odds-page" },
       h("p", { class: "eyebrow" }, t("odds.page_title")),
-      h("h1", { class: "title" }, st ? t("odds.of_table", { name: st.name }) : t(`preset.${this.preset}`)),
+      h(
+        "h1",
+        { class: "title" },
+        st ? t("odds.of_table", { name: st.name }) : t(`preset.${this.preset}`),
+      ),
       presetTabs,
-      h("p", { class: "lede" }, t("odds.intro", { total: fmtInt(odds.total) }), " ", h("a", { href: rulesHref, "data-link": "", class: "lede-link" }, t("odds.read_rules"))),
+      h(
+        "p",
+        { class: "lede" },
+        t("odds.intro", { total: fmtInt(odds.total) }),
+        " ",
+        h("a", { href: rulesHref, "data-link": "", class: "lede-link" }, t("odds.read_rules")),
+      ),
       h(
         "div",
         { class: "odds-grid" },
@@ -216,7 +280,10 @@ export class OddsView {
     const rows = Object.entries(odds.hand_odds).map(([hand, share]) =>
       h(
         "tr",
-        { class: zhuangyuan.has(hand) ? "is-zhuangyuan" : hand === "none" ? "is-none" : null, dataset: { hand } },
+        {
+          class: zhuangyuan.has(hand) ? "is-zhuangyuan" : hand === "none" ? "is-none" : null,
+          dataset: { hand },
+        },
         h("th", { scope: "row" }, hand === "none" ? t("odds.none") : handLabel(hand)),
         h("td", { class: "num" }, fmtInt(share.count)),
         h("td", { class: "num pct" }, fmtPct(share.probability)),
@@ -250,11 +317,23 @@ export class OddsView {
           h(
             "tfoot",
             {},
-            h("tr", {}, h("th", { scope: "row" }, t("odds.total")), h("td", { class: "num" }, fmtInt(odds.total)), h("td", { class: "num pct" }, "100%"), h("td", {})),
+            h(
+              "tr",
+              {},
+              h("th", { scope: "row" }, t("odds.total")),
+              h("td", { class: "num" }, fmtInt(odds.total)),
+              h("td", { class: "num pct" }, "100%"),
+              h("td", {}),
+            ),
           ),
         ),
       ),
-      h("p", { class: "hint" }, h("span", { class: "zy-swatch", "aria-hidden": "true" }), t("odds.zhuangyuan_rows")),
+      h(
+        "p",
+        { class: "hint" },
+        h("span", { class: "zy-swatch", "aria-hidden": "true" }),
+        t("odds.zhuangyuan_rows"),
+      ),
     );
   }
 
@@ -263,8 +342,11 @@ export class OddsView {
     const tiers = TIERS.filter((tier) => odds.tiers[tier]);
     const top = Math.max(...tiers.map((tier) => odds.tiers[tier].probability), 1e-9);
     // a hand that counts for every tier (六勃红 sweeping the table) is said once, below
-    const won = tiers.filter((tier) => odds.tiers[tier].count).map((tier) => Object.keys(odds.tiers[tier].sources));
-    const sweeps = won.length > 1 ? won[0].filter((hand) => won.every((hands) => hands.includes(hand))) : [];
+    const won = tiers
+      .filter((tier) => odds.tiers[tier].count)
+      .map((tier) => Object.keys(odds.tiers[tier].sources));
+    const sweeps =
+      won.length > 1 ? won[0].filter((hand) => won.every((hands) => hands.includes(hand))) : [];
     return h(
       "section",
       { class: "card", "aria-labelledby": "o-tiers" },
@@ -278,17 +360,36 @@ export class OddsView {
           // 状元 comes from several hands; another tier from its own hand, plus any sweep or bonus
           const sources = Object.keys(share.sources);
           const extra = sources.filter((hand) => hand !== tier && !sweeps.includes(hand));
-          const from = tier === "zhuangyuan" ? t("odds.from", { hands: sources.map(handLabel).join(t("list.sep")) }) : extra.length ? t("odds.also", { hands: extra.map(handLabel).join(t("list.sep")) }) : null;
+          const from =
+            tier === "zhuangyuan"
+              ? t("odds.from", { hands: sources.map(handLabel).join(t("list.sep")) })
+              : extra.length
+                ? t("odds.also", { hands: extra.map(handLabel).join(t("list.sep")) })
+                : null;
           return h(
             "li",
             { class: `tier-odd tier-${tier}${share.count ? "" : " is-empty"}`, dataset: { tier } },
             h(
               "div",
               { class: "tier-odd-head" },
-              h("span", { class: "tier-odd-name" }, tierName(tier), t(`tier.${tier}.title`) === tierName(tier) ? null : h("span", { class: "tier-odd-title" }, t(`tier.${tier}.title`))),
+              h(
+                "span",
+                { class: "tier-odd-name" },
+                tierName(tier),
+                t(`tier.${tier}.title`) === tierName(tier)
+                  ? null
+                  : h("span", { class: "tier-odd-title" }, t(`tier.${tier}.title`)),
+              ),
               h("span", { class: "tier-odd-pct" }, fmtPct(share.probability)),
             ),
-            h("div", { class: "bar", "aria-hidden": "true" }, h("span", { class: "bar-fill", style: { width: `${Math.max(0.6, (100 * share.probability) / top).toFixed(2)}%` } })),
+            h(
+              "div",
+              { class: "bar", "aria-hidden": "true" },
+              h("span", {
+                class: "bar-fill",
+                style: { width: `${Math.max(0.6, (100 * share.probability) / top).toFixed(2)}%` },
+              }),
+            ),
             h(
               "p",
               { class: "tier-odd-meta" },
@@ -298,7 +399,13 @@ export class OddsView {
           );
         }),
       ),
-      sweeps.length ? h("p", { class: "hint" }, t("odds.sweep", { hands: sweeps.map(handLabel).join(t("list.sep")) })) : null,
+      sweeps.length
+        ? h(
+            "p",
+            { class: "hint" },
+            t("odds.sweep", { hands: sweeps.map(handLabel).join(t("list.sep")) }),
+          )
+        : null,
     );
   }
 
@@ -317,11 +424,23 @@ export class OddsView {
         .sort((a, b) => b[0] - a[0]);
       const total = entries.reduce((sum, [, n]) => sum + n, 0);
       const top = Math.max(...entries.map(([, n]) => n));
-      const label = (k) => (KICKER_HANDS.includes(hand) ? t(`hand.${hand}.kicker`, { kicker: num(k) }) : t("odds.kicker_face", { face: k }));
+      const label = (k) =>
+        KICKER_HANDS.includes(hand)
+          ? t(`hand.${hand}.kicker`, { kicker: num(k) })
+          : t("odds.kicker_face", { face: k });
       return h(
         "div",
         { class: "kicker-group", dataset: { hand } },
-        h("h3", { class: "sub-title" }, handLabel(hand), h("span", { class: "kicker-total" }, t("odds.kicker_total", { count: fmtInt(total), n: fmtOneIn(odds.total / total) }))),
+        h(
+          "h3",
+          { class: "sub-title" },
+          handLabel(hand),
+          h(
+            "span",
+            { class: "kicker-total" },
+            t("odds.kicker_total", { count: fmtInt(total), n: fmtOneIn(odds.total / total) }),
+          ),
+        ),
         h(
           "ol",
           { class: "kicker-list" },
@@ -330,8 +449,22 @@ export class OddsView {
               "li",
               { class: "kicker-row" },
               h("span", { class: "kicker-name" }, label(k)),
-              h("span", { class: "bar small", "aria-hidden": "true" }, h("span", { class: "bar-fill gold", style: { width: `${((100 * n) / top).toFixed(2)}%` } })),
-              h("span", { class: "kicker-count" }, t(n === 1 ? "odds.kicker_share_one" : "odds.kicker_share", { share: fmtShare(n / total), n: fmtInt(n) })),
+              h(
+                "span",
+                { class: "bar small", "aria-hidden": "true" },
+                h("span", {
+                  class: "bar-fill gold",
+                  style: { width: `${((100 * n) / top).toFixed(2)}%` },
+                }),
+              ),
+              h(
+                "span",
+                { class: "kicker-count" },
+                t(n === 1 ? "odds.kicker_share_one" : "odds.kicker_share", {
+                  share: fmtShare(n / total),
+                  n: fmtInt(n),
+                }),
+              ),
             ),
           ),
         ),
@@ -341,7 +474,14 @@ export class OddsView {
       "section",
       { class: "card", "aria-labelledby": "o-kickers" },
       h("h2", { id: "o-kickers", class: "card-title" }, t("odds.kickers_title")),
-      h("p", { class: "hint" }, t("odds.kickers_hint", { count: fmtInt(odds.zhuangyuan.count), n: fmtOneIn(odds.zhuangyuan.one_in) })),
+      h(
+        "p",
+        { class: "hint" },
+        t("odds.kickers_hint", {
+          count: fmtInt(odds.zhuangyuan.count),
+          n: fmtOneIn(odds.zhuangyuan.one_in),
+        }),
+      ),
       groups.length ? groups : h("p", {}, t("odds.no_kickers")),
     );
   }
@@ -367,14 +507,27 @@ export class OddsView {
       max: 120,
       value: String(this.seconds),
       onchange: (ev) => {
-        const value = Math.max(1, Math.min(120, Math.round(Number(ev.target.value)) || DEFAULT_SECONDS));
+        const value = Math.max(
+          1,
+          Math.min(120, Math.round(Number(ev.target.value)) || DEFAULT_SECONDS),
+        );
         ev.target.value = String(value);
         this.seconds = value;
         this.paintLength();
       },
     });
     const step = (delta, key) =>
-      h("button", { type: "button", class: "icon-btn small stepper", "aria-label": t(key), title: t(key), onclick: () => this.setPlayers(this.playerCount() + delta) }, delta < 0 ? "−" : "+");
+      h(
+        "button",
+        {
+          type: "button",
+          class: "icon-btn small stepper",
+          "aria-label": t(key),
+          title: t(key),
+          onclick: () => this.setPlayers(this.playerCount() + delta),
+        },
+        delta < 0 ? "−" : "+",
+      );
     return h(
       "section",
       { class: "card length-card", "aria-labelledby": "o-length" },
@@ -382,8 +535,24 @@ export class OddsView {
       h(
         "div",
         { class: "length-controls" },
-        h("div", { class: "length-field" }, h("label", { for: "odds-players", class: "field-label" }, t("odds.players")), h("div", { class: "stepper-row" }, step(-1, "odds.players_less"), this.playersInput, step(1, "odds.players_more"))),
-        h("div", { class: "length-field" }, h("label", { for: "odds-seconds", class: "field-label" }, t("odds.seconds")), seconds),
+        h(
+          "div",
+          { class: "length-field" },
+          h("label", { for: "odds-players", class: "field-label" }, t("odds.players")),
+          h(
+            "div",
+            { class: "stepper-row" },
+            step(-1, "odds.players_less"),
+            this.playersInput,
+            step(1, "odds.players_more"),
+          ),
+        ),
+        h(
+          "div",
+          { class: "length-field" },
+          h("label", { for: "odds-seconds", class: "field-label" }, t("odds.seconds")),
+          seconds,
+        ),
       ),
       this.lengthBox,
     );
@@ -393,7 +562,11 @@ export class OddsView {
   paintLength() {
     const data = this.length;
     if (!data) {
-      if (this.lengthError) mount(this.lengthBox, h("p", { class: "hint", role: "alert" }, errorText(this.lengthError)));
+      if (this.lengthError)
+        mount(
+          this.lengthBox,
+          h("p", { class: "hint", role: "alert" }, errorText(this.lengthError)),
+        );
       return null;
     }
     const sim = data.simulation;
@@ -404,9 +577,20 @@ export class OddsView {
     const ended = exact ? exact.ended_by : sim.ended_by;
     const first = exact ? exact.exhausted_before_zhuangyuan : sim.exhausted_before_zhuangyuan;
     const tile = (cls, label, value, sub) =>
-      h("div", { class: `stat ${cls}` }, h("span", { class: "stat-label" }, label), h("strong", { class: "stat-value" }, value), h("span", { class: "stat-sub" }, sub));
+      h(
+        "div",
+        { class: `stat ${cls}` },
+        h("span", { class: "stat-label" }, label),
+        h("strong", { class: "stat-value" }, value),
+        h("span", { class: "stat-sub" }, sub),
+      );
     const endings = ENDINGS.filter((reason) => ended[reason] > 0).map((reason) =>
-      h("li", { dataset: { reason } }, h("span", {}, reason === "exhausted" ? t("odds.ended_exhausted") : handLabel(reason)), h("strong", {}, fmtPct(ended[reason]))),
+      h(
+        "li",
+        { dataset: { reason } },
+        h("span", {}, reason === "exhausted" ? t("odds.ended_exhausted") : handLabel(reason)),
+        h("strong", {}, fmtPct(ended[reason])),
+      ),
     );
     const seats = sim.seats;
     const zy = seats.map((seat) => seat.zhuangyuan_rate);
@@ -417,7 +601,24 @@ export class OddsView {
         "figure",
         { class: "chart" },
         // a phone shows the chart small: a tap opens it on its own, to zoom
-        h("a", { href: src, target: "_blank", rel: "noopener", class: "chart-link", title: t("odds.chart_open") }, h("img", { src, alt, width: 700, height: 420, decoding: "async", class: `chart-img chart-${kind}` })),
+        h(
+          "a",
+          {
+            href: src,
+            target: "_blank",
+            rel: "noopener",
+            class: "chart-link",
+            title: t("odds.chart_open"),
+          },
+          h("img", {
+            src,
+            alt,
+            width: 700,
+            height: 420,
+            decoding: "async",
+            class: `chart-img chart-${kind}`,
+          }),
+        ),
         h("figcaption", { class: "hint" }, caption),
       );
     };
@@ -435,16 +636,43 @@ export class OddsView {
       h(
         "div",
         { class: "stats" },
-        tile("stat-mean", t("odds.mean"), t("odds.throws_n", { n: meanThrows.toFixed(1) }), t("odds.minutes_n", { n: minutes(meanThrows, secs) })),
-        tile("stat-rounds", t("odds.rounds"), t("odds.rounds_n", { n: meanRounds.toFixed(1) }), t("odds.per_round", { n: ((data.players * secs) / 60).toFixed(1) })),
-        tile("stat-median", t("odds.median"), t("odds.throws_n", { n: fmtInt(sim.throws.p50) }), t("odds.minutes_n", { n: minutes(sim.throws.p50, secs) })),
-        tile("stat-range", t("odds.range90"), t("odds.range_throws", { a: fmtInt(sim.throws.p5), b: fmtInt(sim.throws.p95) }), t("odds.range_minutes", { a: minutes(sim.throws.p5, secs), b: minutes(sim.throws.p95, secs) })),
+        tile(
+          "stat-mean",
+          t("odds.mean"),
+          t("odds.throws_n", { n: meanThrows.toFixed(1) }),
+          t("odds.minutes_n", { n: minutes(meanThrows, secs) }),
+        ),
+        tile(
+          "stat-rounds",
+          t("odds.rounds"),
+          t("odds.rounds_n", { n: meanRounds.toFixed(1) }),
+          t("odds.per_round", { n: ((data.players * secs) / 60).toFixed(1) }),
+        ),
+        tile(
+          "stat-median",
+          t("odds.median"),
+          t("odds.throws_n", { n: fmtInt(sim.throws.p50) }),
+          t("odds.minutes_n", { n: minutes(sim.throws.p50, secs) }),
+        ),
+        tile(
+          "stat-range",
+          t("odds.range90"),
+          t("odds.range_throws", { a: fmtInt(sim.throws.p5), b: fmtInt(sim.throws.p95) }),
+          t("odds.range_minutes", {
+            a: minutes(sim.throws.p5, secs),
+            b: minutes(sim.throws.p95, secs),
+          }),
+        ),
       ),
       h("p", { class: "length-summary" }, summary),
       h("h3", { class: "sub-title" }, t("odds.ended_title")),
       h("ul", { class: "endings" }, endings),
       first > 0 ? h("p", { class: "hint" }, t("odds.exhausted_first", { p: fmtPct(first) })) : null,
-      figure("length", t("odds.chart_length_alt", { players: data.players, mean: meanThrows.toFixed(1) }), `${t("odds.chart_length_caption")} ${t("odds.chart_open")}`),
+      figure(
+        "length",
+        t("odds.chart_length_alt", { players: data.players, mean: meanThrows.toFixed(1) }),
+        `${t("odds.chart_length_caption")} ${t("odds.chart_open")}`,
+      ),
       figure(
         "seats",
         t("odds.chart_seats_alt", { players: data.players }),
@@ -455,7 +683,13 @@ export class OddsView {
           high: fmtPct(Math.max(...zy)),
         }),
       ),
-      h("p", { class: "hint method" }, exact ? t("odds.method", { games: fmtInt(sim.games) }) : t("odds.method_sim", { games: fmtInt(sim.games) })),
+      h(
+        "p",
+        { class: "hint method" },
+        exact
+          ? t("odds.method", { games: fmtInt(sim.games) })
+          : t("odds.method_sim", { games: fmtInt(sim.games) }),
+      ),
     );
     return summary;
   }
@@ -468,7 +702,14 @@ export class OddsView {
       "section",
       { class: "card explain-card", "aria-labelledby": "o-explain" },
       h("h2", { id: "o-explain", class: "card-title" }, t("odds.explain_title")),
-      h("p", {}, t("odds.explain_one_in", { total: fmtInt(odds.total), n: yixiu ? fmtOneIn(yixiu.one_in) : "—" })),
+      h(
+        "p",
+        {},
+        t("odds.explain_one_in", {
+          total: fmtInt(odds.total),
+          n: yixiu ? fmtOneIn(yixiu.one_in) : "—",
+        }),
+      ),
       h("p", {}, t("odds.explain_memory", { n: fmtOneIn(zy.one_in) })),
       h("p", {}, t("odds.explain_length")),
       h("p", {}, t("odds.explain_seats")),

@@ -62,7 +62,12 @@ export function poolView(state) {
         "li",
         { class: `pool-item tier-${tier}${pool[tier] ? "" : " is-empty"}` },
         h("span", { class: "pool-tier" }, tierName(tier)),
-        h("span", { class: "pool-count" }, h("strong", {}, String(pool[tier] ?? 0)), h("span", { class: "pool-of" }, `/${total[tier]}`)),
+        h(
+          "span",
+          { class: "pool-count" },
+          h("strong", {}, String(pool[tier] ?? 0)),
+          h("span", { class: "pool-of" }, `/${total[tier]}`),
+        ),
         named[tier] ? h("span", { class: "pool-prize" }, named[tier].name) : null,
       ),
     ),
@@ -85,7 +90,9 @@ export function holdingsTable(state, { me = null } = {}) {
         "tr",
         {},
         h("th", { scope: "col" }, t("play.player")),
-        tiers.map((tier) => h("th", { scope: "col" }, h("abbr", { title: tierName(tier) }, tierShort(tier)))),
+        tiers.map((tier) =>
+          h("th", { scope: "col" }, h("abbr", { title: tierName(tier) }, tierShort(tier))),
+        ),
         h("th", { scope: "col" }, t("play.total")),
       ),
     ),
@@ -98,17 +105,44 @@ export function holdingsTable(state, { me = null } = {}) {
         const sitsOut = (state.skipping || []).includes(p.name);
         return h(
           "tr",
-          { class: [isNext ? "is-next" : "", p.name === me ? "is-me" : "", sitsOut ? "sits-out" : ""].join(" ") },
+          {
+            class: [
+              isNext ? "is-next" : "",
+              p.name === me ? "is-me" : "",
+              sitsOut ? "sits-out" : "",
+            ].join(" "),
+          },
           h(
             "th",
             { scope: "row" },
             h("span", { class: "seat-no small", "aria-hidden": "true" }, String(p.seat)),
             h("span", { class: "holder-name" }, p.name),
-            isNext ? h("span", { class: "turn-dot", role: "img", "aria-label": t("play.their_turn") }) : null,
-            lead === p.name ? h("span", { class: "crown", title: t("play.leader"), role: "img", "aria-label": t("play.leader") }, "★") : null,
-            sitsOut ? h("span", { class: "badge badge-muted sits-out-badge", title: t("play.sits_out_hint") }, t("play.sits_out")) : null,
+            isNext
+              ? h("span", { class: "turn-dot", role: "img", "aria-label": t("play.their_turn") })
+              : null,
+            lead === p.name
+              ? h(
+                  "span",
+                  {
+                    class: "crown",
+                    title: t("play.leader"),
+                    role: "img",
+                    "aria-label": t("play.leader"),
+                  },
+                  "★",
+                )
+              : null,
+            sitsOut
+              ? h(
+                  "span",
+                  { class: "badge badge-muted sits-out-badge", title: t("play.sits_out_hint") },
+                  t("play.sits_out"),
+                )
+              : null,
           ),
-          tiers.map((tier) => h("td", { class: held[tier] ? "has" : "zero" }, held[tier] ? String(held[tier]) : "·")),
+          tiers.map((tier) =>
+            h("td", { class: held[tier] ? "has" : "zero" }, held[tier] ? String(held[tier]) : "·"),
+          ),
           h("td", { class: "total" }, String(cakes(held))),
         );
       }),
@@ -126,7 +160,10 @@ export class PlayPanel {
     this.actionBox = h("div", { class: "action" });
     this.poolBox = h("section", { class: "card pool-card", "aria-labelledby": "pool-title" });
     this.leaderBox = h("section", { class: "card leader-card" });
-    this.playersBox = h("section", { class: "card players-card", "aria-labelledby": "players-title" });
+    this.playersBox = h("section", {
+      class: "card players-card",
+      "aria-labelledby": "players-title",
+    });
     this.logBox = h("section", { class: "card log-card", "aria-labelledby": "log-title" });
     this.hostBox = h("div", { class: "host-bar" });
     this.pausedBox = h("div", { class: "paused-note", role: "status", hidden: true });
@@ -153,7 +190,12 @@ export class PlayPanel {
       // Space or Enter throws when no control has the focus (a focused button handles its own)
       const el = document.activeElement;
       const idle = !el || el === document.body || el.id === "main";
-      if (idle && (ev.key === " " || ev.key === "Enter") && this.actionKind === "button" && !ev.repeat) {
+      if (
+        idle &&
+        (ev.key === " " || ev.key === "Enter") &&
+        this.actionKind === "button" &&
+        !ev.repeat
+      ) {
         ev.preventDefault();
         this.throwOnline();
       }
@@ -178,7 +220,15 @@ export class PlayPanel {
         this.seatTools.el,
         reactionBar(session),
       ),
-      h("div", { class: "play-side" }, this.leaderBox, this.poolBox, this.playersBox, this.logBox, this.hostBox),
+      h(
+        "div",
+        { class: "play-side" },
+        this.leaderBox,
+        this.poolBox,
+        this.playersBox,
+        this.logBox,
+        this.hostBox,
+      ),
     );
     // shake to throw is on by default where the phone allows it without asking; where it
     // needs permission (iOS) one tap on the shake button turns it on
@@ -207,7 +257,16 @@ export class PlayPanel {
     mount(
       this.nonceBox,
       h("strong", {}, "⚠ ", t("play.nonce_alert_title")),
-      throws.length ? h("p", {}, t("play.nonce_alert_body", { list: throws.map((a) => a.throw).join(t("list.sep")), n: throws.length })) : null,
+      throws.length
+        ? h(
+            "p",
+            {},
+            t("play.nonce_alert_body", {
+              list: throws.map((a) => a.throw).join(t("list.sep")),
+              n: throws.length,
+            }),
+          )
+        : null,
       alerts.some((a) => a.throw === 0) ? h("p", {}, t("play.nonce_alert_start")) : null,
       others.map((e) => h("p", {}, t("play.nonce_disputed", { n: e.throw, player: e.player }))),
     );
@@ -232,7 +291,11 @@ export class PlayPanel {
   }
 
   apply({ events, live }) {
-    const disputed = events.filter((e) => e.type === EVENT.NONCE_DISPUTED && !this.session.nonceAlerts.some((a) => a.throw === e.throw));
+    const disputed = events.filter(
+      (e) =>
+        e.type === EVENT.NONCE_DISPUTED &&
+        !this.session.nonceAlerts.some((a) => a.throw === e.throw),
+    );
     if (live && disputed.length) {
       const e = disputed[disputed.length - 1];
       announce(t("play.nonce_disputed", { n: e.throw, player: e.player }));
@@ -261,7 +324,12 @@ export class PlayPanel {
       // a bowl still busy with an older throw shows this one at once (no queue, no tumble)
       const behind = this.bowl.rolling;
       if (!behind) rattle(0.8);
-      shown = rollShown(this.bowl, facesOf(last), { seed: last.throw, minMs: ROLL_MS, quick: behind, onSettle: settle });
+      shown = rollShown(this.bowl, facesOf(last), {
+        seed: last.throw,
+        minMs: ROLL_MS,
+        quick: behind,
+        onSettle: settle,
+      });
     }
     this.myRoll = null;
     this.settled = shown.then(() => {
@@ -278,7 +346,11 @@ export class PlayPanel {
   }
 
   dispatchShown(last) {
-    document.dispatchEvent(new CustomEvent("bobing:shown", { detail: { thrown: last, state: this.session.state, session: this.session } }));
+    document.dispatchEvent(
+      new CustomEvent("bobing:shown", {
+        detail: { thrown: last, state: this.session.state, session: this.session },
+      }),
+    );
   }
 
   noteUndone(e) {
@@ -293,7 +365,15 @@ export class PlayPanel {
     const st = this.session.state;
     const d = describeThrow(thrown, st.rules);
     const lines = awardLines(this.session.throwDetails(thrown.throw), st);
-    announce(t("play.announce", { n: thrown.throw, player: thrown.player, hand: d.name, why: d.why, award: lines.join(t("list.sentence")) }));
+    announce(
+      t("play.announce", {
+        n: thrown.throw,
+        player: thrown.player,
+        hand: d.name,
+        why: d.why,
+        award: lines.join(t("list.sentence")),
+      }),
+    );
     const tier = d.hand ? tierOf(d.hand, st.rules) : null;
     if (tier === "zhuangyuan" || ["liubohong", "liubohei", "biandijin"].includes(d.hand)) gong();
     else if (tier) chime(1 + TIERS.length - TIERS.indexOf(tier) - 1);
@@ -314,12 +394,24 @@ export class PlayPanel {
     if (isRanked(st)) {
       // one prize per person by best throw: the leaderboard and the prize list say it all
       paintLeaderboard(this.leaderBox, st, { me: this.session.me });
-      mount(this.poolBox, h("h2", { id: "pool-title", class: "card-title" }, t("ranked.prizes")), prizeList(st));
+      mount(
+        this.poolBox,
+        h("h2", { id: "pool-title", class: "card-title" }, t("ranked.prizes")),
+        prizeList(st),
+      );
       this.playersBox.hidden = true;
     } else {
       this.paintLeader();
-      mount(this.poolBox, h("h2", { id: "pool-title", class: "card-title" }, t("play.pool")), poolView(st));
-      mount(this.playersBox, h("h2", { id: "players-title", class: "card-title" }, t("play.holdings")), holdingsTable(st, { me: this.session.me }));
+      mount(
+        this.poolBox,
+        h("h2", { id: "pool-title", class: "card-title" }, t("play.pool")),
+        poolView(st),
+      );
+      mount(
+        this.playersBox,
+        h("h2", { id: "players-title", class: "card-title" }, t("play.holdings")),
+        holdingsTable(st, { me: this.session.me }),
+      );
     }
     this.paintLog();
     this.paintHost();
@@ -341,15 +433,26 @@ export class PlayPanel {
     } else if (st.next) {
       const mine = st.mode === MODE.ONLINE && st.next === this.session.me;
       parts.push(h("span", { class: "turn-no" }, t("play.throw_no", { n: st.turn })));
-      parts.push(h("span", { class: "turn-main" }, mine ? t("play.your_turn") : t("play.turn_of", { player: st.next })));
+      parts.push(
+        h(
+          "span",
+          { class: "turn-main" },
+          mine ? t("play.your_turn") : t("play.turn_of", { player: st.next }),
+        ),
+      );
     }
     if ((st.phase === PHASE.FINAL || st.final_round) && !st.closing) {
       const fin = st.final_round;
       parts.push(
         h(
           "span",
-          { class: "badge badge-gold final-badge", title: fin ? t("play.final_left", { n: fin.throws_left }) : "" },
-          fin && fin.last_thrower ? t("play.final_until", { player: fin.last_thrower }) : t("play.final_round"),
+          {
+            class: "badge badge-gold final-badge",
+            title: fin ? t("play.final_left", { n: fin.throws_left }) : "",
+          },
+          fin && fin.last_thrower
+            ? t("play.final_until", { player: fin.last_thrower })
+            : t("play.final_round"),
         ),
       );
     }
@@ -363,7 +466,11 @@ export class PlayPanel {
     const last = this.session.state.last_throw;
     const key = shownKey(last);
     this.bowl.el.dataset.shown = last ? String(last.throw) : "0";
-    if (this.lastShown === key && this.bowl.tray.childElementCount + (this.bowl.stamp.hidden ? 0 : 1) > 0) return;
+    if (
+      this.lastShown === key &&
+      this.bowl.tray.childElementCount + (this.bowl.stamp.hidden ? 0 : 1) > 0
+    )
+      return;
     this.lastShown = key;
     if (!last) this.bowl.show([], { seed: 1 });
     else if (!last.dice) this.bowl.show([], { seed: last.throw, stamp: t("tiaohou.short") });
@@ -387,9 +494,17 @@ export class PlayPanel {
       h("p", { class: "award-who" }, t("play.threw", { n: last.throw, player: last.player })),
       h("p", { class: `award-name hand-${d.hand || "tiaohou"}` }, d.name),
       h("p", { class: "award-why" }, d.why),
-      lines.length ? h("ul", { class: "award-lines" }, lines.map((line) => h("li", {}, line))) : null,
+      lines.length
+        ? h(
+            "ul",
+            { class: "award-lines" },
+            lines.map((line) => h("li", {}, line)),
+          )
+        : null,
       // the referee sees here what was entered: a typo is taken back right where it shows
-      this.session.isHost() && canUndo(st) ? h("div", { class: "award-undo" }, undoButton(this.session)) : null,
+      this.session.isHost() && canUndo(st)
+        ? h("div", { class: "award-undo" }, undoButton(this.session))
+        : null,
     );
   }
 
@@ -401,7 +516,13 @@ export class PlayPanel {
       this.leaderBox,
       h("h2", { class: "card-title" }, t("play.leader")),
       text
-        ? h("div", { class: "leader" }, h("span", { class: "leader-name" }, text), z && z.dice ? diceRow(z.dice) : null, z && z.throw ? h("span", { class: "hint" }, t("play.at_throw", { n: z.throw })) : null)
+        ? h(
+            "div",
+            { class: "leader" },
+            h("span", { class: "leader-name" }, text),
+            z && z.dice ? diceRow(z.dice) : null,
+            z && z.throw ? h("span", { class: "hint" }, t("play.at_throw", { n: z.throw })) : null,
+          )
         : h("p", { class: "hint" }, t("play.no_leader")),
     );
   }
@@ -415,23 +536,40 @@ export class PlayPanel {
       const alert = this.session.nonceAlerts.find((a) => a.seq === e.seq);
       if (alert) {
         const key = alert.throw ? "log.nonce_alert" : "log.nonce_alert_start";
-        items.push(h("li", { class: "log-item log-nonce-alert" }, h("span", {}, t(key, { n: alert.throw, sent: alert.sent, nonce: alert.nonce || "—" }))));
+        items.push(
+          h(
+            "li",
+            { class: "log-item log-nonce-alert" },
+            h("span", {}, t(key, { n: alert.throw, sent: alert.sent, nonce: alert.nonce || "—" })),
+          ),
+        );
       }
       // this phone's own alert above already says it, in more detail
-      if (e.type === EVENT.NONCE_DISPUTED && this.session.nonceAlerts.some((a) => a.throw === e.throw)) continue;
+      if (
+        e.type === EVENT.NONCE_DISPUTED &&
+        this.session.nonceAlerts.some((a) => a.throw === e.throw)
+      )
+        continue;
       const line = logLine(e, st.rules);
       if (!line) continue;
       const voided = this.session.isVoided(e);
       items.push(
         h(
           "li",
-          { class: `log-item log-${e.type}${voided ? " is-voided" : ""}`, title: voided ? t("log.voided") : null },
+          {
+            class: `log-item log-${e.type}${voided ? " is-voided" : ""}`,
+            title: voided ? t("log.voided") : null,
+          },
           e.type === EVENT.THROWN && e.dice ? diceRow(e.dice, { size: "xs" }) : null,
           h("span", {}, line),
         ),
       );
     }
-    mount(this.logBox, h("h2", { id: "log-title", class: "card-title" }, t("play.log")), h("ol", { class: "log", reversed: true }, items));
+    mount(
+      this.logBox,
+      h("h2", { id: "log-title", class: "card-title" }, t("play.log")),
+      h("ol", { class: "log", reversed: true }, items),
+    );
   }
 
   // ---- acting ------------------------------------------------------------------------------
@@ -468,18 +606,31 @@ export class PlayPanel {
 
   paintButton() {
     const st = this.session.state;
-    const label = st.mode === MODE.PASS_AND_PLAY ? t("play.throw_for", { player: st.next }) : t("play.throw");
+    const label =
+      st.mode === MODE.PASS_AND_PLAY ? t("play.throw_for", { player: st.next }) : t("play.throw");
     let button = this.actionBox.querySelector(".throw-btn");
     if (!button) {
-      button = h("button", { type: "button", class: "btn btn-primary btn-huge throw-btn", "data-fk": "throw", onclick: () => this.throwOnline() });
-      const motionOk = typeof window.DeviceMotionEvent !== "undefined" && window.matchMedia("(pointer: coarse)").matches;
+      button = h("button", {
+        type: "button",
+        class: "btn btn-primary btn-huge throw-btn",
+        "data-fk": "throw",
+        onclick: () => this.throwOnline(),
+      });
+      const motionOk =
+        typeof window.DeviceMotionEvent !== "undefined" &&
+        window.matchMedia("(pointer: coarse)").matches;
       mount(
         this.actionBox,
         button,
         motionOk
           ? h(
               "button",
-              { type: "button", class: "btn btn-ghost btn-small shake-btn", "aria-pressed": String(this.shakeActive), onclick: (ev) => this.toggleShake(ev.currentTarget) },
+              {
+                type: "button",
+                class: "btn btn-ghost btn-small shake-btn",
+                "aria-pressed": String(this.shakeActive),
+                onclick: (ev) => this.toggleShake(ev.currentTarget),
+              },
               icon("shake"),
               t(this.shakeActive ? "play.shake_on" : "play.shake_off"),
             )
@@ -502,7 +653,15 @@ export class PlayPanel {
     if (!behind) rattle(1.1);
     const thrown = this.session.throwDice({ nonce: randomId(20) });
     const faces = thrown.then(facesOf, () => previous);
-    this.myRoll = { turn, shown: rollShown(this.bowl, faces, { seed: turn, minMs: 800, quick: behind, onSettle: settle }) };
+    this.myRoll = {
+      turn,
+      shown: rollShown(this.bowl, faces, {
+        seed: turn,
+        minMs: 800,
+        quick: behind,
+        onSettle: settle,
+      }),
+    };
     try {
       await thrown;
     } catch (err) {
@@ -552,7 +711,14 @@ export class PlayPanel {
         {},
         h("th", { scope: "row" }, name),
         tiers.map((tier) => {
-          const input = h("input", { type: "number", min: 0, max: pool[tier], value: 0, class: "input input-num", "aria-label": t("grab.input", { player: name, tier: tierName(tier) }) });
+          const input = h("input", {
+            type: "number",
+            min: 0,
+            max: pool[tier],
+            value: 0,
+            class: "input input-num",
+            "aria-label": t("grab.input", { player: name, tier: tierName(tier) }),
+          });
           inputs[`${name}|${tier}`] = input;
           return h("td", {}, input);
         }),
@@ -574,9 +740,14 @@ export class PlayPanel {
           }
         }
         for (const tier of tiers) {
-          const sum = players.reduce((n, name) => n + Number(inputs[`${name}|${tier}`].value || 0), 0);
+          const sum = players.reduce(
+            (n, name) => n + Number(inputs[`${name}|${tier}`].value || 0),
+            0,
+          );
           if (sum !== pool[tier]) {
-            toast(t("grab.mismatch", { tier: tierName(tier), sum, left: pool[tier] }), { kind: "error" });
+            toast(t("grab.mismatch", { tier: tierName(tier), sum, left: pool[tier] }), {
+              kind: "error",
+            });
             return;
           }
         }
@@ -595,14 +766,46 @@ export class PlayPanel {
         "section",
         { class: "card grab-card" },
         h("h3", { class: "card-title" }, t("grab.title")),
-        h("p", {}, t("grab.hint", { left: tiers.map((tier) => `${tierName(tier)} ${pool[tier]}`).join(" · ") })),
-        h("button", { type: "button", class: "btn btn-primary btn-block", onclick: () => submit(true) }, t("grab.random")),
+        h(
+          "p",
+          {},
+          t("grab.hint", {
+            left: tiers.map((tier) => `${tierName(tier)} ${pool[tier]}`).join(" · "),
+          }),
+        ),
+        h(
+          "button",
+          { type: "button", class: "btn btn-primary btn-block", onclick: () => submit(true) },
+          t("grab.random"),
+        ),
         h(
           "details",
           { class: "grab-manual" },
           h("summary", {}, t("grab.manual")),
-          h("div", { class: "table-scroll" }, h("table", { class: "grab-table" }, h("thead", {}, h("tr", {}, h("th", {}, ""), tiers.map((tier) => h("th", { scope: "col" }, tierName(tier))))), h("tbody", {}, rows))),
-          h("button", { type: "button", class: "btn btn-ghost btn-block", onclick: () => submit(false) }, t("grab.confirm")),
+          h(
+            "div",
+            { class: "table-scroll" },
+            h(
+              "table",
+              { class: "grab-table" },
+              h(
+                "thead",
+                {},
+                h(
+                  "tr",
+                  {},
+                  h("th", {}, ""),
+                  tiers.map((tier) => h("th", { scope: "col" }, tierName(tier))),
+                ),
+              ),
+              h("tbody", {}, rows),
+            ),
+          ),
+          h(
+            "button",
+            { type: "button", class: "btn btn-ghost btn-block", onclick: () => submit(false) },
+            t("grab.confirm"),
+          ),
         ),
       ),
     );
@@ -656,7 +859,11 @@ export class PlayPanel {
     if (!a) return;
     const mag = Math.hypot(a.x || 0, a.y || 0, a.z || 0);
     const now = Date.now();
-    if (this.lastMag !== null && Math.abs(mag - this.lastMag) > SHAKE_DELTA && now - this.lastShake > SHAKE_GAP_MS) {
+    if (
+      this.lastMag !== null &&
+      Math.abs(mag - this.lastMag) > SHAKE_DELTA &&
+      now - this.lastShake > SHAKE_GAP_MS
+    ) {
       this.lastShake = now;
       if (this.actionKind === "button" && !this.throwing) this.throwOnline();
     }
@@ -676,11 +883,41 @@ export class PlayPanel {
         this.hostBox,
         h("h2", { class: "sr-only" }, t("host.controls")),
         st.status === STATUS.PAUSED
-          ? h("button", { type: "button", class: "btn btn-ghost", "data-fk": "resume", onclick: () => this.host(COMMAND.RESUME) }, icon("play"), t("host.resume"))
-          : h("button", { type: "button", class: "btn btn-ghost", "data-fk": "pause", onclick: () => this.host(COMMAND.PAUSE) }, icon("pause"), t("host.pause")),
+          ? h(
+              "button",
+              {
+                type: "button",
+                class: "btn btn-ghost",
+                "data-fk": "resume",
+                onclick: () => this.host(COMMAND.RESUME),
+              },
+              icon("play"),
+              t("host.resume"),
+            )
+          : h(
+              "button",
+              {
+                type: "button",
+                class: "btn btn-ghost",
+                "data-fk": "pause",
+                onclick: () => this.host(COMMAND.PAUSE),
+              },
+              icon("pause"),
+              t("host.pause"),
+            ),
         st.closing
           ? h("span", { class: "badge badge-gold closing-badge" }, t("host.time_called"))
-          : h("button", { type: "button", class: "btn btn-ghost btn-danger-text", "data-fk": "end", onclick: () => this.endGame() }, icon("stop"), t("host.end")),
+          : h(
+              "button",
+              {
+                type: "button",
+                class: "btn btn-ghost btn-danger-text",
+                "data-fk": "end",
+                onclick: () => this.endGame(),
+              },
+              icon("stop"),
+              t("host.end"),
+            ),
       ),
     );
   }
@@ -699,7 +936,6 @@ export class PlayPanel {
   }
 }
 
-
 // ---- undoing a mistyped throw (referee tables, host only) ----------------------------------------
 
 /** Whether the host may undo the last throw now (docs/protocol.md, Undoing a throw). */
@@ -715,7 +951,12 @@ export function canUndo(state) {
 export function undoButton(session) {
   return h(
     "button",
-    { type: "button", class: "btn btn-ghost undo-btn", "data-fk": "undo", onclick: () => askUndo(session) },
+    {
+      type: "button",
+      class: "btn btn-ghost undo-btn",
+      "data-fk": "undo",
+      onclick: () => askUndo(session),
+    },
     icon("undo"),
     t("host.undo"),
   );
@@ -726,9 +967,21 @@ async function askUndo(session) {
   const last = st && st.last_throw;
   if (!last) return;
   const d = describeThrow(last, st.rules);
-  const body = [t("host.undo_body", { n: last.throw, player: last.player, hand: d.name, dice: last.dice || "—" })];
+  const body = [
+    t("host.undo_body", {
+      n: last.throw,
+      player: last.player,
+      hand: d.name,
+      dice: last.dice || "—",
+    }),
+  ];
   if (st.status === STATUS.OVER) body.push(t("host.undo_resumes"));
-  const yes = await confirmDialog({ title: t("host.undo_title", { n: last.throw }), body: body.join(" "), yes: t("host.undo_yes"), danger: true });
+  const yes = await confirmDialog({
+    title: t("host.undo_title", { n: last.throw }),
+    body: body.join(" "),
+    yes: t("host.undo_yes"),
+    danger: true,
+  });
   if (!yes) return;
   try {
     await session.undo(last.throw);

@@ -7,7 +7,15 @@ import { t } from "../i18n.js";
 import { api } from "../api.js";
 import { TIERS } from "../protocol.js";
 import { diceRow } from "../dice.js";
-import { rankingLines, switchLines, exampleThrows, handName, why, effect, tierName } from "../game.js";
+import {
+  rankingLines,
+  switchLines,
+  exampleThrows,
+  handName,
+  why,
+  effect,
+  tierName,
+} from "../game.js";
 import { renderTopbar, icon, showError } from "../ui.js";
 import { oddsLink } from "./odds.js";
 
@@ -38,14 +46,35 @@ export class RulesView {
   async render() {
     const st = this.session && this.session.state;
     const back = this.session
-      ? h("a", { href: `/t/${this.session.code}`, "data-link": "", class: "icon-btn", "aria-label": t("nav.back_to_table"), title: t("nav.back_to_table") }, icon("back"))
+      ? h(
+          "a",
+          {
+            href: `/t/${this.session.code}`,
+            "data-link": "",
+            class: "icon-btn",
+            "aria-label": t("nav.back_to_table"),
+            title: t("nav.back_to_table"),
+          },
+          icon("back"),
+        )
       : null;
-    renderTopbar({ title: st ? st.name : t("rules.page_title"), conn: this.session ? this.session.status : null, extra: back ? [back] : [] });
+    renderTopbar({
+      title: st ? st.name : t("rules.page_title"),
+      conn: this.session ? this.session.status : null,
+      extra: back ? [back] : [],
+    });
     let rules;
     let named = {};
     if (this.session) {
       if (!st) {
-        mount(this.main, h("p", { class: "center-card loading" }, t("table.connecting", { code: this.session.code })));
+        mount(
+          this.main,
+          h(
+            "p",
+            { class: "center-card loading" },
+            t("table.connecting", { code: this.session.code }),
+          ),
+        );
         return;
       }
       rules = st.rules;
@@ -72,14 +101,27 @@ export class RulesView {
           "nav",
           { class: "preset-tabs", "aria-label": t("rules.presets") },
           ["traditional", "modern", "jinhua"].map((p) =>
-            h("a", { href: `/rules/${p}`, "data-link": "", class: `tab${p === rules.preset ? " is-active" : ""}`, "aria-current": p === rules.preset ? "page" : null }, t(`preset.${p}`)),
+            h(
+              "a",
+              {
+                href: `/rules/${p}`,
+                "data-link": "",
+                class: `tab${p === rules.preset ? " is-active" : ""}`,
+                "aria-current": p === rules.preset ? "page" : null,
+              },
+              t(`preset.${p}`),
+            ),
           ),
         );
     return h(
       "article",
       { class: "rules-page" },
       h("p", { class: "eyebrow" }, t("rules.page_title")),
-      h("h1", { class: "title" }, st ? t("rules.of_table", { name: st.name }) : t(`preset.${rules.preset}`)),
+      h(
+        "h1",
+        { class: "title" },
+        st ? t("rules.of_table", { name: st.name }) : t(`preset.${rules.preset}`),
+      ),
       presetLinks,
       h("p", { class: "lede" }, t("rules.intro")),
       oddsLink(this.session ? `/t/${this.session.code}/odds` : `/odds/${rules.preset}`),
@@ -88,7 +130,11 @@ export class RulesView {
         { class: "card", "aria-labelledby": "r-order" },
         h("h2", { id: "r-order", class: "card-title" }, t("rules.order_title")),
         h("p", { class: "hint" }, t("rules.order_hint")),
-        h("ol", { class: "rank-list" }, rankingLines(rules).map((line) => h("li", {}, line))),
+        h(
+          "ol",
+          { class: "rank-list" },
+          rankingLines(rules).map((line) => h("li", {}, line)),
+        ),
         h("p", { class: "hint" }, t("rules.tie_hint")),
       ),
       h(
@@ -96,28 +142,45 @@ export class RulesView {
         { class: "card", "aria-labelledby": "r-prizes" },
         h("h2", { id: "r-prizes", class: "card-title" }, t("rules.prizes_title")),
         // a ranked table plays for its prize list (RULES.md §8.2), not for cakes
-        rules.award === "ranked" ? [h("p", {}, t("rule.award.ranked")), prizeList(st && st.rules === rules ? st : { rules })] : null,
+        rules.award === "ranked"
+          ? [
+              h("p", {}, t("rule.award.ranked")),
+              prizeList(st && st.rules === rules ? st : { rules }),
+            ]
+          : null,
         rules.award === "ranked" ? null : h("p", {}, t("rules.prizes_total", { n: total })),
-        rules.award === "ranked" ? null : h(
-          "ul",
-          { class: "prize-list" },
-          prizes.map((tier) =>
-            h(
-              "li",
-              {},
-              h("span", { class: "pool-tier" }, tierName(tier)),
-              h("span", { class: "hint" }, ` ${t(`tier.${tier}.title`)} · `),
-              t("rules.prize_count", { n: rules.prizes[tier] }),
-              named[tier] ? h("span", { class: "named" }, ` — ${named[tier].name}${named[tier].value ? ` (${named[tier].value})` : ""}`) : null,
+        rules.award === "ranked"
+          ? null
+          : h(
+              "ul",
+              { class: "prize-list" },
+              prizes.map((tier) =>
+                h(
+                  "li",
+                  {},
+                  h("span", { class: "pool-tier" }, tierName(tier)),
+                  h("span", { class: "hint" }, ` ${t(`tier.${tier}.title`)} · `),
+                  t("rules.prize_count", { n: rules.prizes[tier] }),
+                  named[tier]
+                    ? h(
+                        "span",
+                        { class: "named" },
+                        ` — ${named[tier].name}${named[tier].value ? ` (${named[tier].value})` : ""}`,
+                      )
+                    : null,
+                ),
+              ),
             ),
-          ),
-        ),
       ),
       h(
         "section",
         { class: "card", "aria-labelledby": "r-switches" },
         h("h2", { id: "r-switches", class: "card-title" }, t("rules.switches_title")),
-        h("dl", { class: "switches" }, switchLines(rules).map(([label, meaning]) => [h("dt", {}, label), h("dd", {}, meaning)])),
+        h(
+          "dl",
+          { class: "switches" },
+          switchLines(rules).map(([label, meaning]) => [h("dt", {}, label), h("dd", {}, meaning)]),
+        ),
       ),
       h(
         "section",
@@ -131,11 +194,21 @@ export class RulesView {
               "li",
               { class: "example" },
               diceRow(c.text),
-              h("div", { class: "example-text" }, h("strong", { class: "example-name" }, handName(c)), h("span", { class: "example-why" }, why(c)), h("span", { class: "example-effect" }, effect(c, rules))),
+              h(
+                "div",
+                { class: "example-text" },
+                h("strong", { class: "example-name" }, handName(c)),
+                h("span", { class: "example-why" }, why(c)),
+                h("span", { class: "example-effect" }, effect(c, rules)),
+              ),
             ),
           ),
         ),
-        h("p", { class: "hint" }, t("rules.tiaohou_note", { effect: t(`rule.tiaohou.${rules.tiaohou}`) })),
+        h(
+          "p",
+          { class: "hint" },
+          t("rules.tiaohou_note", { effect: t(`rule.tiaohou.${rules.tiaohou}`) }),
+        ),
       ),
     );
   }

@@ -11,8 +11,28 @@ import { EndPanel } from "./end.js";
 /** Top-bar links of a table: its rules and its big screen. */
 export function tableLinks(code) {
   return [
-    h("a", { href: `/t/${code}/rules`, "data-link": "", class: "icon-btn", "aria-label": t("nav.rules"), title: t("nav.rules") }, icon("book")),
-    h("a", { href: `/t/${code}/tv`, "data-link": "", class: "icon-btn", "aria-label": t("nav.tv"), title: t("nav.tv") }, icon("tv")),
+    h(
+      "a",
+      {
+        href: `/t/${code}/rules`,
+        "data-link": "",
+        class: "icon-btn",
+        "aria-label": t("nav.rules"),
+        title: t("nav.rules"),
+      },
+      icon("book"),
+    ),
+    h(
+      "a",
+      {
+        href: `/t/${code}/tv`,
+        "data-link": "",
+        class: "icon-btn",
+        "aria-label": t("nav.tv"),
+        title: t("nav.tv"),
+      },
+      icon("tv"),
+    ),
   ];
 }
 
@@ -39,11 +59,18 @@ export class TableView {
     this.topKey = "";
     this.onUpdate = (ev) => this.update(ev.detail);
     this.onServerError = (ev) => {
-      if (ev.detail.code === "invalid_token") toast(t("error.invalid_token_saved"), { kind: "error" });
+      if (ev.detail.code === "invalid_token")
+        toast(t("error.invalid_token_saved"), { kind: "error" });
       else toast(errorText(ev.detail), { kind: "error" });
     };
     // whichever screen is showing (the start dice are thrown in the lobby): say it at once
-    this.onNonce = (ev) => toast(ev.detail.throw ? t("play.nonce_alert", { n: ev.detail.throw }) : t("play.nonce_alert_start"), { kind: "error" });
+    this.onNonce = (ev) =>
+      toast(
+        ev.detail.throw
+          ? t("play.nonce_alert", { n: ev.detail.throw })
+          : t("play.nonce_alert_start"),
+        { kind: "error" },
+      );
     session.addEventListener("update", this.onUpdate);
     session.addEventListener("servererror", this.onServerError);
     session.addEventListener("nonce", this.onNonce);
@@ -87,7 +114,13 @@ export class TableView {
     this.topbar();
     if (this.finishing) return;
     const kind = this.panelKind();
-    if (kind === "over" && this.kind === "play" && detail.live && !detail.finished && this.panel.finish) {
+    if (
+      kind === "over" &&
+      this.kind === "play" &&
+      detail.live &&
+      !detail.finished &&
+      this.panel.finish
+    ) {
       // let everyone see the throw that ended the game before the ceremony
       this.finishing = true;
       this.panel.finish(detail).then(() => {

@@ -60,7 +60,19 @@ export class TvView {
     renderTopbar({
       title: st ? st.name : this.session.code,
       conn: this.session.status,
-      extra: [h("a", { href: `/t/${this.session.code}`, "data-link": "", class: "icon-btn", "aria-label": t("nav.back_to_table"), title: t("nav.back_to_table") }, icon("back"))],
+      extra: [
+        h(
+          "a",
+          {
+            href: `/t/${this.session.code}`,
+            "data-link": "",
+            class: "icon-btn",
+            "aria-label": t("nav.back_to_table"),
+            title: t("nav.back_to_table"),
+          },
+          icon("back"),
+        ),
+      ],
     });
   }
 
@@ -78,34 +90,67 @@ export class TvView {
     this.paint({ rolling: true });
     const behind = this.bowl.rolling;
     if (!behind) rattle(0.8);
-    this.bowl.roll(last.dice ? last.dice.split("").map(Number) : null, { seed: last.throw, minMs: 900, quick: behind, onSettle: settle }).then(() => {
-      if (this.pending !== last) return;
-      this.shown = shownKey(last);
-      const d = describeThrow(last, this.session.state.rules);
-      announce(`${last.player}：${d.name}`);
-      celebrateThrow(last, this.session.state);
-      if (this.session.state.status === STATUS.OVER) celebrateEnd(this.session.state);
-      this.pending = null;
-      this.paint({ live: true });
-    });
+    this.bowl
+      .roll(last.dice ? last.dice.split("").map(Number) : null, {
+        seed: last.throw,
+        minMs: 900,
+        quick: behind,
+        onSettle: settle,
+      })
+      .then(() => {
+        if (this.pending !== last) return;
+        this.shown = shownKey(last);
+        const d = describeThrow(last, this.session.state.rules);
+        announce(`${last.player}：${d.name}`);
+        celebrateThrow(last, this.session.state);
+        if (this.session.state.status === STATUS.OVER) celebrateEnd(this.session.state);
+        this.pending = null;
+        this.paint({ live: true });
+      });
   }
 
   paint({ rolling = false, live = false } = {}) {
     const st = this.session.state;
     if (!st) {
-      mount(this.main, h("section", { class: "center-card loading" }, h("div", { class: "boot-moon", "aria-hidden": "true" }), h("p", {}, t("table.connecting", { code: this.session.code }))));
+      mount(
+        this.main,
+        h(
+          "section",
+          { class: "center-card loading" },
+          h("div", { class: "boot-moon", "aria-hidden": "true" }),
+          h("p", {}, t("table.connecting", { code: this.session.code })),
+        ),
+      );
       return;
     }
     const url = inviteUrl(this.session.code);
-    const qr = h("div", { class: "tv-qr" }, qrSvg(url, { label: t("lobby.qr_label", { code: this.session.code }) }), h("p", { class: "tv-code" }, this.session.code));
+    const qr = h(
+      "div",
+      { class: "tv-qr" },
+      qrSvg(url, { label: t("lobby.qr_label", { code: this.session.code }) }),
+      h("p", { class: "tv-code" }, this.session.code),
+    );
     if (st.status === STATUS.LOBBY) {
       mount(
         this.main,
         h(
           "div",
           { class: "tv tv-lobby" },
-          h("div", { class: "tv-hero" }, h("p", { class: "eyebrow" }, t("tv.scan")), h("h1", { class: "tv-title" }, st.name), this.countdown.el, qr),
-          h("ol", { class: "tv-seats" }, (st.players || []).map((p) => h("li", {}, h("span", { class: "seat-no" }, String(p.seat)), p.name))),
+          h(
+            "div",
+            { class: "tv-hero" },
+            h("p", { class: "eyebrow" }, t("tv.scan")),
+            h("h1", { class: "tv-title" }, st.name),
+            this.countdown.el,
+            qr,
+          ),
+          h(
+            "ol",
+            { class: "tv-seats" },
+            (st.players || []).map((p) =>
+              h("li", {}, h("span", { class: "seat-no" }, String(p.seat)), p.name),
+            ),
+          ),
         ),
       );
       return;
@@ -115,7 +160,12 @@ export class TvView {
       this.prizeCeremony.setReason(endReason(st));
       mount(
         this.main,
-        h("div", { class: "tv tv-over tv-ranked" }, this.prizeCeremony.el, h("section", { class: "card" }, rankingTable(st))),
+        h(
+          "div",
+          { class: "tv tv-over tv-ranked" },
+          this.prizeCeremony.el,
+          h("section", { class: "card" }, rankingTable(st)),
+        ),
       );
       return;
     }
@@ -133,10 +183,19 @@ export class TvView {
           h(
             "section",
             { class: "ceremony tv-ceremony" },
-            h("div", { class: "lanterns", "aria-hidden": "true" }, h("span", { class: "lantern l1" }), h("span", { class: "lantern l2" })),
+            h(
+              "div",
+              { class: "lanterns", "aria-hidden": "true" },
+              h("span", { class: "lantern l1" }),
+              h("span", { class: "lantern l2" }),
+            ),
             h("h1", { class: "seal" }, t("tier.zhuangyuan")),
-            z ? h("p", { class: "winner-name" }, z.player) : h("p", { class: "winner-name none" }, t("end.no_winner")),
-            z && z.dice ? h("p", { class: "winner-hand" }, handName(classify(z.dice, st.rules))) : null,
+            z
+              ? h("p", { class: "winner-name" }, z.player)
+              : h("p", { class: "winner-name none" }, t("end.no_winner")),
+            z && z.dice
+              ? h("p", { class: "winner-hand" }, handName(classify(z.dice, st.rules)))
+              : null,
             z && z.dice ? diceRow(z.dice, { size: "lg" }) : null,
           ),
           h("section", { class: "card" }, resultsTable(st)),
@@ -164,7 +223,11 @@ export class TvView {
         h("p", { class: "tv-who" }, t("play.threw", { n: last.throw, player: last.player })),
         h("p", { class: "tv-hand" }, d.name),
         h("p", { class: "tv-why" }, d.why),
-        h("p", { class: "tv-lines" }, awardLines({ ...details, thrown }, st).join(t("list.sentence"))),
+        h(
+          "p",
+          { class: "tv-lines" },
+          awardLines({ ...details, thrown }, st).join(t("list.sentence")),
+        ),
       );
     }
     let next = "";
@@ -172,19 +235,42 @@ export class TvView {
     else if (st.phase === PHASE.GRAB) next = t("play.grab_phase");
     else if (st.next) next = t("tv.next", { player: st.next, n: st.turn });
     const fin = st.final_round;
-    if (fin && fin.last_thrower && !rolling) next = `${next} · ${t("play.final_until", { player: fin.last_thrower })}`;
+    if (fin && fin.last_thrower && !rolling)
+      next = `${next} · ${t("play.final_until", { player: fin.last_thrower })}`;
     const leader = leaderText(st.result, st.rules);
     let right;
     if (isRanked(st)) {
       const board = h("section", { class: "card tv-board" });
       paintLeaderboard(board, st, { compact: (st.players || []).length > 12 });
-      right = h("div", { class: "tv-right" }, h("div", { class: "tv-top tv-top-ranked" }, qr), board);
+      right = h(
+        "div",
+        { class: "tv-right" },
+        h("div", { class: "tv-top tv-top-ranked" }, qr),
+        board,
+      );
     } else {
       right = h(
         "div",
         { class: "tv-right" },
-        h("div", { class: "tv-top" }, h("section", { class: "card tv-leader" }, h("h2", { class: "card-title" }, t("play.leader")), leader ? h("p", { class: "leader-name" }, leader) : h("p", { class: "hint" }, t("play.no_leader"))), qr),
-        h("section", { class: "card" }, h("h2", { class: "card-title" }, t("play.pool")), poolView(st)),
+        h(
+          "div",
+          { class: "tv-top" },
+          h(
+            "section",
+            { class: "card tv-leader" },
+            h("h2", { class: "card-title" }, t("play.leader")),
+            leader
+              ? h("p", { class: "leader-name" }, leader)
+              : h("p", { class: "hint" }, t("play.no_leader")),
+          ),
+          qr,
+        ),
+        h(
+          "section",
+          { class: "card" },
+          h("h2", { class: "card-title" }, t("play.pool")),
+          poolView(st),
+        ),
         h("section", { class: "card" }, holdingsTable(st)),
       );
     }
@@ -193,9 +279,21 @@ export class TvView {
       h(
         "div",
         { class: `tv tv-play${(st.players || []).length > 12 ? " tv-crowd" : ""}` },
-        h("div", { class: "tv-left" }, this.countdown.el, h("p", { class: "tv-next" }, rolling ? t("play.rolling") : next), this.bowl.el, award || h("div", { class: "tv-award" })),
+        h(
+          "div",
+          { class: "tv-left" },
+          this.countdown.el,
+          h("p", { class: "tv-next" }, rolling ? t("play.rolling") : next),
+          this.bowl.el,
+          award || h("div", { class: "tv-award" }),
+        ),
         right,
-        h("div", { class: "tv-third" }, isRanked(st) ? null : zhuangyuanRace(this.session), recentThrows(this.session)),
+        h(
+          "div",
+          { class: "tv-third" },
+          isRanked(st) ? null : zhuangyuanRace(this.session),
+          recentThrows(this.session),
+        ),
       ),
     );
   }
