@@ -52,6 +52,17 @@ SPREADS = ("phones", "tables")
 instances (every throw crosses the broker: the worst case), or each table whole on one
 instance (what the shipped nginx configuration does)."""
 SPARE_FILES = 256
+FLOOR_KEYS = (
+    "server_cpu_ms_per_throw",
+    "server_cpu_cores",
+    "server_rss_mb",
+    "throws_per_s",
+    "p50_ms",
+    "p99_ms",
+    "bytes_per_throw",
+    "frames_per_throw",
+)
+"""What ``--floor`` reports of the relay's run (the same keys as the server's)."""
 _THROWN = re.compile(r'"type":"thrown","at":"[^"]*","throw":(\d+)')
 
 
@@ -97,8 +108,15 @@ def run_bench(
     instances: int = 1,
     broker: str | None = None,
     spread: str = "phones",
+    floor: bool = False,
 ) -> dict[str, Any]:
-    """Run the benchmark and return its measurements."""
+    """Run the benchmark and return its measurements.
+
+    With ``floor``, the same tables, players, pace and duration are then played against a bare
+    WebSocket relay (:mod:`bobing.bench.relay`) started the same way, and the result gains
+    ``floor`` (its measurements) and ``cpu_ratio_to_floor`` (server CPU per throw, ours ÷ the
+    relay's): what the game costs above the transport, on this machine, in this run.
+    """
     _check_options(db=db, url=url, instances=instances, broker=broker, spread=spread, pace=pace)
     sockets = tables * players
     limit = raise_open_files(sockets + SPARE_FILES)
@@ -142,7 +160,16 @@ def run_bench(
         result["db"] = db_label
         result["broker"] = (broker or "memory://").split("://", 1)[0]
         result["open_files_limit"] = limit
-        return result
+    if floor:
+        # The servers have stopped: the relay gets the machine the server had.
+        with _relay_process(None) as relay, asyncio.Runner(loop_factory=loop_factory()) as runner:
+            base = runner.run(
+                _bench([relay], tables, players, seconds, pace=pace, setup=_setup_relay_table)
+            )
+        result["floor"] = {key: base[key] for key in FLOOR_KEYS}
+        ours, bare = result["server_cpu_ms_per_throw"], base["server_cpu_ms_per_throw"]
+        result["cpu_ratio_to_floor"] = round(ours / bare, 2) if ours and bare else None
+    return result
 
 
 def _check_options(
@@ -281,13 +308,15 @@ async def _bench(
     *,
     pace: float = 0.0,
     spread: str = "phones",
+    setup: Any = None,
 ) -> dict[str, Any]:
     import websockets
 
     setup_started = time.perf_counter()
     traffic = Traffic()
+    make = setup or _setup_table
     runs = await _gather_limited(
-        [_setup_table(websockets, servers, i, players, spread) for i in range(tables)], 32
+        [make(websockets, servers, i, players, spread) for i in range(tables)], 32
     )
     setup_seconds = time.perf_counter() - setup_started
     # The client's own collector pauses would count as latency: freeze the set-up heap.
@@ -477,6 +506,62 @@ async def _setup_table(
     for ws in run.sockets.values():
         await ws.recv()
     return run
+
+
+async def _setup_relay_table(
+    websockets: Any, servers: list[ServerProcess], index: int, players: int, spread: str
+) -> TableRun:
+    """A table of the floor: its phones connect to the relay, which says when all are in."""
+    del spread  # one relay process
+    run = TableRun(f"t{index}")
+    for seat in range(players):
+        name = f"p{seat + 1}"
+        url = f"{servers[0].url}/relay/{run.code}?name={name}&players={players}"
+        run.sockets[name] = await websockets.connect(url, ping_interval=None, open_timeout=60)
+    for ws in run.sockets.values():
+        ready = json.loads(await ws.recv())
+    run.next_player, run.turn = ready["next"], ready["turn"]
+    return run
+
+
+@contextlib.contextmanager
+def _relay_process(folder: Path | None) -> Any:
+    """The bare relay (:mod:`bobing.bench.relay`) in a process of its own, like a server."""
+    with contextlib.ExitStack() as stack:
+        if folder is None:
+            folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bobing-relay-")))
+        log = stack.enter_context((folder / "relay.log").open("w"))
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "bobing.bench.relay", "--port", "0"],
+            stdout=subprocess.PIPE,
+            stderr=log,
+            text=True,
+            env=dict(os.environ, PYTHONUNBUFFERED="1"),
+        )
+        try:
+            assert proc.stdout is not None
+            found = None
+            for line in proc.stdout:
+                match = re.search(r"relay serving on (ws://\S+)", line)
+                if match:
+                    found = match.group(1)
+                if "Ctrl+C" in line:
+                    break
+            if found is None:
+                log.flush()
+                raise InputError(
+                    "the relay did not start: " + (folder / "relay.log").read_text()[-500:]
+                )
+            yield ServerProcess(found, proc.pid)
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(5)
+            if proc.stdout is not None:
+                proc.stdout.close()
 
 
 async def _reader(run: TableRun, ws: Any, observer: bool, traffic: Traffic) -> None:

@@ -255,6 +255,7 @@ def bench_server(
     spread: Annotated[str, typer.Option(help=_h("bench.opt.spread"))] = "phones",
     url: Annotated[str | None, typer.Option(help=_h("bench.opt.url"))] = None,
     as_json: Annotated[bool, typer.Option("--json", help=_h("bench.opt.json"))] = False,
+    floor: Annotated[bool, typer.Option("--floor", help=_h("bench.opt.floor"))] = False,
 ) -> None:
     """Drive TABLES x PLAYERS simulated players over WebSockets; report throws/s and latency."""
     from bobing.bench.client import run_bench
@@ -269,6 +270,7 @@ def bench_server(
         instances=instances,
         broker=broker,
         spread=spread,
+        floor=floor,
     )
     if as_json:
         typer.echo(json.dumps(result))
@@ -287,6 +289,18 @@ def bench_server(
         typer.echo(
             f"server: {cpu:.2f} cores, {result['server_cpu_ms_per_throw']:.3f} ms CPU per "
             f"throw, {memory} MiB resident; client: {result['client_cpu_cores']:.2f} cores"
+        )
+    if floor:
+        bare = result["floor"]
+        typer.echo(
+            t(
+                "bench.floor.line",
+                lang_from_env(),
+                cpu=bare["server_cpu_ms_per_throw"],
+                rate=f"{bare['throws_per_s']:.0f}",
+                p99=bare["p99_ms"],
+                ratio=result["cpu_ratio_to_floor"],
+            )
         )
 
 

@@ -175,3 +175,48 @@ def test_bench_server_refuses_impossible_setups() -> None:
     assert alone.returncode == 2 and "--url" in alone.stderr
     for result in (several, no_redis, spread, alone):
         assert "Traceback" not in result.stderr
+
+
+def test_bench_server_floor_measures_a_bare_relay_in_the_same_run() -> None:
+    result = run(
+        "bench",
+        "server",
+        "--tables",
+        "2",
+        "--players",
+        "3",
+        "--seconds",
+        "1",
+        "--floor",
+        "--json",
+        timeout=180,
+    )
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    floor = report["floor"]
+    assert floor["throws_per_s"] > 0 and 0 < floor["p50_ms"] <= floor["p99_ms"]
+    # The relay sends one frame per phone per throw and no ack: exactly 3 for 3 players.
+    assert floor["frames_per_throw"] == 3
+    assert 0 < floor["bytes_per_throw"] < report["bytes_per_throw"]
+    ours, bare = report["server_cpu_ms_per_throw"], floor["server_cpu_ms_per_throw"]
+    assert bare > 0 and report["cpu_ratio_to_floor"] == round(ours / bare, 2)
+
+
+def test_the_relay_refuses_a_bad_path() -> None:
+    import asyncio
+
+    import websockets
+
+    from bobing.bench.relay import Relay
+
+    async def scenario() -> tuple[int | None, str | None]:
+        from websockets.asyncio.server import serve
+
+        async with serve(Relay().handle, "127.0.0.1", 0) as server:
+            port = next(iter(server.sockets)).getsockname()[1]
+            async with websockets.connect(f"ws://127.0.0.1:{port}/relay/t1?name=a") as ws:
+                await ws.wait_closed()
+                return ws.close_code, ws.close_reason
+
+    code, reason = asyncio.run(scenario())
+    assert code == 1008 and reason is not None and "players=N" in reason
