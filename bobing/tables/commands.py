@@ -1,5 +1,11 @@
 """Deciding a table command: each ``plan_*`` checks who may do what and returns the events to
 commit (:class:`Plan`); nothing changes until the service has committed them.
+
+One pattern for every plan: a plan decides on values of its own — a copy of the runtime's
+game (:func:`_draft`; its state is an immutable fold, so the copy costs a list of references),
+new seat lists — and only its ``commit``, called after the append succeeded, puts them into
+the runtime. A command refused at the store (``log_full``, a stale write) leaves the runtime
+exactly the fold of the log.
 """
 
 from __future__ import annotations
@@ -69,6 +75,23 @@ def _need_seated(runtime: Runtime, name: str) -> None:
         )
 
 
+def _draft(game: Game) -> Game:
+    """A copy of ``game`` to decide on: the runtime's game is only replaced on commit."""
+    draft = Game(game.rules, game.players)
+    draft.state = game.state
+    draft.events = list(game.events)
+    return draft
+
+
+def _adopt(game: Game) -> Callable[[Runtime], None]:
+    """A plan's ``commit`` that makes the decided ``game`` the runtime's."""
+
+    def commit(rt: Runtime) -> None:
+        rt.game = game
+
+    return commit
+
+
 def _ending(runtime: Runtime, reason: str) -> list[dict[str, Any]]:
     return [
         {"type": "ended", "reason": reason},
@@ -92,7 +115,7 @@ def plan_throw(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
             }.get(runtime.status, "the game is not running"),
             status=runtime.status,
         )
-    game = runtime.game
+    game = _draft(runtime.game)
     if game.phase is Phase.GRAB:
         raise ApiError(
             "illegal_action",
@@ -211,7 +234,7 @@ def plan_throw(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
     if game.is_over:
         events += _ending(runtime, "game_over")
         status = "over"
-    return Plan(events, status=status)
+    return Plan(events, status=status, commit=_adopt(game))
 
 
 def plan_grab(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
@@ -231,11 +254,16 @@ def plan_grab(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
         raise ApiError(
             "invalid_field", "send either an allocation or random: true", field="allocation"
         )
+    game = _draft(game)
     if allocation is not None:
         new = game.grab(allocation)
     else:
         new = game.grab(rng=grab_rng(runtime.info.server_seed, runtime.code))
-    return Plan([*(e.to_json() for e in new), *_ending(runtime, "game_over")], status="over")
+    return Plan(
+        [*(e.to_json() for e in new), *_ending(runtime, "game_over")],
+        status="over",
+        commit=_adopt(game),
+    )
 
 
 def plan_reorder(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
@@ -346,9 +374,7 @@ def plan_start(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
     else:
         new = game.start()
 
-    def commit(rt: Runtime) -> None:
-        rt.game = game
-
+    commit = _adopt(game)
     events = [e.to_json() for e in new]
     limit = runtime.time_limit
     if limit is not None:
@@ -404,9 +430,9 @@ def plan_end(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
 def plan_close(runtime: Runtime, by: str) -> Plan:
     """Call time (by the host or the clock): the engine's close, ending the game now or at the
     end of the round; the best 状元 standing takes the 状元 cake when it ends."""
-    game = runtime.game
-    if game is None:  # pragma: no cover - callers check
+    if runtime.game is None:  # pragma: no cover - callers check
         raise ApiError("not_playing", "the game has not started", status=runtime.status)
+    game = _draft(runtime.game)
     if runtime.closing is not None:
         raise ApiError(
             "time_called", "time has already been called: the game ends at the end of this round"
@@ -426,7 +452,7 @@ def plan_close(runtime: Runtime, by: str) -> Plan:
     if game.is_over:
         events += _ending(runtime, "closed")
         status = "over"
-    return Plan(events, status=status)
+    return Plan(events, status=status, commit=_adopt(game))
 
 
 def plan_time_up(runtime: Runtime, deadline_iso: str) -> Plan:
