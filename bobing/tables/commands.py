@@ -31,6 +31,7 @@ from bobing.storage.event_store import (
     utcnow,
 )
 from bobing.tables.problems import ApiError
+from bobing.tables.protocol import BY_SERVICE, STATE_CHANGING
 from bobing.tables.runtime import Roles, Runtime, last_thrown, throw_index
 from bobing.tables.tokens import hash_token, new_token
 from bobing.tables.validation import check_faces
@@ -676,21 +677,18 @@ def plan_react(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
     return Plan([{"type": "reaction", "player": player, "emoji": args["emoji"]}], commit=commit)
 
 
-PLANS: dict[str, Callable[[Runtime, Roles, Mapping[str, Any]], Plan]] = {
-    "throw": plan_throw,
-    "grab": plan_grab,
-    "reorder": plan_reorder,
-    "remove": plan_remove,
-    "lock": plan_lock,
-    "start_dice": plan_start_dice,
-    "start": plan_start,
-    "pause": plan_pause,
-    "resume": plan_resume,
-    "end": plan_end,
-    "undo": plan_undo,
-    "dispute": plan_dispute,
-    "hand_seat": plan_hand_seat,
-    "claim_seat": plan_claim_seat,
-    "set_auto_throw": plan_set_auto_throw,
-    "react": plan_react,
-}
+Decide = Callable[[Runtime, Roles, Mapping[str, Any]], Plan]
+
+
+def _plans() -> dict[str, Decide]:
+    """``plan_<type>`` for every state-changing command of the protocol's table that the
+    service does not decide itself; a command without its plan fails at import."""
+    found = globals()
+    missing = [k for k in STATE_CHANGING - BY_SERVICE if f"plan_{k}" not in found]
+    if missing:
+        raise RuntimeError("commands without a plan: " + ", ".join(sorted(missing)))
+    return {k: found[f"plan_{k}"] for k in sorted(STATE_CHANGING - BY_SERVICE)}
+
+
+PLANS: dict[str, Decide] = _plans()
+"""The plan of each command, derived from :data:`bobing.tables.protocol.TABLE`."""

@@ -8,6 +8,7 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from fastapi import FastAPI, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
@@ -28,6 +29,7 @@ from bobing.storage.event_store import EventStore
 from bobing.storage.gatherings import GatheringStore
 from bobing.tables.limits import Limits
 from bobing.tables.problems import ApiError, from_bobing
+from bobing.tables.protocol import command_schema
 from bobing.tables.service import TableService
 from bobing.web.hub import Hub
 from bobing.web.limits_transport import RequestLimits
@@ -101,6 +103,16 @@ class BobingApp(FastAPI):
                     await ws.table_socket(WebSocket(scope, receive, send), code)
                     return
         await super().__call__(scope, receive, send)
+
+    def openapi(self) -> dict[str, Any]:
+        """FastAPI's document, with the command table's models among its components (the
+        command route's request body names them: ``tables.protocol.command_schema``)."""
+        if self.openapi_schema is None:
+            document = super().openapi()
+            _, definitions = command_schema()
+            document.setdefault("components", {}).setdefault("schemas", {}).update(definitions)
+            self.openapi_schema = document
+        return self.openapi_schema
 
 
 async def _checkpoints(db: Database, every: float = 2.0) -> None:

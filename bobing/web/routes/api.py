@@ -12,7 +12,12 @@ from bobing.engine.presets import DEFAULT_RULES, PRESETS
 from bobing.i18n import normalize_lang
 from bobing.storage.event_store import iso, utcnow
 from bobing.tables.problems import ApiError
-from bobing.tables.protocol import MAX_TOKEN_LENGTH, STATE_CHANGING, read_command
+from bobing.tables.protocol import (
+    MAX_TOKEN_LENGTH,
+    STATE_CHANGING,
+    command_schema,
+    read_command,
+)
 from bobing.tables.service import PAGE, TableService
 from bobing.tables.tokens import hash_token
 from bobing.web.ratelimit import RateLimiter, address_key
@@ -241,7 +246,16 @@ async def results(
     )
 
 
-@router.post("/tables/{code}/commands", summary="Send a table command over HTTP")
+@router.post(
+    "/tables/{code}/commands",
+    summary="Send a table command over HTTP",
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {"application/json": {"schema": command_schema()[0]}},
+        }
+    },
+)
 async def command(
     code: str,
     request: Request,
