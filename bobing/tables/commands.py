@@ -66,7 +66,8 @@ def _need_lobby(runtime: Runtime, action: str) -> None:
         )
 
 
-def _need_seated(runtime: Runtime, name: str) -> None:
+def need_seated(runtime: Runtime, name: str) -> None:
+    """``unknown_player`` unless ``name`` is seated at the table."""
     if name not in runtime.names:
         raise ApiError(
             "unknown_player",
@@ -137,7 +138,7 @@ def plan_throw(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
         raise ApiError("not_playing", "nobody is to throw now", status=runtime.status)
     named = args.get("player")
     if named is not None and named != current:
-        _need_seated(runtime, named)
+        need_seated(runtime, named)
         raise ApiError(
             "not_your_turn",
             f"it is {current}'s turn (throw {expected}), not {named}'s",
@@ -273,7 +274,7 @@ def plan_reorder(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Pla
     _need_lobby(runtime, "reorder")
     order: list[str] = list(args["players"])
     for name in order:
-        _need_seated(runtime, name)
+        need_seated(runtime, name)
     if sorted(order) != sorted(runtime.names):
         raise ApiError(
             "invalid_field",
@@ -294,7 +295,7 @@ def plan_remove(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan
     _need_host(roles, "remove a player")
     _need_lobby(runtime, "remove")
     name = args["player"]
-    _need_seated(runtime, name)
+    need_seated(runtime, name)
     rest = [s for s in runtime.seats if s.name != name]
     seats = [Seat(s.name, i, s.token_hash) for i, s in enumerate(rest, start=1)]
 
@@ -330,7 +331,7 @@ def plan_start_dice(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> 
     _need_lobby(runtime, "start_dice")
     _need_players(runtime)
     thrower = args.get("thrower") or runtime.names[0]
-    _need_seated(runtime, thrower)
+    need_seated(runtime, thrower)
     nonce: str | None
     if runtime.info.mode == "referee" and args.get("dice") is not None:
         faces = check_faces(args["dice"], 2, field_name="start dice")
@@ -366,7 +367,7 @@ def plan_start(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
     game = Game(runtime.rules, runtime.names)
     starter = args.get("starter")
     if starter is not None:
-        _need_seated(runtime, starter)
+        need_seated(runtime, starter)
         new = game.start(starter=starter)
     elif runtime.start_dice is not None:
         new = game.start(
@@ -597,7 +598,7 @@ def plan_hand_seat(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> P
     """
     _need_host(roles, "hand a seat to another phone")
     name = args["player"]
-    _need_seated(runtime, name)
+    need_seated(runtime, name)
     if runtime.over:
         raise ApiError("not_playing", "the game is over", status=runtime.status)
     token = new_token("s")

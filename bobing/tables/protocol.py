@@ -19,12 +19,12 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from bobing.engine.rules import MAX_PLAYERS
 from bobing.tables import json_input
 from bobing.tables.problems import ApiError
+from bobing.tables.tokens import MAX_TOKEN_LENGTH
 
 MAX_FRAME_BYTES = 4096
 """The largest client frame accepted; commands are small."""
 
 ID_PATTERN = re.compile(r"[A-Za-z0-9_.:\-]{1,64}")
-MAX_TOKEN_LENGTH = 200
 
 
 @dataclass(frozen=True, slots=True)

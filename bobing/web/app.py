@@ -20,7 +20,7 @@ from starlette.types import Receive, Scope, Send
 
 from bobing.engine.errors import BobingError
 from bobing.gatherings.service import GatheringService
-from bobing.i18n import normalize_lang
+from bobing.i18n import request_language
 from bobing.organizer import MAX_ROSTER_BYTES
 from bobing.realtime.broker import get_broker
 from bobing.realtime.redis import safe_url
@@ -45,8 +45,9 @@ RESERVED_PREFIXES = ("/api", "/ws", "/docs", "/openapi.json", "/redoc")
 
 def request_lang(request: Request) -> str:
     """``?lang=`` or the first Accept-Language tag, normalized."""
-    wanted = request.query_params.get("lang") or request.headers.get("accept-language", "")
-    return normalize_lang(wanted.split(",")[0].split(";")[0] if wanted else None)
+    return request_language(
+        request.query_params.get("lang"), request.headers.get("accept-language")
+    )
 
 
 def problem_response(request: Request, error: ApiError) -> JSONResponse:

@@ -16,7 +16,7 @@ from bobing.engine.game import MAX_NAME_LENGTH, MAX_PLAYERS
 from bobing.gatherings.draft import MAX_EVENT_NAME, MAX_TABLES, MODE_ALIASES, model_errors
 from bobing.gatherings.export import results_csv, results_xlsx
 from bobing.gatherings.service import CONTROL_ACTIONS, GatheringService
-from bobing.i18n import normalize_lang
+from bobing.i18n import request_language
 from bobing.organizer import MAX_ROSTER_BYTES, read_roster
 from bobing.organizer.budget import MAX_AMOUNT, MAX_COST_NAME, MAX_COSTS
 from bobing.organizer.playoff import MAX_PLAYOFF_THROWS
@@ -25,7 +25,8 @@ from bobing.organizer.roster import MAX_GROUP_LENGTH, MAX_PEOPLE
 from bobing.organizer.seating import SEATINGS
 from bobing.tables.problems import ApiError
 from bobing.tables.validation import MAX_TIME_LIMIT, MODES
-from bobing.web.routes.api import _PROBLEM, limit
+from bobing.web.ratelimit import count_request
+from bobing.web.routes.api import _PROBLEM
 
 ROSTER_PATH = "/api/events/roster"
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
@@ -211,14 +212,17 @@ def events_of(request: Request) -> GatheringService:
 
 
 def _lang(request: Request) -> str:
-    wanted = request.query_params.get("lang") or request.headers.get("accept-language", "")
-    return normalize_lang(wanted.split(",")[0].split(";")[0] if wanted else None)
+    return request_language(
+        request.query_params.get("lang"), request.headers.get("accept-language")
+    )
 
 
 @router.post("", status_code=201, summary="Create an event with its tables, seats named")
 async def create_event(body: CreateEvent, request: Request) -> JSONResponse:
     """Every table is created and seated at once; the organiser and host tokens are shown once."""
-    await limit(request, "create")  # an event counts as one creation against the address's rate
+    await count_request(
+        request, "create"
+    )  # an event counts as one creation against the address's rate
     created = await events_of(request).create(body.model_dump())
     return JSONResponse(
         created, status_code=201, headers={"Location": f"/api/events/{created['code']}"}
@@ -277,7 +281,7 @@ async def playoff(
 @router.post("/{code}/tables/{number}/claim", status_code=201, summary="Claim your seat")
 async def claim(code: str, number: int, body: Claim, request: Request) -> JSONResponse:
     """Tap your name at your table: that seat's player token, once."""
-    await limit(request, "join")
+    await count_request(request, "join")
     return JSONResponse(await events_of(request).claim(code, number, body.name), status_code=201)
 
 
