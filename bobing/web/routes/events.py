@@ -13,6 +13,7 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
 from bobing.engine.game import MAX_NAME_LENGTH, MAX_PLAYERS
+from bobing.engine.switches import MAX_PRIZE_NAME
 from bobing.gatherings.draft import MAX_EVENT_NAME, MAX_TABLES, MODE_ALIASES, model_errors
 from bobing.gatherings.export import results_csv, results_xlsx
 from bobing.gatherings.service import CONTROL_ACTIONS, GatheringService
@@ -20,7 +21,7 @@ from bobing.i18n import request_language
 from bobing.organizer import MAX_ROSTER_BYTES, read_roster
 from bobing.organizer.budget import MAX_AMOUNT, MAX_COST_NAME, MAX_COSTS
 from bobing.organizer.playoff import MAX_PLAYOFF_THROWS
-from bobing.organizer.prizes import MAX_ITEM_NAME, MAX_VALUE
+from bobing.organizer.prizes import MAX_VALUE
 from bobing.organizer.roster import MAX_GROUP_LENGTH, MAX_PEOPLE
 from bobing.organizer.seating import SEATINGS
 from bobing.tables.problems import ApiError
@@ -73,7 +74,7 @@ _PERSON = {
 _PRIZE = {
     "type": "object",
     "properties": {
-        "name": {**_TEXT, "maxLength": MAX_ITEM_NAME},
+        "name": {**_TEXT, "maxLength": MAX_PRIZE_NAME},
         "count": _WHOLE,
         "value": {"type": "number", "minimum": 0, "maximum": MAX_VALUE},
     },
