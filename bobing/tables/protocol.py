@@ -17,6 +17,7 @@ from typing import Annotated, Any, ClassVar, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from bobing.engine.rules import MAX_PLAYERS
+from bobing.storage.event_store import iso, utcnow
 from bobing.tables import json_input
 from bobing.tables.problems import ApiError
 from bobing.tables.tokens import MAX_TOKEN_LENGTH
@@ -452,6 +453,15 @@ def parse_command(frame: dict[str, Any]) -> Command:
 def read_command(data: str | bytes) -> Command:
     """Decode and parse one client frame."""
     return parse_command(decode_frame(data))
+
+
+FRAMES = ("welcome", "events", "ack", "error", "pong")
+"""The frame types the server sends (docs/protocol.md, "Server → client")."""
+
+
+def pong(command_id: str | None) -> dict[str, Any]:
+    """The answer to ``ping``, on the socket and over REST alike."""
+    return {"type": "pong", "id": command_id, "server_time": iso(utcnow())}
 
 
 def dumps(frame: Any) -> str:

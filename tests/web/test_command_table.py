@@ -35,13 +35,15 @@ def test_every_state_changing_command_has_one_decider() -> None:
     assert set(PLANS) | protocol.BY_SERVICE == protocol.STATE_CHANGING
     assert not set(PLANS) & protocol.BY_SERVICE
     assert protocol.COMMANDS == protocol.STATE_CHANGING | protocol.CONNECTION_COMMANDS
-    assert protocol.CONNECTION_COMMANDS == {"auth", "ping"}
+    assert {"auth", "ping"} == protocol.CONNECTION_COMMANDS
 
 
 def test_the_browsers_constants_equal_the_table() -> None:
     values = set(re.findall(r':\s*"([a-z_]+)"', _js_constant("COMMAND")))
     assert values == protocol.COMMANDS
     assert tuple(json.loads(_js_constant("REACTIONS"))) == protocol.REACTIONS
+    frames = set(re.findall(r':\s*"([a-z_]+)"', _js_constant("FRAME")))
+    assert frames == set(protocol.FRAMES)
 
 
 def test_the_openapi_command_body_is_the_table() -> None:

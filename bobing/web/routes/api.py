@@ -10,11 +10,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bobing.engine.presets import DEFAULT_RULES, PRESETS
 from bobing.i18n import normalize_lang
-from bobing.storage.event_store import iso, utcnow
 from bobing.tables.problems import ApiError
 from bobing.tables.protocol import (
     STATE_CHANGING,
     command_schema,
+    pong,
     read_command,
 )
 from bobing.tables.service import PAGE, TableService
@@ -254,7 +254,7 @@ async def command(
     """The WebSocket commands (docs/protocol.md) for clients without a socket; returns the ack."""
     parsed = read_command(await request.body())
     if parsed.type == "ping":
-        return {"type": "pong", "id": parsed.id, "server_time": iso(utcnow())}
+        return pong(parsed.id)
     if parsed.type not in STATE_CHANGING:
         raise ApiError(
             "unknown_command",

@@ -13,7 +13,7 @@ from bobing.engine.errors import BobingError
 from bobing.i18n import request_language
 from bobing.storage.event_store import iso, utcnow
 from bobing.tables.problems import ApiError, from_bobing
-from bobing.tables.protocol import ID_PATTERN, decode_frame, dumps, parse_command
+from bobing.tables.protocol import ID_PATTERN, decode_frame, dumps, parse_command, pong
 from bobing.tables.runtime import Runtime
 from bobing.tables.service import TableService
 from bobing.tables.tokens import MAX_TOKEN_LENGTH, hash_token
@@ -113,7 +113,7 @@ async def _receive(ws: WebSocket, service: TableService, conn: Connection) -> No
                 command_id = raw_id  # echoed even when the rest of the command is bad
             command = parse_command(frame)
             if command.type == "ping":
-                conn.send({"type": "pong", "id": command.id, "server_time": iso(utcnow())})
+                conn.send(pong(command.id))
             elif command.type == "auth":
                 digest = hash_token(command.args["token"])
                 runtime = await service.runtime(conn.code)
