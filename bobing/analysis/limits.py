@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from bobing.engine.errors import InputError
+from bobing.engine.switches import MAX_PLAYERS, MIN_PLAYERS
 
-MIN_PLAYERS = 2
-MAX_PLAYERS = 30
-"""The analysis accepts larger tables than the engine's default 12 seats: events do seat 13."""
+# The analysis accepts every table the engine can seat (MAX_PLAYERS, the ceiling of
+# max_players), larger than the engine's default 12 seats: events do seat 13.
 
 
 def check_players(players: int) -> None:

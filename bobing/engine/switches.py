@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from functools import cached_property
-from typing import Any
+from typing import Any, get_type_hints
 
 from bobing.engine.errors import RulesError
 from bobing.engine.hands import (
@@ -271,35 +271,17 @@ class RuleSet:
     # -- serialization ------------------------------------------------------------------
 
     def to_json(self) -> dict[str, Any]:
-        """Every switch as the JSON of a rule file (a complete override of its preset)."""
-        return {
-            "preset": self.preset,
-            "zhuangyuan_order": [str(h) for h in self.zhuangyuan_order],
-            "wuzi_compare": str(self.wuzi_compare),
-            "sijin_bonus": self.sijin_bonus,
-            "wuzi_bonus": self.wuzi_bonus,
-            "chajinhua_duitang": str(self.chajinhua_duitang),
-            "chajinhua_lugu": str(self.chajinhua_lugu),
-            "standing": str(self.standing),
-            "liubohong": str(self.liubohong),
-            "liubohong_spares_chajinhua": self.liubohong_spares_chajinhua,
-            "liubohei": str(self.liubohei),
-            "six_ones": str(self.six_ones),
-            "biandijin": str(self.biandijin),
-            "chase": self.chase.to_json() if self.chase else None,
-            "tiaohou": str(self.tiaohou),
-            "direction": str(self.direction),
-            "start_count": str(self.start_count),
-            "end": str(self.end),
-            "duitang_patterns": list(self.duitang_patterns),
-            "prizes": {str(t): n for t, n in self.prize_map.items()},
-            "max_players": self.max_players,
-            "award": str(self.award),
-            "ranked_prizes": None
-            if self.ranked_prizes is None
-            else [p.to_json() for p in self.ranked_prizes],
-            "rounds": self.rounds,
-        }
+        """Every switch as the JSON of a rule file (a complete override of its preset),
+        derived from the dataclass fields: a new switch is serialized without a line here."""
+        out: dict[str, Any] = {"preset": self.preset}
+        for name in SWITCHES:
+            value = getattr(self, name)
+            out[name] = (
+                {str(t): n for t, n in self.prize_map.items()}
+                if name == "prizes"
+                else _json_of(value)
+            )
+        return out
 
     def overrides(self) -> dict[str, Any]:
         """Only the switches that differ from this rule set's preset (compact rule files)."""
@@ -329,22 +311,27 @@ def register_preset(rules: RuleSet) -> RuleSet:
 SWITCHES: tuple[str, ...] = tuple(f.name for f in fields(RuleSet) if f.name != "preset")
 """Every switch name a rule file may set, in RULES.md order."""
 
-_ENUM_SWITCHES: dict[str, type[StrEnum]] = {
-    "wuzi_compare": WuziCompare,
-    "chajinhua_duitang": ChajinhuaDuitang,
-    "chajinhua_lugu": ChajinhuaLugu,
-    "standing": Standing,
-    "liubohong": LiubohongEffect,
-    "liubohei": LiuboheiEffect,
-    "six_ones": SixOnes,
-    "biandijin": BiandijinEffect,
-    "tiaohou": Tiaohou,
-    "direction": Direction,
-    "start_count": StartCount,
-    "end": End,
-    "award": Award,
+_SWITCH_TYPES: dict[str, Any] = {
+    name: hint for name, hint in get_type_hints(RuleSet).items() if name in SWITCHES
 }
-_BOOL_SWITCHES: tuple[str, ...] = ("sijin_bonus", "wuzi_bonus", "liubohong_spares_chajinhua")
+_ENUM_SWITCHES: dict[str, type[StrEnum]] = {
+    name: hint
+    for name, hint in _SWITCH_TYPES.items()
+    if isinstance(hint, type) and issubclass(hint, StrEnum)
+}
+"""The switches whose value is one of an enum's, from the field types."""
+_BOOL_SWITCHES: tuple[str, ...] = tuple(n for n, hint in _SWITCH_TYPES.items() if hint is bool)
+"""The on/off switches, from the field types."""
+
+
+def _json_of(value: Any) -> Any:
+    """A switch value as rule-file JSON: enums by value, tuples as lists, parts by to_json."""
+    if isinstance(value, StrEnum):
+        return str(value)
+    if isinstance(value, tuple):
+        return [_json_of(v) for v in value]
+    to_json = getattr(value, "to_json", None)
+    return to_json() if to_json is not None else value
 
 
 def allowed_values(switch: str) -> list[str]:

@@ -16,6 +16,7 @@ from typing import Any
 
 from bobing.engine.errors import BobingError
 from bobing.engine.game import MAX_PLAYERS
+from bobing.engine.switches import MAX_PRIZE_NAME
 from bobing.i18n.errors import localize
 from bobing.organizer import (
     PLAYOFF_PRIZE,
@@ -37,7 +38,6 @@ from bobing.tables.validation import MODES, parse_rules, parse_time_limit
 MAX_EVENT_NAME = 40
 MAX_TABLES = MAX_PLAYERS
 """At most as many tables as a table has seats at most: the playoff seats every table's 状元."""
-MAX_PRIZE_NAME = 40
 MODE_ALIASES = {"phones": "online", "one_device": "pass_and_play", "组长": "referee"}
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import hmac
-import secrets
 from collections.abc import Mapping
 from typing import Any
 
@@ -34,14 +33,20 @@ from bobing.organizer import (
 from bobing.organizer.playoff import check_throws
 from bobing.organizer.prizes import table_prize_value
 from bobing.organizer.results import event_results
-from bobing.storage.event_store import CodeTaken, iso, utcnow
+from bobing.storage.event_store import iso, utcnow
 from bobing.storage.gatherings import Gathering, GatheringStore, SeatClaimed
 from bobing.tables.problems import ApiError
 from bobing.tables.protocol import Command
 from bobing.tables.runtime import Runtime
 from bobing.tables.service import TableService
 from bobing.tables.state import RESULT_KEYS
-from bobing.tables.tokens import CODE_ALPHABET, CODE_LENGTH, hash_token, new_token, normalize_code
+from bobing.tables.tokens import (
+    bearer_token,
+    hash_token,
+    new_token,
+    normalize_code,
+    with_free_code,
+)
 
 CONTROL_ACTIONS = ("start", "pause", "resume", "close")
 
@@ -117,8 +122,8 @@ class GatheringService:
         spec = draft.spec()
         organizer_token = new_token("o")
         stored_tables = [{k: t[k] for k in ("number", "code", "players")} for t in tables]
-        for _ in range(20):
-            code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+        async def create(code: str) -> dict[str, Any]:
             gathering = Gathering(
                 code=code,
                 name=name,
@@ -129,12 +134,10 @@ class GatheringService:
                 playoff=None,
                 created_at=utcnow(),
             )
-            try:
-                await self.store.create(gathering)
-            except CodeTaken:
-                continue
+            await self.store.create(gathering)
             return {"code": code, "organizer_token": organizer_token, "tables": tables}
-        raise ApiError("conflict", "could not find a free event code; try again")
+
+        return await with_free_code(create, "event")
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -242,10 +245,10 @@ class GatheringService:
             raise ApiError(
                 "unauthorized", "the organiser's token is required (Authorization: Bearer …)"
             )
-        scheme, _, token = authorization.partition(" ")
-        if scheme.lower() != "bearer" or not token.strip():
+        token = bearer_token(authorization)
+        if token is None:
             raise ApiError("unauthorized", "Authorization must be 'Bearer <organiser token>'")
-        if not hmac.compare_digest(hash_token(token.strip()), gathering.organizer_token_hash):
+        if not hmac.compare_digest(hash_token(token), gathering.organizer_token_hash):
             raise ApiError(
                 "forbidden",
                 f"the token is not the organiser's of event {gathering.code}",

@@ -45,6 +45,17 @@ def normalize_lang(lang: str | None) -> str:
     return _LANG_ALIASES.get(head, "en" if head.isalpha() else DEFAULT_LANG)
 
 
+def request_language(asked: str | None, accept_language: str | None) -> str:
+    """The language of a request: ``asked`` (``?lang=``) if given, else the first tag of the
+    ``Accept-Language`` header, normalized (the one reading of that header for every route).
+
+    >>> request_language(None, "zh-TW,zh;q=0.9,en;q=0.8"), request_language("en", "zh-TW")
+    ('zh-Hant', 'en')
+    """
+    wanted = asked or accept_language or ""
+    return normalize_lang(wanted.split(",")[0].split(";")[0] if wanted else None)
+
+
 def parse_lang(value: str) -> str:
     """A language the user asked for by name (``--lang``), strictly: unknown tags are errors.
 

@@ -14,10 +14,9 @@ from typing import Any
 
 from bobing.engine.errors import InputError
 from bobing.engine.hands import TIERS
-from bobing.engine.switches import MAX_PRIZE_COUNT
+from bobing.engine.switches import MAX_PRIZE_COUNT, MAX_PRIZE_NAME
 from bobing.organizer.text import amount, display_text
 
-MAX_ITEM_NAME = 40
 MAX_ITEMS_PER_TIER = 20
 MAX_VALUE = 1_000_000
 
@@ -123,7 +122,7 @@ def parse_prize_set(value: Any) -> PrizeSet:
 def _item(entry: Any, key: str) -> PrizeItem:
     if not isinstance(entry, Mapping) or set(entry) - {"name", "count", "value"}:
         raise InputError(f"{key} must be {{name, count, value}}", code="bad_prizes", key=key)
-    name = display_text(entry.get("name"), key=f"{key}.name", limit=MAX_ITEM_NAME)
+    name = display_text(entry.get("name"), key=f"{key}.name", limit=MAX_PRIZE_NAME)
     count = entry.get("count", 1)
     if isinstance(count, bool) or not isinstance(count, int) or not 0 <= count <= MAX_PRIZE_COUNT:
         raise InputError(

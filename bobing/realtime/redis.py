@@ -24,7 +24,7 @@ import contextlib
 import logging
 import secrets
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from bobing.engine.errors import InputError
@@ -174,11 +174,41 @@ class RedisBroker(Broker):
 
     # -- listening ---------------------------------------------------------------------------
 
-    async def _listen(self, module: Any) -> None:
+    async def _reconnecting(
+        self,
+        module: Any,
+        session: Callable[[Any, Callable[[], None]], Awaitable[None]],
+        failed: Callable[[BaseException], None],
+    ) -> None:
+        """The one reconnect loop of the broker: ``session(client, progressed)`` on a fresh
+        client until it fails; then ``failed(exc)`` (it logs), the client closed, a wait of
+        :attr:`backoff_min` doubling to :attr:`backoff_max` (back to the minimum whenever the
+        session calls ``progressed``), and a new client."""
         delay = self.backoff_min
-        first = True
+
+        def progressed() -> None:
+            nonlocal delay
+            delay = self.backoff_min
+
         while True:
             client = self._client(module)
+            try:
+                await session(client, progressed)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                failed(exc)
+            finally:
+                with contextlib.suppress(Exception):
+                    await client.aclose()
+            await asyncio.sleep(delay)
+            delay = min(self.backoff_max, delay * 2)
+
+    async def _listen(self, module: Any) -> None:
+        first = True
+
+        async def session(client: Any, progressed: Callable[[], None]) -> None:
+            nonlocal first
             pubsub = client.pubsub()
             try:
                 # Every channel wanted now; later changes go through the control queue,
@@ -196,7 +226,7 @@ class RedisBroker(Broker):
                     while True:
                         message = await pubsub.get_message(timeout=None)
                         if message is not None:
-                            delay = self.backoff_min
+                            progressed()
                             self._on_message(message)
                         if control.done():
                             control.result()  # re-raises a failed (un)subscribe
@@ -204,19 +234,16 @@ class RedisBroker(Broker):
                     control.cancel()
                     with contextlib.suppress(asyncio.CancelledError, Exception):
                         await control
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                log.warning("broker %s: %s; reconnecting", safe_url(self.url), _reason(exc))
             finally:
                 self.connected = False
                 self._pubsub = None
                 with contextlib.suppress(Exception):
                     await pubsub.aclose()
-                with contextlib.suppress(Exception):
-                    await client.aclose()
-            await asyncio.sleep(delay)
-            delay = min(self.backoff_max, delay * 2)
+
+        def failed(exc: BaseException) -> None:
+            log.warning("broker %s: %s; reconnecting", safe_url(self.url), _reason(exc))
+
+        await self._reconnecting(module, session, failed)
 
     async def _control_loop(self, pubsub: Any) -> None:
         while True:
@@ -256,38 +283,31 @@ class RedisBroker(Broker):
     # -- publishing --------------------------------------------------------------------------
 
     async def _publish_loop(self, module: Any) -> None:
-        delay = self.backoff_min
-        while True:
-            client = self._client(module)
-            try:
-                while True:
-                    if not self._outbox:
-                        self._wake.clear()
-                        await self._wake.wait()
-                    batch = [self._outbox[i] for i in range(min(BATCH, len(self._outbox)))]
-                    pipe = client.pipeline(transaction=False)
-                    for channel, text in batch:
-                        pipe.publish(channel, text)
-                    await pipe.execute()
-                    # Sent: drop them (unless a full queue already pushed them out).
-                    for item in batch:
-                        if self._outbox and self._outbox[0] is item:
-                            self._outbox.popleft()
-                    delay = self.backoff_min
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                log.warning(
-                    "cannot publish to the broker %s: %s; %d signals wait",
-                    safe_url(self.url),
-                    _reason(exc),
-                    len(self._outbox),
-                )
-            finally:
-                with contextlib.suppress(Exception):
-                    await client.aclose()
-            await asyncio.sleep(delay)
-            delay = min(self.backoff_max, delay * 2)
+        async def session(client: Any, progressed: Callable[[], None]) -> None:
+            while True:
+                if not self._outbox:
+                    self._wake.clear()
+                    await self._wake.wait()
+                batch = [self._outbox[i] for i in range(min(BATCH, len(self._outbox)))]
+                pipe = client.pipeline(transaction=False)
+                for channel, text in batch:
+                    pipe.publish(channel, text)
+                await pipe.execute()
+                # Sent: drop them (unless a full queue already pushed them out).
+                for item in batch:
+                    if self._outbox and self._outbox[0] is item:
+                        self._outbox.popleft()
+                progressed()
+
+        def failed(exc: BaseException) -> None:
+            log.warning(
+                "cannot publish to the broker %s: %s; %d signals wait",
+                safe_url(self.url),
+                _reason(exc),
+                len(self._outbox),
+            )
+
+        await self._reconnecting(module, session, failed)
 
 
 def _reason(exc: BaseException) -> str:

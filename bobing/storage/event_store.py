@@ -176,10 +176,7 @@ class EventStore:
     ) -> list[StoredEvent]:
         """Insert a new table with its first events; :class:`CodeTaken` if the code exists."""
         at = info.created_at
-        stored = [
-            StoredEvent(seq, str(data["type"]), dict(data), at)
-            for seq, data in enumerate(events, start=1)
-        ]
+        stored = _stored(Append(info.code, 0, events, at=at))
         try:
             async with self.db.engine.begin() as conn:
                 await conn.execute(
@@ -469,18 +466,12 @@ class EventStore:
         only the events of the tables it moved; one statement is one transaction. Round trips
         are what a busy database makes a commit wait for (every throw is such a batch).
         """
-        events = [
-            StoredEvent(
-                r.expected_seq + i,
-                str(data["type"]),
-                dict(data),
-                r.at,
-                r.command_id if i == 1 else None,
-            )
-            for r in requests
-            for i, data in enumerate(r.events, start=1)
+        stored = [_stored(r) for r in requests]
+        rows = [
+            _event_row(r.code, e)
+            for r, events in zip(requests, stored, strict=True)
+            for e in events
         ]
-        owners = [r.code for r in requests for _ in r.events]
         async with self.db.engine.connect() as conn:
             auto = await conn.execution_options(isolation_level="AUTOCOMMIT")
             moved = await auto.execute(
@@ -491,16 +482,14 @@ class EventStore:
                     "news": [r.expected_seq + len(r.events) for r in requests],
                     "statuses": [r.status for r in requests],
                     "ats": [r.at for r in requests],
-                    "e_codes": owners,
-                    "e_seqs": [e.seq for e in events],
-                    "e_types": [e.type for e in events],
-                    "e_data": [json.dumps(e.data, ensure_ascii=False) for e in events],
-                    "e_ats": [e.at for e in events],
-                    "e_commands": [e.command_id for e in events],
+                    **{
+                        f"e_{column}": [_postgres_value(column, row[column]) for row in rows]
+                        for column in EVENT_COLUMNS
+                    },
                 },
             )
             won = {row[0] for row in moved}
-        return _outcomes(requests, won)[0]
+        return [e if r.code in won else None for r, e in zip(requests, stored, strict=True)]
 
     async def _write_postgres_transaction(
         self, requests: list[Append]
@@ -537,6 +526,25 @@ class EventStore:
         return outcomes
 
 
+def _stored(request: Append) -> list[StoredEvent]:
+    """The events ``request`` appends, numbered after its ``expected_seq``: the one place an
+    event gets its seq, time and command binding (the id, the sender and the digest ride on
+    the first event only), for every database path."""
+    bound = request.command_id is not None
+    return [
+        StoredEvent(
+            request.expected_seq + i,
+            str(data["type"]),
+            dict(data),
+            request.at,
+            request.command_id if i == 1 else None,
+            request.sender if i == 1 and bound else None,
+            request.digest if i == 1 and bound else None,
+        )
+        for i, data in enumerate(request.events, start=1)
+    ]
+
+
 def _outcomes(
     requests: list[Append], won: set[str]
 ) -> tuple[list[list[StoredEvent] | None], list[dict[str, Any]]]:
@@ -546,18 +554,7 @@ def _outcomes(
         if request.code not in won:
             outcomes.append(None)
             continue
-        stored = [
-            StoredEvent(
-                request.expected_seq + i,
-                str(data["type"]),
-                dict(data),
-                request.at,
-                request.command_id if i == 1 else None,
-                request.sender if i == 1 and request.command_id else None,
-                request.digest if i == 1 and request.command_id else None,
-            )
-            for i, data in enumerate(request.events, start=1)
-        ]
+        stored = _stored(request)
         rows.extend(_event_row(request.code, e) for e in stored)
         outcomes.append(stored)
     return outcomes, rows
@@ -576,6 +573,18 @@ async def _replace_seats(conn: AsyncConnection, request: Append) -> None:
         await conn.execute(insert(SeatRow), _seat_rows(request))
 
 
+EVENT_COLUMNS = ("table_code", "seq", "type", "data", "at", "command_id", "sender", "digest")
+"""Every column of an event row, in the order each writer binds them (:func:`_event_row`)."""
+
+_POSTGRES_ARRAY = {"seq": "INTEGER[]", "data": "TEXT[]", "at": "TIMESTAMPTZ[]"}
+"""The array type each column is bound as in the one-statement append (others VARCHAR[])."""
+
+
+def _postgres_value(column: str, value: Any) -> Any:
+    """A row value as bound in an array: the JSON data as text (cast back to JSONB)."""
+    return json.dumps(value, ensure_ascii=False) if column == "data" else value
+
+
 _MOVE_AND_APPEND = (
     "WITH v AS (SELECT * FROM unnest(CAST(:codes AS VARCHAR[]), CAST(:olds AS INTEGER[]), "
     "CAST(:news AS INTEGER[]), CAST(:statuses AS VARCHAR[]), CAST(:ats AS TIMESTAMPTZ[])) "
@@ -583,12 +592,13 @@ _MOVE_AND_APPEND = (
     "moved AS (UPDATE bobing_tables AS t SET last_seq = v.new_seq, updated_at = v.at, "
     "status = COALESCE(v.status, t.status) FROM v "
     "WHERE t.code = v.code AND t.last_seq = v.old_seq RETURNING t.code), "
-    "appended AS (INSERT INTO bobing_events (table_code, seq, type, data, at, command_id) "
-    "SELECT e.code, e.seq, e.type, CAST(e.data AS JSONB), e.at, e.command_id "
-    "FROM unnest(CAST(:e_codes AS VARCHAR[]), CAST(:e_seqs AS INTEGER[]), "
-    "CAST(:e_types AS VARCHAR[]), CAST(:e_data AS TEXT[]), CAST(:e_ats AS TIMESTAMPTZ[]), "
-    "CAST(:e_commands AS VARCHAR[])) AS e(code, seq, type, data, at, command_id) "
-    "WHERE e.code IN (SELECT code FROM moved)) "
+    f"appended AS (INSERT INTO bobing_events ({', '.join(EVENT_COLUMNS)}) "
+    "SELECT "
+    + ", ".join("CAST(e.data AS JSONB)" if c == "data" else f"e.{c}" for c in EVENT_COLUMNS)
+    + " FROM unnest("
+    + ", ".join(f"CAST(:e_{c} AS {_POSTGRES_ARRAY.get(c, 'VARCHAR[]')})" for c in EVENT_COLUMNS)
+    + f") AS e({', '.join(EVENT_COLUMNS)}) "
+    "WHERE e.table_code IN (SELECT code FROM moved)) "
     "SELECT code FROM moved"
 )
 """PostgreSQL: move the heads of a batch and append the events of the tables moved."""
@@ -598,8 +608,8 @@ _UPDATE_HEAD = (
     "WHERE code = ? AND last_seq = ?"
 )
 _INSERT_EVENTS = (
-    "INSERT INTO bobing_events (table_code, seq, type, data, at, command_id, sender, digest) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+    f"INSERT INTO bobing_events ({', '.join(EVENT_COLUMNS)}) "
+    f"VALUES ({', '.join('?' for _ in EVENT_COLUMNS)})"
 )
 
 
@@ -616,8 +626,7 @@ def _write_batch_sync(conn: Connection, requests: list[Append]) -> list[list[Sto
     types' own processors, so SQLAlchemy reads them back as usual); this is the server's
     busiest loop.
     """
-    at = _processor(conn, EventRow.__table__.c.at)
-    data = _processor(conn, EventRow.__table__.c.data)
+    convert = {c: _processor(conn, EventRow.__table__.c[c]) for c in ("at", "data")}
     updated = _processor(conn, TableRow.__table__.c.updated_at)
     cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
     won: set[str] = set()
@@ -643,19 +652,7 @@ def _write_batch_sync(conn: Connection, requests: list[Append]) -> list[list[Sto
         if rows:
             cursor.executemany(
                 _INSERT_EVENTS,
-                [
-                    (
-                        r["table_code"],
-                        r["seq"],
-                        r["type"],
-                        data(r["data"]),
-                        at(r["at"]),
-                        r["command_id"],
-                        r["sender"],
-                        r["digest"],
-                    )
-                    for r in rows
-                ],
+                [tuple(convert.get(c, _same)(r[c]) for c in EVENT_COLUMNS) for r in rows],
             )
     except sqlite3.IntegrityError as exc:
         raise IntegrityError(_INSERT_EVENTS, None, exc) from None
@@ -664,7 +661,12 @@ def _write_batch_sync(conn: Connection, requests: list[Append]) -> list[list[Sto
     return outcomes
 
 
+def _same(value: Any) -> Any:
+    return value
+
+
 def _event_row(code: str, event: StoredEvent) -> dict[str, Any]:
+    """The one row of ``bobing_events`` for ``event`` (keys: :data:`EVENT_COLUMNS`)."""
     return {
         "table_code": code,
         "seq": event.seq,

@@ -1,4 +1,7 @@
-"""Time limits: one timer task per running table with a deadline, calling time when it passes.
+"""Deadlines from the log: one timer task per table and kind, firing when its deadline passes.
+
+One mechanism for every log-derived deadline: the time limit (calling time) and the
+auto-throw (the server throws for an absent player) are each a :class:`Clocks`.
 
 The deadline itself is in the table's log (``deadline_set``), so it survives a restart: the
 timers are re-armed whenever a runtime is loaded, and at start-up for every table in play.
@@ -32,15 +35,22 @@ def time_up_command_id(deadline: datetime) -> str:
 
 
 class Clocks:
-    """The timer tasks of one server instance, one per table whose clock is running."""
+    """The timer tasks of one server instance for one kind of deadline, one per table.
+
+    ``fire(code, deadline)`` does what is due and returns True when done (or when nothing is
+    left to do), False to be tried again after :data:`RETRY_SECONDS`; ``action`` names it in
+    the log.
+    """
 
     def __init__(
         self,
         fire: Callable[[str, datetime], Awaitable[bool]],
         *,
         retry_seconds: float = RETRY_SECONDS,
+        action: str = "calling time",
     ) -> None:
         self._fire = fire
+        self.action = action
         self.retry_seconds = retry_seconds
         self._timers: dict[str, tuple[datetime, asyncio.Task[None]]] = {}
         self.closed = False
@@ -88,7 +98,7 @@ class Clocks:
                 except asyncio.CancelledError:
                     raise
                 except Exception:
-                    log.warning("calling time at table %s failed; retrying", code, exc_info=True)
+                    log.warning("%s at table %s failed; retrying", self.action, code, exc_info=True)
                 await asyncio.sleep(self.retry_seconds)
         finally:
             armed = self._timers.get(code)

@@ -1,5 +1,11 @@
 """Deciding a table command: each ``plan_*`` checks who may do what and returns the events to
 commit (:class:`Plan`); nothing changes until the service has committed them.
+
+One pattern for every plan: a plan decides on values of its own — a copy of the runtime's
+game (:func:`_draft`; its state is an immutable fold, so the copy costs a list of references),
+new seat lists — and only its ``commit``, called after the append succeeded, puts them into
+the runtime. A command refused at the store (``log_full``, a stale write) leaves the runtime
+exactly the fold of the log.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from bobing.storage.event_store import (
     utcnow,
 )
 from bobing.tables.problems import ApiError
+from bobing.tables.protocol import BY_SERVICE, STATE_CHANGING
 from bobing.tables.runtime import Roles, Runtime, last_thrown, throw_index
 from bobing.tables.tokens import hash_token, new_token
 from bobing.tables.validation import check_faces
@@ -59,7 +66,8 @@ def _need_lobby(runtime: Runtime, action: str) -> None:
         )
 
 
-def _need_seated(runtime: Runtime, name: str) -> None:
+def need_seated(runtime: Runtime, name: str) -> None:
+    """``unknown_player`` unless ``name`` is seated at the table."""
     if name not in runtime.names:
         raise ApiError(
             "unknown_player",
@@ -67,6 +75,23 @@ def _need_seated(runtime: Runtime, name: str) -> None:
             name=name,
             code=runtime.code,
         )
+
+
+def _draft(game: Game) -> Game:
+    """A copy of ``game`` to decide on: the runtime's game is only replaced on commit."""
+    draft = Game(game.rules, game.players)
+    draft.state = game.state
+    draft.events = list(game.events)
+    return draft
+
+
+def _adopt(game: Game) -> Callable[[Runtime], None]:
+    """A plan's ``commit`` that makes the decided ``game`` the runtime's."""
+
+    def commit(rt: Runtime) -> None:
+        rt.game = game
+
+    return commit
 
 
 def _ending(runtime: Runtime, reason: str) -> list[dict[str, Any]]:
@@ -92,7 +117,7 @@ def plan_throw(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
             }.get(runtime.status, "the game is not running"),
             status=runtime.status,
         )
-    game = runtime.game
+    game = _draft(runtime.game)
     if game.phase is Phase.GRAB:
         raise ApiError(
             "illegal_action",
@@ -113,7 +138,7 @@ def plan_throw(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
         raise ApiError("not_playing", "nobody is to throw now", status=runtime.status)
     named = args.get("player")
     if named is not None and named != current:
-        _need_seated(runtime, named)
+        need_seated(runtime, named)
         raise ApiError(
             "not_your_turn",
             f"it is {current}'s turn (throw {expected}), not {named}'s",
@@ -211,7 +236,7 @@ def plan_throw(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
     if game.is_over:
         events += _ending(runtime, "game_over")
         status = "over"
-    return Plan(events, status=status)
+    return Plan(events, status=status, commit=_adopt(game))
 
 
 def plan_grab(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
@@ -231,11 +256,16 @@ def plan_grab(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
         raise ApiError(
             "invalid_field", "send either an allocation or random: true", field="allocation"
         )
+    game = _draft(game)
     if allocation is not None:
         new = game.grab(allocation)
     else:
         new = game.grab(rng=grab_rng(runtime.info.server_seed, runtime.code))
-    return Plan([*(e.to_json() for e in new), *_ending(runtime, "game_over")], status="over")
+    return Plan(
+        [*(e.to_json() for e in new), *_ending(runtime, "game_over")],
+        status="over",
+        commit=_adopt(game),
+    )
 
 
 def plan_reorder(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
@@ -244,7 +274,7 @@ def plan_reorder(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Pla
     _need_lobby(runtime, "reorder")
     order: list[str] = list(args["players"])
     for name in order:
-        _need_seated(runtime, name)
+        need_seated(runtime, name)
     if sorted(order) != sorted(runtime.names):
         raise ApiError(
             "invalid_field",
@@ -265,7 +295,7 @@ def plan_remove(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan
     _need_host(roles, "remove a player")
     _need_lobby(runtime, "remove")
     name = args["player"]
-    _need_seated(runtime, name)
+    need_seated(runtime, name)
     rest = [s for s in runtime.seats if s.name != name]
     seats = [Seat(s.name, i, s.token_hash) for i, s in enumerate(rest, start=1)]
 
@@ -301,7 +331,7 @@ def plan_start_dice(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> 
     _need_lobby(runtime, "start_dice")
     _need_players(runtime)
     thrower = args.get("thrower") or runtime.names[0]
-    _need_seated(runtime, thrower)
+    need_seated(runtime, thrower)
     nonce: str | None
     if runtime.info.mode == "referee" and args.get("dice") is not None:
         faces = check_faces(args["dice"], 2, field_name="start dice")
@@ -337,7 +367,7 @@ def plan_start(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
     game = Game(runtime.rules, runtime.names)
     starter = args.get("starter")
     if starter is not None:
-        _need_seated(runtime, starter)
+        need_seated(runtime, starter)
         new = game.start(starter=starter)
     elif runtime.start_dice is not None:
         new = game.start(
@@ -346,9 +376,7 @@ def plan_start(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
     else:
         new = game.start()
 
-    def commit(rt: Runtime) -> None:
-        rt.game = game
-
+    commit = _adopt(game)
     events = [e.to_json() for e in new]
     limit = runtime.time_limit
     if limit is not None:
@@ -404,9 +432,9 @@ def plan_end(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
 def plan_close(runtime: Runtime, by: str) -> Plan:
     """Call time (by the host or the clock): the engine's close, ending the game now or at the
     end of the round; the best 状元 standing takes the 状元 cake when it ends."""
-    game = runtime.game
-    if game is None:  # pragma: no cover - callers check
+    if runtime.game is None:  # pragma: no cover - callers check
         raise ApiError("not_playing", "the game has not started", status=runtime.status)
+    game = _draft(runtime.game)
     if runtime.closing is not None:
         raise ApiError(
             "time_called", "time has already been called: the game ends at the end of this round"
@@ -426,7 +454,7 @@ def plan_close(runtime: Runtime, by: str) -> Plan:
     if game.is_over:
         events += _ending(runtime, "closed")
         status = "over"
-    return Plan(events, status=status)
+    return Plan(events, status=status, commit=_adopt(game))
 
 
 def plan_time_up(runtime: Runtime, deadline_iso: str) -> Plan:
@@ -570,7 +598,7 @@ def plan_hand_seat(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> P
     """
     _need_host(roles, "hand a seat to another phone")
     name = args["player"]
-    _need_seated(runtime, name)
+    need_seated(runtime, name)
     if runtime.over:
         raise ApiError("not_playing", "the game is over", status=runtime.status)
     token = new_token("s")
@@ -650,21 +678,18 @@ def plan_react(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
     return Plan([{"type": "reaction", "player": player, "emoji": args["emoji"]}], commit=commit)
 
 
-PLANS: dict[str, Callable[[Runtime, Roles, Mapping[str, Any]], Plan]] = {
-    "throw": plan_throw,
-    "grab": plan_grab,
-    "reorder": plan_reorder,
-    "remove": plan_remove,
-    "lock": plan_lock,
-    "start_dice": plan_start_dice,
-    "start": plan_start,
-    "pause": plan_pause,
-    "resume": plan_resume,
-    "end": plan_end,
-    "undo": plan_undo,
-    "dispute": plan_dispute,
-    "hand_seat": plan_hand_seat,
-    "claim_seat": plan_claim_seat,
-    "set_auto_throw": plan_set_auto_throw,
-    "react": plan_react,
-}
+Decide = Callable[[Runtime, Roles, Mapping[str, Any]], Plan]
+
+
+def _plans() -> dict[str, Decide]:
+    """``plan_<type>`` for every state-changing command of the protocol's table that the
+    service does not decide itself; a command without its plan fails at import."""
+    found = globals()
+    missing = [k for k in STATE_CHANGING - BY_SERVICE if f"plan_{k}" not in found]
+    if missing:
+        raise RuntimeError("commands without a plan: " + ", ".join(sorted(missing)))
+    return {k: found[f"plan_{k}"] for k in sorted(STATE_CHANGING - BY_SERVICE)}
+
+
+PLANS: dict[str, Decide] = _plans()
+"""The plan of each command, derived from :data:`bobing.tables.protocol.TABLE`."""

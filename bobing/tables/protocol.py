@@ -1,47 +1,31 @@
-"""The WebSocket protocol: parsing client commands and building server frames (docs/protocol.md)."""
+"""The WebSocket protocol: the command table, parsing client commands and building server
+frames (docs/protocol.md).
+
+Every command is declared once, as a pydantic model of :data:`TABLE` (its fields, their JSON
+schema and the check that gives the protocol's own error); the parser, the state-changing
+set, the service's dispatch, the OpenAPI document and the fuzz are derived from it.
+"""
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any, ClassVar, Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from bobing.engine.rules import MAX_PLAYERS
+from bobing.storage.event_store import iso, utcnow
 from bobing.tables import json_input
 from bobing.tables.problems import ApiError
+from bobing.tables.tokens import MAX_TOKEN_LENGTH
 
 MAX_FRAME_BYTES = 4096
 """The largest client frame accepted; commands are small."""
 
 ID_PATTERN = re.compile(r"[A-Za-z0-9_.:\-]{1,64}")
-MAX_TOKEN_LENGTH = 200
-
-STATE_CHANGING = frozenset(
-    {
-        "throw",
-        "grab",
-        "reorder",
-        "remove",
-        "lock",
-        "start_dice",
-        "start",
-        "pause",
-        "resume",
-        "end",
-        "undo",
-        "dispute",
-        "hand_seat",
-        "claim_seat",
-        "set_auto_throw",
-        "rematch",
-        "claim_rematch",
-        "react",
-    }
-)
-CONNECTION_COMMANDS = frozenset({"auth", "ping"})
-COMMANDS = STATE_CHANGING | CONNECTION_COMMANDS
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,45 +147,268 @@ def _allocation(name: str, value: Any) -> Any:
 
 Check = Callable[[str, Any], Any]
 
+
+@dataclass(frozen=True, slots=True)
+class Checked:
+    """A field's check (raises :class:`ApiError` with the protocol's own code and message),
+    kept beside its JSON schema in the command table."""
+
+    check: Check
+
+
+CommandId = Annotated[str, Field(pattern=ID_PATTERN.pattern, description="idempotency key")]
+Name = Annotated[str, Field(min_length=1, max_length=64), Checked(_text(64))]
+Whole = Annotated[int, Field(ge=1, le=10**9), Checked(_positive_int)]
+Flag = Annotated[bool, Checked(_bool)]
+Nonce = Annotated[
+    str,
+    Field(pattern=ID_PATTERN.pattern, description="the thrower's nonce (docs/fairness.md)"),
+    Checked(_nonce),
+]
+Dice = Annotated[
+    Annotated[str, Field(max_length=40)] | Annotated[list[int], Field(max_length=12)],
+    Field(description='faces, e.g. "444412" or [4, 4, 4, 4, 1, 2] (checked by the engine)'),
+    Checked(_dice),
+]
+
+
+class TableCommand(BaseModel):
+    """A command of the table's protocol (docs/protocol.md): the one table every parser, the
+    dispatch, the OpenAPI document and the fuzz are derived from."""
+
+    model_config = ConfigDict(extra="forbid")
+    state_changing: ClassVar[bool] = True
+    """Whether it changes the table (and is sent over REST too); else it is the socket's own."""
+    by_service: ClassVar[bool] = False
+    """Decided by the service itself (it creates a table), not by a ``plan_*`` of commands.py."""
+
+    id: CommandId | None = None
+
+
+class Throw(TableCommand):
+    """The next throw: server dice (online, pass-and-play) or the given faces (referee)."""
+
+    type: Literal["throw"]
+    turn: Whole | None = None
+    nonce: Nonce | None = None
+    player: Name | None = None
+    dice: Dice | None = None
+    tiaohou: Flag | None = None
+    stand_in: Flag | None = None
+
+
+class Grab(TableCommand):
+    """The host settles a referee table's lights-off grab: an allocation, or random."""
+
+    type: Literal["grab"]
+    allocation: (
+        Annotated[
+            dict[str, dict[str, int]],
+            Checked(_allocation),
+            Field(description="name → tier → count"),
+        ]
+        | None
+    ) = None
+    random: Flag | None = None
+
+
+class Reorder(TableCommand):
+    """The host sets the seat order (clockwise) before the start."""
+
+    type: Literal["reorder"]
+    players: Annotated[
+        list[Annotated[str, Field(min_length=1, max_length=64)]],
+        Field(max_length=MAX_PLAYERS),
+        Checked(_names),
+    ]
+
+
+class Remove(TableCommand):
+    """The host removes a seated player before the start."""
+
+    type: Literal["remove"]
+    player: Name
+
+
+class Lock(TableCommand):
+    """The host locks the lobby or opens it again."""
+
+    type: Literal["lock"]
+    locked: Flag
+
+
+class StartDice(TableCommand):
+    """The two start dice: rolled by the server, or given at a referee table."""
+
+    type: Literal["start_dice"]
+    thrower: Name | None = None
+    dice: Dice | None = None
+    nonce: Nonce | None = None
+
+
+class Start(TableCommand):
+    """The host starts the game."""
+
+    type: Literal["start"]
+    starter: Name | None = None
+
+
+class Pause(TableCommand):
+    """The host pauses play."""
+
+    type: Literal["pause"]
+
+
+class Resume(TableCommand):
+    """The host resumes a paused game."""
+
+    type: Literal["resume"]
+
+
+class End(TableCommand):
+    """The host ends the game (a close once it has started)."""
+
+    type: Literal["end"]
+
+
+class Undo(TableCommand):
+    """The host voids the last throw of a referee table."""
+
+    type: Literal["undo"]
+    throw: Whole | None = None
+
+
+class Dispute(TableCommand):
+    """The thrower's device reports a throw not rolled with the nonce it sent."""
+
+    type: Literal["dispute"]
+    throw: Whole
+    nonce: Nonce
+
+
+class HandSeat(TableCommand):
+    """The host moves a seat to another phone (a one-time link in the ack)."""
+
+    type: Literal["hand_seat"]
+    player: Name
+
+
+class ClaimSeat(TableCommand):
+    """The phone holding a seat's link takes the seat."""
+
+    type: Literal["claim_seat"]
+
+
+class SetAutoThrow(TableCommand):
+    """The host sets how long a player may be absent before the server throws for them."""
+
+    type: Literal["set_auto_throw"]
+    seconds: Annotated[
+        int,
+        Field(ge=0, le=MAX_AUTO_THROW, description=f"0 (off) or {MIN_AUTO_THROW}-{MAX_AUTO_THROW}"),
+        Checked(_seconds),
+    ]
+
+
+class Rematch(TableCommand):
+    """The host opens a new table with the same seats, rules and prizes."""
+
+    by_service: ClassVar[bool] = True
+    type: Literal["rematch"]
+
+
+class ClaimRematch(TableCommand):
+    """A seat of the finished table fetches its token at the rematch."""
+
+    by_service: ClassVar[bool] = True
+    type: Literal["claim_rematch"]
+
+
+class React(TableCommand):
+    """A seated player (or the host) sends one of the fixed emoji to the table."""
+
+    type: Literal["react"]
+    emoji: Annotated[Literal[REACTIONS], Checked(_reaction)]  # type: ignore[valid-type]
+
+
+class Auth(TableCommand):
+    """Add a token to this socket (its roles grow)."""
+
+    state_changing: ClassVar[bool] = False
+    type: Literal["auth"]
+    token: Annotated[
+        str, Field(min_length=1, max_length=MAX_TOKEN_LENGTH), Checked(_text(MAX_TOKEN_LENGTH))
+    ]
+
+
+class Ping(TableCommand):
+    """A keep-alive; the server answers ``pong`` with its time."""
+
+    state_changing: ClassVar[bool] = False
+    type: Literal["ping"]
+
+
+TABLE: tuple[type[TableCommand], ...] = (
+    Throw, Grab, Reorder, Remove, Lock, StartDice, Start, Pause, Resume, End, Undo, Dispute,
+    HandSeat, ClaimSeat, SetAutoThrow, Rematch, ClaimRematch, React, Auth, Ping,
+)  # fmt: skip
+"""Every command of the protocol, once."""
+
+
+def _kind(model: type[TableCommand]) -> str:
+    (kind,) = get_args(model.model_fields["type"].annotation)
+    return str(kind)
+
+
+MODELS: dict[str, type[TableCommand]] = {_kind(m): m for m in TABLE}
+"""Each command's model by its ``type``."""
+ClientFrame = Annotated[
+    Throw | Grab | Reorder | Remove | Lock | StartDice | Start | Pause | Resume | End | Undo
+    | Dispute | HandSeat | ClaimSeat | SetAutoThrow | Rematch | ClaimRematch | React | Auth
+    | Ping,
+    Field(discriminator="type"),
+]  # fmt: skip
+"""A client's frame: the discriminated union of the table (its JSON schema is OpenAPI's)."""
+STATE_CHANGING = frozenset(k for k, m in MODELS.items() if m.state_changing)
+CONNECTION_COMMANDS = frozenset(MODELS) - STATE_CHANGING
+COMMANDS = frozenset(MODELS)
+BY_SERVICE = frozenset(k for k, m in MODELS.items() if m.by_service)
+"""State-changing commands the service decides itself; every other one has its plan."""
+
+
+def _check_of(metadata: Sequence[Any], annotation: Any) -> Check:
+    """The :class:`Checked` of a field, found in its metadata or inside ``X | None``."""
+    for item in metadata:
+        if isinstance(item, Checked):
+            return item.check
+    for inner in get_args(annotation):
+        for item in getattr(inner, "__metadata__", ()):
+            if isinstance(item, Checked):
+                return item.check
+    raise TypeError(f"a field of the command table has no check: {annotation!r}")
+
+
 FIELDS: dict[str, dict[str, Check]] = {
-    "throw": {
-        "turn": _positive_int,
-        "nonce": _nonce,
-        "player": _text(64),
-        "dice": _dice,
-        "tiaohou": _bool,
-        "stand_in": _bool,
-    },
-    "grab": {"allocation": _allocation, "random": _bool},
-    "reorder": {"players": _names},
-    "remove": {"player": _text(64)},
-    "lock": {"locked": _bool},
-    "start_dice": {"thrower": _text(64), "dice": _dice, "nonce": _nonce},
-    "start": {"starter": _text(64)},
-    "pause": {},
-    "resume": {},
-    "end": {},
-    "undo": {"throw": _positive_int},
-    "dispute": {"throw": _positive_int, "nonce": _nonce},
-    "hand_seat": {"player": _text(64)},
-    "claim_seat": {},
-    "set_auto_throw": {"seconds": _seconds},
-    "rematch": {},
-    "claim_rematch": {},
-    "react": {"emoji": _reaction},
-    "auth": {"token": _text(MAX_TOKEN_LENGTH)},
-    "ping": {},
+    kind: {
+        name: _check_of(info.metadata, info.annotation)
+        for name, info in model.model_fields.items()
+        if name not in ("type", "id")
+    }
+    for kind, model in MODELS.items()
 }
+"""Each command's fields and their checks (from the table)."""
 REQUIRED: dict[str, tuple[str, ...]] = {
-    "reorder": ("players",),
-    "remove": ("player",),
-    "lock": ("locked",),
-    "hand_seat": ("player",),
-    "set_auto_throw": ("seconds",),
-    "react": ("emoji",),
-    "auth": ("token",),
-    "dispute": ("throw", "nonce"),
+    kind: tuple(n for n, info in model.model_fields.items() if n != "type" and info.is_required())
+    for kind, model in MODELS.items()
 }
+"""The fields each command needs (from the table)."""
+
+
+def command_schema() -> tuple[dict[str, Any], dict[str, Any]]:
+    """The JSON schema of a client frame and its definitions (for OpenAPI's components)."""
+    schema = TypeAdapter(ClientFrame).json_schema(ref_template="#/components/schemas/{model}")
+    definitions = schema.pop("$defs", {})
+    return schema, definitions
 
 
 def parse_command(frame: dict[str, Any]) -> Command:
@@ -246,6 +453,15 @@ def parse_command(frame: dict[str, Any]) -> Command:
 def read_command(data: str | bytes) -> Command:
     """Decode and parse one client frame."""
     return parse_command(decode_frame(data))
+
+
+FRAMES = ("welcome", "events", "ack", "error", "pong")
+"""The frame types the server sends (docs/protocol.md, "Server → client")."""
+
+
+def pong(command_id: str | None) -> dict[str, Any]:
+    """The answer to ``ping``, on the socket and over REST alike."""
+    return {"type": "pong", "id": command_id, "server_time": iso(utcnow())}
 
 
 def dumps(frame: Any) -> str:

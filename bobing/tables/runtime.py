@@ -6,11 +6,11 @@ import asyncio
 import hmac
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from bobing.engine.events import Event, Thrown, event_from_json
-from bobing.engine.game import Game
+from bobing.engine.game import Game, Phase
 from bobing.engine.rules import RuleSet
 from bobing.storage.event_store import (
     CommandRecord,
@@ -153,6 +153,23 @@ class Runtime:
     def knows(self, token_hash: str) -> bool:
         """Whether a token hash belongs to anything at this table."""
         return self.roles([token_hash]).anyone
+
+
+def auto_throw_deadline(runtime: Runtime) -> datetime | None:
+    """When the server throws for the player whose turn it is: the time of the last event
+    (reactions aside) plus the table's auto-throw seconds; None when it does not. The one
+    formula: the service arms its timer with it, the state shows it."""
+    game = runtime.game
+    if (
+        not runtime.auto_throw
+        or runtime.status != "playing"
+        or runtime.info.mode != "online"
+        or game is None
+        or game.phase not in (Phase.MAIN, Phase.FINAL)
+        or runtime.turn_since is None
+    ):
+        return None
+    return runtime.turn_since + timedelta(seconds=runtime.auto_throw)
 
 
 def throw_index(events: list[Event], throw: int) -> int:

@@ -25,12 +25,11 @@ import hashlib
 import json
 import logging
 import math
-import secrets
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from bobing.engine.errors import BobingError
@@ -39,12 +38,11 @@ from bobing.engine.fairness import (
     commitment,
     new_server_seed,
 )
-from bobing.engine.game import MAX_NAME_LENGTH, Game, Phase
+from bobing.engine.game import MAX_NAME_LENGTH, Game
 from bobing.engine.rules import rules_from_json
 from bobing.realtime.broker import Broker, table_channel
 from bobing.storage.event_store import (
     Append,
-    CodeTaken,
     CommandRecord,
     EventStore,
     Seat,
@@ -56,7 +54,7 @@ from bobing.storage.event_store import (
     utcnow,
 )
 from bobing.tables.clock import Clocks, time_up_command_id
-from bobing.tables.commands import AUTO_THROW, PLANS, Plan, plan_time_up
+from bobing.tables.commands import AUTO_THROW, PLANS, Plan, need_seated, plan_time_up
 from bobing.tables.export import record_of, results_csv
 from bobing.tables.limits import Limits
 from bobing.tables.problems import ApiError, from_bobing
@@ -64,6 +62,7 @@ from bobing.tables.protocol import Command, dumps
 from bobing.tables.runtime import (
     Roles,
     Runtime,
+    auto_throw_deadline,
     events_frame,
     last_thrown,
     note_event,
@@ -72,7 +71,7 @@ from bobing.tables.runtime import (
     throw_index,
 )
 from bobing.tables.state import build_state, state_text
-from bobing.tables.tokens import CODE_ALPHABET, CODE_LENGTH, hash_token, new_token, normalize_code
+from bobing.tables.tokens import hash_token, new_token, normalize_code, with_free_code
 from bobing.tables.validation import (
     MAX_TABLE_NAME,
     MODES,
@@ -149,9 +148,10 @@ class TableService:
         self._runtimes: OrderedDict[str, Runtime] = OrderedDict()
         self._loading: dict[str, asyncio.Future[Runtime | None]] = {}
         self._background: set[asyncio.Task[None]] = set()
-        self._timers: dict[str, asyncio.TimerHandle] = {}
-        self._tasks: set[asyncio.Task[None]] = set()
         self.clocks = Clocks(self._time_up)
+        """The time limits' timers (``deadline_set`` in the log)."""
+        self.auto_throws = Clocks(self._auto_throw, action="throwing for an absent player")
+        """The auto-throws' timers (the last event's time + the table's seconds)."""
 
     # -- runtimes -------------------------------------------------------------------------
 
@@ -309,13 +309,7 @@ class TableService:
         if self._background:
             await asyncio.gather(*self._background, return_exceptions=True)
         await self.clocks.close()
-        for timer in self._timers.values():
-            timer.cancel()
-        self._timers.clear()
-        for task in list(self._tasks):
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        await self.auto_throws.close()
 
     # -- creating and joining -------------------------------------------------------------
 
@@ -366,8 +360,8 @@ class TableService:
             "time_limit": limit,
         }
         rules_json = rule_set.to_json()
-        for _ in range(20):
-            code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+        async def create(code: str) -> Created:
             info = TableInfo(
                 code=code,
                 name=table_name,
@@ -392,10 +386,7 @@ class TableService:
                 "time_limit": limit,
                 "commitment": info.commitment,
             }
-            try:
-                stored = await self.store.create_table(info, [created_event])
-            except CodeTaken:
-                continue
+            stored = await self.store.create_table(info, [created_event])
             runtime = Runtime(
                 info=info, rules=rule_set, seats=[], status="lobby", last_seq=len(stored)
             )
@@ -403,7 +394,8 @@ class TableService:
             runtime.state_json = dumps(state)
             self._remember(runtime)
             return Created(code, host_token, play_token, state)
-        raise ApiError("conflict", "could not find a free table code; try again")
+
+        return await with_free_code(create, "table")
 
     async def join(self, code: str, name: Any, token_hashes: Iterable[str] = ()) -> dict[str, Any]:
         """Seat ``name``; returns ``{"seat", "name", "player_token"}``.
@@ -620,43 +612,26 @@ class TableService:
     # -- absent players: the server throws once the table's auto-throw time runs out --------
 
     def _arm_auto_throw(self, runtime: Runtime) -> None:
-        """Schedule the auto-throw of the current turn (or cancel it): deadline = the time of
-        the last event (reactions aside) + the table's seconds, so a restart keeps it."""
-        old = self._timers.pop(runtime.code, None)
-        if old is not None:
-            old.cancel()
-        game = runtime.game
-        if (
-            not runtime.auto_throw
-            or runtime.status != "playing"
-            or runtime.info.mode != "online"
-            or game is None
-            or game.phase not in (Phase.MAIN, Phase.FINAL)
-            or runtime.turn_since is None
-        ):
-            return
-        deadline = runtime.turn_since + timedelta(seconds=runtime.auto_throw)
-        delay = max(0.0, (deadline - utcnow()).total_seconds())
-        turn = game.throw_count + 1
-        code = runtime.code
-        self._timers[code] = asyncio.get_running_loop().call_later(
-            delay, self._spawn_auto_throw, code, turn
-        )
+        """Keep the auto-throw timer in step with the log (the same timers as the time
+        limit: retried while the database is down, re-armed on load, and the turn makes it
+        happen once however many instances fire)."""
+        self.auto_throws.arm(runtime.code, auto_throw_deadline(runtime))
 
-    def _spawn_auto_throw(self, code: str, turn: int) -> None:
-        self._timers.pop(code, None)
-        task = asyncio.get_running_loop().create_task(self._auto_throw(code, turn))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    async def _auto_throw(self, code: str, turn: int) -> None:
+    async def _auto_throw(self, code: str, deadline: datetime) -> bool:
+        """The server's throw for the absent player; True when done (or nothing to do),
+        False to retry."""
+        runtime = await self.runtime(code)
+        if runtime.game is None or auto_throw_deadline(runtime) != deadline:
+            return True  # the log moved on: the timer of the new deadline is armed
+        turn = runtime.game.throw_count + 1
         command = Command("throw", None, {"turn": turn, AUTO_THROW: True})
         try:
             await self.execute(code, command, ())
-        except ApiError:
-            pass  # the player threw meanwhile (turn_taken), or the game paused or ended
-        except Exception:
-            log.exception("auto-throw failed at table %s", code)
+        except ApiError as exc:
+            # The player threw meanwhile (turn_taken), or the game paused or ended; a busy
+            # or unreachable database is tried again.
+            return exc.code not in ("conflict", "unavailable")
+        return True
 
     # -- play again with the same people ----------------------------------------------------
 
@@ -752,7 +727,7 @@ class TableService:
         target = old.rematch_code
 
         def claim(new: Runtime, _: Roles) -> Plan:
-            _need_seated_at(new, name)
+            need_seated(new, name)
             token = new_token("p")
             seats = [
                 Seat(s.name, s.seat, hash_token(token) if s.name == name else s.token_hash)
@@ -798,16 +773,6 @@ class TableService:
     async def results_csv(self, code: str, lang: str | None = None) -> str:
         """Results as CSV, one row per seat."""
         return results_csv(await self.fresh_runtime(code), lang)
-
-
-def _need_seated_at(runtime: Runtime, name: str) -> None:
-    if name not in runtime.names:
-        raise ApiError(
-            "unknown_player",
-            f"{name!r} is not seated at table {runtime.code}",
-            name=name,
-            code=runtime.code,
-        )
 
 
 class UnusableSnapshot(Exception):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
 from typing import Any
 
 from bobing.engine.game import Game, Phase
@@ -10,7 +9,7 @@ from bobing.storage.event_store import (
     iso,
 )
 from bobing.tables.protocol import dumps
-from bobing.tables.runtime import Runtime
+from bobing.tables.runtime import Runtime, auto_throw_deadline
 
 RESULT_KEYS = ("status", "ended_by", "next", "zhuangyuan", "holdings", "pool", "round")
 
@@ -96,16 +95,8 @@ def auto_throw(runtime: Runtime) -> dict[str, Any] | None:
     """The table's auto-throw time and, while a turn runs, when the server throws for it."""
     if not runtime.auto_throw:
         return None
-    game = runtime.game
-    deadline = None
-    if (
-        runtime.status == "playing"
-        and game is not None
-        and game.phase in (Phase.MAIN, Phase.FINAL)
-        and runtime.turn_since is not None
-    ):
-        deadline = iso(runtime.turn_since + timedelta(seconds=runtime.auto_throw))
-    return {"seconds": runtime.auto_throw, "deadline": deadline}
+    deadline = auto_throw_deadline(runtime)
+    return {"seconds": runtime.auto_throw, "deadline": None if deadline is None else iso(deadline)}
 
 
 def running_deadline(runtime: Runtime) -> str | None:

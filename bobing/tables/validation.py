@@ -14,15 +14,13 @@ from typing import Any
 from bobing.engine.errors import BobingError, RulesError
 from bobing.engine.hands import TIERS
 from bobing.engine.rules import RuleSet, rules_from_json
+from bobing.engine.switches import MAX_PRIZE_NAME
 from bobing.tables.problems import ApiError, from_bobing
 
 MODES = ("online", "pass_and_play", "referee")
 
 
 MAX_TABLE_NAME = 40
-
-
-MAX_PRIZE_NAME = 40
 
 
 MAX_PRIZE_VALUE = 10**9

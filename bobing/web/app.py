@@ -8,6 +8,7 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from fastapi import FastAPI, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
@@ -19,7 +20,7 @@ from starlette.types import Receive, Scope, Send
 
 from bobing.engine.errors import BobingError
 from bobing.gatherings.service import GatheringService
-from bobing.i18n import normalize_lang
+from bobing.i18n import request_language
 from bobing.organizer import MAX_ROSTER_BYTES
 from bobing.realtime.broker import get_broker
 from bobing.realtime.redis import safe_url
@@ -28,6 +29,7 @@ from bobing.storage.event_store import EventStore
 from bobing.storage.gatherings import GatheringStore
 from bobing.tables.limits import Limits
 from bobing.tables.problems import ApiError, from_bobing
+from bobing.tables.protocol import command_schema
 from bobing.tables.service import TableService
 from bobing.web.hub import Hub
 from bobing.web.limits_transport import RequestLimits
@@ -43,8 +45,9 @@ RESERVED_PREFIXES = ("/api", "/ws", "/docs", "/openapi.json", "/redoc")
 
 def request_lang(request: Request) -> str:
     """``?lang=`` or the first Accept-Language tag, normalized."""
-    wanted = request.query_params.get("lang") or request.headers.get("accept-language", "")
-    return normalize_lang(wanted.split(",")[0].split(";")[0] if wanted else None)
+    return request_language(
+        request.query_params.get("lang"), request.headers.get("accept-language")
+    )
 
 
 def problem_response(request: Request, error: ApiError) -> JSONResponse:
@@ -101,6 +104,16 @@ class BobingApp(FastAPI):
                     await ws.table_socket(WebSocket(scope, receive, send), code)
                     return
         await super().__call__(scope, receive, send)
+
+    def openapi(self) -> dict[str, Any]:
+        """FastAPI's document, with the command table's models among its components (the
+        command route's request body names them: ``tables.protocol.command_schema``)."""
+        if self.openapi_schema is None:
+            document = super().openapi()
+            _, definitions = command_schema()
+            document.setdefault("components", {}).setdefault("schemas", {}).update(definitions)
+            self.openapi_schema = document
+        return self.openapi_schema
 
 
 async def _checkpoints(db: Database, every: float = 2.0) -> None:

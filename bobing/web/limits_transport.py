@@ -32,7 +32,7 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from bobing.i18n import lang_from_env, normalize_lang
+from bobing.i18n import lang_from_env, request_language
 from bobing.tables import json_input
 from bobing.tables.problems import ApiError
 
@@ -347,9 +347,8 @@ class RequestLimits:
         for part in query.split("&"):
             if part.startswith("lang="):
                 wanted = part[5:]
-        if not wanted:
-            wanted = dict(scope.get("headers", ())).get(b"accept-language", b"").decode("latin-1")
-        lang = normalize_lang(wanted.split(",")[0].split(";")[0] if wanted else None)
+        header = dict(scope.get("headers", ())).get(b"accept-language", b"").decode("latin-1")
+        lang = request_language(wanted, header)
         body = json.dumps(error.problem(lang), ensure_ascii=False).encode("utf-8")
         headers = [(b"content-type", PROBLEM), (b"content-length", str(len(body)).encode())]
         if error.code == "request_timeout":

@@ -23,6 +23,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
+from starlette.requests import Request
+
 from bobing.realtime.broker import broker_scheme
 from bobing.realtime.redis import _redis_module, safe_url
 from bobing.tables.problems import ApiError
@@ -202,3 +204,14 @@ def rate_limiter(
 def address_key(address: str | None) -> str:
     """A client address as stored for quotas: hashed, never the address itself."""
     return hashlib.sha256(f"bobing-address:{address or '?'}".encode()).hexdigest()
+
+
+async def count_request(request: Request, action: str) -> str:
+    """Count one ``action`` against the request's client address (``rate_limited`` when over;
+    nothing is counted by an app without a limiter) and return the hashed address, for
+    quotas: the one way a route takes from a rate."""
+    address = request.client.host if request.client is not None else None
+    limiter: RateLimiter | None = getattr(request.app.state, "rate_limiter", None)
+    if limiter is not None:
+        await limiter.acquire(action, address or "?")
+    return address_key(address)

@@ -44,6 +44,8 @@ class Served:
     proc: subprocess.Popen[bytes]
     limits: tuple[str, ...]
     log_path: Path
+    database: tuple[str, ...] = ()
+    """``--db URL --schema S`` of a server on PostgreSQL; empty for the SQLite file."""
 
     async def restart(self) -> None:
         """Kill the process (SIGKILL: a crash) and start a new one on the same database."""
@@ -54,17 +56,21 @@ class Served:
         await close_clients()
         await self.http.aclose()
         self.proc, self.url = await asyncio.to_thread(
-            _start, self.db_path, self.cwd, self.limits, self.log_path
+            _start, self.db_path, self.cwd, self.limits, self.log_path, self.database
         )
         self.http = httpx.AsyncClient(base_url=self.url, timeout=TIMEOUT)
 
 
 def _start(
-    db_path: Path, cwd: Path, limits: Iterable[str], log_path: Path
+    db_path: Path,
+    cwd: Path,
+    limits: Iterable[str],
+    log_path: Path,
+    database: tuple[str, ...] = (),
 ) -> tuple[subprocess.Popen[bytes], str]:
     bobing = Path(sys.executable).with_name("bobing")
     command = [str(bobing), "serve", "--host", "127.0.0.1", "--port", "0"]
-    command += ["--db", f"sqlite+aiosqlite:///{db_path}"]
+    command += list(database) or ["--db", f"sqlite+aiosqlite:///{db_path}"]
     for option in limits:
         command += ["--limit", option]
     env = {k: v for k, v in os.environ.items() if not k.startswith("BOBING_LIMIT_")}
@@ -88,8 +94,13 @@ def _start(
 
 
 @contextlib.asynccontextmanager
-async def served(tmp_path: Path, *limits: str) -> AsyncIterator[Served]:
+async def served(
+    tmp_path: Path, *limits: str, database: tuple[str, ...] = ()
+) -> AsyncIterator[Served]:
     """``bobing serve --limit …`` in ``tmp_path/cwd``; stopped (and its clients closed) after.
+
+    ``database``: ``("--db", URL, "--schema", S)`` for PostgreSQL (the caller owns the schema);
+    by default a fresh SQLite file.
 
     The server's standard input is a pipe nobody writes to: a server that read ``/dev/stdin``
     would hang, and the test would see it.
@@ -98,9 +109,9 @@ async def served(tmp_path: Path, *limits: str) -> AsyncIterator[Served]:
     cwd.mkdir(exist_ok=True)
     db_path = tmp_path / "bobing.sqlite3"
     log_path = tmp_path / "server.log"
-    proc, url = await asyncio.to_thread(_start, db_path, cwd, limits, log_path)
+    proc, url = await asyncio.to_thread(_start, db_path, cwd, limits, log_path, database)
     server = Served(url, httpx.AsyncClient(base_url=url, timeout=TIMEOUT), db_path, cwd, proc,
-                    tuple(limits), log_path)  # fmt: skip
+                    tuple(limits), log_path, database)  # fmt: skip
     try:
         yield server
     finally:

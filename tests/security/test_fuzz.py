@@ -31,6 +31,8 @@ if str(HERE) not in sys.path:
 from sectools import NO_LIMITS, TIMEOUT, _start  # noqa: E402
 from websockets.sync.client import connect  # noqa: E402
 
+from bobing.tables import protocol  # noqa: E402
+
 EXAMPLES_REST = 500
 EXAMPLES_WS = 200
 HOSTILE_TEXT = [
@@ -102,7 +104,11 @@ def from_schema(schema: dict[str, Any], components: dict[str, Any]) -> st.Search
     kind = schema.get("type")
     examples = [*schema.get("examples", [])]
     fitting: st.SearchStrategy[Any]
-    if kind == "string":
+    if "const" in schema:
+        fitting = st.just(schema["const"])
+    elif "enum" in schema:
+        fitting = st.sampled_from(schema["enum"])
+    elif kind == "string":
         fitting = TEXT
     elif kind == "integer":
         low, high = schema.get("minimum", -(10**6)), schema.get("maximum", 10**6)
@@ -176,17 +182,18 @@ def requests(draw: st.DrawFn, live: dict[str, Any]) -> tuple[str, str, dict[str,
             params[name] = value if isinstance(value, str | int) else json.dumps(value)
     body: Any = None
     content = (op.get("requestBody") or {}).get("content", {}).get("application/json")
-    if content is not None:
-        body = draw(from_schema(content["schema"], components))
-    elif path.endswith("/commands"):
+    if path.endswith("/commands") and draw(st.booleans()):
         body = draw(frames())
+    elif content is not None:
+        body = draw(from_schema(content["schema"], components))
     return method.upper(), path, {"params": params, "headers": headers, "json": body}
 
 
-COMMANDS = ["throw", "grab", "reorder", "remove", "lock", "start_dice", "start", "pause",
-            "resume", "end", "undo", "auth", "ping", "nope", ""]  # fmt: skip
-FIELDS = ["turn", "nonce", "player", "dice", "tiaohou", "allocation", "random", "players",
-          "locked", "thrower", "starter", "throw", "token", "id", "extra"]  # fmt: skip
+COMMANDS = [*sorted(protocol.COMMANDS), "nope", ""]
+"""Every command of the protocol's one table (so a new command is fuzzed by construction),
+and two that are none."""
+FIELDS = [*sorted({f for fields in protocol.FIELDS.values() for f in fields}), "id", "extra"]
+"""Every field of the table, the id, and one no command has."""
 
 
 @st.composite
@@ -284,6 +291,18 @@ def test_websocket_frame_fuzz(live: dict[str, Any], data: st.DataObject) -> None
         ws.send(json.dumps({"type": "ping", "id": "still-there"}))
         while (reply := json.loads(ws.recv(TIMEOUT)))["type"] != "pong":
             pass
+
+
+def test_the_fuzz_draws_every_command_of_the_table(live: dict[str, Any]) -> None:
+    """Issue 17, bug 5: the fuzz's copy of the command list once missed seven commands."""
+    assert set(COMMANDS) - {"nope", ""} == protocol.COMMANDS
+    for kind in ("dispute", "hand_seat", "claim_seat", "set_auto_throw", "rematch", "react"):
+        assert kind in COMMANDS
+    assert "claim_rematch" in COMMANDS
+    # The REST fuzz draws from the OpenAPI document, whose command body is the same table.
+    body = live["schema"]["paths"]["/api/tables/{code}/commands"]["post"]["requestBody"]
+    mapping = body["content"]["application/json"]["schema"]["discriminator"]["mapping"]
+    assert set(mapping) == protocol.COMMANDS
 
 
 def test_state_invariants_hold_after_the_fuzz(live: dict[str, Any]) -> None:

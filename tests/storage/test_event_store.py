@@ -153,3 +153,33 @@ async def test_tables_with_status_lists_the_games_in_play(store: EventStore) -> 
         await store.append(Append(code, 1, [{"type": "started"}], status=status))
     assert await store.tables_with_status("playing") == [("ABC234", {"named_prizes": {}})]
     assert sorted(c for c, _ in await store.tables_with_status("lobby")) == ["DEF567"]
+
+
+async def test_every_write_path_stores_the_command_binding(store: EventStore) -> None:
+    """Issue 17: the id, sender and digest are stored by every path that writes events — on
+    PostgreSQL a batch without seat changes is one statement, one with seats a transaction;
+    on SQLite one synchronous batch — and read back by ``command``, ``load`` and
+    ``events_after``."""
+    await store.create_table(info(), [{"type": "table_created"}])
+    seats = [Seat("甲", 1, "t1" * 32)]
+    plain = Append("ABC234", 1, [{"type": "a"}, {"type": "b"}], command_id="k1",
+                   sender="s1" * 32, digest="d1" * 32)  # fmt: skip
+    seated = Append("ABC234", 3, [{"type": "joined"}], command_id="k2", seats=seats,
+                    sender="s2" * 32, digest="d2" * 32)  # fmt: skip
+    for request in (plain, seated):
+        stored = await store.append(request)
+        assert (stored[0].sender, stored[0].digest) == (request.sender, request.digest)
+    for request in (plain, seated):
+        assert request.command_id is not None
+        found = await store.command("ABC234", request.command_id)
+        assert found is not None
+        assert (found.sender, found.digest) == (request.sender, request.digest)
+    events = await store.events_after("ABC234", 1)
+    assert [(e.command_id, e.sender, e.digest) for e in events] == [
+        ("k1", "s1" * 32, "d1" * 32),
+        (None, None, None),
+        ("k2", "s2" * 32, "d2" * 32),
+    ]
+    snapshot = await store.load("ABC234")
+    assert snapshot is not None
+    assert [e.sender for e in snapshot.events[1:]] == ["s1" * 32, None, "s2" * 32]

@@ -30,17 +30,18 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 from fastapi import APIRouter, Body, Query, Request
 from fastapi.responses import JSONResponse, Response
 
+from bobing.analysis.limits import MAX_PLAYERS, MIN_PLAYERS
 from bobing.analysis.odds import odds as exact_odds
 from bobing.engine.errors import BobingError
 from bobing.engine.hands import TIERS
 from bobing.engine.presets import DEFAULT_RULES
 from bobing.engine.rules import RuleSet
-from bobing.i18n import normalize_lang
+from bobing.i18n import request_language
 from bobing.tables.limits import Limits
 from bobing.tables.problems import ApiError, from_bobing
 from bobing.tables.service import TableService
 from bobing.tables.validation import preset_rules, web_rules
-from bobing.web.ratelimit import RateLimiter
+from bobing.web.ratelimit import count_request
 from bobing.web.routes.api import Problem
 
 if TYPE_CHECKING:
@@ -65,8 +66,6 @@ RETRY_AFTER = 5
 MAX_AGE = 3600
 """Seconds browsers may reuse an answer: it depends only on its URL (a table's rules are fixed)."""
 CHARTS = ("length", "seats")
-MIN_PLAYERS, MAX_PLAYERS = 2, 30
-"""Table sizes, as ``bobing.analysis.simulate`` accepts them (a test keeps them equal)."""
 
 _PROBLEM = {"model": Problem, "content": {"application/problem+json": {}}}
 router = APIRouter(
@@ -157,8 +156,7 @@ def rules_key(rules: RuleSet) -> str:
 
 def chart_lang(request: Request, lang: str | None) -> str:
     """``?lang=``, else the first Accept-Language tag, normalized."""
-    wanted = lang or request.headers.get("accept-language", "")
-    return normalize_lang(wanted.split(",")[0].split(";")[0] if wanted else None)
+    return request_language(lang, request.headers.get("accept-language"))
 
 
 # -- the computations ---------------------------------------------------------------------------
@@ -356,10 +354,7 @@ class AnalysisCache:
 
 async def limit_analysis(request: Request) -> None:
     """Count one analysis request against the client's address (``rate_limited`` when over)."""
-    limiter: RateLimiter | None = getattr(request.app.state, "rate_limiter", None)
-    if limiter is not None:
-        address = request.client.host if request.client is not None else None
-        await limiter.acquire("analysis", address or "?")
+    await count_request(request, "analysis")
 
 
 def cache_of(request: Request) -> AnalysisCache:
@@ -378,10 +373,7 @@ async def cached_length(request: Request, rules: RuleSet, players: int) -> GameL
     key = (rules_key(rules), players)
 
     async def count_simulation() -> None:
-        limiter: RateLimiter | None = getattr(request.app.state, "rate_limiter", None)
-        if limiter is not None:
-            address = request.client.host if request.client is not None else None
-            await limiter.acquire("simulation", address or "?")
+        await count_request(request, "simulation")
 
     return await cache.get(
         cache.lengths,

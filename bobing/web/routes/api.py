@@ -10,12 +10,16 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bobing.engine.presets import DEFAULT_RULES, PRESETS
 from bobing.i18n import normalize_lang
-from bobing.storage.event_store import iso, utcnow
 from bobing.tables.problems import ApiError
-from bobing.tables.protocol import MAX_TOKEN_LENGTH, STATE_CHANGING, read_command
+from bobing.tables.protocol import (
+    STATE_CHANGING,
+    command_schema,
+    pong,
+    read_command,
+)
 from bobing.tables.service import PAGE, TableService
-from bobing.tables.tokens import hash_token
-from bobing.web.ratelimit import RateLimiter, address_key
+from bobing.tables.tokens import bearer_token, hash_token
+from bobing.web.ratelimit import count_request
 from bobing.web.serve import invite_base
 
 
@@ -93,15 +97,6 @@ MAX_SEQ = 2**31 - 1
 """The largest sequence number a log can hold (``bobing_events.seq`` is a 32-bit integer)."""
 
 
-async def limit(request: Request, action: str) -> str:
-    """Count one ``action`` against the client's address (``rate_limited`` when over); the
-    hashed address, for quotas."""
-    address = request.client.host if request.client is not None else None
-    limiter: RateLimiter = request.app.state.rate_limiter
-    await limiter.acquire(action, address or "?")
-    return address_key(address)
-
-
 def service_of(request: Request) -> TableService:
     """The app's table service."""
     service: TableService = request.app.state.service
@@ -138,7 +133,7 @@ async def presets() -> dict[str, Any]:
 @router.post("/tables", status_code=201, summary="Create a table")
 async def create_table(body: CreateTable, request: Request) -> JSONResponse:
     """Create a table; the host token (and a pass-and-play table's play token) is shown once."""
-    creator = await limit(request, "create")
+    creator = await count_request(request, "create")
     created = await service_of(request).create_table(
         name=body.name,
         mode=body.mode,
@@ -180,7 +175,7 @@ async def join(
 ) -> JSONResponse:
     """Seat a display name; the player token is returned once. Refused while the host has
     locked the lobby (``lobby_locked``), unless the host's own token comes with it."""
-    await limit(request, "join")
+    await count_request(request, "join")
     hashes = [hash_token(token) for token in _bearer(authorization)]
     reply = await service_of(request).join(code, body.name, hashes)
     return JSONResponse(reply, status_code=201)
@@ -189,10 +184,10 @@ async def join(
 def _bearer(authorization: str | None) -> list[str]:
     if not authorization:
         return []
-    scheme, _, token = authorization.partition(" ")
-    if scheme.lower() != "bearer" or not token.strip() or len(token) > MAX_TOKEN_LENGTH:
+    token = bearer_token(authorization)
+    if token is None:
         raise ApiError("invalid_token", "Authorization must be 'Bearer <token>'")
-    return [token.strip()]
+    return [token]
 
 
 @router.get("/tables/{code}/events", summary="The event log after a sequence number")
@@ -241,7 +236,16 @@ async def results(
     )
 
 
-@router.post("/tables/{code}/commands", summary="Send a table command over HTTP")
+@router.post(
+    "/tables/{code}/commands",
+    summary="Send a table command over HTTP",
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {"application/json": {"schema": command_schema()[0]}},
+        }
+    },
+)
 async def command(
     code: str,
     request: Request,
@@ -250,19 +254,15 @@ async def command(
     """The WebSocket commands (docs/protocol.md) for clients without a socket; returns the ack."""
     parsed = read_command(await request.body())
     if parsed.type == "ping":
-        return {"type": "pong", "id": parsed.id, "server_time": iso(utcnow())}
+        return pong(parsed.id)
     if parsed.type not in STATE_CHANGING:
         raise ApiError(
             "unknown_command",
             f"{parsed.type!r} is only meaningful on a WebSocket",
             command=parsed.type,
         )
-    hashes: list[str] = []
-    if authorization:
-        scheme, _, token = authorization.partition(" ")
-        if scheme.lower() != "bearer" or not token.strip():
-            raise ApiError("invalid_token", "Authorization must be 'Bearer <token>'")
-        hashes.append(hash_token(token.strip()))
+    hashes = [hash_token(token) for token in _bearer(authorization)]
+    if hashes:
         runtime = await service_of(request).runtime(code)
         if not runtime.knows(hashes[0]):
             raise ApiError("invalid_token", f"the token does not belong to table {runtime.code}")

@@ -10,15 +10,24 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import JSONResponse, Response
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
-from bobing.gatherings.draft import model_errors
+from bobing.engine.game import MAX_NAME_LENGTH, MAX_PLAYERS
+from bobing.engine.switches import MAX_PRIZE_NAME
+from bobing.gatherings.draft import MAX_EVENT_NAME, MAX_TABLES, MODE_ALIASES, model_errors
 from bobing.gatherings.export import results_csv, results_xlsx
-from bobing.gatherings.service import GatheringService
-from bobing.i18n import normalize_lang
+from bobing.gatherings.service import CONTROL_ACTIONS, GatheringService
+from bobing.i18n import request_language
 from bobing.organizer import MAX_ROSTER_BYTES, read_roster
+from bobing.organizer.budget import MAX_AMOUNT, MAX_COST_NAME, MAX_COSTS
+from bobing.organizer.playoff import MAX_PLAYOFF_THROWS
+from bobing.organizer.prizes import MAX_VALUE
+from bobing.organizer.roster import MAX_GROUP_LENGTH, MAX_PEOPLE
+from bobing.organizer.seating import SEATINGS
 from bobing.tables.problems import ApiError
-from bobing.web.routes.api import _PROBLEM, limit
+from bobing.tables.validation import MAX_TIME_LIMIT, MODES
+from bobing.web.ratelimit import count_request
+from bobing.web.routes.api import _PROBLEM
 
 ROSTER_PATH = "/api/events/roster"
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
@@ -40,38 +49,126 @@ router = APIRouter(
 Auth = Annotated[str | None, Header(description="Bearer <organiser token>")]
 
 
+def _typed(schema: dict[str, Any]) -> WithJsonSchema:
+    """The JSON schema a field is documented with. The value itself is checked by the
+    gatherings layer (``gatherings/draft.py``), whose problems name the field in the user's
+    language; pydantic's own messages would not."""
+    return WithJsonSchema(schema)
+
+
+_TEXT = {"type": "string", "minLength": 1}
+_WHOLE = {"type": "integer", "minimum": 1}
+_PERSON = {
+    "anyOf": [
+        {**_TEXT, "maxLength": MAX_NAME_LENGTH},
+        {
+            "type": "object",
+            "properties": {
+                "name": {**_TEXT, "maxLength": MAX_NAME_LENGTH},
+                "group": {"type": "string", "maxLength": MAX_GROUP_LENGTH},
+            },
+            "required": ["name"],
+        },
+    ]
+}
+_PRIZE = {
+    "type": "object",
+    "properties": {
+        "name": {**_TEXT, "maxLength": MAX_PRIZE_NAME},
+        "count": _WHOLE,
+        "value": {"type": "number", "minimum": 0, "maximum": MAX_VALUE},
+    },
+    "required": ["name"],
+}
+_RULES = {
+    "anyOf": [
+        {"type": "string", "description": "a preset id"},
+        {"type": "object", "description": "a rule object"},
+    ]
+}
+_OR_NULL: dict[str, Any] = {"type": "null"}
+
+
+def _optional(schema: dict[str, Any]) -> WithJsonSchema:
+    return _typed({"anyOf": [schema, _OR_NULL]})
+
+
 class CreateEvent(BaseModel):
     """The body of ``POST /api/events`` (docs/events.md)."""
 
     model_config = ConfigDict(extra="forbid")
 
-    name: Any = Field(description="1-40 characters, no HTML", examples=["三年二班中秋博饼"])
-    date: Any = Field(default=None, description="YYYY-MM-DD", examples=["2026-10-06"])
-    rules: Any = Field(default=None, description="a preset id or a rule object (RULES.md §5, §8)")
-    mode: Any = Field(
+    name: Annotated[Any, _typed({**_TEXT, "maxLength": MAX_EVENT_NAME})] = Field(
+        description="1-40 characters, no HTML", examples=["三年二班中秋博饼"]
+    )
+    date: Annotated[Any, _optional({"type": "string", "format": "date"})] = Field(
+        default=None, description="YYYY-MM-DD", examples=["2026-10-06"]
+    )
+    rules: Annotated[Any, _optional(_RULES)] = Field(
+        default=None, description="a preset id or a rule object (RULES.md §5, §8)"
+    )
+    mode: Annotated[Any, _typed({"enum": [*MODES, *MODE_ALIASES]})] = Field(
         default="referee", description="online (phones) | pass_and_play | referee (组长)"
     )
-    people: Any = Field(
+    people: Annotated[
+        Any, _typed({"type": "array", "items": _PERSON, "minItems": 1, "maxItems": MAX_PEOPLE})
+    ] = Field(
         description="names, or {name, group} objects; distinct names",
         examples=[["张三", {"name": "李四", "group": "一组"}]],
     )
-    tables: Any = Field(default=None, description="the number of tables (or table_size)")
-    table_size: Any = Field(default=None, description="people per table (or tables)")
-    seating: Any = Field(default="random", description="random | balanced | in_order")
-    prizes: Any = Field(
+    tables: Annotated[Any, _optional({**_WHOLE, "maximum": MAX_TABLES})] = Field(
+        default=None, description="the number of tables (or table_size)"
+    )
+    table_size: Annotated[Any, _optional({**_WHOLE, "maximum": MAX_PLAYERS})] = Field(
+        default=None, description="people per table (or tables)"
+    )
+    seating: Annotated[Any, _typed({"enum": list(SEATINGS)})] = Field(
+        default="random", description="random | balanced | in_order"
+    )
+    prizes: Annotated[
+        Any,
+        _optional({"type": "object", "additionalProperties": {"type": "array", "items": _PRIZE}}),
+    ] = Field(
         default=None,
         description="one table's prize set: {tier: [{name, count, value}]}",
         examples=[{"duitang": [{"name": "洗发水", "count": 2, "value": 40}]}],
     )
-    budget: Any = Field(
+    budget: Annotated[
+        Any,
+        _optional(
+            {
+                "type": "object",
+                "properties": {
+                    "contribution": {"type": "number", "minimum": 0, "maximum": MAX_AMOUNT},
+                    "fixed_costs": {
+                        "type": "array",
+                        "maxItems": MAX_COSTS,
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "name": {**_TEXT, "maxLength": MAX_COST_NAME},
+                                "amount": {"type": "number", "minimum": 0, "maximum": MAX_AMOUNT},
+                            },
+                        },
+                    },
+                },
+            }
+        ),
+    ] = Field(
         default=None,
         description="{contribution: per person, fixed_costs: [{name, amount}]}",
         examples=[{"contribution": 50, "fixed_costs": [{"name": "场地", "amount": 0}]}],
     )
-    playoff_prize: Any = Field(default=None, description="{name, value} of the 王中王 prize")
-    start_thrower: Any = Field(default=None, description="who throws the start dice")
-    previous: Any = Field(default=None, description="last year's event code")
-    time_limit: Any = Field(
+    playoff_prize: Annotated[Any, _optional(_PRIZE)] = Field(
+        default=None, description="{name, value} of the 王中王 prize"
+    )
+    start_thrower: Annotated[Any, _optional({**_TEXT, "maxLength": MAX_NAME_LENGTH})] = Field(
+        default=None, description="who throws the start dice"
+    )
+    previous: Annotated[Any, _optional({**_TEXT, "maxLength": 20})] = Field(
+        default=None, description="last year's event code"
+    )
+    time_limit: Annotated[Any, _optional({**_WHOLE, "maximum": MAX_TIME_LIMIT})] = Field(
         default=None, description="minutes each table plays before time is called (1-600)"
     )
 
@@ -81,8 +178,12 @@ class Control(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    action: Any = Field(description="start | pause | resume | close")
-    table: Any = Field(default=None, description="a table number; absent: every table")
+    action: Annotated[Any, _typed({"enum": list(CONTROL_ACTIONS)})] = Field(
+        description="start | pause | resume | close"
+    )
+    table: Annotated[Any, _optional(_WHOLE)] = Field(
+        default=None, description="a table number; absent: every table"
+    )
 
 
 class Playoff(BaseModel):
@@ -90,7 +191,9 @@ class Playoff(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    throws: Any = Field(default=1, description="throws each, 1-10")
+    throws: Annotated[Any, _typed({**_WHOLE, "maximum": MAX_PLAYOFF_THROWS})] = Field(
+        default=1, description="throws each, 1-10"
+    )
 
 
 class Claim(BaseModel):
@@ -98,7 +201,9 @@ class Claim(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: Any = Field(description="the seated name", examples=["张三"])
+    name: Annotated[Any, _typed({**_TEXT, "maxLength": MAX_NAME_LENGTH})] = Field(
+        description="the seated name", examples=["张三"]
+    )
 
 
 def events_of(request: Request) -> GatheringService:
@@ -108,14 +213,17 @@ def events_of(request: Request) -> GatheringService:
 
 
 def _lang(request: Request) -> str:
-    wanted = request.query_params.get("lang") or request.headers.get("accept-language", "")
-    return normalize_lang(wanted.split(",")[0].split(";")[0] if wanted else None)
+    return request_language(
+        request.query_params.get("lang"), request.headers.get("accept-language")
+    )
 
 
 @router.post("", status_code=201, summary="Create an event with its tables, seats named")
 async def create_event(body: CreateEvent, request: Request) -> JSONResponse:
     """Every table is created and seated at once; the organiser and host tokens are shown once."""
-    await limit(request, "create")  # an event counts as one creation against the address's rate
+    await count_request(
+        request, "create"
+    )  # an event counts as one creation against the address's rate
     created = await events_of(request).create(body.model_dump())
     return JSONResponse(
         created, status_code=201, headers={"Location": f"/api/events/{created['code']}"}
@@ -174,7 +282,7 @@ async def playoff(
 @router.post("/{code}/tables/{number}/claim", status_code=201, summary="Claim your seat")
 async def claim(code: str, number: int, body: Claim, request: Request) -> JSONResponse:
     """Tap your name at your table: that seat's player token, once."""
-    await limit(request, "join")
+    await count_request(request, "join")
     return JSONResponse(await events_of(request).claim(code, number, body.name), status_code=201)
 
 

@@ -10,13 +10,13 @@ from fastapi import APIRouter, WebSocket
 from starlette.websockets import WebSocketDisconnect
 
 from bobing.engine.errors import BobingError
-from bobing.i18n import normalize_lang
+from bobing.i18n import request_language
 from bobing.storage.event_store import iso, utcnow
 from bobing.tables.problems import ApiError, from_bobing
-from bobing.tables.protocol import ID_PATTERN, MAX_TOKEN_LENGTH, decode_frame, dumps, parse_command
+from bobing.tables.protocol import ID_PATTERN, decode_frame, dumps, parse_command, pong
 from bobing.tables.runtime import Runtime
 from bobing.tables.service import TableService
-from bobing.tables.tokens import hash_token
+from bobing.tables.tokens import MAX_TOKEN_LENGTH, hash_token
 from bobing.web.hub import Connection, Hub
 
 router = APIRouter()
@@ -25,8 +25,7 @@ log = logging.getLogger("bobing.web")
 
 
 def _lang(ws: WebSocket) -> str:
-    wanted = ws.query_params.get("lang") or ws.headers.get("accept-language", "")
-    return normalize_lang(wanted.split(",")[0].split(";")[0] if wanted else None)
+    return request_language(ws.query_params.get("lang"), ws.headers.get("accept-language"))
 
 
 @router.websocket("/ws/tables/{code}")
@@ -114,7 +113,7 @@ async def _receive(ws: WebSocket, service: TableService, conn: Connection) -> No
                 command_id = raw_id  # echoed even when the rest of the command is bad
             command = parse_command(frame)
             if command.type == "ping":
-                conn.send({"type": "pong", "id": command.id, "server_time": iso(utcnow())})
+                conn.send(pong(command.id))
             elif command.type == "auth":
                 digest = hash_token(command.args["token"])
                 runtime = await service.runtime(conn.code)
