@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from e2etools import Browser, Server, create_table, state, wait_turn
-from playwright.sync_api import Page, Response, expect
+from e2etools import CHROMIUM_ARGS, Browser, Server, create_table, state, wait_turn
+from playwright.sync_api import Page, Playwright, Response, expect
 
 pytestmark = pytest.mark.browser
 
@@ -144,3 +144,47 @@ def test_a_throw_made_offline_for_ten_seconds_counts_once(browser: Browser, serv
         assert state(page)["throw_count"] == 2
     assert log(phone) == log(other)
     assert state(phone)["result"] == state(other)["result"]
+
+
+def test_plain_http_on_a_lan_says_what_phones_lose(
+    playwright_instance: Playwright, chromium: str, server: Server
+) -> None:
+    # a LAN address, as `dev.py run` gives phones: not localhost, so not a secure context
+    resolve = "--host-resolver-rules=MAP bobing.lan 127.0.0.1"
+    lan = playwright_instance.chromium.launch(
+        executable_path=chromium, args=[*CHROMIUM_ARGS, resolve]
+    )
+    try:
+        page = lan.new_page(locale="en-GB")
+        page.goto(f"http://bobing.lan:{server.port}/")
+        page.wait_for_selector(".order-statement .label")
+        assert page.evaluate("() => window.isSecureContext") is False
+        note = page.locator("#secure-note")
+        expect(note).to_be_visible()
+        note.locator("summary").click()
+        for words in (
+            "Shake to throw",
+            "throw button",
+            "share sheet",
+            "save the picture",
+            "Copy",
+            "without network",
+        ):
+            expect(note).to_contain_text(words)
+        # no worker without HTTPS: the page still works online
+        assert page.evaluate(
+            "() => navigator.serviceWorker === undefined || "
+            "navigator.serviceWorker.controller === null"
+        )
+        page.goto(f"http://bobing.lan:{server.port}/?lang=zh-Hans")
+        expect(page.locator("#secure-note summary")).to_contain_text("HTTPS")
+    finally:
+        lan.close()
+    local = playwright_instance.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+    try:
+        page = local.new_page()
+        page.goto(server.url + "/")
+        page.wait_for_selector(".order-statement .label")
+        expect(page.locator("#secure-note")).to_be_hidden()
+    finally:
+        local.close()

@@ -188,6 +188,30 @@ async function boot() {
   followLang();
   route();
   offlineReady();
+  insecureNote();
+}
+
+/** On plain HTTP (a LAN server), say what phones lose and what to do instead. */
+function insecureNote() {
+  const note = $("#secure-note");
+  if (!note || window.isSecureContext) return;
+  const paint = () =>
+    mount(
+      note,
+      h(
+        "details",
+        {},
+        h("summary", {}, t("secure.title")),
+        h(
+          "ul",
+          {},
+          ["shake", "share", "clipboard", "offline"].map((k) => h("li", {}, t(`secure.${k}`))),
+        ),
+      ),
+    );
+  note.hidden = false;
+  paint();
+  onLangChange(paint);
 }
 
 /** The manifest (the home-screen name) follows the UI's language. */
