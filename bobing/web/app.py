@@ -12,10 +12,10 @@ from typing import Any
 
 from fastapi import FastAPI, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.responses import JSONResponse, Response
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.staticfiles import StaticFiles
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.types import Receive, Scope, Send
 
 from bobing.engine.errors import BobingError
@@ -31,6 +31,7 @@ from bobing.tables.limits import Limits
 from bobing.tables.problems import ApiError, from_bobing
 from bobing.tables.protocol import command_schema
 from bobing.tables.service import TableService
+from bobing.web.assets import REVALIDATE, WORKER, StaticSite
 from bobing.web.hub import Hub
 from bobing.web.limits_transport import RequestLimits
 from bobing.web.ratelimit import rate_limiter
@@ -61,19 +62,43 @@ def problem_response(request: Request, error: ApiError) -> JSONResponse:
     )
 
 
-class SpaStatic(StaticFiles):
-    """Static files; unknown paths outside /api and /ws get index.html (client routes)."""
+class SpaStatic:
+    """The static front end (bobing.web.assets); other paths outside /api and /ws get the page.
 
-    async def get_response(self, path: str, scope: Scope) -> Response:
-        try:
-            return await super().get_response(path, scope)
-        except StarletteHTTPException as exc:
-            if exc.status_code != 404 or scope["path"].startswith(RESERVED_PREFIXES):
-                raise
-        index = self.lookup_path("index.html")[1]
-        if index is None:
+    Files come from memory, compressed as the client accepts; hashed names are immutable, the
+    rest (and the page itself) revalidated with their ETag.
+    """
+
+    def __init__(self, site: StaticSite) -> None:
+        self.site = site
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":  # pragma: no cover - the router sends only HTTP here
             raise StarletteHTTPException(404)
-        return FileResponse(self.lookup_path("index.html")[0])
+        request = Request(scope)
+        if request.method not in ("GET", "HEAD"):
+            raise StarletteHTTPException(405)
+        path: str = scope["path"]
+        found = self.site.lookup(path, request_lang(request))
+        vary = "Accept-Encoding"
+        if found is None:
+            if path.startswith(RESERVED_PREFIXES) or path.startswith(("/js/", "/css/", "/i18n/")):
+                raise StarletteHTTPException(404)
+            found = (self.site.page(request_lang(request)), REVALIDATE)
+            vary = "Accept-Encoding, Accept-Language"
+        elif path == "/manifest.webmanifest":
+            vary = "Accept-Encoding, Accept-Language"
+        asset, cache_control = found
+        headers = {"Cache-Control": cache_control, "ETag": asset.etag, "Vary": vary}
+        if path == WORKER:
+            headers["Service-Worker-Allowed"] = "/"
+        if asset.etag in request.headers.get("if-none-match", ""):
+            await Response(status_code=304, headers=headers)(scope, receive, send)
+            return
+        body, encoding = asset.encoded(request.headers.get("accept-encoding", ""))
+        if encoding:
+            headers["Content-Encoding"] = encoding
+        await Response(body, media_type=asset.media_type, headers=headers)(scope, receive, send)
 
 
 def _version() -> str:
@@ -264,7 +289,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return JSONResponse(body, exc.status_code, media_type=PROBLEM)
 
     if settings.static_dir.is_dir():
-        app.mount("/", SpaStatic(directory=settings.static_dir, html=True), name="static")
+        app.mount("/", SpaStatic(StaticSite(settings.static_dir)), name="static")
+    # JSON (and the charts) compressed on the fly; static files come precompressed (their
+    # Content-Encoding makes the middleware pass them by), and table WebSockets never reach it.
+    app.add_middleware(GZipMiddleware, minimum_size=1024)
     app.add_middleware(
         RequestLimits,
         limits=settings.transport,

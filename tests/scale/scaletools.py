@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -13,6 +14,7 @@ import time
 from pathlib import Path
 from typing import Protocol
 
+import pytest
 from webtools import TIMEOUT
 
 
@@ -179,22 +181,49 @@ class Cluster(Protocol):
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 
 
-class Nginx:
-    """deploy/nginx/nginx.conf run by the real nginx on a free port, in front of ``upstreams``.
+def self_signed(folder: Path) -> None:
+    """``fullchain.pem`` and ``privkey.pem`` for 127.0.0.1, valid a day (openssl)."""
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("the proxy tests need openssl for a test certificate")
+    subprocess.run(
+        [openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"]
+        + ["-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"]
+        + ["-keyout", str(folder / "privkey.pem"), "-out", str(folder / "fullchain.pem")],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
 
-    Only the listen address, the log files and the upstream list differ from what ships.
+
+class Nginx:
+    """deploy/nginx/nginx.conf run by the real nginx on free ports, in front of ``upstreams``.
+
+    Only the listen addresses, the log files, the certificate (a self-signed one made here) and
+    the upstream list differ from what ships. ``tls=False`` serves the HTTPS server block over
+    plain HTTP on the test port (the WebSocket clients of the tests speak ``ws://``).
     """
 
-    def __init__(self, executable: str, folder: Path, upstreams: list[str]) -> None:
+    def __init__(
+        self, executable: str, folder: Path, upstreams: list[str], *, tls: bool = False
+    ) -> None:
         self.executable = executable
         self.folder = folder / "nginx"
         self.folder.mkdir()
         self.port = free_port()
+        self.plain_port = free_port()
+        self.tls = tls
         self.proc: subprocess.Popen[bytes] | None = None
         shipped = (DEPLOY / "nginx" / "nginx.conf").read_text()
-        assert "listen 80;" in shipped and "access_log /var/log/nginx/" in shipped
-        conf = shipped.replace("listen 80;", f"listen 127.0.0.1:{self.port};").replace(
-            "access_log /var/log/nginx/", f"access_log {self.folder}/"
+        for line in ("listen 80;", "listen 443 ssl http2;", "access_log /var/log/nginx/"):
+            assert line in shipped, line
+        self_signed(self.folder)
+        listen = f"listen 127.0.0.1:{self.port}" + (" ssl http2;" if tls else ";")
+        conf = (
+            shipped.replace("listen 80;", f"listen 127.0.0.1:{self.plain_port};")
+            .replace("listen 443 ssl http2;", listen)
+            .replace("/etc/nginx/tls/", f"{self.folder}/")
+            .replace("access_log /var/log/nginx/", f"access_log {self.folder}/")
         )
         (self.folder / "nginx.conf").write_text(conf)
         servers = "".join(
@@ -208,7 +237,12 @@ class Nginx:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}"
+
+    @property
+    def plain_url(self) -> str:
+        """The plain-HTTP server (the redirect to HTTPS)."""
+        return f"http://127.0.0.1:{self.plain_port}"
 
     def command(self, *extra: str, daemon: bool = True) -> list[str]:
         settings = f"pid {self.folder}/nginx.pid; error_log {self.folder}/error.log;"

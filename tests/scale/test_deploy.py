@@ -3,8 +3,11 @@ when one dies; compose.yaml and the systemd unit start instances the way the doc
 
 from __future__ import annotations
 
+import asyncio
+import json
 import re
 import shutil
+import ssl
 import subprocess
 import sys
 from collections.abc import Callable
@@ -16,7 +19,9 @@ import websockets
 import yaml
 from scaletools import DEPLOY, Cluster, Nginx
 from test_instances import NAMES, logged_events, throw_once
-from webtools import SMALL_PRIZES, TIMEOUT, Client, create_table, join
+from webtools import SMALL_PRIZES, TIMEOUT, Client, create_table, join, running_server
+
+from bobing.web.settings import Settings
 
 DOCS = (Path(__file__).resolve().parents[2] / "docs" / "deploy.md").read_text(encoding="utf-8")
 BOBING = str(Path(sys.executable).with_name("bobing"))
@@ -42,6 +47,52 @@ def test_nginx_config_is_valid(tmp_path: Path) -> None:
     checked = proxy.check()
     assert checked.returncode == 0, checked.stderr
     assert "syntax is ok" in checked.stderr
+
+
+def test_nginx_config_with_tls_is_valid(tmp_path: Path) -> None:
+    proxy = Nginx(need_nginx(), tmp_path, ["127.0.0.1:8001"], tls=True)
+    checked = proxy.check()
+    assert checked.returncode == 0, checked.stderr
+    shipped = (DEPLOY / "nginx" / "nginx.conf").read_text()
+    # HTTPS and compression are on as shipped, not left in a comment
+    assert re.search(r"^\s+listen 443 ssl", shipped, re.M)
+    assert re.search(r"^\s+gzip on;", shipped, re.M)
+    assert re.search(r"^\s+return 301 https://", shipped, re.M)
+
+
+async def test_nginx_serves_https_compressed_and_sends_http_there(tmp_path: Path) -> None:
+    database = f"sqlite+aiosqlite:///{tmp_path / 'bobing.sqlite3'}"
+    async with running_server(Settings(db_url=database)) as upstream:
+        proxy = Nginx(need_nginx(), tmp_path, [upstream], tls=True)
+        proxy.start()
+        try:
+            async with httpx.AsyncClient(verify=False, timeout=TIMEOUT) as http:
+                page = await http.get(proxy.url + "/", headers={"Accept-Encoding": "br"})
+                assert page.status_code == 200
+                assert page.headers["strict-transport-security"].startswith("max-age=")
+                module = re.search(r'<script type="module" src="([^"]+)"', page.text)
+                assert module
+                js = await http.get(proxy.url + module.group(1), headers={"Accept-Encoding": "br"})
+                assert js.headers["content-encoding"] == "br"
+                assert "immutable" in js.headers["cache-control"]
+                api = await http.get(proxy.url + "/openapi.json")
+                assert api.headers["content-encoding"] == "gzip"
+                async with httpx.AsyncClient(
+                    base_url=proxy.url, verify=False, timeout=TIMEOUT
+                ) as through:
+                    created = await create_table(through)
+                moved = await http.get(proxy.plain_url + f"/t/{created['code']}")
+                assert moved.status_code == 301
+                assert moved.headers["location"] == f"https://127.0.0.1/t/{created['code']}"
+            context = ssl.create_default_context()
+            context.check_hostname = False
+            context.verify_mode = ssl.CERT_NONE
+            wss = proxy.url.replace("https://", "wss://") + f"/ws/tables/{created['code']}"
+            async with websockets.connect(wss, ssl=context) as socket:
+                welcome = json.loads(await asyncio.wait_for(socket.recv(), TIMEOUT))
+                assert welcome["type"] == "welcome"
+        finally:
+            proxy.stop()
 
 
 def test_compose_runs_instances_on_postgres_and_redis_behind_the_proxy() -> None:

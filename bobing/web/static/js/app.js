@@ -12,7 +12,7 @@
 //   /e/CODE/t/N       claim your seat at table N; /e/CODE/results who takes home what
 
 import { $, mount, h } from "./dom.js";
-import { detectLang, setLang, onLangChange, t } from "./i18n.js";
+import { detectLang, setLang, onLangChange, t, lang } from "./i18n.js";
 import { normalizeCode, saveTable } from "./store.js";
 import { TableSession } from "./session.js";
 import { unlock } from "./sound.js";
@@ -21,7 +21,7 @@ import { RulesView } from "./views/rules.js";
 import { OddsView } from "./views/odds.js";
 import { TableView } from "./views/table.js";
 import { TvView } from "./views/tv.js";
-import { renderNetbar } from "./ui.js";
+import { renderNetbar, announce, toast } from "./ui.js";
 import { EventNewView } from "./views/event_new.js";
 import { EventDashboardView } from "./views/event_dash.js";
 import { EventHallView } from "./views/event_hall.js";
@@ -98,6 +98,11 @@ function route() {
           onRetry: () => session.conn.reconnectNow(),
         }),
       );
+      session.addEventListener("delivered", (ev) => {
+        const text = t("conn.delivered_late", { n: ev.detail.turn });
+        announce(text);
+        toast(text);
+      });
       attachSeats(session);
       attachTableLife(session, { navigate });
       session.start();
@@ -176,10 +181,54 @@ async function boot() {
   window.addEventListener("popstate", route);
   onLangChange(() => {
     document.title = t("app.title");
+    followLang();
     if (view) view.render();
   });
   document.title = t("app.title");
+  followLang();
   route();
+  offlineReady();
+  insecureNote();
+}
+
+/** On plain HTTP (a LAN server), say what phones lose and what to do instead. */
+function insecureNote() {
+  const note = $("#secure-note");
+  if (!note || window.isSecureContext) return;
+  const paint = () =>
+    mount(
+      note,
+      h(
+        "details",
+        {},
+        h("summary", {}, t("secure.title")),
+        h(
+          "ul",
+          {},
+          ["shake", "share", "clipboard", "offline"].map((k) => h("li", {}, t(`secure.${k}`))),
+        ),
+      ),
+    );
+  note.hidden = false;
+  paint();
+  onLangChange(paint);
+}
+
+/** The manifest (the home-screen name) follows the UI's language. */
+function followLang() {
+  const manifest = document.querySelector('link[rel="manifest"]');
+  if (manifest) manifest.href = `/manifest.webmanifest?lang=${encodeURIComponent(lang())}`;
+}
+
+/** The service worker (sw.js) keeps the app for a reload without a network; HTTPS only. */
+function offlineReady() {
+  if (!("serviceWorker" in navigator) || !window.isSecureContext) return;
+  const register = () =>
+    navigator.serviceWorker.register("/sw.js").catch(() => {
+      // no worker: the app works as before, online only
+    });
+  if (document.readyState === "complete") register();
+  else window.addEventListener("load", register, { once: true });
 }
 
 boot().catch((err) => {

@@ -53,11 +53,17 @@ export class TableConnection extends EventTarget {
     this.stopped = false;
     this.retryAt = 0;
     this._onOnline = () => this.reconnectNow();
+    // the phone knows it lost the network: drop the socket now (commands wait in `pending`,
+    // the screen says so) rather than when the heartbeat notices
+    this._onOffline = () => {
+      if (this.ws) this.ws.close();
+    };
     this._onVisible = () => {
       if (document.visibilityState === "visible" && this.status === CONN.RECONNECTING)
         this.reconnectNow();
     };
     window.addEventListener("online", this._onOnline);
+    window.addEventListener("offline", this._onOffline);
     document.addEventListener("visibilitychange", this._onVisible);
   }
 
@@ -153,6 +159,7 @@ export class TableConnection extends EventTarget {
     clearTimeout(this.timer);
     this.stopHeartbeat();
     window.removeEventListener("online", this._onOnline);
+    window.removeEventListener("offline", this._onOffline);
     document.removeEventListener("visibilitychange", this._onVisible);
     if (this.ws) {
       try {

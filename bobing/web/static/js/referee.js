@@ -195,6 +195,7 @@ export class RefereePad {
           "span",
           {
             class: `ref-slot${face ? " is-filled" : ""}`,
+            role: "img",
             "aria-label": face ? t("die.face", { face }) : t("ref.empty_slot"),
           },
           face ? dieSvg(face, { label: false }) : null,

@@ -34,6 +34,7 @@ export class TableSession extends EventTarget {
     this.conn = null;
     this.saveTimer = null;
     this.throwWaiters = new Map();
+    this.outages = 0; // connections lost so far: a throw acked after one was sent late
     // The thrower's half of the fairness proof (docs/fairness.md): the nonce this device sent
     // for each throw it made, and every throw whose dice event did not carry it.
     this.sent = saved.sent && typeof saved.sent === "object" ? saved.sent : {};
@@ -92,6 +93,7 @@ export class TableSession extends EventTarget {
     this.conn.addEventListener("status", (ev) => {
       this.status = ev.detail.status;
       this.attempt = ev.detail.attempt;
+      if (this.status === CONN.RECONNECTING) this.outages += 1;
       if (this.status === CONN.GONE) this.gone = true;
       this.dispatchEvent(new CustomEvent("conn", { detail: ev.detail }));
       this.emit({ events: [], live: false });
@@ -187,9 +189,14 @@ export class TableSession extends EventTarget {
       waiter.reject = reject;
     });
     this.throwWaiters.set(turn, waiter);
+    const outages = this.connected ? this.outages : -1;
     this.send(COMMAND.THROW, { turn, ...fields }).then(
       (ack) => {
         if (fields.nonce) this.expectNonce(ack, turn, fields.nonce);
+        if (outages !== this.outages) {
+          // sent (or resent) over a connection that dropped: the server counted it once
+          this.dispatchEvent(new CustomEvent("delivered", { detail: { turn } }));
+        }
       },
       (err) => {
         this.throwWaiters.delete(turn);

@@ -219,9 +219,11 @@ export function renderNetbar(status, { attempt = 0, onRetry = null } = {}) {
   const text =
     status === "gone"
       ? t("conn.gone")
-      : status === "connecting"
-        ? t("conn.connecting")
-        : t("conn.lost", { attempt });
+      : navigator.onLine === false
+        ? t("conn.offline")
+        : status === "connecting"
+          ? t("conn.connecting")
+          : t("conn.lost", { attempt });
   mount(
     bar,
     h("span", { class: "netbar-spinner", "aria-hidden": "true" }),

@@ -50,7 +50,8 @@ export function resultsTable(state) {
   });
   return h(
     "div",
-    { class: "table-scroll" },
+    // focusable: a keyboard can scroll a table wider than the phone (axe, issue 20)
+    { class: "table-scroll", tabindex: "0" },
     h(
       "table",
       { class: "results" },

@@ -163,6 +163,7 @@ export class PlayPanel {
     this.playersBox = h("section", {
       class: "card players-card",
       "aria-labelledby": "players-title",
+      tabindex: "0", // it scrolls when the holdings are wider than the phone
     });
     this.logBox = h("section", { class: "card log-card", "aria-labelledby": "log-title" });
     this.hostBox = h("div", { class: "host-bar" });

@@ -1,0 +1,107 @@
+"""axe-core (npm, pinned in package.json) over every screen a guest, a host or an organiser sees,
+in both colour schemes and the three languages: no WCAG 2.1 A/AA violation (issue 20)."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+from e2etools import Browser, Server
+from playwright.sync_api import Page
+
+pytestmark = pytest.mark.browser
+
+AXE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
+WCAG = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+LANGS = {"zh-Hans": "zh-CN", "zh-Hant": "zh-TW", "en": "en-GB"}
+BOOTED = "() => !document.querySelector('#main .boot-moon') && document.querySelector('#main > *')"
+
+
+def call(server: Server, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(server.url + path, data=data, method=method)
+    request.add_header("Content-Type", "application/json")
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.loads(response.read() or b"null")
+
+
+def screens(server: Server) -> dict[str, tuple[str, str]]:
+    """Every screen: its URL (tokens in the fragment) and what shows it is drawn."""
+    lobby = call(server, "POST", "/api/tables", {"name": "中秋桌", "mode": "online"})
+    played = call(server, "POST", "/api/tables", {"name": "中秋桌", "mode": "online"})
+    for name in ("甲", "乙"):
+        call(server, "POST", f"/api/tables/{played['code']}/join", {"name": name})
+    call(
+        server,
+        "POST",
+        f"/api/tables/{played['code']}/commands",
+        {"type": "start"},
+        played["host_token"],
+    )
+    people = [{"name": f"同学{i:02d}", "group": "一组"} for i in range(1, 9)]
+    event = call(
+        server, "POST", "/api/events", {"name": "三年二班中秋博饼", "people": people, "tables": 2}
+    )
+    organiser = event["organizer_token"]
+    call(server, "POST", f"/api/events/{event['code']}/control", {"action": "start"}, organiser)
+    referee, ended = event["tables"]
+    call(
+        server,
+        "POST",
+        f"/api/tables/{ended['code']}/commands",
+        {"type": "end"},
+        ended["host_token"],
+    )
+    e = event["code"]
+    return {
+        "home": ("/", ".order-statement .label"),
+        "lobby": (f"/t/{lobby['code']}#host={lobby['host_token']}", ".lobby"),
+        "table": (f"/t/{played['code']}", ".play"),
+        "referee": (f"/t/{referee['code']}#host={referee['host_token']}", ".ref-pad"),
+        "end": (f"/t/{ended['code']}", ".end"),
+        "tv": (f"/t/{played['code']}/tv", "#main .card"),
+        "event dashboard": (f"/e/{e}#o={organiser}", ".ev-grid"),
+        "hall": (f"/e/{e}/hall", ".ev-tiles"),
+        "results": (f"/e/{e}/results", "#main .card, #main table"),
+    }
+
+
+def violations(page: Page) -> list[str]:
+    """axe's WCAG A/AA violations on the page as it is, one line per element."""
+    if not page.evaluate("() => 'axe' in window"):
+        page.add_script_tag(path=str(AXE))
+    found: list[dict[str, Any]] = page.evaluate(
+        "tags => axe.run(document, {runOnly: {type: 'tag', values: tags}}).then(r => r.violations)",
+        WCAG,
+    )
+    return [
+        f"{v['id']}: {node['target']} — {node.get('failureSummary', '').splitlines()[-1:]}"
+        for v in found
+        for node in v["nodes"]
+    ]
+
+
+@pytest.mark.skipif(not AXE.exists(), reason="axe-core is not installed (npm ci)")
+def test_no_screen_has_an_accessibility_violation(browser: Browser, server: Server) -> None:
+    urls = screens(server)
+    failures: dict[str, list[str]] = {}
+    for lang, locale in LANGS.items():
+        for scheme in ("light", "dark"):
+            page = browser.page(name=f"{lang}-{scheme}", locale=locale, color_scheme=scheme)
+            for screen, (url, ready) in urls.items():
+                path, _, fragment = url.partition("#")
+                page.goto(f"{server.url}{path}?lang={lang}" + (f"#{fragment}" if fragment else ""))
+                page.wait_for_function(BOOTED)
+                page.wait_for_selector(ready)
+                page.evaluate("document.fonts.ready")
+                found = violations(page)
+                if found:
+                    failures[f"{screen} ({lang}, {scheme})"] = found
+            page.close()
+    assert not failures, "\n".join(f"{k}:\n  " + "\n  ".join(v) for k, v in failures.items())

@@ -1,0 +1,176 @@
+"""The front end as a real server gives it: hashed names cached forever, precompressed bodies, a
+revalidated page that announces its whole module graph, robots.txt, the manifest and the worker."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+
+import brotli
+import httpx
+import pytest
+from PIL import Image
+
+from bobing.web.assets import IMMUTABLE
+from bobing.web.settings import STATIC_DIR
+
+IMPORT = re.compile(r"""^(?:import|export)\b[^"';]*?["'](\.{1,2}/[^"']+)["']""", re.M)
+
+
+def graph_on_disk(entry: str = "js/app.js") -> set[str]:
+    """The modules reachable from the entry, read from the files (independently of the server)."""
+    todo, seen = [STATIC_DIR / entry], set()
+    while todo:
+        file = todo.pop().resolve()
+        if file in seen:
+            continue
+        seen.add(file)
+        todo.extend(file.parent / rel for rel in IMPORT.findall(file.read_text("utf-8")))
+    return {"/" + f.relative_to(STATIC_DIR).as_posix() for f in seen}
+
+
+def preloads(page: str) -> list[str]:
+    return re.findall(r'<link rel="modulepreload" href="([^"]+)"', page)
+
+
+def import_map(page: str) -> dict[str, str]:
+    found = re.search(r'<script type="importmap">(.*?)</script>', page, re.S)
+    assert found, "the page has no import map"
+    imports: dict[str, str] = json.loads(found.group(1))["imports"]
+    return imports
+
+
+async def test_every_first_screen_module_is_preloaded_by_its_hashed_name(
+    http: httpx.AsyncClient,
+) -> None:
+    page = (await http.get("/t/ABCD")).text
+    imports = import_map(page)
+    announced = preloads(page)
+    assert len(announced) == len(set(announced))
+    assert sorted(announced) == sorted(imports[m] for m in graph_on_disk())
+    assert f'<script type="module" src="{imports["/js/app.js"]}"></script>' in page
+    # every module the graph holds is in the map (an import outside it would not be cached)
+    assert set(graph_on_disk()) <= set(imports)
+    for plain, hashed in imports.items():
+        stem = plain.removesuffix(".js")
+        assert re.fullmatch(re.escape(stem) + r"\.[0-9a-f]{10}\.js", hashed), hashed
+
+
+async def test_hashed_files_are_immutable_and_precompressed(http: httpx.AsyncClient) -> None:
+    page = (await http.get("/")).text
+    styles = re.findall(r'<link rel="stylesheet" href="([^"]+)"', page)
+    assert len(styles) == 4
+    for hashed in [*import_map(page).values(), *styles]:
+        plain = re.sub(r"\.[0-9a-f]{10}\.", ".", hashed)
+        on_disk = (STATIC_DIR / plain.lstrip("/")).read_bytes()
+        for accept, coding in (("br, gzip", "br"), ("gzip", "gzip"), ("identity", None)):
+            r = await http.get(hashed, headers={"Accept-Encoding": accept})
+            assert r.status_code == 200, hashed
+            assert r.headers["cache-control"] == IMMUTABLE
+            assert r.headers.get("content-encoding") == coding, (hashed, accept)
+            assert "accept-encoding" in r.headers["vary"].lower()
+            assert r.content == on_disk  # httpx undoes the coding
+        raw = await http.get(hashed, headers={"Accept-Encoding": "br"})
+        assert raw.headers["content-type"].startswith(("text/javascript", "text/css"))
+        assert int(raw.headers["content-length"]) < len(on_disk)
+    r = await http.get(styles[0], headers={"Accept-Encoding": "br"})
+    async with http.stream("GET", styles[0], headers={"Accept-Encoding": "br"}) as streamed:
+        body = b"".join([chunk async for chunk in streamed.aiter_raw()])
+    assert brotli.decompress(body) == r.content
+
+
+async def test_the_page_and_plain_names_revalidate(http: httpx.AsyncClient) -> None:
+    for path in ("/", "/t/ABCD", "/e/WXYZ/hall", "/js/app.js", "/i18n/en.json"):
+        r = await http.get(path)
+        assert r.status_code == 200, path
+        assert r.headers["cache-control"] == "no-cache", path
+        etag = r.headers["etag"]
+        again = await http.get(path, headers={"If-None-Match": etag})
+        assert again.status_code == 304, path
+        assert again.content == b""
+    page = await http.get("/t/ABCD", headers={"Accept-Language": "en-GB,en;q=0.8"})
+    assert '<html lang="en">' in page.text
+    assert "accept-language" in page.headers["vary"].lower()
+    assert page.headers["content-type"].startswith("text/html")
+
+
+async def test_stylesheets_a_first_paint_does_not_need_come_after_the_content(
+    http: httpx.AsyncClient,
+) -> None:
+    page = (await http.get("/")).text
+    head, body = page.split("</head>")
+    assert re.findall(r'rel="stylesheet" href="/css/(\w+)\.', head) == ["app"]
+    assert sorted(re.findall(r'rel="stylesheet" href="/css/([\w-]+)\.', body)) == [
+        "events",
+        "live",
+        "table-life",
+    ]
+
+
+async def test_robots_txt_is_a_real_one(http: httpx.AsyncClient) -> None:
+    r = await http.get("/robots.txt")
+    assert r.status_code == 200
+    assert r.headers["content-type"].startswith("text/plain")
+    assert "<html" not in r.text
+    lines = r.text.splitlines()
+    assert "User-agent: *" in lines
+    assert {"Disallow: /api/", "Disallow: /t/", "Disallow: /e/"} <= set(lines)
+
+
+async def test_unknown_static_files_are_not_answered_with_the_page(
+    http: httpx.AsyncClient,
+) -> None:
+    for path in ("/js/nothing.js", "/css/nothing.css", "/api/nothing"):
+        r = await http.get(path)
+        assert r.status_code == 404, path
+        assert r.headers["content-type"] == "application/problem+json"
+    assert (await http.post("/t/ABCD")).status_code == 405
+
+
+async def test_json_is_compressed_on_the_fly(http: httpx.AsyncClient) -> None:
+    r = await http.get("/openapi.json", headers={"Accept-Encoding": "gzip"})
+    assert r.status_code == 200
+    assert r.headers["content-encoding"] == "gzip"
+    assert r.json()["openapi"]
+
+
+@pytest.mark.parametrize(
+    ("lang", "name"), [("zh-Hans", "博饼"), ("zh-Hant", "博餅"), ("en", "Bobing")]
+)
+async def test_the_manifest_names_the_app_in_the_page_language(
+    http: httpx.AsyncClient, lang: str, name: str
+) -> None:
+    page = (await http.get("/", params={"lang": lang})).text
+    link = re.search(r'<link rel="manifest" href="([^"]+)"', page)
+    assert link
+    r = await http.get(link.group(1).replace("&amp;", "&"))
+    assert r.headers["content-type"] == "application/manifest+json"
+    manifest = r.json()
+    assert manifest["short_name"] == name
+    assert manifest["display"] == "standalone"
+    assert manifest["start_url"] == "/"
+    assert manifest["theme_color"].startswith("#")
+    pngs = [i for i in manifest["icons"] if i["type"] == "image/png"]
+    assert {i["sizes"] for i in pngs} >= {"192x192", "512x512"}
+    for icon in pngs:
+        got = await http.get(icon["src"])
+        assert got.headers["content-type"] == "image/png"
+        width, height = Image.open(io.BytesIO(got.content)).size
+        assert f"{width}x{height}" == icon["sizes"]
+
+
+async def test_the_worker_knows_every_hashed_file(http: httpx.AsyncClient) -> None:
+    page = (await http.get("/")).text
+    r = await http.get("/sw.js")
+    assert r.status_code == 200
+    assert r.headers["content-type"].startswith("text/javascript")
+    assert r.headers["cache-control"] == "no-cache"
+    first, _, rest = r.text.partition("\n")
+    shell = json.loads(first.removeprefix("self.SHELL = ").removesuffix(";"))
+    assert set(import_map(page).values()) <= set(shell["hashed"])
+    assert re.fullmatch(r"[0-9a-f]{10}", shell["version"])
+    assert rest == Path(STATIC_DIR / "sw.js").read_text("utf-8")
+    for path in shell["hashed"][:5]:
+        assert (await http.get(path)).headers["cache-control"] == IMMUTABLE
