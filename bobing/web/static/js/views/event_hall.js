@@ -9,6 +9,7 @@ import { diceRow } from "../dice.js";
 import { qrSvg } from "../qr.js";
 import { renderTopbar, announce } from "../ui.js";
 import { gong } from "../sound.js";
+import { loadInvite, forgetInviteWaiter, inviteNotice } from "../invite.js";
 import { EventWatcher, claimUrl, feedText, tableLabel, cakesLeft } from "../event.js";
 import { statusText, leaderLine } from "./event_dash.js";
 
@@ -19,10 +20,12 @@ export class EventHallView {
     this.watcher = new EventWatcher(code);
     this.onUpdate = () => this.paint();
     this.watcher.addEventListener("update", this.onUpdate);
+    loadInvite(this.onUpdate);
     this.crowned = null;
   }
 
   destroy() {
+    forgetInviteWaiter(this.onUpdate);
     this.watcher.removeEventListener("update", this.onUpdate);
     this.watcher.stop();
     document.body.classList.remove("tv-mode");
@@ -143,6 +146,7 @@ export class EventHallView {
           { class: "ev-hall-head" },
           h("h1", { class: "tv-title" }, ev.name),
           h("p", { class: "ev-hall-hint" }, t("event.hall_hint")),
+          inviteNotice(),
         ),
         p ? this.playoffPanel(ev, p) : null,
         h("div", { class: "ev-tiles" }, tiles),
