@@ -106,6 +106,10 @@ def serve(
         str | None,
         typer.Option(help=_h("serve.opt.forwarded"), envvar="BOBING_FORWARDED_ALLOW_IPS"),
     ] = None,
+    public_url: Annotated[
+        str | None,
+        typer.Option(help=_h("serve.opt.public_url"), envvar="BOBING_PUBLIC_URL", metavar="URL"),
+    ] = None,
     limit: Annotated[
         list[str] | None,
         typer.Option("--limit", metavar="NAME=VALUE", help=_h("serve.opt.limit")),
@@ -117,7 +121,7 @@ def serve(
     from bobing.realtime.broker import broker_scheme
     from bobing.tables.limits import Limits
     from bobing.web.limits_transport import TransportLimits
-    from bobing.web.serve import run_server
+    from bobing.web.serve import public_base, run_server
     from bobing.web.settings import Settings
 
     broker_scheme(broker)  # a bad URL fails before anything starts
@@ -135,6 +139,7 @@ def serve(
         db_schema=schema,
         broker_url=broker,
         forwarded_allow_ips=forwarded_allow_ips,
+        public_url=None if not public_url else public_base(public_url),
         limits=limits,
         transport=transport,
     )

@@ -10,6 +10,7 @@ import socket
 import sys
 from collections.abc import Callable
 from typing import Any, TextIO
+from urllib.parse import urlsplit, urlunsplit
 
 from bobing.engine.errors import BobingError, InputError
 from bobing.realtime.broker import get_broker
@@ -93,13 +94,17 @@ def _hostname(host_header: str) -> str:
 
 
 def invite_base(
-    listen: tuple[str, int] | None, request_host: str, request_origin: str
+    listen: tuple[str, int] | None,
+    request_host: str,
+    request_origin: str,
+    public_url: str | None = None,
 ) -> dict[str, object]:
     """Where other phones can open this server: ``{"base", "lan", "loopback_only"}``.
 
-    A browser that reached the server by a network name or address already has one others can
-    use; one on 127.0.0.1 gets the LAN address of the interface the server listens on. When the
-    server listens only on loopback (or nobody knows where it listens) no phone can join:
+    A configured public URL (``--public-url``, behind a reverse proxy) wins. A browser that
+    reached the server by a network name or address already has one others can use; one on
+    127.0.0.1 gets the LAN address of the interface the server listens on. When the server
+    listens only on loopback (or nobody knows where it listens) no phone can join:
     ``loopback_only`` tells the UI to warn.
     """
     lan: list[str] = []
@@ -109,6 +114,8 @@ def invite_base(
             lan = urls(host, port)[1]
         elif not _is_loopback(host):
             lan = [urls(host, port)[0]]
+    if public_url:
+        return {"base": public_url, "lan": lan, "loopback_only": False}
     if not _is_loopback(_hostname(request_host)):
         return {"base": request_origin, "lan": lan, "loopback_only": False}
     if lan:
@@ -116,12 +123,25 @@ def invite_base(
     return {"base": request_origin, "lan": [], "loopback_only": True}
 
 
-def print_banner(local: str, lan: list[str], out: TextIO) -> None:
-    """The addresses, and a QR code of the first LAN address for phones."""
+def public_base(url: str) -> str:
+    """A ``--public-url`` as a base for links (``https://bobing.example/`` →
+    ``https://bobing.example``), or a clear error for anything but an http(s) URL."""
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
+        raise InputError(
+            f"not a public URL (http:// or https://, no query): {url!r}", code="bad_public_url"
+        )
+    return urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/"), "", ""))
+
+
+def print_banner(local: str, lan: list[str], out: TextIO, public_url: str | None = None) -> None:
+    """The addresses, and a QR code of the public (or first LAN) address for phones."""
     print(f"bobing: serving on {local}", file=out)
     for url in lan:
         print(f"bobing: on your network: {url}", file=out)
-    target = lan[0] if lan else local
+    if public_url:
+        print(f"bobing: public address: {public_url}", file=out)
+    target = public_url or (lan[0] if lan else local)
     try:
         import segno
 
@@ -229,7 +249,7 @@ async def _serve(
     local, lan = urls(host, port)
     # Serving matters more than the banner (stdout may be a closed pipe).
     with contextlib.suppress(OSError):
-        print_banner(local, lan, out)
+        print_banner(local, lan, out, settings.public_url)
     if on_ready is not None:
         on_ready(local)
     try:

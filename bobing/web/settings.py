@@ -22,6 +22,9 @@ class Settings:
     broker_url: str = "memory://"
     forwarded_allow_ips: str | None = None
     """Reverse proxies whose ``X-Forwarded-For`` is believed (comma-separated; None: nobody)."""
+    public_url: str | None = None
+    """Where phones open the server behind a reverse proxy (``--public-url``): the base of every
+    invite link and QR code; None: the LAN address (docs/deploy.md)."""
     static_dir: Path = field(default=STATIC_DIR)
     transport: TransportLimits = field(default_factory=TransportLimits)
     """Timeouts, connections per address, body and frame sizes (docs/security.md)."""

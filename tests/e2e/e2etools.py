@@ -97,9 +97,19 @@ def free_port() -> int:
 class Server:
     """``bobing serve`` in its own process, on a fixed port and SQLite file (restartable)."""
 
-    def __init__(self, db_path: Path, log_path: Path) -> None:
+    def __init__(
+        self,
+        db_path: Path,
+        log_path: Path,
+        *,
+        host: str = "127.0.0.1",
+        extra: list[str] | None = None,
+    ) -> None:
         self.db_url = f"sqlite+aiosqlite:///{db_path}"
         self.log_path = log_path
+        self.host = host
+        self.extra = extra or []
+        """More ``bobing serve`` options (``--public-url``)."""
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen[bytes] | None = None
@@ -108,12 +118,13 @@ class Server:
         bobing = Path(sys.executable).with_name("bobing")
         with self.log_path.open("ab") as log:
             self.proc = subprocess.Popen(
-                [str(bobing), "serve", "--host", "127.0.0.1", "--port", str(self.port)]
+                [str(bobing), "serve", "--host", self.host, "--port", str(self.port)]
                 + ["--db", self.db_url]
                 # One server and one address for every browser test: no per-address limits.
                 + ["--limit", "create_per_minute=0", "--limit", "join_per_minute=0"]
                 + ["--limit", "analysis_per_minute=0", "--limit", "open_tables_per_address=0"]
-                + ["--limit", "simulations_per_minute=0"],
+                + ["--limit", "simulations_per_minute=0"]
+                + self.extra,
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 env=dict(os.environ, PYTHONUNBUFFERED="1", BOBING_LANG="en"),
@@ -149,8 +160,9 @@ class Server:
 
 
 @contextlib.contextmanager
-def running_server(tmp: Path) -> Iterator[Server]:
-    server = Server(tmp / "bobing.db", tmp / "serve.log")
+def running_server(tmp: Path, **options: Any) -> Iterator[Server]:
+    """A started server (``options``: :class:`Server`'s ``host`` and ``extra``)."""
+    server = Server(tmp / "bobing.db", tmp / "serve.log", **options)
     server.start()
     try:
         yield server

@@ -12,7 +12,8 @@ import httpx
 import pytest
 from webtools import TIMEOUT, Client, create_table, join, running_server
 
-from bobing.web.serve import invite_base, lan_addresses
+from bobing.engine.errors import InputError
+from bobing.web.serve import invite_base, lan_addresses, public_base
 from bobing.web.settings import Settings
 
 NAMES = ["甲", "乙", "丙"]
@@ -229,6 +230,32 @@ def test_invite_base(
     got = invite_base(listen, host, f"http://{host}")
     assert got["base"] == expected_base
     assert got["loopback_only"] is loopback_only
+
+
+def test_invite_base_behind_a_proxy() -> None:
+    # --public-url wins over the LAN address and the browser's own, even on loopback
+    for listen in (("127.0.0.1", 8000), ("0.0.0.0", 8000)):
+        got = invite_base(listen, "127.0.0.1:8000", "http://127.0.0.1:8000", "https://b.example")
+        assert got["base"] == "https://b.example"
+        assert got["loopback_only"] is False
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        ("https://bobing.example/", "https://bobing.example"),
+        (" http://10.0.0.5:8000 ", "http://10.0.0.5:8000"),
+        ("https://x.example/bobing/", "https://x.example/bobing"),
+    ],
+)
+def test_public_base(given: str, expected: str) -> None:
+    assert public_base(given) == expected
+
+
+@pytest.mark.parametrize("bad", ["bobing.example", "ftp://x.example", "https://", "https://x?a=1"])
+def test_public_base_refuses(bad: str) -> None:
+    with pytest.raises(InputError, match="not a public URL"):
+        public_base(bad)
 
 
 def test_invite_base_on_every_interface() -> None:

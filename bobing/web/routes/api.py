@@ -113,12 +113,14 @@ async def health(request: Request) -> dict[str, str]:
 
 @router.get("/invite", summary="The address to invite other phones with")
 async def invite(request: Request) -> dict[str, Any]:
-    """``{"base", "lan", "loopback_only"}``: the base URL for invite links and QR codes (a LAN
-    address when the browser is on 127.0.0.1), every LAN URL, and whether only this machine
-    can reach the server (then no phone can join: the UI warns)."""
+    """``{"base", "lan", "loopback_only"}``: the base URL for invite links and QR codes (the
+    ``--public-url`` when one is set, a LAN address when the browser is on 127.0.0.1), every LAN
+    URL, and whether only this machine can reach the server (then no phone can join: the UI
+    warns)."""
     host = request.headers.get("host") or (request.url.hostname or "")
     origin = f"{request.url.scheme}://{host}" if host else str(request.base_url).rstrip("/")
-    return invite_base(getattr(request.app.state, "listen", None), host, origin)
+    public_url = request.app.state.settings.public_url
+    return invite_base(getattr(request.app.state, "listen", None), host, origin, public_url)
 
 
 @router.get("/presets", summary="The rule presets, as full rule objects")

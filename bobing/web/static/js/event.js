@@ -9,6 +9,7 @@ import { EVENT } from "./protocol.js";
 import { describeThrow } from "./award.js";
 import { saveTable } from "./store.js";
 import { showError, toast } from "./ui.js";
+import { publicUrl } from "./invite.js";
 
 const EVENT_PREFIX = "bobing.e.";
 const REFRESH_MS = 400;
@@ -62,7 +63,7 @@ export function rememberCreated(created) {
 }
 
 export function claimUrl(eventCode, number) {
-  return `${location.origin}/e/${eventCode}/t/${number}`;
+  return publicUrl(`/e/${eventCode}/t/${number}`);
 }
 
 export function tableLabel(number) {

@@ -3,6 +3,8 @@
 // listens only on this machine (no phone could open the link).
 
 import { getJson } from "./api.js";
+import { h } from "./dom.js";
+import { t } from "./i18n.js";
 
 let info = null;
 let pending = null;
@@ -38,4 +40,42 @@ export function inviteBase() {
 /** Whether only this machine can reach the server (null while unknown). */
 export function loopbackOnly() {
   return info ? Boolean(info.loopback_only) : null;
+}
+
+/** A link on the public base: `publicUrl("/e/ABC/t/1")` → "http://192.168.1.5:8000/e/ABC/t/1". */
+export function publicUrl(path) {
+  return `${inviteBase()}${path}`;
+}
+
+/** Whether this page was opened by a loopback address (127.0.0.1, ::1, localhost). */
+export function openedOnLoopback() {
+  const name = location.hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  return (
+    name === "localhost" ||
+    name.endsWith(".localhost") ||
+    name === "::1" ||
+    /^127\.\d+\.\d+\.\d+$/.test(name)
+  );
+}
+
+/**
+ * What a screen that shows or prints links says about their address, or null when there is
+ * nothing to say: opened on loopback, its links carry the public base instead; when only this
+ * machine can reach the server, no phone can open them at all.
+ */
+export function inviteNotice() {
+  if (loopbackOnly()) {
+    return h(
+      "p",
+      { class: "invite-warning", role: "alert", dataset: { invite: "loopback-only" } },
+      h("span", { "aria-hidden": "true" }, "⚠ "),
+      t("lobby.loopback_only"),
+    );
+  }
+  if (!openedOnLoopback() || !info) return null;
+  return h(
+    "p",
+    { class: "invite-note", role: "status", dataset: { invite: "public" } },
+    t("invite.public_base", { here: location.origin, base: inviteBase() }),
+  );
 }

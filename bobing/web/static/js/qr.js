@@ -383,6 +383,8 @@ export function qrSvg(text, { label = "", ecl = "M" } = {}) {
       class: "qr",
       role: "img",
       "aria-label": label || null,
+      // what the code says, readable by a test (and by anyone checking a printed card)
+      "data-payload": text,
       "shape-rendering": "crispEdges",
     },
     s("rect", { width: dim, height: dim, class: "qr-bg" }),

@@ -16,6 +16,7 @@ import {
 } from "../event.js";
 import { saveTable, loadTable } from "../store.js";
 import { qrSvg } from "../qr.js";
+import { loadInvite, forgetInviteWaiter, inviteNotice, publicUrl } from "../invite.js";
 
 export function statusText(status) {
   return t(`event.status.${status || "lobby"}`);
@@ -58,11 +59,13 @@ export class EventDashboardView {
     this.watcher = new EventWatcher(code);
     this.onUpdate = () => this.paint();
     this.watcher.addEventListener("update", this.onUpdate);
+    loadInvite(this.onUpdate);
     this.throws = 1;
     this.feedSeen = 0;
   }
 
   destroy() {
+    forgetInviteWaiter(this.onUpdate);
     this.watcher.removeEventListener("update", this.onUpdate);
     this.watcher.stop();
   }
@@ -270,6 +273,7 @@ export class EventDashboardView {
               .join(" · "),
           ),
           eventNav(ev.code, "dashboard"),
+          inviteNotice(),
           allButtons,
           organiser
             ? h(
@@ -297,7 +301,7 @@ export class EventDashboardView {
 
   /** The 组长's link: the table with its host token in the fragment (never sent to the server). */
   leaderLink(tb) {
-    return `${location.origin}/t/${tb.code}#host=${loadTable(tb.code).hostToken}`;
+    return publicUrl(`/t/${tb.code}#host=${loadTable(tb.code).hostToken}`);
   }
 
   async copyLeaderLink(tb) {
@@ -306,7 +310,7 @@ export class EventDashboardView {
   }
 
   async copyOrganizerLink() {
-    await copyText(`${location.origin}/e/${this.code}#o=${this.token}`);
+    await copyText(publicUrl(`/e/${this.code}#o=${this.token}`));
     toast(t("event.organizer_link_copied"));
   }
 

@@ -10,6 +10,7 @@ import { renderTopbar, showError, toast } from "../ui.js";
 import { loadPresets } from "./rules.js";
 import { eventApi, rememberCreated, showEventError } from "../event.js";
 import { RuleSwitches } from "../switches.js";
+import { PRIZES_2013 } from "../tableform.js";
 
 const MAX_ROSTER_BYTES = 1000000;
 
@@ -436,68 +437,128 @@ export class EventNewView {
     }
   }
 
+  /**
+   * One good's row: name, count, value (and remove). Typing changes the model and the sums only,
+   * never the row: a repaint would take the focus (and the next keystrokes) away.
+   */
+  goodsRow(item, labels, onRemove) {
+    const number = (key) => (ev) => {
+      item[key] = ev.target.value === "" ? 0 : Number(ev.target.value);
+      this.paintSums();
+    };
+    return h(
+      "div",
+      { class: "ev-row ev-goods-row" },
+      h("input", {
+        class: "input ev-goods-name",
+        value: item.name,
+        maxlength: 40,
+        placeholder: t("event.new.item_name"),
+        "aria-label": labels.name,
+        oninput: (ev) => (item.name = ev.target.value),
+      }),
+      h("input", {
+        class: "input input-num ev-goods-count",
+        type: "number",
+        min: 0,
+        value: item.count,
+        "aria-label": labels.count,
+        oninput: number("count"),
+      }),
+      h("input", {
+        class: "input input-num ev-goods-value",
+        type: "number",
+        min: 0,
+        step: "any",
+        value: item.value,
+        "aria-label": labels.value,
+        oninput: number("value"),
+      }),
+      h(
+        "button",
+        {
+          type: "button",
+          class: "btn btn-ghost btn-small",
+          "aria-label": t("event.new.remove_item", { name: item.name }),
+          onclick: onRemove,
+        },
+        "✕",
+      ),
+    );
+  }
+
+  /** The column headers over goods rows. */
+  goodsHead() {
+    return h(
+      "div",
+      { class: "ev-goods-head", "aria-hidden": "true" },
+      h("span", {}, t("event.new.col_name")),
+      h("span", {}, t("event.new.col_count")),
+      h("span", {}, t("event.new.col_value")),
+    );
+  }
+
+  /** Add an empty good to `items`, repaint with `paint`, and put the cursor in its name. */
+  addGood(items, paint, box) {
+    items.push({ name: "", count: 1, value: 0 });
+    paint();
+    const names = box.querySelectorAll(".ev-goods-name");
+    if (names.length) names[names.length - 1].focus();
+  }
+
   paintRanked() {
     mount(
       this.rankedBox,
+      this.goodsHead(),
       h(
         "ol",
         { class: "ev-ranked-list" },
         this.ranked.map((prize, index) =>
           h(
             "li",
-            { class: "ev-row" },
-            h("input", {
-              class: "input",
-              value: prize.name,
-              maxlength: 40,
-              placeholder: t("event.new.item_name"),
-              "aria-label": t("event.new.ranked_name", { n: index + 1 }),
-              oninput: (ev) => (prize.name = ev.target.value),
-            }),
-            h("input", {
-              class: "input input-num",
-              type: "number",
-              min: 1,
-              value: prize.count,
-              "aria-label": t("event.new.ranked_count", { n: index + 1 }),
-              oninput: (ev) => (prize.count = Number(ev.target.value)),
-            }),
-            h("input", {
-              class: "input input-num",
-              type: "number",
-              min: 0,
-              step: "any",
-              value: prize.value,
-              "aria-label": t("event.new.ranked_value", { n: index + 1 }),
-              oninput: (ev) => (prize.value = Number(ev.target.value)),
-            }),
-            h(
-              "button",
+            {},
+            this.goodsRow(
+              prize,
               {
-                type: "button",
-                class: "btn btn-ghost btn-small",
-                "aria-label": t("event.new.remove_item", { name: prize.name }),
-                onclick: () => {
-                  this.ranked.splice(index, 1);
-                  this.paintRanked();
-                },
+                name: t("event.new.ranked_name", { n: index + 1 }),
+                count: t("event.new.ranked_count", { n: index + 1 }),
+                value: t("event.new.ranked_value", { n: index + 1 }),
               },
-              "✕",
+              () => {
+                this.ranked.splice(index, 1);
+                this.paintRanked();
+              },
             ),
           ),
         ),
       ),
       h(
-        "button",
-        {
-          type: "button",
-          class: "btn btn-ghost btn-small",
-          onclick: () => {
-            this.ranked.push({ name: "", count: 1, value: 0 });
-            this.paintRanked();
+        "div",
+        { class: "btn-row" },
+        h(
+          "button",
+          {
+            type: "button",
+            class: "btn btn-ghost btn-small",
+            onclick: () => this.addGood(this.ranked, () => this.paintRanked(), this.rankedBox),
           },
-        },
-        t("event.new.add_item"),
+          t("event.new.add_item"),
+        ),
+        h(
+          "button",
+          {
+            type: "button",
+            class: "btn btn-ghost btn-small",
+            "data-load-2013": "",
+            onclick: () => {
+              this.ranked = PRIZES_2013.map((p) => ({ ...p }));
+              this.paintRanked();
+              this.schedulePreview();
+              toast(t("terms.loaded_2013"));
+            },
+          },
+          t("terms.load_2013"),
+        ),
       ),
     );
   }
@@ -543,98 +604,63 @@ export class EventNewView {
   }
 
   paintPrizes() {
-    const rows = [];
-    let total = 0;
+    this.sums = new Map();
+    const rows = [this.goodsHead()];
     for (const tier of TIERS) {
       const items = this.prizes[tier] || (this.prizes[tier] = []);
-      const count = items.reduce((n, i) => n + (Number(i.count) || 0), 0);
-      const value = items.reduce((n, i) => n + (Number(i.count) || 0) * (Number(i.value) || 0), 0);
-      total += value;
-      rows.push(
-        h(
-          "div",
-          { class: "ev-tier", dataset: { tier } },
-          h(
-            "h3",
-            { class: "sub-title" },
-            tierName(tier),
-            " ",
-            h("span", { class: "badge badge-muted" }, t("event.new.tier_sum", { n: count, value })),
-          ),
-          items.map((item, index) =>
-            h(
-              "div",
-              { class: "ev-row" },
-              h("input", {
-                class: "input",
-                value: item.name,
-                maxlength: 40,
-                placeholder: t("event.new.item_name"),
-                "aria-label": t("event.new.item_name_for", { tier: tierName(tier) }),
-                oninput: (ev) => (item.name = ev.target.value),
-                onchange: () => this.paintPrizes(),
-              }),
-              h("input", {
-                class: "input input-num",
-                type: "number",
-                min: 0,
-                value: item.count,
-                "aria-label": t("event.new.count_for", { tier: tierName(tier) }),
-                onchange: (ev) => {
-                  item.count = Number(ev.target.value);
-                  this.paintPrizes();
-                },
-              }),
-              h("input", {
-                class: "input input-num",
-                type: "number",
-                min: 0,
-                step: "any",
-                value: item.value,
-                "aria-label": t("event.new.value_for", { tier: tierName(tier) }),
-                onchange: (ev) => {
-                  item.value = Number(ev.target.value);
-                  this.paintPrizes();
-                },
-              }),
-              h(
-                "button",
-                {
-                  type: "button",
-                  class: "btn btn-ghost btn-small",
-                  "aria-label": t("event.new.remove_item", { name: item.name }),
-                  onclick: () => {
-                    items.splice(index, 1);
-                    this.paintPrizes();
-                  },
-                },
-                "✕",
-              ),
-            ),
-          ),
-          h(
-            "button",
+      const badge = h("span", { class: "badge badge-muted" });
+      this.sums.set(tier, badge);
+      const box = h(
+        "div",
+        { class: "ev-tier", dataset: { tier } },
+        h("h3", { class: "sub-title" }, tierName(tier), " ", badge),
+        items.map((item, index) =>
+          this.goodsRow(
+            item,
             {
-              type: "button",
-              class: "btn btn-ghost btn-small",
-              onclick: () => {
-                items.push({ name: "", count: 1, value: 0 });
-                this.paintPrizes();
-              },
+              name: t("event.new.item_name_for", { tier: tierName(tier) }),
+              count: t("event.new.count_for", { tier: tierName(tier) }),
+              value: t("event.new.value_for", { tier: tierName(tier) }),
             },
-            t("event.new.add_item"),
+            () => {
+              items.splice(index, 1);
+              this.paintPrizes();
+            },
           ),
         ),
       );
+      box.appendChild(
+        h(
+          "button",
+          {
+            type: "button",
+            class: "btn btn-ghost btn-small",
+            onclick: () => this.addGood(items, () => this.paintPrizes(), this.prizeBox),
+          },
+          t("event.new.add_item"),
+        ),
+      );
+      rows.push(box);
     }
-    rows.push(
-      h(
-        "p",
-        { class: "ev-total" },
-        t("event.new.set_total", { value: Math.round(total * 100) / 100 }),
-      ),
-    );
+    this.totalLine = h("p", { class: "ev-total" });
+    rows.push(this.totalLine);
     mount(this.prizeBox, rows);
+    this.paintSums();
+  }
+
+  /** Each tier's count and value, and the set's total, from the goods as typed so far. */
+  paintSums() {
+    if (!this.sums) return;
+    let total = 0;
+    for (const tier of TIERS) {
+      const items = this.prizes[tier] || [];
+      const count = items.reduce((n, i) => n + (Number(i.count) || 0), 0);
+      const value = items.reduce((n, i) => n + (Number(i.count) || 0) * (Number(i.value) || 0), 0);
+      total += value;
+      const badge = this.sums.get(tier);
+      if (badge) badge.textContent = t("event.new.tier_sum", { n: count, value });
+    }
+    this.totalLine.textContent = t("event.new.set_total", { value: Math.round(total * 100) / 100 });
   }
 
   paintCosts() {

@@ -11,6 +11,7 @@ import { renderTopbar, showError, toast, icon } from "../ui.js";
 import { saveTable } from "../store.js";
 import { eventApi, claimUrl, tableLabel } from "../event.js";
 import { eventNav } from "./event_dash.js";
+import { loadInvite, inviteNotice } from "../invite.js";
 
 function loading(main) {
   mount(
@@ -50,7 +51,7 @@ export class EventCardsView {
     loading(this.main);
     let ev;
     try {
-      ev = await eventApi.get(this.code);
+      [ev] = await Promise.all([eventApi.get(this.code), loadInvite()]);
     } catch (err) {
       showError(err);
       return;
@@ -65,6 +66,7 @@ export class EventCardsView {
           "div",
           { class: "no-print" },
           eventNav(ev.code, "cards"),
+          inviteNotice(),
           h("p", { class: "hint" }, t("event.cards_hint")),
           h(
             "button",

@@ -1,0 +1,99 @@
+// @ts-check
+// Sizing for screens nobody scrolls (the hall on a projector, the table's TV): how a grid of
+// tiles or a list of rows is laid out in the box it has, and the font that fills it. Pure
+// arithmetic on the box's size, so every screen size (720p to 4K) and every count (1 to 30)
+// gets the largest layout that fits instead of a fixed one.
+
+/**
+ * @typedef {{cols: number, rows: number, width: number, height: number,
+ *   layout: "row" | "col", qr: number, font: number, pad: number}} TileGrid
+ */
+
+/** How many line heights a tile's text needs (number, status, 状元 line, dice, facts). */
+const TILE_LINES = 9.5;
+/** About how many characters a tile's text line holds. */
+const TILE_CHARS = 12;
+
+/**
+ * One tile of `width` × `height`: the QR beside the text ("row") or above it ("col"),
+ * whichever gives the larger balance of QR size and text size.
+ * @param {number} width
+ * @param {number} height
+ */
+export function tileMetrics(width, height) {
+  const pad = Math.max(4, Math.min(width, height) * 0.05);
+  const qrRow = Math.min(height - 2 * pad, width * 0.48);
+  const fontRow = Math.min((height - 2 * pad) / TILE_LINES, (width - qrRow - 3 * pad) / TILE_CHARS);
+  const qrCol = Math.min(width - 2 * pad, height * 0.56);
+  const fontCol = Math.min(
+    (height - qrCol - 3 * pad) / (TILE_LINES * 0.62),
+    (width - 2 * pad) / TILE_CHARS,
+  );
+  // a QR about nine lines of text tall balances scanning from the room and reading
+  const row = Math.min(qrRow, fontRow * 9);
+  const col = Math.min(qrCol, fontCol * 9);
+  return row >= col
+    ? { layout: /** @type {const} */ ("row"), qr: qrRow, font: fontRow, pad, score: row }
+    : { layout: /** @type {const} */ ("col"), qr: qrCol, font: fontCol, pad, score: col };
+}
+
+/**
+ * The grid for `n` tiles in a `width` × `height` box with `gap` between tiles: the column
+ * count whose tiles score best (fewer empty cells on a tie).
+ * @param {number} n
+ * @param {number} width
+ * @param {number} height
+ * @param {number} gap
+ * @returns {TileGrid}
+ */
+export function tileGrid(n, width, height, gap) {
+  let best = null;
+  for (let cols = 1; cols <= Math.max(1, n); cols++) {
+    const rows = Math.ceil(n / cols);
+    const w = (width - gap * (cols - 1)) / cols;
+    const h = (height - gap * (rows - 1)) / rows;
+    if (w <= 0 || h <= 0) continue;
+    const m = tileMetrics(w, h);
+    const empty = cols * rows - n;
+    if (!best || m.score > best.score + 0.5 || (m.score > best.score - 0.5 && empty < best.empty))
+      best = { cols, rows, width: w, height: h, empty, ...m };
+  }
+  if (!best) return { cols: 1, rows: n, width, height, layout: "row", qr: 0, font: 1, pad: 0 };
+  const { cols, rows, layout, qr, font, pad } = best;
+  return {
+    cols,
+    rows,
+    width: best.width,
+    height: best.height,
+    layout,
+    qr: Math.floor(qr),
+    font: Math.max(1, Math.floor(font * 10) / 10),
+    pad: Math.floor(pad),
+  };
+}
+
+/**
+ * A list of `n` rows, each about `chars` characters wide, in a `width` × `height` box: the
+ * column count and font size that make it largest (capped at `maxFont`).
+ * @param {number} n
+ * @param {number} width
+ * @param {number} height
+ * @param {{chars?: number, lineHeight?: number, maxCols?: number, maxFont?: number,
+ *   gap?: number}} [options]
+ */
+export function listGrid(
+  n,
+  width,
+  height,
+  { chars = 18, lineHeight = 1.5, maxCols = 4, maxFont = Infinity, gap = 0.04 } = {},
+) {
+  let best = { cols: 1, rows: Math.max(1, n), font: 1 };
+  for (let cols = 1; cols <= maxCols; cols++) {
+    const rows = Math.max(1, Math.ceil(n / cols));
+    const colWidth = (width * (1 - gap * (cols - 1))) / cols;
+    const font = Math.min(height / (rows * lineHeight), colWidth / chars, maxFont);
+    if (font > best.font + 0.5) best = { cols, rows, font };
+    if (rows === 1) break;
+  }
+  return { ...best, font: Math.max(1, Math.floor(best.font * 10) / 10) };
+}
