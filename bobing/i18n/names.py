@@ -240,10 +240,10 @@ def switch_meaning(rules: RuleSet, switch: str, lang: str | None = None) -> str:
     if switch == "values":
         if rules.values is None:
             return t("rules.value.values.null", lang)
-        items = t("list.sep", lang).join(
+        priced = t("list.sep", lang).join(
             f"{tier_name(tier, lang)} {v:g}" for tier, v in rules.values
         )
-        return t("rules.value.values.list", lang, values=items)
+        return t("rules.value.values.list", lang, values=priced)
     if isinstance(value, bool):
         value = "true" if value else "false"
     return t(f"rules.value.{switch}.{value}", lang)
