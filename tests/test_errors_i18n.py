@@ -200,6 +200,9 @@ def over_then_closed() -> None:
     game.close()
 
 
+RANKED_ONE: dict[str, Any] = {"award": "ranked", "ranked_prizes": [{"name": "一等奖"}]}
+PRICES = {"zhuangyuan": 100, "duitang": 50, "sanhong": 20, "sijin": 10, "erju": 5, "yixiu": 2}
+
 CORPUS: dict[str, tuple[Callable[[Path], object], str]] = {
     "no_dice_given": (lambda _: parse_dice("  "), "444412"),
     "dice_not_face": (lambda _: parse_dice("44441x"), "'x'"),
@@ -325,6 +328,38 @@ CORPUS: dict[str, tuple[Callable[[Path], object], str]] = {
         "ranked_prizes",
     ),
     "rounds_without_ranked": (lambda _: load_rules({"rounds": 3}), "rounds"),
+    # RULES.md §9.3: each self-contradiction names both switches (see SECTION9_PAIRS).
+    "liubohong_duitang_without_zhuangyuan": (
+        lambda _: load_rules({"liubohong_duitang": "at_end"}),
+        "take_all_end",
+    ),
+    "shared_without_cakes": (
+        lambda _: load_rules({**RANKED_ONE, "zhuangyuan_cake": "shared"}),
+        "award",
+    ),
+    "values_without_pay": (lambda _: load_rules({"values": PRICES}), "money"),
+    "values_with_ranked": (
+        lambda _: load_rules({**RANKED_ONE, "money": "pay", "values": PRICES}),
+        "ranked_prizes",
+    ),
+    "pay_without_prize_values": (
+        lambda _: load_rules({**RANKED_ONE, "money": "pay"}),
+        "一等奖",
+    ),
+    "pay_without_values": (lambda _: load_rules({"money": "pay"}), "values"),
+    "values_missing_tiers": (
+        lambda _: load_rules({"money": "pay", "values": {"zhuangyuan": 100}}),
+        "duitang",
+    ),
+    "values_not_object": (lambda _: load_rules({"money": "pay", "values": [1]}), "[1]"),
+    "values_unknown_tier": (
+        lambda _: load_rules({"money": "pay", "values": {"gold": 1}}),
+        "'gold'",
+    ),
+    "values_bad_value": (
+        lambda _: load_rules({"money": "pay", "values": {"yixiu": -1}}),
+        "-1",
+    ),
     "close_entry_invalid": (
         lambda _: judge_record(record(throws=[{"close": "yes"}])),
         "'close': 'yes'",
@@ -720,3 +755,26 @@ def test_error_line_for_command_modules() -> None:
     exc = caught(lambda: parse_dice("1"))
     assert error_line(exc, "en") == "bobing: error: " + str(exc)
     assert error_line(exc, "zh-Hant").startswith("bobing: 錯誤：骰子 '1' 無效")
+
+
+SECTION9_PAIRS = {
+    "liubohong_duitang_without_zhuangyuan": ("liubohong_duitang", "liubohong"),
+    "shared_without_cakes": ("zhuangyuan_cake", "award"),
+    "values_without_pay": ("values", "money"),
+    "values_with_ranked": ("values", "award"),
+    "pay_without_prize_values": ("money", "ranked_prizes"),
+    "pay_without_values": ("money", "values"),
+    "values_missing_tiers": ("money", "values"),
+}
+
+
+@pytest.mark.parametrize("code", sorted(SECTION9_PAIRS))
+def test_section9_contradictions_name_both_switches_in_every_language(
+    corpus: dict[str, tuple[BobingError, str]], code: str
+) -> None:
+    exc, _ = corpus[code]
+    assert exc.code == code
+    for lang in LANGS:
+        text = localize(exc, lang)
+        for switch in SECTION9_PAIRS[code]:
+            assert switch in text, (lang, switch, text)

@@ -67,6 +67,7 @@ def test_every_id_has_a_message() -> None:
             "max_players",
             "ranked_prizes",
             "rounds",
+            "values",  # an object of prices (RULES.md §9.3): rules.value.values.null / .list
         ):
             keys += [f"rules.value.{switch}.{v}" for v in allowed_values(switch)]
     for lang in LANGS:

@@ -29,6 +29,7 @@ from bobing.analysis.outcomes import (
     Effect,
     GameTrace,
     OutcomeClass,
+    encode_key,
     outcome_classes,
 )
 from bobing.engine.errors import InputError
@@ -37,11 +38,14 @@ from bobing.engine.rules import (
     ChajinhuaDuitang,
     ChajinhuaLugu,
     ChaseFrom,
+    ChaseUntil,
     End,
+    LiubohongDuitang,
     LiubohongEffect,
     RuleSet,
     Standing,
     Tiaohou,
+    ZhuangyuanCake,
 )
 
 Array = NDArray[Any]
@@ -84,11 +88,28 @@ class KernelSpec:
     """六勃红's sweep leaves the cakes 插金花 brought with their holder."""
     close_after: int = 0
     """Time is called after this many throws (RULES.md §8.1); 0: never."""
+    chase_to_end: bool = False
+    """追 goes on after every other cake is claimed (``chase.until`` = ``end``, §9.3)."""
+    guard_chj: bool = False
+    """§9.2: 插金花 ranks above a 六勃红 that sweeps (take_all_end, friendly_end(_sanhong)), so a
+    standing 插金花 keeps the 状元 cake (and what it brought) from the sweep."""
+    lbh_key: int = 0
+    """The 状元 key of 六勃红 (its standing under §9.2)."""
+    lbh_at_end: int = -1
+    """The 状元 level of 六勃红 when a winning 六勃红 takes the 对堂 left (``liubohong_duitang``
+    = ``at_end``); -1: off."""
+    shared: bool = False
+    """分状元: the 状元 is named but nobody holds the cake (``zhuangyuan_cake`` = ``shared``)."""
 
     @property
     def chase_on(self) -> bool:
         """Whether 追 is on for some tier."""
         return bool(self.chase_mask.any())
+
+    @property
+    def track_chj(self) -> bool:
+        """Whether the kernel counts the 对堂 cakes 插金花 brought (a sweep may spare them)."""
+        return self.spare_chj or self.guard_chj
 
 
 def kernel_spec(
@@ -126,6 +147,12 @@ def kernel_spec(
                 offsets[i] = slots
                 slots += rules.prizes[i]
     end_rounds = {End.IMMEDIATE: 0, End.FINISH_ROUND: 1, End.ONE_MORE_ROUND: 2}[rules.end]
+    lbh_level = len(order) - order.index(Hand.LIUBOHONG)
+    sweeping = rules.liubohong in (
+        LiubohongEffect.TAKE_ALL_END,
+        LiubohongEffect.FRIENDLY_END,
+        LiubohongEffect.FRIENDLY_END_SANHONG,
+    )
     return KernelSpec(
         players=players,
         prizes=tuple(rules.prizes),
@@ -151,6 +178,11 @@ def kernel_spec(
             and rules.chajinhua_duitang is ChajinhuaDuitang.IMMEDIATE
         ),
         close_after=close_after,
+        chase_to_end=rules.chase is not None and rules.chase.until is ChaseUntil.END,
+        guard_chj=sweeping and chj_level > lbh_level,
+        lbh_key=encode_key(rules.zhuangyuan_key(rules.classify("444444"))),
+        lbh_at_end=lbh_level if rules.liubohong_duitang is LiubohongDuitang.AT_END else -1,
+        shared=rules.zhuangyuan_cake is ZhuangyuanCake.SHARED,
     )
 
 
@@ -229,7 +261,7 @@ class _Chunk:
         self.live: Array = np.ones(n, bool)
         self.skip: Array | None = np.zeros((p, n), bool) if spec.skip_on_jump else None
         # 对堂 cakes each seat holds because of 插金花 (spared by 六勃红's sweep).
-        self.chj_held: Array | None = np.zeros((p, n), np.int16) if spec.spare_chj else None
+        self.chj_held: Array | None = np.zeros((p, n), np.int16) if spec.track_chj else None
         k = spec.slots
         self.slot_holder: Array | None = np.full((k, n), -1, np.int8) if k else None
         self.slot_time: Array | None = np.zeros((k, n), np.int32) if k else None
@@ -366,7 +398,8 @@ class _Kernel:
                 tier = code & 7
                 missed = np.flatnonzero(~avail & spec.chase_mask[tier])
                 if missed.size:
-                    missed = missed[st.left(missed) > 0]
+                    if not spec.chase_to_end:  # others_left: only while some cake is unclaimed
+                        missed = missed[st.left(missed) > 0]
                     self._chase(missed, tier[missed].astype(np.int64), s, t)
             rare = np.flatnonzero(code >= 8)
             if rare.size:
@@ -467,7 +500,7 @@ class _Kernel:
             st.slot_time[lo + slot, gt] = t
 
     def _rare(self, g: Array, codes: Array, s: int, t: int) -> None:
-        spec, st = self.spec, self.st
+        spec = self.spec
         j = (codes >> 3).astype(np.int64) - 1
         bonus = spec.rare_bonus[j]
         b = bonus != NO_TIER
@@ -476,16 +509,7 @@ class _Kernel:
         key = spec.rare_key[j]
         z = key > 0
         if z.any():
-            gz, kz = g[z], key[z]
-            current = st.skey[s, gz]
-            update = np.ones(gz.size, bool)
-            if spec.exempt and spec.chj_level > 0:
-                update &= (current >> 8) != spec.chj_level
-            if spec.best:
-                update &= kz > current
-            st.skey[s, gz[update]] = kz[update]
-            st.stime[s, gz[update]] = t
-            st.has_zy[gz] = True
+            self._stand(g[z], key[z], s, t)
         chj = spec.rare_chj[j]
         if chj.any():
             self._chajinhua(g[chj], s, t)
@@ -493,6 +517,27 @@ class _Kernel:
         e = effect > 0
         if e.any():
             self._effects(g[e], effect[e], s, t)
+
+    def _stand(self, g: Array, keys: Array, s: int, t: int) -> None:
+        """Games ``g``: a 状元 hand of key ``keys`` updates the thrower's standing (禄骨 or best;
+        an exempt 插金花 only rises, RULES.md §9.1)."""
+        st, spec = self.st, self.spec
+        current = st.skey[s, g]
+        strict = np.full(g.size, spec.best)
+        if spec.exempt and spec.chj_level > 0:
+            strict |= (current >> 8) == spec.chj_level
+        update = ~strict | (keys > current)
+        st.skey[s, g[update]] = keys[update]
+        st.stime[s, g[update]] = t
+        st.has_zy[g] = True
+
+    def _guarded(self, g: Array) -> Array:
+        """§9.2: which games ``g`` have a standing 插金花 ranked above the 六勃红 just thrown."""
+        st, spec = self.st, self.spec
+        if not spec.guard_chj:
+            return np.zeros(g.size, bool)
+        guarded: Array = ((st.skey[:, g] >> 8) == spec.chj_level).any(axis=0)
+        return guarded
 
     def _chajinhua(self, g: Array, s: int, t: int) -> None:
         """插金花 takes min(2, 对堂 left) 对堂 cakes at once; 追 never takes them back."""
@@ -514,7 +559,7 @@ class _Kernel:
                 st.slot_prot[slot, gi] = True
 
     def _effects(self, g: Array, effect: Array, s: int, t: int) -> None:
-        st = self.st
+        st, spec = self.st, self.spec
         for value in np.unique(effect):
             kind = Effect(int(value))
             gg = g[effect == value]
@@ -522,22 +567,27 @@ class _Kernel:
                 self._take_one(gg, s, t)
                 continue
             if kind is Effect.SWEEP_ALL:
+                guarded = self._guarded(gg)
                 st.hold[:, :, gg] = 0
                 st.hold[s, :6, gg] = self.prizes[None, :]
                 if st.chj_held is not None:
                     # 不能追缴状元插金花所得: what 插金花 brought stays with its holder.
-                    kept = st.chj_held[:, gg].copy()
+                    spare = guarded | spec.spare_chj
+                    kept = np.where(spare[None, :], st.chj_held[:, gg], 0).astype(np.int16)
                     kept[s] = 0
                     st.hold[:, 1, gg] += kept
                     st.hold[s, 1, gg] -= kept.sum(axis=0).astype(np.int16)
                 st.pool[:, gg] = 0
-                st.mode[gg] = 1
-            elif kind is Effect.FRIENDLY:
-                # The 状元 cake and the 对堂 left; every other unclaimed cake stays shared.
+                self._guarded_stand(gg, guarded, s, t)
+            elif kind in (Effect.FRIENDLY, Effect.FRIENDLY_SANHONG):
+                # The 状元 cake and the 对堂 (and 三红) left; the other unclaimed cakes stay shared.
+                guarded = self._guarded(gg)
+                top = 3 if kind is Effect.FRIENDLY_SANHONG else 2
+                st.hold[s, 1:top, gg] += st.pool[1:top, gg].T
+                st.pool[1:top, gg] = 0
                 st.hold[s, 0, gg] += 1
-                st.hold[s, 1, gg] += st.pool[1, gg]
-                st.pool[:2, gg] = 0
-                st.mode[gg] = 1
+                st.pool[0, gg] = 0
+                self._guarded_stand(gg, guarded, s, t)
             elif kind in (Effect.TAKE_REST, Effect.BIANDIJIN_REST):
                 st.hold[s, 1:6, gg] += st.pool[1:6, gg].T
                 st.pool[1:6, gg] = 0
@@ -553,6 +603,18 @@ class _Kernel:
             st.reason[gg] = EFFECT_REASON[kind]
             st.end_turn[gg] = t
             self.next_end = min(self.next_end, t)
+
+    def _guarded_stand(self, g: Array, guarded: Array, s: int, t: int) -> None:
+        """After a sweeping 六勃红 took the 状元 cake: games ``g`` are decided, except the
+        ``guarded`` ones (§9.2), where the cake goes back and the 六勃红 only stands."""
+        st = self.st
+        st.mode[g] = 1
+        gd = g[guarded]
+        if gd.size:
+            st.hold[s, 0, gd] -= 1
+            st.pool[0, gd] = 1
+            st.mode[gd] = 0
+            self._stand(gd, np.full(gd.size, self.spec.lbh_key, np.int32), s, t)
 
     def _take_one(self, g: Array, s: int, t: int) -> None:
         """六勃黑 ``take_one``: one cake of the best ordinary tier left in the pool, if any."""
@@ -614,6 +676,12 @@ class _Kernel:
                 gb, sb = normal[chj], best[chj]
                 st.hold[sb, 1, gb] += st.pool[1, gb]
                 st.pool[1, gb] = 0
+            if spec.lbh_at_end > 0:
+                # liubohong_duitang = at_end: a winning 六勃红 takes the 对堂 left too.
+                lbh = (st.skey[best, normal] >> 8) == spec.lbh_at_end
+                gb, sb = normal[lbh], best[lbh]
+                st.hold[sb, 1, gb] += st.pool[1, gb]
+                st.pool[1, gb] = 0
         grab = g[mode == 2]
         if grab.size:
             counts = st.pool[:6, grab].T.astype(np.int64)  # (games, tier)
@@ -621,6 +689,8 @@ class _Kernel:
             st.hold[:, :6, grab] += shares.transpose(2, 1, 0).astype(np.int16)
             st.pool[:, grab] = 0
             if out.grabbed is not None:
+                if spec.shared:
+                    shares[:, 0, :] = 0  # 分状元: the grabbed 状元 is named, the cake shared
                 out.grabbed[st.gid[grab]] = shares.transpose(0, 2, 1)
         held = st.hold[:, :6].take(g, axis=2)  # (seat, tier, games)
         gid = st.gid[g]
@@ -630,9 +700,12 @@ class _Kernel:
         out.exhausted_first[gid] = st.exh[g]
         if out.closed is not None:
             out.closed[gid] = st.closed[g]
+        # With a shared 状元 cake (分状元) the 状元 column counts the seat named 状元.
         out.seat_tier += held.sum(axis=2)
         if out.holdings is not None:
             out.winner[gid] = np.where(held[:, 0, :].any(axis=0), held[:, 0, :].argmax(axis=0), -1)
+            if spec.shared:
+                held[:, 0, :] = 0
             out.holdings[gid] = held.transpose(2, 0, 1)
         st.live[g] = False
         st.end_turn[g] = _BIG

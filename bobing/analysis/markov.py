@@ -16,6 +16,10 @@ at the different seats form a cycle, solved exactly per state.
 The chain covers every switch except 跳猴 under ``tiaohou`` = ``void_skip_next`` (the skip
 flags of every seat would multiply the states by 2**players): with ``tiaohou`` probability
 0 it does not matter, and under ``void`` a 跳猴 is simply a throw that changes nothing.
+The switches of RULES.md §9 are covered exactly too: none of them changes the pool's path or
+which throws end a game (a 六勃红 under a higher 插金花, §9.2, still ends it; ``chase.until``
+moves cakes between players only; ``liubohong_duitang``, ``zhuangyuan_cake`` and ``money``
+act once the game is over).
 """
 
 from __future__ import annotations

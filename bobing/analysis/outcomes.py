@@ -54,6 +54,7 @@ class Effect(IntEnum):
     FRIENDLY = 6  # 六勃红 friendly_end: the 状元 cake and the 对堂 left; the rest is shared
     TAKE_ONE = 7  # 六勃黑 take_one: the best ordinary cake left; play goes on
     BIANDIJIN_REST = 8  # 遍地锦 zhuangyuan_take_remaining_end (also a 状元 hand)
+    FRIENDLY_SANHONG = 9  # 六勃红 friendly_end_sanhong: as FRIENDLY, and the 三红 left
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +116,8 @@ def _outcome_class(rules: RuleSet, dice: tuple[int, ...]) -> OutcomeClass:
             effect = Effect.TAKE_REST
         elif rules.liubohong is LiubohongEffect.FRIENDLY_END:
             effect, key = Effect.FRIENDLY, 0
+        elif rules.liubohong is LiubohongEffect.FRIENDLY_END_SANHONG:
+            effect, key = Effect.FRIENDLY_SANHONG, 0
     elif hand is Hand.BIANDIJIN:
         if rules.biandijin is BiandijinEffect.TAKE_REMAINING_END:
             effect, key = Effect.BIANDIJIN, 0
@@ -166,6 +169,7 @@ EFFECT_REASON = {
     Effect.BIANDIJIN: 3,
     Effect.FRIENDLY: 1,
     Effect.BIANDIJIN_REST: 3,
+    Effect.FRIENDLY_SANHONG: 1,
 }
 """The :data:`REASONS` index of the way each ending effect ends a game (``TAKE_ONE`` does not
 end it)."""
@@ -183,7 +187,8 @@ class GameTrace:
     grabbed: tuple[tuple[int, ...], ...]
     """The part of ``holdings`` that came from the lights-off grab."""
     zhuangyuan: int
-    """The seat holding the 状元 cake at the end (-1: nobody, after a close with no standing)."""
+    """The seat holding the 状元 cake at the end (-1: nobody, after a close with no standing);
+    with ``zhuangyuan_cake`` = ``shared`` the seat named 状元, though nobody holds the cake."""
     exhausted_first: bool
     """Every non-状元 cake was gone before anyone had a 状元 hand."""
 

@@ -42,7 +42,7 @@ from bobing.analysis.simulate import (
 )
 from bobing.engine.errors import InputError
 from bobing.engine.hands import TIERS, Tier
-from bobing.engine.rules import Award, RankedPrize, RuleSet
+from bobing.engine.rules import Award, Money, RankedPrize, RuleSet, ZhuangyuanCake
 from bobing.engine.switches import MAX_ROUNDS
 
 ENGINE_SEATS = 12
@@ -241,6 +241,28 @@ class Plan:
                 value += cakes * float(self.prizes.tier_cost(tier)) / count
         return value
 
+    @property
+    def pays_per_player(self) -> float | None:
+        """反向博钱 (``money`` = ``pay``, RULES.md §9.3): what one person is expected to pay into
+        the kitty for what they win (None when winners receive). A shared 状元 cake (分状元)
+        costs nobody anything."""
+        rules = self.rules
+        if rules.money is not Money.PAY:
+            return None
+        if self.ranked:
+            total = 0.0
+            for table in self.tables:
+                assert isinstance(table.result, RankedResult)
+                values = table.result.expected_value()
+                total += sum(values or ())
+            return total / self.players
+        shared = rules.zhuangyuan_cake is ZhuangyuanCake.SHARED
+        return sum(
+            cakes * float(rules.value_of(tier))
+            for tier, cakes in self.cakes_per_player.items()
+            if not (shared and tier is Tier.ZHUANGYUAN)
+        )
+
     def _contribution_json(self) -> dict[str, float] | None:
         if self.contribution is None or self.collected is None or self.balance is None:
             return None
@@ -293,7 +315,15 @@ class Plan:
             if self.bell is None
             else {**self.bell.to_json(), "over_before_bell": round(self.over_before_bell or 0, 6)},
             "value_per_player": round(value, 2) if value is not None else None,
+            **self._pays_json(),
         }
+
+    def _pays_json(self) -> dict[str, Any]:
+        """``"pays"`` only under ``money`` = ``pay``: old plans read the same."""
+        pays = self.pays_per_player
+        if pays is None:
+            return {}
+        return {"pays": {"per_person": round(pays, 2), "kitty": round(pays * self.players, 2)}}
 
 
 def _span(throws: Distribution, seconds: float) -> Span:

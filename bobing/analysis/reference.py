@@ -17,12 +17,15 @@ from bobing.engine.rules import (
     ChajinhuaDuitang,
     ChajinhuaLugu,
     ChaseFrom,
+    ChaseUntil,
     End,
     LiuboheiEffect,
+    LiubohongDuitang,
     LiubohongEffect,
     RuleSet,
     Standing,
     Tiaohou,
+    ZhuangyuanCake,
 )
 
 
@@ -35,7 +38,7 @@ def play_reference(
     throws: Sequence[int] | None = None,
     close_after: int = 0,
 ) -> GameTrace:
-    """Play one game throw by throw, the straightforward way (RULES.md §4 and §8).
+    """Play one game throw by throw, the straightforward way (RULES.md §4, §8 and §9).
 
     Throws come from ``throws`` (indices into :data:`ORDERED_THROWS`, :data:`JUMP` for 跳猴)
     or from ``rng`` (a die at a time; a throw is 跳猴 with probability ``tiaohou``). ``rng``
@@ -49,7 +52,7 @@ def play_reference(
     pool = prizes[:]
     hold = [[0] * 6 for _ in range(n)]
     grabbed = [[0] * 6 for _ in range(n)]
-    standing: list[tuple[tuple[int, int, int], int, bool] | None] = [None] * n
+    standing: list[tuple[tuple[int, int, int], int, Hand] | None] = [None] * n
     skip = [False] * n
     chase = rules.chase
     chase_tiers = {TIERS.index(tier) for tier in chase.tiers} if chase else set()
@@ -64,6 +67,10 @@ def play_reference(
     exhausted_first = False
     decided = False  # the 状元 cake already has its owner (a sweep or the grab)
     end_rounds = {End.IMMEDIATE: 0, End.FINISH_ROUND: 1, End.ONE_MORE_ROUND: 2}[rules.end]
+    chase_to_end = chase is not None and chase.until is ChaseUntil.END
+    order = rules.zhuangyuan_order
+    # §9.2: 插金花 ranked above 六勃红 guards the 状元 cake (and what it brought) from a sweep.
+    chajinhua_first = order.index(Hand.CHAJINHUA) < order.index(Hand.LIUBOHONG)
 
     def take(seat: int, tier: int, *, bonus: bool = False) -> None:
         nonlocal left
@@ -73,7 +80,7 @@ def play_reference(
             left -= 1
             if tier in holders:
                 holders[tier].append([seat, turn, 0])
-        elif tier in holders and left > 0 and not bonus:
+        elif tier in holders and (left > 0 or chase_to_end) and not bonus:
             candidates = [e for e in holders[tier] if e[0] != seat and not e[2]]
             if not candidates:
                 return
@@ -86,14 +93,13 @@ def play_reference(
             holders[tier].remove(victim)
             holders[tier].append([seat, turn, 0])
 
-    def stand(seat: int, key: tuple[int, int, int], chajinhua: bool) -> None:
+    def stand(seat: int, key: tuple[int, int, int], hand: Hand) -> None:
         current = standing[seat]
         if current is not None:
-            if current[2] and rules.chajinhua_lugu is ChajinhuaLugu.EXEMPT:
-                return
-            if rules.standing is Standing.BEST and key <= current[0]:
-                return
-        standing[seat] = (key, turn, chajinhua)
+            exempt = current[2] is Hand.CHAJINHUA and rules.chajinhua_lugu is ChajinhuaLugu.EXEMPT
+            if (exempt or rules.standing is Standing.BEST) and key <= current[0]:
+                return  # §9.1: an exempt 插金花 only rises
+        standing[seat] = (key, turn, hand)
 
     while True:
         s = turn % n
@@ -115,20 +121,43 @@ def play_reference(
             else:
                 c = classify(dice)
                 hand = c.hand
+                guarded = (
+                    hand is Hand.LIUBOHONG
+                    and chajinhua_first
+                    and any(st is not None and st[2] is Hand.CHAJINHUA for st in standing)
+                )
                 if hand is Hand.LIUBOHONG and rules.liubohong is LiubohongEffect.TAKE_ALL_END:
                     kept = [0] * n  # 对堂 cakes 插金花 brought, spared by the sweep
-                    if rules.liubohong_spares_chajinhua:
+                    if rules.liubohong_spares_chajinhua or guarded:
                         kept = [brought[seat] if seat != s else 0 for seat in range(n)]
                     hold = [[0, kept[seat], 0, 0, 0, 0] for seat in range(n)]
                     hold[s] = prizes[:]
                     hold[s][1] -= sum(kept)
                     pool = [0] * 6
-                    over, decided, ended_by = True, True, "liubohong"
-                elif hand is Hand.LIUBOHONG and rules.liubohong is LiubohongEffect.FRIENDLY_END:
-                    hold[s][0] += 1
-                    hold[s][1] += pool[1]
-                    pool[0] = pool[1] = 0
-                    over, decided, ended_by = True, True, "liubohong"
+                    if guarded:  # §9.2: all but the 状元 cake; the best standing takes it
+                        hold[s][0] = 0
+                        pool[0] = prizes[0]
+                        stand(s, rules.zhuangyuan_key(c), hand)
+                        over, ended_by = True, "liubohong"
+                    else:
+                        over, decided, ended_by = True, True, "liubohong"
+                elif hand is Hand.LIUBOHONG and rules.liubohong in (
+                    LiubohongEffect.FRIENDLY_END,
+                    LiubohongEffect.FRIENDLY_END_SANHONG,
+                ):
+                    taken = (
+                        [1, 2] if rules.liubohong is LiubohongEffect.FRIENDLY_END_SANHONG else [1]
+                    )
+                    for k in taken:
+                        hold[s][k] += pool[k]
+                        pool[k] = 0
+                    if guarded:
+                        stand(s, rules.zhuangyuan_key(c), hand)
+                        over, ended_by = True, "liubohong"
+                    else:
+                        hold[s][0] += 1
+                        pool[0] = 0
+                        over, decided, ended_by = True, True, "liubohong"
                 elif hand is Hand.LIUBOHEI and rules.liubohei is LiuboheiEffect.TAKE_ONE:
                     best_left = next((k for k in range(1, 6) if pool[k]), None)
                     if best_left is not None:
@@ -149,7 +178,7 @@ def play_reference(
                     pool = [0] * 6
                     over, decided, ended_by = True, True, "liubohei"
                 elif rules.is_zhuangyuan_hand(hand):
-                    stand(s, rules.zhuangyuan_key(c), hand is Hand.CHAJINHUA)
+                    stand(s, rules.zhuangyuan_key(c), hand)
                     immediate = rules.chajinhua_duitang is ChajinhuaDuitang.IMMEDIATE
                     if hand is Hand.CHAJINHUA and immediate:
                         k = min(2, pool[1])
@@ -215,11 +244,18 @@ def play_reference(
         if ranked:  # no standing at all (a close before any 状元 hand): the cake stays
             best = max(ranked, key=lambda seat: (ranked[seat][0], -ranked[seat][1]))
             hold[best][0] += 1
-            chajinhua_won = ranked[best][2]
-            if chajinhua_won and rules.chajinhua_duitang is ChajinhuaDuitang.AT_END:
+            won_with = ranked[best][2]
+            at_end = (
+                won_with is Hand.CHAJINHUA and rules.chajinhua_duitang is ChajinhuaDuitang.AT_END
+            ) or (won_with is Hand.LIUBOHONG and rules.liubohong_duitang is LiubohongDuitang.AT_END)
+            if at_end:
                 hold[best][1] += pool[1]
                 pool[1] = 0
     winner = next((seat for seat in range(n) if hold[seat][0]), -1)
+    if rules.zhuangyuan_cake is ZhuangyuanCake.SHARED:
+        # 分状元 (§9.3): the 状元 is still named (``winner``), the cake is the table's.
+        for row in (*hold, *grabbed):
+            row[0] = 0
     return GameTrace(
         throws=thrown,
         turns=turn + 1,

@@ -162,6 +162,8 @@ class Tally:
         for trace in traces:
             ended[REASONS.index(trace.ended_by)] += 1
             seat_tier += np.asarray(trace.holdings, np.int64)
+            if trace.zhuangyuan >= 0 and not any(row[0] for row in trace.holdings):
+                seat_tier[trace.zhuangyuan, 0] += 1  # 分状元: the seat named 状元, as the kernel
         return Tally(
             players,
             Distribution.of([trace.throws for trace in traces]),

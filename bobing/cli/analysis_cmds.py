@@ -509,6 +509,10 @@ def render_plan(result: Plan, lang: str) -> None:
         )
     if result.contribution is not None:
         _render_contribution(result, lang)
+    pays = result.pays_per_player
+    if pays is not None:  # 反向博钱 (RULES.md §9.3)
+        kitty = f"{pays * result.players:.2f}"
+        print_text("", t("analysis.plan.pays", lang, pays=f"{pays:.2f}", kitty=kitty))
     seats = result.rules.max_players
     if max(sizes) > seats:
         print_text("", t("analysis.plan.big_table", lang, size=max(sizes), seats=seats))

@@ -160,7 +160,8 @@ def _print_judgement(
     else:
         _print_holdings(game, language)
         _print_standings(game, language)
-        print_text(*_zhuangyuan_lines(game, language), _pool_line(game.state, language), "")
+        print_text(*_zhuangyuan_lines(game, language), _pool_line(game.state, language))
+    print_text(*_section9_lines(game, language), "")
     print_text(t("game.log.title", language))
     narrator = Narrator(game.rules, language, game.players)
     print_text(*(f"  {line}" for line in narrator.lines(game.events)))
@@ -284,6 +285,22 @@ def _print_ranking(game: Game, lang: str) -> None:
         prize = entry.prize if entry.prize is not None else t("game.ranking.no_prize", lang)
         rows.append([str(place), entry.player, best, dice, throw, prize])
     print_table(headers, rows, align=["right", "left", "left", "left", "right", "left"])
+
+
+def _section9_lines(game: Game, lang: str) -> list[str]:
+    """分状元 and 反向博钱 (RULES.md §9.3): the shared cake, who pays what, the kitty."""
+    state = game.state
+    lines: list[str] = []
+    if state.shared_zhuangyuan:
+        lines.append(t("game.zhuangyuan.shared", lang, players=len(state.players)))
+    payments = state.payments()
+    if payments is not None:
+        owed = t("list.sep", lang).join(
+            t("game.pays.one", lang, player=name, amount=amount)
+            for name, amount in payments["players"].items()
+        )
+        lines.append(t("game.pays", lang, pays=owed, kitty=payments["kitty"]))
+    return lines
 
 
 def _pool_line(state: GameState, lang: str) -> str:
@@ -797,10 +814,11 @@ class Session:
             print_text("", t("game.play.results", lang))
             if game.state.ranked:
                 _print_ranking(game, lang)
-                return
-            _print_holdings(game, lang)
-            _print_standings(game, lang)
-            print_text(*_zhuangyuan_lines(game, lang))
+            else:
+                _print_holdings(game, lang)
+                _print_standings(game, lang)
+                print_text(*_zhuangyuan_lines(game, lang))
+            print_text(*_section9_lines(game, lang))
 
         sys.stdout.write(_rendered(results))
         return 0

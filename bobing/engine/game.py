@@ -60,8 +60,10 @@ from bobing.engine.switches import (
     ChajinhuaDuitang,
     ChajinhuaLugu,
     ChaseFrom,
+    ChaseUntil,
     End,
     LiuboheiEffect,
+    LiubohongDuitang,
     LiubohongEffect,
     RuleSet,
     Standing,
@@ -323,24 +325,33 @@ class Game:
         hand = c.hand
         if hand is Hand.LIUBOHONG:
             effect = rules.liubohong
-            if effect is LiubohongEffect.TAKE_ALL_END:
-                events += self._sweep(state, seat, n, from_players=True)
-                events.append(GameOver(n, "liubohong"))
-                events.append(ZhuangyuanWon(name, str(hand), text, n))
-                return events, fold(state, events)
-            if effect is LiubohongEffect.TAKE_REMAINING_END:
+            if effect is LiubohongEffect.ZHUANGYUAN:
+                events += self._stand(state, seat, c, text, n)
+            elif effect is LiubohongEffect.TAKE_REMAINING_END:
                 events += self._sweep(state, seat, n, from_players=False)
                 events += self._stand(state, seat, c, text, n)
                 return self._finish(state, events, "liubohong")
-            if effect is LiubohongEffect.FRIENDLY_END:
-                # 得主只拿状元和对堂，其余分送大家: the rest stays in the pool, shared.
-                left = state.pool[TIER_INDEX[Tier.DUITANG]]
-                if left:
-                    events.append(Awarded(n, name, str(Tier.DUITANG), left, None, "sweep"))
+            else:
+                # §9.2: under a higher standing 插金花 the 六勃红 takes what its value gives
+                # except the 状元 cake and what 插金花 brought; the best standing wins.
+                guarded = self._chajinhua_outranks(state)
+                if effect is LiubohongEffect.TAKE_ALL_END:
+                    events += self._sweep(state, seat, n, from_players=True, spare=guarded)
+                else:
+                    # friendly_end(_sanhong), 得主只拿状元和对堂(或三红): the rest stays shared.
+                    taken = [Tier.DUITANG]
+                    if effect is LiubohongEffect.FRIENDLY_END_SANHONG:
+                        taken.append(Tier.SANHONG)
+                    for friendly in taken:
+                        left = state.pool[TIER_INDEX[friendly]]
+                        if left:
+                            events.append(Awarded(n, name, str(friendly), left, None, "sweep"))
+                if guarded:
+                    events += self._stand(state, seat, c, text, n)
+                    return self._finish(state, events, "liubohong")
                 events.append(GameOver(n, "liubohong"))
                 events.append(ZhuangyuanWon(name, str(hand), text, n))
                 return events, fold(state, events)
-            events += self._stand(state, seat, c, text, n)
         elif hand is Hand.LIUBOHEI and rules.liubohei is not LiuboheiEffect.IGNORE:
             effect_hei = rules.liubohei
             if effect_hei is LiuboheiEffect.GRAB_END:
@@ -386,13 +397,15 @@ class Game:
     def _stand(
         self, state: GameState, seat: int, c: Classification, text: str, n: int
     ) -> list[Event]:
-        """Update the thrower's 状元 standing (禄骨 or best; 插金花 may be exempt)."""
+        """Update the thrower's 状元 standing (禄骨 or best; an exempt 插金花 only rises)."""
         rules = self.rules
         current = state.standings[seat]
         if current is not None:
-            if current.hand is Hand.CHAJINHUA and rules.chajinhua_lugu is ChajinhuaLugu.EXEMPT:
-                return []
-            if rules.standing is Standing.BEST and rules.zhuangyuan_key(c) <= current.key:
+            exempt = current.hand is Hand.CHAJINHUA and rules.chajinhua_lugu is ChajinhuaLugu.EXEMPT
+            # §9.1: 插金花不会禄骨 — it cannot slide down, but a higher 状元 replaces it.
+            if (exempt or rules.standing is Standing.BEST) and rules.zhuangyuan_key(
+                c
+            ) <= current.key:
                 return []
         return [StandingSet(n, state.players[seat], str(c.hand), text)]
 
@@ -405,7 +418,7 @@ class Game:
         chase = self.rules.chase
         if reason != "hand" or chase is None or tier not in chase.tiers:
             return []
-        if state.unclaimed_ordinary == 0:
+        if state.unclaimed_ordinary == 0 and chase.until is ChaseUntil.OTHERS_LEFT:
             return []
         victim = self._chase_victim(state, seat, index)
         if victim is None:
@@ -427,8 +440,18 @@ class Game:
                 return candidate
         return None
 
-    def _sweep(self, state: GameState, seat: int, n: int, *, from_players: bool) -> list[Event]:
-        """The thrower takes every unclaimed non-状元 cake (and, if asked, everyone's cakes)."""
+    def _chajinhua_outranks(self, state: GameState) -> bool:
+        """§9.2: ``zhuangyuan_order`` ranks 插金花 above 六勃红 and a 插金花 stands."""
+        order = self.rules.zhuangyuan_order
+        if order.index(Hand.CHAJINHUA) > order.index(Hand.LIUBOHONG):
+            return False
+        return any(entry is not None and entry.hand is Hand.CHAJINHUA for entry in state.standings)
+
+    def _sweep(
+        self, state: GameState, seat: int, n: int, *, from_players: bool, spare: bool = False
+    ) -> list[Event]:
+        """The thrower takes every unclaimed non-状元 cake (and, if asked, everyone's cakes;
+        ``spare``: never what 插金花 brought)."""
         name = state.players[seat]
         events: list[Event] = []
         for index, tier in enumerate(TIERS):
@@ -437,7 +460,7 @@ class Game:
             if state.pool[index]:
                 events.append(Awarded(n, name, str(tier), state.pool[index], None, "sweep"))
             if from_players:
-                spare = self.rules.liubohong_spares_chajinhua
+                spare = spare or self.rules.liubohong_spares_chajinhua
                 for other, counts in enumerate(state.held):
                     count = counts[index]
                     if spare:  # 不能追缴状元插金花所得
@@ -471,13 +494,19 @@ class Game:
         name = state.players[leader.seat]
         events: list[Event] = [ZhuangyuanWon(name, hand, leader.dice, leader.throw)]
         left = state.pool[TIER_INDEX[Tier.DUITANG]]
+        if not left:
+            return events
+        # 还可以拿走2个对堂的所有奖品（未中出部分）: the 对堂 cakes nobody won.
         if (
             leader.hand is Hand.CHAJINHUA
             and self.rules.chajinhua_duitang is ChajinhuaDuitang.AT_END
-            and left
         ):
-            # 还可以拿走2个对堂的所有奖品（未中出部分）: the 对堂 cakes nobody won.
             events.append(Awarded(leader.throw, name, str(Tier.DUITANG), left, None, "chajinhua"))
+        elif (
+            leader.hand is Hand.LIUBOHONG
+            and self.rules.liubohong_duitang is LiubohongDuitang.AT_END
+        ):
+            events.append(Awarded(leader.throw, name, str(Tier.DUITANG), left, None, "sweep"))
         return events
 
     def _after_turn(self, before: GameState, events: list[Event]) -> tuple[list[Event], GameState]:
@@ -757,6 +786,11 @@ class Game:
         out["round"] = round_shown(state)
         if state.closed:
             out["closed"] = True  # time was called (RULES.md §8.1); absent otherwise
+        if state.shared_zhuangyuan:
+            out["zhuangyuan_cake"] = "shared"  # 分状元 (RULES.md §9.3); absent otherwise
+        payments = state.payments()
+        if payments is not None:
+            out["payments"] = payments  # 反向博钱 (RULES.md §9.3, docs/rules.md); absent otherwise
         return out
 
     @classmethod

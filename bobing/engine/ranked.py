@@ -86,6 +86,8 @@ class RankingEntry:
     dice: str | None
     throw: int | None
     prize: str | None
+    value: int | float | None = None
+    """The prize's ``value`` (what its winner pays under ``money`` = ``pay``); not in JSON."""
 
     def to_json(self) -> dict[str, Any]:
         """The ``ranking`` item of ``bobing adjudicate --json``."""
@@ -124,11 +126,15 @@ def rank_players(
     out: list[RankingEntry] = []
     for place, seat in enumerate([*thrown, *waiting]):
         entry = best[seat]
-        prize = units[place].name if place < len(units) else None
+        unit = units[place] if place < len(units) else None
+        prize = None if unit is None else unit.name
+        value = None if unit is None else unit.value
         if entry is None:
-            out.append(RankingEntry(players[seat], None, None, None, prize))
+            out.append(RankingEntry(players[seat], None, None, None, prize, value))
         else:
-            out.append(RankingEntry(players[seat], str(entry.hand), entry.dice, entry.throw, prize))
+            out.append(
+                RankingEntry(players[seat], str(entry.hand), entry.dice, entry.throw, prize, value)
+            )
     return tuple(out)
 
 

@@ -1,5 +1,5 @@
 """Rule files: a preset name or alias, a JSON rule object, or a file, read into a
-validated :class:`RuleSet` (RULES.md §5, §8). What a rule set is lives in
+validated :class:`RuleSet` (RULES.md §5, §8, §9). What a rule set is lives in
 :mod:`bobing.engine.switches`; every name of it is importable from here too.
 """
 
@@ -35,10 +35,13 @@ from bobing.engine.switches import (
     ChajinhuaLugu,
     Chase,
     ChaseFrom,
+    ChaseUntil,
     Direction,
     End,
     LiuboheiEffect,
+    LiubohongDuitang,
     LiubohongEffect,
+    Money,
     RankedPrize,
     RuleSet,
     SixOnes,
@@ -46,6 +49,7 @@ from bobing.engine.switches import (
     StartCount,
     Tiaohou,
     WuziCompare,
+    ZhuangyuanCake,
     allowed_values,
     required_zhuangyuan_hands,
 )
@@ -102,10 +106,10 @@ def _parse_chase(value: Any) -> Chase | None:
             key="chase",
             value=value,
         )
-    unknown = sorted(set(value) - {"tiers", "from"})
+    unknown = sorted(set(value) - {"tiers", "from", "until"})
     if unknown:
         raise RulesError(
-            f"unknown key {unknown[0]!r} in chase; allowed: tiers, from",
+            f"unknown key {unknown[0]!r} in chase; allowed: tiers, from, until",
             code="chase_unknown_key",
             key="chase." + unknown[0],
             name=unknown[0],
@@ -141,7 +145,55 @@ def _parse_chase(value: Any) -> Chase | None:
             value=source,
             allowed=[str(s) for s in ChaseFrom],
         )
-    return Chase(tuple(tiers), ChaseFrom(source))
+    until = value.get("until", "others_left")
+    if not isinstance(until, str) or until not in {str(u) for u in ChaseUntil}:
+        raise RulesError(
+            f"invalid value {until!r} for chase.until; allowed: "
+            + ", ".join(str(u) for u in ChaseUntil),
+            code="invalid_switch_value",
+            key="chase.until",
+            value=until,
+            allowed=[str(u) for u in ChaseUntil],
+        )
+    return Chase(tuple(tiers), ChaseFrom(source), ChaseUntil(until))
+
+
+def _parse_values(value: Any) -> tuple[tuple[Tier, int | float], ...] | None:
+    """``values`` (RULES.md §9.3): null or ``{tier: number >= 0}``, kept in TIERS order."""
+    if value is None:
+        return None
+    if not isinstance(value, dict) or not value:
+        raise RulesError(
+            f"values must be null or an object of tier values, not {value!r}",
+            code="values_not_object",
+            key="values",
+            value=value,
+        )
+    for key, worth in value.items():
+        if key not in {str(t) for t in TIERS}:
+            raise RulesError(
+                f"unknown tier {key!r} in values; allowed: " + ", ".join(str(t) for t in TIERS),
+                code="values_unknown_tier",
+                key="values." + str(key),
+                name=key,
+                allowed=[str(t) for t in TIERS],
+            )
+        ok = (
+            not isinstance(worth, bool)
+            and isinstance(worth, int | float)
+            and math.isfinite(worth)
+            and 0 <= worth <= MAX_PRIZE_VALUE
+        )
+        if not ok:
+            raise RulesError(
+                f"invalid value {worth!r} for values.{key}: a number 0-{MAX_PRIZE_VALUE}",
+                code="values_bad_value",
+                key="values." + key,
+                value=worth,
+                tier=key,
+                limit=MAX_PRIZE_VALUE,
+            )
+    return tuple((t, value[str(t)]) for t in TIERS if str(t) in value)
 
 
 def _parse_patterns(value: Any) -> tuple[str, ...]:
@@ -347,6 +399,8 @@ def rules_from_json(value: Any) -> RuleSet:
             changes[key] = None if raw is None else _parse_whole(key, raw, 1, MAX_ROUNDS)
         elif key == "ranked_prizes":
             changes[key] = _parse_ranked_prizes(raw)
+        elif key == "values":
+            changes[key] = _parse_values(raw)
     return replace(base, **changes)
 
 
@@ -439,10 +493,13 @@ __all__ = [
     "ChajinhuaLugu",
     "Chase",
     "ChaseFrom",
+    "ChaseUntil",
     "Direction",
     "End",
     "LiuboheiEffect",
+    "LiubohongDuitang",
     "LiubohongEffect",
+    "Money",
     "RankedPrize",
     "RuleSet",
     "SixOnes",
@@ -450,6 +507,7 @@ __all__ = [
     "StartCount",
     "Tiaohou",
     "WuziCompare",
+    "ZhuangyuanCake",
     "allowed_values",
     "load_rules",
     "required_zhuangyuan_hands",

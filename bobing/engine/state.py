@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from enum import StrEnum
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from bobing.engine.errors import InputError
 from bobing.engine.events import (
@@ -26,7 +26,15 @@ from bobing.engine.events import (
 )
 from bobing.engine.hands import TIERS, Hand, Tier
 from bobing.engine.ranked import BestThrow, RankingEntry, better, rank_players
-from bobing.engine.switches import MAX_PLAYERS, MIN_PLAYERS, Award, Direction, RuleSet
+from bobing.engine.switches import (
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    Award,
+    Direction,
+    Money,
+    RuleSet,
+    ZhuangyuanCake,
+)
 
 MAX_NAME_LENGTH = 24
 
@@ -102,6 +110,32 @@ class GameState(NamedTuple):
     def ranked(self) -> bool:
         """Whether the table plays for ranked prizes (RULES.md §8.2) instead of cakes."""
         return self.rules.award is Award.RANKED
+
+    @property
+    def shared_zhuangyuan(self) -> bool:
+        """分状元 (RULES.md §9.3): the 状元 cake is shared by the table, held by nobody."""
+        return self.rules.zhuangyuan_cake is ZhuangyuanCake.SHARED and not self.ranked
+
+    def payments(self) -> dict[str, Any] | None:
+        """反向博钱 (``money`` = ``pay``, RULES.md §9.3): what each person pays into the kitty
+        for what they hold now (the end: what they pay), and the kitty's total; None when off.
+
+        Cakes: each held cake costs its tier's ``values`` entry; ranked prizes: their
+        ``value``. Cakes nobody holds (the pool, a shared 状元 cake) cost nobody anything.
+        """
+        if self.rules.money is not Money.PAY:
+            return None
+        owed: dict[str, int | float] = {}
+        if self.ranked:
+            for entry in self.ranking():
+                owed[entry.player] = entry.value or 0
+            owed = {name: owed.get(name, 0) for name in self.players}
+        else:
+            values = [self.rules.value_of(t) for t in TIERS]
+            for name, row in zip(self.players, self.held, strict=True):
+                owed[name] = sum(count * value for count, value in zip(row, values, strict=True))
+        players = {name: _money(amount) for name, amount in owed.items()}
+        return {"players": players, "kitty": _money(sum(owed.values()))}
 
     def play_order(self) -> list[int]:
         """Seats in play order from the starter (seat order before the start)."""
@@ -322,7 +356,11 @@ def apply(state: GameState, event: Event) -> GameState:
     if isinstance(event, GrabOpened):
         return state._replace(phase=Phase.GRAB)
     if isinstance(event, GameOver):
-        return state._replace(phase=Phase.OVER, ended_by=event.ended_by)
+        over = state._replace(phase=Phase.OVER, ended_by=event.ended_by)
+        if state.shared_zhuangyuan and state.pool[ZHUANGYUAN_INDEX]:
+            # 分状元: however the game ends, the 状元 cake is the table's, in nobody's hands.
+            over = over._replace(pool=(0, *state.pool[1:]))
+        return over
     if isinstance(event, ZhuangyuanWon):
         seat = state.seat_of[event.player]
         hand = Hand(event.hand) if event.hand is not None else None
@@ -339,6 +377,13 @@ def fold(state: GameState, events: Iterable[Event]) -> GameState:
     for event in events:
         state = apply(state, event)
     return state
+
+
+def _money(amount: int | float) -> int | float:
+    """An amount as JSON shows it: whole numbers stay whole, others to 0.01."""
+    if isinstance(amount, float):
+        return int(amount) if amount.is_integer() else round(amount, 2)
+    return amount
 
 
 def round_shown(state: GameState) -> int:

@@ -1,4 +1,4 @@
-"""What a rule set is: every switch of RULES.md §5 and §8 as validated, frozen data.
+"""What a rule set is: every switch of RULES.md §5, §8 and §9 as validated, frozen data.
 
 Reading rule files (and finding presets by name) is :mod:`bobing.engine.rules`; the presets
 themselves are :mod:`bobing.engine.presets`. This module needs neither.
@@ -63,6 +63,36 @@ class LiubohongEffect(StrEnum):
     TAKE_REMAINING_END = "take_remaining_end"
     ZHUANGYUAN = "zhuangyuan"
     FRIENDLY_END = "friendly_end"
+    FRIENDLY_END_SANHONG = "friendly_end_sanhong"
+
+
+class LiubohongDuitang(StrEnum):
+    """Whether a 六勃红 (under ``liubohong`` = ``zhuangyuan``) that wins the 状元 also takes the
+    对堂 cakes left (RULES.md §9.3)."""
+
+    NONE = "none"
+    AT_END = "at_end"
+
+
+class ZhuangyuanCake(StrEnum):
+    """Whether the 状元 cake goes to the 状元 or is shared by the table (分状元, §9.3)."""
+
+    WINNER = "winner"
+    SHARED = "shared"
+
+
+class ChaseUntil(StrEnum):
+    """How long 追 goes on: while other cakes are unclaimed, or to the end (§9.3)."""
+
+    OTHERS_LEFT = "others_left"
+    END = "end"
+
+
+class Money(StrEnum):
+    """Whether winners receive their prizes or pay their values into the kitty (反向博钱)."""
+
+    RECEIVE = "receive"
+    PAY = "pay"
 
 
 class LiuboheiEffect(StrEnum):
@@ -159,10 +189,15 @@ class Chase:
 
     tiers: tuple[Tier, ...]
     source: ChaseFrom = ChaseFrom.NEAREST_BEFORE
+    until: ChaseUntil = ChaseUntil.OTHERS_LEFT
 
     def to_json(self) -> dict[str, Any]:
-        """The rule-file form ``{"tiers": [...], "from": ...}``."""
-        return {"tiers": [str(t) for t in self.tiers], "from": str(self.source)}
+        """The rule-file form ``{"tiers": [...], "from": ...}`` (``"until"`` only when ``end``,
+        so old rule files read the same)."""
+        out: dict[str, Any] = {"tiers": [str(t) for t in self.tiers], "from": str(self.source)}
+        if self.until is not ChaseUntil.OTHERS_LEFT:
+            out["until"] = str(self.until)
+        return out
 
 
 MAX_PRIZE_COUNT = 999
@@ -180,7 +215,8 @@ MAX_ROUNDS = 1000
 
 @dataclass(frozen=True)
 class RuleSet:
-    """Every switch of RULES.md §5 and §8. Build with :func:`load_rules`; validated on creation."""
+    """Every switch of RULES.md §5, §8 and §9. Build with :func:`load_rules`; validated on
+    creation."""
 
     zhuangyuan_order: tuple[Hand, ...]
     wuzi_compare: WuziCompare = WuziCompare.KICKER
@@ -191,6 +227,7 @@ class RuleSet:
     standing: Standing = Standing.LATEST
     liubohong: LiubohongEffect = LiubohongEffect.TAKE_ALL_END
     liubohong_spares_chajinhua: bool = False
+    liubohong_duitang: LiubohongDuitang = LiubohongDuitang.NONE
     liubohei: LiuboheiEffect = LiuboheiEffect.GRAB_END
     six_ones: SixOnes = SixOnes.LIUBOHEI
     biandijin: BiandijinEffect = BiandijinEffect.TAKE_REMAINING_END
@@ -205,6 +242,10 @@ class RuleSet:
     award: Award = Award.CAKES
     ranked_prizes: tuple[RankedPrize, ...] | None = None
     rounds: int | None = None
+    zhuangyuan_cake: ZhuangyuanCake = ZhuangyuanCake.WINNER
+    money: Money = Money.RECEIVE
+    values: tuple[tuple[Tier, int | float], ...] | None = None
+    """With ``money`` = ``pay``: what each tier's cake costs its holder, TIERS order."""
     preset: str = field(default="traditional", compare=False)
 
     def __post_init__(self) -> None:
@@ -233,6 +274,13 @@ class RuleSet:
     def prize_map(self) -> dict[Tier, int]:
         """Prize counts by tier, highest tier first."""
         return dict(zip(TIERS, self.prizes, strict=True))
+
+    def value_of(self, tier: Tier) -> int | float:
+        """What one cake of ``tier`` costs its holder under ``money`` = ``pay`` (0 unpriced)."""
+        for priced, value in self.values or ():
+            if priced is tier:
+                return value
+        return 0
 
     @property
     def total_cakes(self) -> int:
@@ -276,11 +324,12 @@ class RuleSet:
         out: dict[str, Any] = {"preset": self.preset}
         for name in SWITCHES:
             value = getattr(self, name)
-            out[name] = (
-                {str(t): n for t, n in self.prize_map.items()}
-                if name == "prizes"
-                else _json_of(value)
-            )
+            if name == "prizes":
+                out[name] = {str(t): n for t, n in self.prize_map.items()}
+            elif name == "values":
+                out[name] = None if value is None else {str(t): v for t, v in value}
+            else:
+                out[name] = _json_of(value)
         return out
 
     def overrides(self) -> dict[str, Any]:
@@ -347,7 +396,12 @@ def allowed_values(switch: str) -> list[str]:
     if switch == "ranked_prizes":
         return ["null", '[{"name": ..., "count": N, "value": X}, ...]']
     if switch == "chase":
-        return ["null", '{"tiers": [...], "from": "nearest_before" | "latest"}']
+        return [
+            "null",
+            '{"tiers": [...], "from": "nearest_before" | "latest", "until": "others_left" | "end"}',
+        ]
+    if switch == "values":
+        return ["null", '{"zhuangyuan": X, "duitang": X, ...} (a number >= 0 per tier)']
     if switch == "zhuangyuan_order":
         return [str(h) for h in _RANKABLE]
     if switch == "prizes":
@@ -449,6 +503,7 @@ def _check_consistent(rules: RuleSet) -> None:
                     allowed=[str(t) for t in ORDINARY_TIERS],
                 )
     _check_award(rules)
+    _check_section9(rules)
     if rules.prizes[0] != 1:
         raise RulesError(
             f"prizes.zhuangyuan must be 1 (one 状元 cake), not {rules.prizes[0]}",
@@ -490,4 +545,80 @@ def _check_award(rules: RuleSet) -> None:
             code="rounds_without_ranked",
             key="rounds",
             value=rules.rounds,
+        )
+
+
+def _check_section9(rules: RuleSet) -> None:
+    """RULES.md §9.3: each switch that needs another names both when it lacks it."""
+    ranked = rules.award is Award.RANKED
+    if (
+        rules.liubohong_duitang is not LiubohongDuitang.NONE
+        and rules.liubohong is not LiubohongEffect.ZHUANGYUAN
+    ):
+        raise RulesError(
+            'liubohong_duitang at_end needs liubohong "zhuangyuan" '
+            f"(liubohong is {rules.liubohong!s}: a 六勃红 that ends the game takes its cakes "
+            "at once)",
+            code="liubohong_duitang_without_zhuangyuan",
+            key="liubohong_duitang",
+            other="liubohong",
+            value=str(rules.liubohong),
+        )
+    if ranked and rules.zhuangyuan_cake is ZhuangyuanCake.SHARED:
+        raise RulesError(
+            'zhuangyuan_cake "shared" needs award "cakes" (award is ranked: there is no 状元 '
+            "cake to share)",
+            code="shared_without_cakes",
+            key="zhuangyuan_cake",
+            other="award",
+        )
+    pay = rules.money is Money.PAY
+    if rules.values is not None and not pay:
+        raise RulesError(
+            'values needs money "pay" (money is receive: nobody pays for a cake)',
+            code="values_without_pay",
+            key="values",
+            other="money",
+        )
+    if rules.values is not None and ranked:
+        raise RulesError(
+            'values prices cakes, but award is ranked: give each of ranked_prizes a "value"',
+            code="values_with_ranked",
+            key="values",
+            other="award",
+        )
+    if not pay:
+        return
+    if ranked:
+        missing_value = [p.name for p in rules.ranked_prizes or () if p.value is None]
+        if missing_value:
+            raise RulesError(
+                'money is pay, so every one of ranked_prizes needs a "value" (missing: '
+                + ", ".join(missing_value)
+                + ")",
+                code="pay_without_prize_values",
+                key="ranked_prizes",
+                other="money",
+                value=missing_value,
+            )
+        return
+    if rules.values is None:
+        raise RulesError(
+            'money is pay, so values must say what each cake costs, e.g. {"zhuangyuan": 100, '
+            '"duitang": 50, ...}',
+            code="pay_without_values",
+            key="values",
+            other="money",
+        )
+    priced = {t for t, _ in rules.values}
+    unpriced = [str(t) for t, n in rules.prize_map.items() if n and t not in priced]
+    if unpriced:
+        raise RulesError(
+            "money is pay, so values must price every tier that has cakes (missing: "
+            + ", ".join(unpriced)
+            + ")",
+            code="values_missing_tiers",
+            key="values",
+            other="money",
+            value=unpriced,
         )

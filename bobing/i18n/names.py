@@ -177,7 +177,8 @@ def switch_value(rules: RuleSet, switch: str) -> str:
         return ", ".join(str(v) for v in value)
     if isinstance(value, dict):
         if switch == "chase":
-            return f"{', '.join(value['tiers'])} ← {value['from']}"
+            until = f" until {value['until']}" if "until" in value else ""
+            return f"{', '.join(value['tiers'])} ← {value['from']}{until}"
         return ", ".join(f"{k} {v}" for k, v in value.items())
     return json.dumps(value)
 
@@ -232,7 +233,17 @@ def switch_meaning(rules: RuleSet, switch: str, lang: str | None = None) -> str:
             return t("rules.value.chase.null", lang)
         tiers = t("list.sep", lang).join(tier_name(tier, lang) for tier in rules.chase.tiers)
         source = t(f"rules.value.chase.from.{rules.chase.source}", lang)
-        return t("rules.value.chase.on", lang, tiers=tiers, source=source)
+        text = t("rules.value.chase.on", lang, tiers=tiers, source=source)
+        if str(rules.chase.until) == "end":
+            text += t("rules.value.chase.until.end", lang)
+        return text
+    if switch == "values":
+        if rules.values is None:
+            return t("rules.value.values.null", lang)
+        priced = t("list.sep", lang).join(
+            f"{tier_name(tier, lang)} {v:g}" for tier, v in rules.values
+        )
+        return t("rules.value.values.list", lang, values=priced)
     if isinstance(value, bool):
         value = "true" if value else "false"
     return t(f"rules.value.{switch}.{value}", lang)

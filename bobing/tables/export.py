@@ -78,7 +78,9 @@ def results_csv(runtime: Runtime, lang: str | None = None) -> str:
         return ranked_csv(runtime)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\r\n")
-    writer.writerow(CSV_COLUMNS if lang is None else _headers(lang))
+    pays = _payments(runtime)
+    headers = CSV_COLUMNS if lang is None else _headers(lang)
+    writer.writerow([*headers, *_pays_header(pays, lang)])
     named = runtime.info.settings.get("named_prizes") or {}
     result = game_result(runtime.game) if runtime.game is not None else None
     winner = (result or {}).get("zhuangyuan") or {}
@@ -93,8 +95,33 @@ def results_csv(runtime: Runtime, lang: str | None = None) -> str:
             hand = (
                 hand_name(runtime.rules.classify(dice), lang) if dice else t(f"hand.{hand}", lang)
             )
-        writer.writerow([seat.seat, _csv_safe(seat.name), *counts, sum(counts), value, hand or ""])
+        row = [seat.seat, _csv_safe(seat.name), *counts, sum(counts), value, hand or ""]
+        writer.writerow([*row, *_pays_cell(pays, seat.name)])
+    _kitty_row(writer, pays, len(CSV_COLUMNS), lang)
     return "\ufeff" + buffer.getvalue()
+
+
+def _payments(runtime: Runtime) -> dict[str, Any] | None:
+    """反向博钱 (RULES.md §9.3): who pays what into the kitty; None when winners receive."""
+    return None if runtime.game is None else runtime.game.state.payments()
+
+
+def _pays_header(pays: dict[str, Any] | None, lang: str | None) -> list[str]:
+    if pays is None:
+        return []  # old columns only: a table where winners receive reads as before
+    return ["pays" if lang is None else t("server.csv.pays", lang)]
+
+
+def _pays_cell(pays: dict[str, Any] | None, name: str) -> list[Any]:
+    return [] if pays is None else [pays["players"].get(name, 0)]
+
+
+def _kitty_row(writer: Any, pays: dict[str, Any] | None, width: int, lang: str | None) -> None:
+    """The kitty's total under the 应付 (pays) column, on a row of its own."""
+    if pays is None:
+        return
+    label = "kitty" if lang is None else t("server.csv.kitty", lang)
+    writer.writerow(["", label, *([""] * (width - 2)), pays["kitty"]])
 
 
 def _headers(lang: str) -> list[str]:
@@ -112,7 +139,8 @@ def ranked_csv(runtime: Runtime) -> str:
     seat_of = {seat.name: seat.seat for seat in runtime.seats}
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\r\n")
-    writer.writerow(RANKED_CSV_COLUMNS)
+    pays = _payments(runtime)
+    writer.writerow([*RANKED_CSV_COLUMNS, *_pays_header(pays, None)])
     for rank, entry in enumerate(game.ranking(), start=1):
         row = entry.to_json()
         unit = units[rank - 1] if row["prize"] is not None and rank <= len(units) else None
@@ -127,8 +155,10 @@ def ranked_csv(runtime: Runtime) -> str:
                 row["throw"] or "",
                 _csv_safe(row["prize"] or ""),
                 value,
+                *_pays_cell(pays, row["player"]),
             ]
         )
+    _kitty_row(writer, pays, len(RANKED_CSV_COLUMNS), None)
     return "\ufeff" + buffer.getvalue()
 
 

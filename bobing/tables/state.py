@@ -16,11 +16,15 @@ RESULT_KEYS = ("status", "ended_by", "next", "zhuangyuan", "holdings", "pool", "
 
 def game_result(game: Game) -> dict[str, Any]:
     """The state's ``result``: RULES.md §7 without its ``events`` list (``Game.result``), with
-    the round and, at a ranked table, the live ``ranking`` (§8.2)."""
+    the round, at a ranked table the live ``ranking`` (§8.2), and when the rules say so the
+    shared 状元 cake and who pays what (§9.3)."""
     result = game.result(events=False)
     out = {key: result[key] for key in RESULT_KEYS}
     if "ranking" in result:
         out["ranking"] = result["ranking"]
+    for key in ("zhuangyuan_cake", "payments"):  # RULES.md §9.3: 分状元, 反向博钱; absent if off
+        if key in result:
+            out[key] = result[key]
     return out
 
 

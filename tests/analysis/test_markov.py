@@ -143,6 +143,7 @@ def brute_force(rules: RuleSet, players: int, tiaohou: float = 0.0) -> dict[str,
         ({"prizes": {**TINY, "sijin": 1}, "sijin_bonus": True, "liubohong": "zhuangyuan"}, 2, 0.0),
         ({"prizes": TINY, "wuzi_bonus": True, "liubohong": "friendly_end"}, 3, 0.0),
         ({"prizes": TINY, "liubohei": "take_one", "end": "one_more_round"}, 3, 0.0),
+        ({"preset": "jinhua", "prizes": TINY, "liubohong": "take_all_end"}, 3, 0.0),
         (
             {
                 "prizes": TINY,
@@ -164,6 +165,7 @@ def brute_force(rules: RuleSet, players: int, tiaohou: float = 0.0) -> dict[str,
         "bonus",
         "wuzi-bonus-friendly",
         "take-one",
+        "guarded-take-all",
         "biandijin-ranked",
     ],
 )
@@ -208,6 +210,21 @@ def test_default_rules_exact_mean_inside_the_simulations_confidence_interval() -
         ({"prizes": SMALL, "wuzi_bonus": True, "sijin_bonus": True}, 4, 0.0),
         ({"prizes": SMALL, "liubohei": "take_one", "tiaohou": "void"}, 5, 0.1),
         ({"prizes": SMALL, "liubohong": "friendly_end", "chajinhua_duitang": "at_end"}, 3, 0.0),
+        # RULES.md §9: none of its switches changes how long a game lasts, so the chain is exact
+        (
+            {
+                "preset": "jinhua",
+                "prizes": SMALL,
+                "liubohong": "friendly_end_sanhong",
+                "zhuangyuan_cake": "shared",
+                "chase": {"tiers": ["yixiu", "erju"], "until": "end"},
+                "money": "pay",
+                "values": {"zhuangyuan": 9, **dict.fromkeys(SMALL, 1)},
+            },
+            4,
+            0.0,
+        ),
+        ({"prizes": SMALL, "liubohong": "zhuangyuan", "liubohong_duitang": "at_end"}, 3, 0.0),
         (
             {
                 "prizes": SMALL,

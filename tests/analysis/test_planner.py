@@ -301,3 +301,19 @@ def test_doctests() -> None:
     for module in (planner_module, prizes_module):
         result = doctest.testmod(module)
         assert result.attempted > 0 and result.failed == 0, module.__name__
+
+
+def test_money_pay_expects_what_each_person_pays_into_the_kitty() -> None:
+    # RULES.md §9.3 反向博钱: each person pays the values of what they win; 分状元 costs nobody.
+    values = {"zhuangyuan": 100, "duitang": 20, "sanhong": 10, "sijin": 5, "erju": 2, "yixiu": 1}
+    pay = load_rules({"money": "pay", "values": values})
+    event = plan(pay, 12, tables=2, games=2000, seed=1)
+    cakes = event.cakes_per_player
+    expected = sum(cakes[tier] * values[str(tier)] for tier in cakes)
+    assert event.pays_per_player == pytest.approx(expected)
+    assert event.to_json()["pays"]["kitty"] == pytest.approx(expected * 12, abs=0.01)
+    shared = plan(load_rules({"money": "pay", "values": values, "zhuangyuan_cake": "shared"}),
+                  12, tables=2, games=2000, seed=1)  # fmt: skip
+    assert shared.pays_per_player == pytest.approx(expected - cakes[Tier.ZHUANGYUAN] * 100)
+    receive = plan(load_rules("traditional"), 12, tables=2, games=2000, seed=1)
+    assert receive.pays_per_player is None and "pays" not in receive.to_json()

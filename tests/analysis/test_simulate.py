@@ -122,6 +122,62 @@ COMBOS: dict[str, dict[str, Any]] = {
         "chajinhua_duitang": "at_end",
         "max_players": 13,
     },
+    # RULES.md §9: the §9.1 correction shows wherever chajinhua_lugu is exempt (the default);
+    # these reach the rest.
+    "pre-1984-order": {"zhuangyuan_order": ["liubohong", "wuhong", "wuzi", "sihong", "chajinhua"]},
+    "exempt-take-rest": {"preset": "modern", "chajinhua_lugu": "exempt"},
+    "exempt-end-share-best": {"preset": "modern", "chajinhua_lugu": "exempt", "standing": "best"},
+    "guard-take-all": {"preset": "jinhua", "liubohong": "take_all_end"},
+    "guard-take-all-spares-chase": {
+        "preset": "jinhua",
+        "liubohong": "take_all_end",
+        "chajinhua_lugu": "exempt",
+        "chase": {"tiers": ["duitang", "sanhong"], "from": "latest"},
+    },
+    "guard-friendly": {"preset": "jinhua", "liubohong": "friendly_end"},
+    "guard-friendly-sanhong-at-end": {
+        "preset": "jinhua",
+        "liubohong": "friendly_end_sanhong",
+        "chajinhua_duitang": "at_end",
+    },
+    "friendly-sanhong": {"liubohong": "friendly_end_sanhong"},
+    "liubohong-duitang-at-end": {"liubohong": "zhuangyuan", "liubohong_duitang": "at_end"},
+    "liubohong-duitang-at-end-chj": {
+        "liubohong": "zhuangyuan",
+        "liubohong_duitang": "at_end",
+        "chajinhua_duitang": "at_end",
+    },
+    "shared": {"zhuangyuan_cake": "shared"},
+    "shared-modern-grab-chase": {
+        "preset": "modern",
+        "liubohei": "grab_end",
+        "zhuangyuan_order": ["liubohong", "chajinhua", "wuhong", "wuzi", "sihong"],
+        "zhuangyuan_cake": "shared",
+        "chase": {"tiers": ["yixiu", "erju"], "from": "latest"},
+    },
+    "chase-until-end": {
+        "chase": {
+            "tiers": ["sanhong", "duitang", "yixiu"],
+            "from": "nearest_before",
+            "until": "end",
+        }
+    },
+    "chase-until-end-latest-one-more": {
+        "preset": "modern",
+        "end": "one_more_round",
+        "chase": {"tiers": ["erju", "yixiu"], "from": "latest", "until": "end"},
+    },
+    "money-pay": {
+        "money": "pay",
+        "values": {
+            "zhuangyuan": 100,
+            "duitang": 50,
+            "sanhong": 20,
+            "sijin": 10,
+            "erju": 5,
+            "yixiu": 1,
+        },
+    },
 }
 
 _INDEX = {throw: i for i, throw in enumerate(ORDERED_THROWS)}
@@ -173,7 +229,8 @@ def play_engine(
     held = tuple(tuple(state.held[seat]) for seat in order)
     if game.phase is Phase.GRAB:
         return (state.throws, state.turn, "liubohei", held, None)
-    winner = next((i for i, row in enumerate(held) if row[0]), -1)
+    # The seat named 状元 (who holds the cake, unless it is shared: 分状元, RULES.md §9.3).
+    winner = -1 if state.winner is None else order.index(state.winner.seat)
     return (state.throws, state.turn, state.ended_by, held, winner)
 
 
@@ -211,7 +268,8 @@ def test_kernel_reference_and_engine_agree_throw_for_throw(
 
 CLOSE_COMBOS = ["traditional", "modern", "immediate", "one-more-round", "chase-nearest",
                 "chajinhua-at-end", "at-end-jinhua-best", "liubohei-take-one",
-                "everything-new"]  # fmt: skip
+                "everything-new", "pre-1984-order", "guard-friendly", "liubohong-duitang-at-end",
+                "shared", "chase-until-end"]  # fmt: skip
 
 
 @pytest.mark.parametrize("combo", CLOSE_COMBOS)
@@ -477,7 +535,7 @@ def test_doctests() -> None:
 
 @st.composite
 def section8_rules(draw: st.DrawFn) -> dict[str, Any]:
-    """A valid rule object mixing RULES.md §8's switches with some of §5's."""
+    """A valid rule object mixing RULES.md §8's and §9's switches with some of §5's."""
     liubohei = draw(
         st.sampled_from(["grab_end", "zhuangyuan_end_share", "zhuangyuan", "ignore", "take_one"])
     )
@@ -499,8 +557,17 @@ def section8_rules(draw: st.DrawFn) -> dict[str, Any]:
         "wuzi_bonus": draw(st.booleans()),
         "sijin_bonus": draw(st.booleans()),
         "liubohong": draw(
-            st.sampled_from(["take_all_end", "take_remaining_end", "zhuangyuan", "friendly_end"])
+            st.sampled_from(
+                [
+                    "take_all_end",
+                    "take_remaining_end",
+                    "zhuangyuan",
+                    "friendly_end",
+                    "friendly_end_sanhong",
+                ]
+            )
         ),
+        "zhuangyuan_cake": draw(st.sampled_from(["winner", "shared"])),
         "liubohong_spares_chajinhua": draw(st.booleans()),
         "chajinhua_duitang": draw(st.sampled_from(["immediate", "none", "at_end"])),
         "chajinhua_lugu": draw(st.sampled_from(["exempt", "keeps_duitang"])),
@@ -520,7 +587,13 @@ def section8_rules(draw: st.DrawFn) -> dict[str, Any]:
         tier_ids = ["duitang", "sanhong", "sijin", "erju", "yixiu"]
         tiers = draw(st.lists(st.sampled_from(tier_ids), min_size=1, max_size=5, unique=True))
         source = draw(st.sampled_from(["nearest_before", "latest"]))
-        spec["chase"] = {"tiers": tiers, "from": source}
+        until = draw(st.sampled_from(["others_left", "end"]))
+        spec["chase"] = {"tiers": tiers, "from": source, "until": until}
+    if spec["liubohong"] == "zhuangyuan":
+        spec["liubohong_duitang"] = draw(st.sampled_from(["none", "at_end"]))
+    if draw(st.booleans()):  # 反向博钱 changes no play
+        spec["money"] = "pay"
+        spec["values"] = dict.fromkeys(["zhuangyuan", *spec["prizes"]], 1)
     return spec
 
 
@@ -543,3 +616,20 @@ def test_any_section8_rules_kernel_reference_and_engine_agree(
         reference = play_reference(rules, players, throws=given_throws, close_after=close_after)
         assert outcome(reference, rules) == engine, i
         assert outcome(kernel[i], rules) == engine, i
+
+
+def test_the_combos_reach_every_value_of_every_switch() -> None:
+    """Generated from the switch list: each value of every enum switch (and chase.until) is
+    played throw for throw by some combination above, so a new value cannot go untested."""
+    from bobing.engine.switches import _ENUM_SWITCHES
+
+    loaded = [load_rules(spec).to_json() for spec in COMBOS.values()]
+    for switch, enum in _ENUM_SWITCHES.items():
+        if switch in ("award", "start_count"):
+            # ranked prizes have their own simulation (tests/analysis/test_ranked.py); the
+            # simulator numbers seats from the starter, whoever the start count makes it
+            continue
+        for value in enum:
+            assert any(rules[switch] == str(value) for rules in loaded), (switch, value)
+    untils = {(rules["chase"] or {}).get("until", "others_left") for rules in loaded}
+    assert untils >= {"others_left", "end"}

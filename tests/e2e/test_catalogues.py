@@ -31,7 +31,7 @@ def used_keys() -> set[str]:
         for a, b in re.findall(r"\bt\(\s*\w+ \? \"([^\"]+)\" : \"([^\"]+)\"", text):
             keys.update((a, b))
     # Lists, objects and numbers are edited apart (the create form's table terms).
-    apart = ("zhuangyuan_order", "chase", "prizes", "duitang_patterns")
+    apart = ("zhuangyuan_order", "chase", "prizes", "duitang_patterns", "values")  # values: §9.3
     numbers = ("max_players", "ranked_prizes", "rounds")
     enum_switches = [s for s in SWITCHES if s not in apart + numbers]
     keys.update(f"switch.{s}" for s in numbers)

@@ -62,7 +62,13 @@ def rule_specs(draw: st.DrawFn, *, small_prizes: bool = True) -> dict[str, Any]:
         "chajinhua_duitang": ["immediate", "none", "at_end"],
         "chajinhua_lugu": ["exempt", "keeps_duitang"],
         "standing": ["latest", "best"],
-        "liubohong": ["take_all_end", "take_remaining_end", "zhuangyuan", "friendly_end"],
+        "liubohong": [
+            "take_all_end",
+            "take_remaining_end",
+            "zhuangyuan",
+            "friendly_end",
+            "friendly_end_sanhong",  # RULES.md §9.3
+        ],
         "liubohong_spares_chajinhua": [False, True],
         "liubohei": ["grab_end", "zhuangyuan_end_share", "zhuangyuan", "ignore", "take_one"],
         "six_ones": ["liubohei", "biandijin"],
@@ -71,6 +77,7 @@ def rule_specs(draw: st.DrawFn, *, small_prizes: bool = True) -> dict[str, Any]:
         "direction": ["clockwise", "counterclockwise"],
         "start_count": ["from_thrower", "from_next"],
         "end": ["finish_round", "one_more_round", "immediate"],
+        "zhuangyuan_cake": ["winner", "shared"],  # RULES.md §9.3
     }
     for switch, values in choices.items():
         if draw(st.booleans()):
@@ -79,13 +86,22 @@ def rule_specs(draw: st.DrawFn, *, small_prizes: bool = True) -> dict[str, Any]:
         tiers = draw(st.lists(st.sampled_from(ORDINARY), min_size=1, max_size=5, unique=True))
         source = draw(st.sampled_from(["nearest_before", "latest"]))
         spec["chase"] = {"tiers": tiers, "from": source}
+        if draw(st.booleans()):
+            spec["chase"]["until"] = draw(st.sampled_from(["others_left", "end"]))
     if draw(st.booleans()):
         spec["duitang_patterns"] = draw(st.sampled_from([["123456"], ["123456", "334455"]]))
     if small_prizes:
         counts = st.integers(0, 4)
         spec["prizes"] = {tier: draw(counts) for tier in ORDINARY}
-    # The 状元 order must list exactly the hands that are 状元 hands under these effects.
     base = load_rules(spec["preset"])
+    # RULES.md §9.3: liubohong_duitang needs liubohong zhuangyuan; money pay needs values.
+    if spec.get("liubohong", str(base.liubohong)) == "zhuangyuan" and draw(st.booleans()):
+        spec["liubohong_duitang"] = draw(st.sampled_from(["none", "at_end"]))
+    if draw(st.booleans()):
+        spec["money"] = "pay"
+        worth = st.one_of(st.integers(0, 500), st.sampled_from([0.5, 2.5, 12.25]))
+        spec["values"] = {str(tier): draw(worth) for tier in TIERS}
+    # The 状元 order must list exactly the hands that are 状元 hands under these effects.
     liubohei = spec.get("liubohei", str(base.liubohei))
     six_ones = spec.get("six_ones", str(base.six_ones))
     biandijin = spec.get("biandijin", str(base.biandijin))
@@ -151,10 +167,15 @@ def ranked_specs(draw: st.DrawFn) -> dict[str, Any]:
     """A random rule object for ranked prizes (RULES.md §8.2)."""
     spec = draw(rule_specs())
     spec["award"] = "ranked"
+    spec.pop("zhuangyuan_cake", None)  # no 状元 cake to share in ranked mode
+    pay = spec.pop("values", None) is not None
     lines = draw(st.lists(st.integers(1, 4), min_size=1, max_size=5))
     spec["ranked_prizes"] = [
         {"name": f"{i + 1}等奖", "count": count} for i, count in enumerate(lines)
     ]
+    if pay:  # 反向博钱 with ranked prizes: every prize has a value
+        for i, line in enumerate(spec["ranked_prizes"]):
+            line["value"] = draw(st.integers(0, 500)) if i % 2 else 1.5 * i
     if draw(st.booleans()):
         spec["rounds"] = draw(st.integers(1, 6))
     return spec
@@ -165,12 +186,14 @@ def is_close(entry: Any) -> bool:
 
 
 def conserved(state: GameState) -> bool:
-    """Every cake is in the pool or in exactly one player's hands (and its lot says whose)."""
+    """Every cake is in the pool or in exactly one player's hands (and its lot says whose);
+    a shared 状元 cake (分状元, RULES.md §9.3) is the table's once the game is over."""
     for index in range(len(TIERS)):
         column = [row[index] for row in state.held]
         if state.pool[index] < 0 or min(column) < 0:
             return False
-        if state.pool[index] + sum(column) != state.rules.prizes[index]:
+        shared = index == 0 and state.shared_zhuangyuan and state.phase is Phase.OVER
+        if state.pool[index] + sum(column) + shared != state.rules.prizes[index]:
             return False
     lots = Counter((lot.seat, lot.tier) for lot in state.lots)
     return all(
@@ -332,3 +355,38 @@ def test_ranked_prizes_one_each_by_best_throw(record: dict[str, Any]) -> None:
     again = Game.from_record(json.loads(json.dumps(game.to_record(), ensure_ascii=False)))
     assert again.events == game.events and again.ranking() == ranking
     assert adjudicate({**record, "throws": used}) == result
+
+
+def paid_as_held(game: Game) -> bool:
+    """反向博钱 (RULES.md §9.3): each person pays the values of what they hold, the kitty all."""
+    payments = game.result(events=False).get("payments")
+    if game.rules.money.value != "pay":
+        return payments is None
+    assert payments is not None
+    state = game.state
+    if state.ranked:
+        expected = {e.player: e.value or 0 for e in state.ranking()}
+    else:
+        values = [game.rules.value_of(t) for t in TIERS]
+        expected = {
+            name: sum(n * v for n, v in zip(row, values, strict=True))
+            for name, row in zip(state.players, state.held, strict=True)
+        }
+    close = all(
+        abs(payments["players"][name] - amount) < 0.006 for name, amount in expected.items()
+    )
+    return close and abs(payments["kitty"] - sum(expected.values())) < 0.006 * len(expected)
+
+
+@SETTINGS
+@given(st.one_of(records(), records(ranked=True)))
+def test_money_pay_and_shared_cakes_are_conserved(record: dict[str, Any]) -> None:
+    game, _ = play_incrementally(record)
+    assert game.state.ranked or conserved(game.state)  # ranked: no cakes at all
+    assert paid_as_held(game)
+    result = game.result(events=False)
+    shared = result.get("zhuangyuan_cake") == "shared"
+    assert shared == (game.rules.zhuangyuan_cake.value == "shared")
+    if shared and game.is_over:
+        assert result["pool"]["zhuangyuan"] == 0
+        assert all("zhuangyuan" not in held for held in result["holdings"].values())

@@ -37,6 +37,7 @@ TRADITIONAL = {
     "standing": "latest",
     "liubohong": "take_all_end",
     "liubohong_spares_chajinhua": False,
+    "liubohong_duitang": "none",  # RULES.md §9.3, as every §9 switch: the old behaviour
     "liubohei": "grab_end",
     "six_ones": "liubohei",
     "biandijin": "take_remaining_end",
@@ -52,6 +53,9 @@ TRADITIONAL = {
     "award": "cakes",
     "ranked_prizes": None,
     "rounds": None,
+    "zhuangyuan_cake": "winner",
+    "money": "receive",
+    "values": None,
 }
 MODERN = TRADITIONAL | {
     "zhuangyuan_order": ["liubohong", "liubohei", "chajinhua", "wuhong", "wuzi", "sihong"],
@@ -201,6 +205,7 @@ ENUM_SWITCHES = [
         "max_players",
         "ranked_prizes",
         "rounds",
+        "values",
     )
 ]
 
@@ -225,7 +230,13 @@ def test_every_allowed_enum_value_is_accepted_or_contradiction(switch: str) -> N
         except RulesError as exc:
             # Only a 状元 hand that zhuangyuan_order must then list (or must not) may fail,
             # and ranked mode without its prize list.
-            assert exc.params["key"] in ("zhuangyuan_order", "ranked_prizes")
+            # §9.3: liubohong_duitang needs liubohong zhuangyuan, money pay needs values.
+            assert exc.params["key"] in (
+                "zhuangyuan_order",
+                "ranked_prizes",
+                "liubohong_duitang",
+                "values",
+            )
         else:
             assert rules.to_json()[switch] == value
 

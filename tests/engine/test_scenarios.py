@@ -13,7 +13,11 @@ from bobing.engine.record import adjudicate, judge_record
 from bobing.engine.rules import SWITCHES
 
 GOLDEN = Path(__file__).parent.parent / "golden"
-SCENARIO_FILES = (GOLDEN / "scenarios.json", GOLDEN / "scenarios_v2.json")  # v2: RULES.md §8
+SCENARIO_FILES = (
+    GOLDEN / "scenarios.json",
+    GOLDEN / "scenarios_v2.json",  # v2: RULES.md §8
+    GOLDEN / "scenarios_v3.json",  # v3: RULES.md §9
+)
 SCENARIOS: list[dict[str, Any]] = [
     scenario
     for path in SCENARIO_FILES
@@ -84,7 +88,13 @@ def test_scenario(scenario: dict[str, Any], variant: dict[str, Any] | None) -> N
     # Every result conserves the cakes and its events read back.
     for tier, left in result["pool"].items():
         held = sum(h.get(tier, 0) for h in result["holdings"].values())
-        assert left + held == judged_prizes(scenario, variant)[tier]
+        # 分状元 (RULES.md §9.3): once over, the shared 状元 cake is in nobody's hands.
+        shared = (
+            tier == "zhuangyuan"
+            and result.get("zhuangyuan_cake") == "shared"
+            and result["status"] == "over"
+        )
+        assert left + held + shared == judged_prizes(scenario, variant)[tier]
     for event in result["events"]:
         assert event_from_json(event).to_json() == event
 

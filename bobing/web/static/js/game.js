@@ -255,12 +255,20 @@ export function switchLines(rules) {
     "start_count",
     "end",
     "award",
+    "liubohong_duitang",
+    "zhuangyuan_cake",
+    "money",
   ];
   for (const name of simple) {
     if (!(name in rules)) continue;
     if (name === "biandijin" && rules.six_ones !== "biandijin") continue;
     if (name === "liubohong_spares_chajinhua" && rules.liubohong !== "take_all_end") continue;
+    if (name === "liubohong_duitang" && rules.liubohong !== "zhuangyuan") continue;
     lines.push([t(`switch.${name}`), t(`rule.${name}.${rules[name]}`)]);
+  }
+  if (rules.money === "pay" && rules.values) {
+    const priced = Object.entries(rules.values).map(([tier, v]) => `${tierName(tier)} ${v}`);
+    lines.push([t("home.values_label"), list(priced)]);
   }
   if (rules.award === "ranked") {
     lines.push([
@@ -276,7 +284,7 @@ export function switchLines(rules) {
       t("rule.chase.on", {
         tiers: list(rules.chase.tiers.map(tierName)),
         source: t(`rule.chase.from.${rules.chase.from}`),
-      }),
+      }) + (rules.chase.until === "end" ? t("rule.chase.until.end") : ""),
     ]);
   } else {
     lines.push([t("switch.chase"), t("rule.chase.null")]);

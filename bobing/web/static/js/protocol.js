@@ -151,8 +151,15 @@ export const SWITCH_VALUES = Object.freeze({
   chajinhua_duitang: ["immediate", "none", "at_end"],
   chajinhua_lugu: ["exempt", "keeps_duitang"],
   standing: ["latest", "best"],
-  liubohong: ["take_all_end", "take_remaining_end", "zhuangyuan", "friendly_end"],
+  liubohong: [
+    "take_all_end",
+    "take_remaining_end",
+    "zhuangyuan",
+    "friendly_end",
+    "friendly_end_sanhong",
+  ],
   liubohong_spares_chajinhua: [false, true],
+  liubohong_duitang: ["none", "at_end"],
   liubohei: ["grab_end", "zhuangyuan_end_share", "zhuangyuan", "ignore", "take_one"],
   six_ones: ["liubohei", "biandijin"],
   biandijin: ["take_remaining_end", "zhuangyuan", "zhuangyuan_take_remaining_end"],
@@ -160,6 +167,9 @@ export const SWITCH_VALUES = Object.freeze({
   direction: ["clockwise", "counterclockwise"],
   start_count: ["from_thrower", "from_next"],
   end: ["finish_round", "one_more_round", "immediate"],
+  // RULES.md §9.3
+  zhuangyuan_cake: ["winner", "shared"],
+  money: ["receive", "pay"],
 });
 
 export const CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ";

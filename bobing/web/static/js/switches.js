@@ -11,6 +11,7 @@ import { icon, toast } from "./ui.js";
 const EDITABLE = [
   "liubohong",
   "liubohong_spares_chajinhua",
+  "liubohong_duitang",
   "liubohei",
   "six_ones",
   "biandijin",
@@ -24,10 +25,13 @@ const EDITABLE = [
   "direction",
   "start_count",
   "end",
+  "zhuangyuan_cake",
+  "money",
 ];
 /** Switches whose values are true and false. */
 const BOOLEAN = new Set(["sijin_bonus", "wuzi_bonus", "liubohong_spares_chajinhua"]);
 const CHASE_TIERS = ["duitang", "sanhong", "sijin", "erju", "yixiu"];
+const VALUE_TIERS = ["zhuangyuan", ...CHASE_TIERS];
 
 export function clone(value) {
   return JSON.parse(JSON.stringify(value));
@@ -65,6 +69,14 @@ export class RuleSwitches {
     if (!this.rules) return;
     const rules = this.rules;
     rules.zhuangyuan_order = fixOrder(rules);
+    // RULES.md §9.3: keep the rule object free of the contradictions the server refuses.
+    if (rules.liubohong !== "zhuangyuan" && "liubohong_duitang" in rules)
+      rules.liubohong_duitang = "none";
+    if ("money" in rules) {
+      if (rules.money === "pay" && !rules.values)
+        rules.values = Object.fromEntries(VALUE_TIERS.map((tier) => [tier, 0]));
+      if (rules.money !== "pay") rules.values = null;
+    }
     mount(
       this.statement,
       h("span", { class: "label" }, t("rules.order_label")),
@@ -76,8 +88,10 @@ export class RuleSwitches {
     for (const name of EDITABLE) {
       if (name === "biandijin" && rules.six_ones !== "biandijin") continue;
       if (name === "liubohong_spares_chajinhua" && rules.liubohong !== "take_all_end") continue;
+      if (name === "liubohong_duitang" && rules.liubohong !== "zhuangyuan") continue;
       if (!(name in rules)) continue; // a server without this switch
       rows.push(this.switchRow(rules, name));
+      if (name === "money" && rules.money === "pay") rows.push(this.valuesRow(rules));
     }
     rows.push(this.chaseRow(rules), this.patternsRow(rules));
     rows.push(
@@ -231,6 +245,26 @@ export class RuleSwitches {
                 ),
               ),
             ),
+            h(
+              "select",
+              {
+                class: "input",
+                "aria-label": t("home.chase_until"),
+                "data-chase-until": "",
+                onchange: (ev) => {
+                  if (ev.target.value === "end") rules.chase.until = "end";
+                  else delete rules.chase.until; // others_left: the old shape
+                  this.paint();
+                },
+              },
+              ["others_left", "end"].map((v) =>
+                h(
+                  "option",
+                  { value: v, selected: (rules.chase.until || "others_left") === v },
+                  t(`val.chase.until.${v}`),
+                ),
+              ),
+            ),
           )
         : null,
       h(
@@ -240,8 +274,41 @@ export class RuleSwitches {
           ? t("rule.chase.on", {
               tiers: rules.chase.tiers.map(tierName).join(t("list.sep")),
               source: t(`rule.chase.from.${rules.chase.from}`),
-            })
+            }) + (rules.chase.until === "end" ? t("rule.chase.until.end") : "")
           : t("rule.chase.null"),
+      ),
+    );
+  }
+
+  /** 反向博钱: what each cake costs the person who holds it at the end (RULES.md §9.3). */
+  valuesRow(rules) {
+    return h(
+      "div",
+      { class: "switch-row" },
+      h("span", { class: "field-label" }, t("home.values_label")),
+      h(
+        "div",
+        { class: "check-grid" },
+        VALUE_TIERS.map((tier) =>
+          h(
+            "label",
+            { class: "check-row" },
+            tierName(tier),
+            h("input", {
+              class: "input",
+              type: "number",
+              min: "0",
+              step: "any",
+              "data-value-tier": tier,
+              value: String(rules.values[tier] ?? 0),
+              onchange: (ev) => {
+                const n = Number(ev.target.value);
+                rules.values[tier] = Number.isFinite(n) && n >= 0 ? n : 0;
+                this.paint();
+              },
+            }),
+          ),
+        ),
       ),
     );
   }

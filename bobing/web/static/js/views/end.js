@@ -44,6 +44,8 @@ export function resultsTable(state) {
   const hasValue = Object.values(named).some((p) => p && p.value);
   const tiers = TIERS.filter((tier) => (state.rules.prizes || {})[tier]);
   const z = result.zhuangyuan;
+  // RULES.md §9.3: 反向博钱 (who pays what into the kitty) and 分状元, when the rules say so.
+  const pays = result.payments ? result.payments.players : null;
   const rows = (state.players || []).map((p) => {
     const held = (result.holdings || {})[p.name] || {};
     return { p, held, total: cakes(held), value: prizeValue(held, named) };
@@ -68,6 +70,7 @@ export function resultsTable(state) {
           ),
           h("th", { scope: "col" }, t("play.total")),
           hasValue ? h("th", { scope: "col" }, t("end.value")) : null,
+          pays ? h("th", { scope: "col" }, t("end.pays")) : null,
         ),
       ),
       h(
@@ -99,10 +102,30 @@ export function resultsTable(state) {
             ),
             h("td", { class: "total" }, String(total)),
             hasValue ? h("td", { class: "value" }, String(value)) : null,
+            pays ? h("td", { class: "pays" }, String(pays[p.name] ?? 0)) : null,
           ),
         ),
       ),
     ),
+    result.zhuangyuan_cake === "shared"
+      ? h(
+          "p",
+          { class: "hint" },
+          t("result.zhuangyuan_shared", { n: (state.players || []).length }),
+        )
+      : null,
+    result.payments
+      ? h(
+          "p",
+          { class: "hint" },
+          t("result.pays", {
+            list: Object.entries(pays)
+              .map(([player, amount]) => t("result.pays_one", { player, amount }))
+              .join(t("list.sep")),
+            kitty: result.payments.kitty,
+          }),
+        )
+      : null,
   );
 }
 

@@ -1,0 +1,97 @@
+"""RULES.md §9 records through the real command: `bobing adjudicate RECORD --json` exactly as
+tests/golden/section9_outputs.json says, and the §9 self-contradictions as clear errors."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bobing.cli import main
+from bobing.engine.record import adjudicate, load_record
+
+GOLDEN = Path(__file__).parent.parent / "golden"
+OUTPUTS: dict[str, Any] = json.loads(
+    (GOLDEN / "section9_outputs.json").read_text(encoding="utf-8")
+)["outputs"]
+
+
+def run(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, *args: str
+) -> tuple[int, str, str]:
+    """The real entry point in-process."""
+    monkeypatch.setattr(sys, "argv", ["bobing", *args])
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    code: Any = 0
+    try:
+        main()
+    except SystemExit as exc:
+        code = exc.code
+    out, err = capsys.readouterr()
+    return (code if isinstance(code, int) else (0 if code is None else 1)), out, err
+
+
+@pytest.mark.parametrize("name", sorted(OUTPUTS))
+def test_adjudicate_json_is_exactly_the_golden_output(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    path = GOLDEN / "records" / name
+    code, out, err = run(capsys, monkeypatch, "adjudicate", str(path), "--json")
+    assert code == 0, err
+    assert json.loads(out) == OUTPUTS[name]
+    assert adjudicate(load_record(path)) == OUTPUTS[name]
+
+
+def test_the_section_9_1_example() -> None:
+    result = OUTPUTS["s9_1_chajinhua_rises.json"]
+    assert result["zhuangyuan"] == {
+        "player": "A",
+        "hand": "liubohong",
+        "dice": "444444",
+        "throw": 4,
+    }
+    assert result["holdings"]["A"] == {"zhuangyuan": 1, "duitang": 2}
+
+
+def test_new_keys_are_absent_when_off() -> None:
+    old = adjudicate(load_record(GOLDEN / "records" / "closed.json"))
+    assert "zhuangyuan_cake" not in old and "payments" not in old
+    assert "payments" not in OUTPUTS["s9_3_shared.json"]
+    assert "zhuangyuan_cake" not in OUTPUTS["s9_3_money_pay.json"]
+
+
+BAD_RULES = {
+    "liubohong_duitang": ({"liubohong_duitang": "at_end"}, ("liubohong_duitang", "liubohong")),
+    "pay": ({"money": "pay"}, ("money", "values")),
+    "values": ({"values": {"zhuangyuan": 1}}, ("values", "money")),
+    "shared-ranked": (
+        {"award": "ranked", "ranked_prizes": [{"name": "一等奖"}], "zhuangyuan_cake": "shared"},
+        ("zhuangyuan_cake", "award"),
+    ),
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh-Hans", "zh-Hant"])
+@pytest.mark.parametrize("case", sorted(BAD_RULES))
+def test_a_contradiction_is_an_error_naming_both_switches(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    case: str,
+    lang: str,
+) -> None:
+    rules, names = BAD_RULES[case]
+    record = tmp_path / "bad.json"
+    record.write_text(
+        json.dumps({"rules": {"preset": "traditional", **rules}, "players": ["甲", "乙"]}),
+        encoding="utf-8",
+    )
+    code, out, err = run(capsys, monkeypatch, "adjudicate", str(record), "--json", "--lang", lang)
+    assert code != 0 and out == ""
+    assert "Traceback" not in err
+    for name in names:
+        assert name in err, (name, err)
