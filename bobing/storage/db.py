@@ -79,6 +79,9 @@ class Database:
                 kwargs["connect_args"] = {"server_settings": {"search_path": schema}}
             kwargs["pool_size"] = 10
             kwargs["max_overflow"] = 10
+            # A pooled connection PostgreSQL dropped (a restart, pg_terminate_backend, a
+            # failover) is found at checkout and replaced, instead of failing one request.
+            kwargs["pool_pre_ping"] = True
         self.engine: AsyncEngine = create_async_engine(self.url, **kwargs)
         self._sync_writer: Engine | None = None
         self._writer_thread: ThreadPoolExecutor | None = None
