@@ -15,7 +15,7 @@ from bobing.tables.problems import ApiError
 from bobing.tables.protocol import MAX_TOKEN_LENGTH, STATE_CHANGING, read_command
 from bobing.tables.service import PAGE, TableService
 from bobing.tables.tokens import hash_token
-from bobing.web.ratelimit import RateLimiter, address_key
+from bobing.web.ratelimit import RateLimiter
 from bobing.web.serve import invite_base
 
 
@@ -99,7 +99,7 @@ async def limit(request: Request, action: str) -> str:
     address = request.client.host if request.client is not None else None
     limiter: RateLimiter = request.app.state.rate_limiter
     await limiter.acquire(action, address or "?")
-    return address_key(address)
+    return limiter.address_key(address)
 
 
 def service_of(request: Request) -> TableService:
