@@ -54,7 +54,7 @@ async def test_a_huge_table_count_is_refused_at_once(tmp_path: Path) -> None:
         assert grown < MEMORY_BOUND, f"+{grown / 1e6:.0f} MB"
         # The event loop was never held: an honest preview answers.
         ok = await server.http.post(
-            "/api/events/preview", json={"name": "x", "people": PEOPLE * 1, "tables": 1}
+            "/api/events/preview", json={"name": "x", "people": PEOPLE, "tables": 1}
         )
         assert ok.status_code == 200 and ok.json()["tables"] == [3]
 
@@ -123,3 +123,20 @@ async def test_the_preview_has_a_rate_limit(tmp_path: Path) -> None:
         problem = problem_of(response, 429, "rate_limited")
         assert problem["params"]["action"] == "preview"
         assert int(response.headers["retry-after"]) >= 1
+
+
+async def test_a_table_number_is_a_whole_number_or_refused(tmp_path: Path) -> None:
+    async with served(tmp_path, *NO_LIMITS) as server:
+        body = {"name": "x", "people": [*PEOPLE, "d"], "tables": 2, "seating": "in_order"}
+        created = (await server.http.post("/api/events", json=body)).json()
+        auth = {"authorization": f"Bearer {created['organizer_token']}"}
+        code = created["code"]
+        for table in (1.0, "1", True, 10**29, -1):
+            control = {"action": "start", "table": table}
+            response = await server.http.post(f"/api/events/{code}/control", json=control, headers=auth)
+            problem = problem_of(response, 422, "invalid_field")
+            assert problem["params"]["field"] == "table"
+        ok = await server.http.post(
+            f"/api/events/{code}/control", json={"action": "start", "table": 1}, headers=auth
+        )
+        assert ok.status_code == 200 and ok.json()["tables"] == [{"number": 1, "status": "playing"}]
