@@ -133,7 +133,8 @@ async def test_a_table_number_is_a_whole_number_or_refused(tmp_path: Path) -> No
         code = created["code"]
         for table in (1.0, "1", True, 10**29, -1):
             control = {"action": "start", "table": table}
-            response = await server.http.post(f"/api/events/{code}/control", json=control, headers=auth)
+            path = f"/api/events/{code}/control"
+            response = await server.http.post(path, json=control, headers=auth)
             problem = problem_of(response, 422, "invalid_field")
             assert problem["params"]["field"] == "table"
         ok = await server.http.post(
