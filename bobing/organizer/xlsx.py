@@ -29,14 +29,21 @@ MAX_ROWS = 5000
 """The highest row number a read sheet may use for a cell that holds text."""
 MAX_COLUMNS = 16_384
 """Columns A to XFD, as in Excel: a cell reference past them is refused."""
-MAX_CELLS = 100_000
+MAX_CELLS = 50_000
 """Cells holding text (and shared strings) read from one workbook at most."""
+MAX_ELEMENTS = 200_000
+"""Elements (rows, cells, values …) read from one worksheet at most, empty ones included."""
 MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 PKG_REL = "http://schemas.openxmlformats.org/package/2006/relationships"
 _CELL_REF = re.compile(r"([A-Z]{1,3})([0-9]{1,7})")
 _ROW_NUMBER = re.compile(r"[0-9]{1,7}")
-_RUN_TEXT = ["c", "is", "r", "t"]
+_ROW, _CELL = f"{MAIN} row", f"{MAIN} c"
+_CELL_TEXT = ([f"{MAIN} v"], [f"{MAIN} is", f"{MAIN} t"], [f"{MAIN} is", f"{MAIN} r", f"{MAIN} t"])
+"""What is read of a cell: its value, an inline string's text and its runs' text."""
+_SHARED = f"{MAIN} si"
+_SHARED_TEXT = [_SHARED, f"{MAIN} t"]
+_SHARED_RUN_TEXT = [_SHARED, f"{MAIN} r", f"{MAIN} t"]
 
 Cell = str | int | float | None
 SparseRow = dict[int, str]
@@ -93,7 +100,9 @@ class _SheetReader:
         self.shared = shared
         self.rows: dict[int, SparseRow] = {}
         self.cells = 0
-        self.path: list[str] = []
+        self.elements = 0
+        self.inner: list[str] | None = None
+        """The elements open inside the current cell (None: not in a cell)."""
         self.row = 0
         self.column = -1
         self.ref = ""
@@ -102,31 +111,38 @@ class _SheetReader:
         self.parts: list[str] = []
 
     def start(self, tag: str, attrs: dict[str, str]) -> None:
-        self.path.append(tag)
-        if tag == f"{MAIN} row":
+        self.elements += 1
+        if self.elements > MAX_ELEMENTS:
+            raise InputError(
+                f"the worksheet has more than {MAX_ELEMENTS} elements",
+                code="roster_too_large",
+                limit=MAX_ELEMENTS,
+            )
+        if self.inner is not None:
+            # A value, or the text of an inline string (its runs too, never its phonetic runs).
+            self.inner.append(tag)
+            if self.inner in _CELL_TEXT:
+                self.buffer = self.parts
+        elif tag == _ROW:
             self.row = self._row_number(attrs.get("r"))
             self.column = -1
-        elif tag == f"{MAIN} c":
+        elif tag == _CELL:
             self.ref = attrs.get("r", "")
             self.column = self._column_of(self.ref)
             self.kind = attrs.get("t", "n")
             self.parts = []
-        elif self._collecting():
-            self.buffer = self.parts
-
-    def _collecting(self) -> bool:
-        # A value, or the text of an inline string (its runs too, never its phonetic runs).
-        tail = [t.rpartition(" ")[2] for t in self.path[-4:]]
-        return tail[-2:] == ["c", "v"] or tail[-3:] == ["c", "is", "t"] or tail == _RUN_TEXT
+            self.inner = []
 
     def text(self, data: str) -> None:
         if self.buffer is not None:
             self.buffer.append(data)
 
     def end(self, tag: str) -> None:
-        self.path.pop()
         self.buffer = None
-        if tag == f"{MAIN} c":
+        if self.inner:
+            self.inner.pop()
+        elif self.inner is not None:
+            self.inner = None
             value = self._value("".join(self.parts))
             if value.strip():
                 if self.row > MAX_ROWS:
@@ -300,10 +316,10 @@ class _SharedStrings:
         self.collecting = False
 
     def start(self, tag: str, attrs: dict[str, str]) -> None:
-        self.path.append(tag.rpartition(" ")[2])
-        if self.path[-1] == "si":
+        self.path.append(tag)
+        if tag == _SHARED:
             self.parts = []
-        self.collecting = self.path[-2:] == ["si", "t"] or self.path[-3:] == ["si", "r", "t"]
+        self.collecting = self.path[-2:] == _SHARED_TEXT or self.path[-3:] == _SHARED_RUN_TEXT
 
     def text(self, data: str) -> None:
         if self.collecting:
@@ -312,7 +328,7 @@ class _SharedStrings:
     def end(self, tag: str) -> None:
         self.path.pop()
         self.collecting = False
-        if tag.endswith(" si"):
+        if tag == _SHARED:
             self.strings.append("".join(self.parts))
             if len(self.strings) > MAX_CELLS:
                 raise InputError(
