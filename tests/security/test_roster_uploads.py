@@ -141,3 +141,12 @@ async def test_the_gate_caps_readers_and_keeps_the_loop_free(
     release.set()
     assert await first == (Person("张三"),) and await second == (Person("张三"),)
     assert gate._admitted == 0
+
+
+async def test_a_roster_is_a_file_not_json(tmp_path: Path) -> None:
+    # The JSON checks are for JSON bodies: a text roster naming "Infinity" is a roster.
+    async with served(tmp_path, *NO_LIMITS) as server:
+        for body in (b"Infinity", b"NaN", b"1e400"):
+            response = await server.http.post("/api/events/roster?format=text", content=body)
+            assert response.status_code == 200, response.text
+            assert response.json()["people"] == [{"name": body.decode(), "group": None}]
