@@ -30,8 +30,8 @@ def desk_rows(results: Mapping[str, Any], lang: str, *, by_name: bool = False) -
     for person in people:
         base: list[Cell] = [
             person["table"],
-            _safe(person["name"]),
-            _safe(person.get("group") or ""),
+            person["name"],
+            person.get("group") or "",
         ]
         if not person["prizes"]:
             rows.append([*base, "", t("event.export.nothing", lang), 0])
@@ -40,7 +40,7 @@ def desk_rows(results: Mapping[str, Any], lang: str, *, by_name: bool = False) -
                 [
                     *base,
                     _tier(prize["tier"], lang),
-                    _safe(prize["name"] or _tier(prize["tier"], lang)),
+                    prize["name"] or _tier(prize["tier"], lang),
                     prize["value"],
                 ]
             )
@@ -58,7 +58,7 @@ def winner_rows(results: Mapping[str, Any], lang: str) -> list[list[Cell]]:
         rows.append(
             [
                 table["number"],
-                _safe(winner.get("player") or ""),
+                winner.get("player") or "",
                 t(f"hand.{hand}", lang) if hand else "",
                 winner.get("dice") or "",
             ]
@@ -68,7 +68,7 @@ def winner_rows(results: Mapping[str, Any], lang: str) -> list[list[Cell]]:
         rows.append(
             [
                 t("event.export.wangzhongwang", lang),
-                _safe(champion["player"]),
+                champion["player"],
                 t(f"hand.{champion['hand']}", lang),
                 champion.get("dice") or "",
             ]
@@ -80,12 +80,13 @@ def results_csv(results: Mapping[str, Any], lang: str) -> str:
     """The prize-desk list by table (UTF-8 with BOM, so Excel reads the Chinese)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\r\n")
-    writer.writerows(desk_rows(results, lang))
+    writer.writerows([[_safe(c) for c in row] for row in desk_rows(results, lang)])
     return "\ufeff" + buffer.getvalue()
 
 
 def results_xlsx(results: Mapping[str, Any], lang: str) -> bytes:
-    """Three sheets: by table, by name, the winners."""
+    """Three sheets: by table, by name, the winners; text is written as text cells (inline
+    strings), so a name starting with ``=`` is shown as typed and never evaluated."""
     return write_xlsx(
         [
             (t("event.export.sheet.by_table", lang), desk_rows(results, lang)),
@@ -95,6 +96,9 @@ def results_xlsx(results: Mapping[str, Any], lang: str) -> bytes:
     )
 
 
-def _safe(text: str) -> str:
-    # Spreadsheet formula injection: a leading = + - @ would be evaluated.
-    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
+def _safe(cell: Cell) -> Cell:
+    # Formula injection: a CSV cell has no type, so a leading = + - @ would be evaluated when
+    # the file is opened in a spreadsheet. (The XLSX export types its text cells instead.)
+    if isinstance(cell, str) and cell[:1] in ("=", "+", "-", "@"):
+        return "'" + cell
+    return cell

@@ -273,8 +273,9 @@ class GatheringService:
             )
         targets = gathering.tables
         if table is not None:
-            targets = [t for t in gathering.tables if t["number"] == table]
-            if isinstance(table, bool) or not targets:
+            exact = isinstance(table, int) and not isinstance(table, bool)
+            targets = [t for t in gathering.tables if exact and t["number"] == table]
+            if not targets:
                 raise ApiError(
                     "invalid_field",
                     f"event {gathering.code} has no table {str(table)[:10]!r}",
@@ -378,8 +379,9 @@ class GatheringService:
     async def claim(self, code: str, number: Any, name: Any) -> dict[str, Any]:
         """Take the seat named ``name`` at table ``number``: its player token, once."""
         gathering = await self.gathering(code)
-        table = next((t for t in gathering.tables if t["number"] == number), None)
-        if table is None or isinstance(number, bool):
+        exact = isinstance(number, int) and not isinstance(number, bool)
+        table = next((t for t in gathering.tables if exact and t["number"] == number), None)
+        if table is None:
             raise ApiError(
                 "invalid_field",
                 f"event {gathering.code} has no table {str(number)[:10]!r}",

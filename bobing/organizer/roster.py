@@ -17,7 +17,7 @@ from typing import Any
 from bobing.engine.errors import InputError
 from bobing.engine.game import MAX_NAME_LENGTH
 from bobing.organizer.text import display_text
-from bobing.organizer.xlsx import read_xlsx
+from bobing.organizer.xlsx import SparseRow, read_xlsx_rows
 
 MAX_PEOPLE = 600
 """People at one event (50 tables of 12)."""
@@ -120,7 +120,7 @@ def read_roster(data: bytes, fmt: str) -> tuple[Person, ...]:
             limit=MAX_ROSTER_BYTES,
         )
     if fmt == "xlsx":
-        return _from_rows(read_xlsx(data))
+        return _from_rows(read_xlsx_rows(data))
     if fmt not in FORMATS:
         raise InputError(
             f"unknown roster format {fmt!r}; allowed: " + ", ".join(FORMATS),
@@ -129,8 +129,8 @@ def read_roster(data: bytes, fmt: str) -> tuple[Person, ...]:
         )
     text = _decode(data)
     if fmt == "csv":
-        return _from_rows(_csv_rows(text))
-    return _from_rows(_text_rows(text))
+        return _from_rows(_sparse(_csv_rows(text)))
+    return _from_rows(_sparse(_text_rows(text)))
 
 
 def _decode(data: bytes) -> str:
@@ -172,16 +172,21 @@ def _text_rows(text: str) -> list[list[str]]:
     return rows
 
 
-def _from_rows(rows: list[list[str]]) -> tuple[Person, ...]:
-    rows = [[cell.strip() for cell in row] for row in rows]
-    rows = [row for row in rows if any(row)]
+def _sparse(rows: list[list[str]]) -> list[SparseRow]:
+    return [{i: cell for i, cell in enumerate(row) if cell} for row in rows]
+
+
+def _from_rows(rows: Sequence[SparseRow]) -> tuple[Person, ...]:
+    """People from rows of cells by column index (a sparse row: its cells that hold text)."""
+    rows = [{i: c.strip() for i, c in row.items() if c.strip()} for row in rows]
+    rows = [row for row in rows if row]
     if not rows:
         raise InputError("the roster names nobody", code="empty_roster")
-    name_col, group_col = 0, 1 if any(len(r) > 1 and r[1] for r in rows) else None
-    header = [cell.lower() for cell in rows[0]]
-    if any(cell in NAME_HEADERS for cell in header):
-        name_col = next(i for i, cell in enumerate(header) if cell in NAME_HEADERS)
-        group_col = next((i for i, cell in enumerate(header) if cell in GROUP_HEADERS), None)
+    name_col, group_col = 0, 1 if any(r.get(1) for r in rows) else None
+    header = {i: cell.lower() for i, cell in rows[0].items()}
+    if any(cell in NAME_HEADERS for cell in header.values()):
+        name_col = min(i for i, cell in header.items() if cell in NAME_HEADERS)
+        group_col = min((i for i, cell in header.items() if cell in GROUP_HEADERS), default=None)
         rows = rows[1:]
     if len(rows) > MAX_PEOPLE:
         raise InputError(
@@ -192,10 +197,10 @@ def _from_rows(rows: list[list[str]]) -> tuple[Person, ...]:
         )
     people: list[Person] = []
     for number, row in enumerate(rows, start=1):
-        name = row[name_col] if name_col < len(row) else ""
+        name = row.get(name_col, "")
         if not name:
             continue
-        group = row[group_col] if group_col is not None and group_col < len(row) else None
+        group = row.get(group_col) if group_col is not None else None
         people.append(_person(name, group, f"row {number}"))
     if not people:
         raise InputError("the roster names nobody", code="empty_roster")

@@ -51,9 +51,9 @@ def table_sizes(people: int, *, tables: int | None, size: int | None, max_size: 
             key="tables",
             value=str(tables),
         )
+    # Checked before the list is built: its length is a number from the request.
     base, extra = divmod(people, tables)
-    sizes = [base + (1 if i < extra else 0) for i in range(tables)]
-    if sizes[-1] < MIN_PLAYERS or sizes[0] > max_size:
+    if base < MIN_PLAYERS or base + (1 if extra else 0) > max_size:
         raise InputError(
             f"{people} people cannot sit at {tables} tables of {MIN_PLAYERS} to {max_size}",
             code="bad_tables",
@@ -63,7 +63,7 @@ def table_sizes(people: int, *, tables: int | None, size: int | None, max_size: 
             minimum=MIN_PLAYERS,
             maximum=max_size,
         )
-    return sizes
+    return [base + (1 if i < extra else 0) for i in range(tables)]
 
 
 def seat_people(

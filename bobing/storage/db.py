@@ -4,18 +4,22 @@ from __future__ import annotations
 
 import asyncio
 import re
+import secrets
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import create_engine, event, text
+from sqlalchemy import Table, create_engine, event, select, text
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.pool import StaticPool
 
 from bobing.engine.errors import InputError
+from bobing.storage.models import SecretRow
 
 A = TypeVar("A")
 R = TypeVar("R")
@@ -79,6 +83,9 @@ class Database:
                 kwargs["connect_args"] = {"server_settings": {"search_path": schema}}
             kwargs["pool_size"] = 10
             kwargs["max_overflow"] = 10
+            # A pooled connection PostgreSQL dropped (a restart, pg_terminate_backend, a
+            # failover) is found at checkout and replaced, instead of failing one request.
+            kwargs["pool_pre_ping"] = True
         self.engine: AsyncEngine = create_async_engine(self.url, **kwargs)
         self._sync_writer: Engine | None = None
         self._writer_thread: ThreadPoolExecutor | None = None
@@ -99,6 +106,19 @@ class Database:
                 # One migrator at a time when several servers start together.
                 await conn.execute(text("SELECT pg_advisory_xact_lock(4207001)"))
             await conn.run_sync(_upgrade)
+
+    async def secret(self, name: str) -> str:
+        """The deployment's random secret ``name``: made once (64 hex digits) by whichever
+        instance asks first, then the same for every instance on this database."""
+        table = SecretRow.__table__
+        assert isinstance(table, Table)
+        insert = postgresql_insert if self.dialect == "postgresql" else sqlite_insert
+        made = insert(table).values(name=name, value=secrets.token_hex(32))
+        async with self.engine.begin() as conn:
+            await conn.execute(made.on_conflict_do_nothing(index_elements=["name"]))
+            found = await conn.execute(select(table.c.value).where(table.c.name == name))
+            value: str = found.scalar_one()
+        return value
 
     async def checkpoint(self) -> None:
         """SQLite: copy the WAL back into the database file without blocking the writer."""

@@ -102,4 +102,14 @@ class SnapshotRow(Base):
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
+class SecretRow(Base):
+    """A random secret of the deployment, made once by the first instance and read by all
+    (``address``: the key of the address hashes in quotas and rate-limit keys)."""
+
+    __tablename__ = "bobing_secrets"
+
+    name: Mapped[str] = mapped_column(String(32), primary_key=True)
+    value: Mapped[str] = mapped_column(String(128))
+
+
 metadata = Base.metadata

@@ -4,24 +4,58 @@ Python values, so REST and WebSocket refuse the same odd input with the same cle
 ``json.loads`` accepts things the rest of the server cannot carry: a lone surrogate escape
 (``"\\ud800"``) becomes a ``str`` that no UTF-8 encoder can write back — into the database, a
 log line or the error frame quoting it — and thousands of nested arrays exhaust the
-interpreter's recursion limit. Both are refused here, before any command sees them.
+interpreter's recursion limit. It also reads ``NaN``, ``Infinity`` and ``1e400`` (an overflow
+to infinity) as floats no rule, amount or count can mean, and integers of any length, whose
+arithmetic and formatting then cost what the sender chose (a 4,000-digit prize value). All are
+refused here, before any command sees them.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from bobing.tables.problems import ApiError
 
 MAX_DEPTH = 32
 """Nesting deeper than this is refused; the deepest real command (a grab allocation) has 3."""
+MAX_INTEGER_DIGITS = 30
+"""Longer integers are refused (``bad_number``): the largest any field allows (a prize value of
+10**9, a sequence number) has 10 digits; 30 leaves room and stays far from float overflow."""
+
+
+def _bad_number(text: str, what: str) -> ApiError:
+    shown = text if len(text) <= 20 else text[:20] + "…"
+    return ApiError(
+        "bad_number",
+        f"the {what} holds the number {shown}, which is not a finite number of at most "
+        f"{MAX_INTEGER_DIGITS} digits",
+        value=shown,
+        limit=MAX_INTEGER_DIGITS,
+    )
 
 
 def loads(data: str | bytes, *, what: str = "message") -> Any:
-    """The JSON value of ``data``: ``malformed``, ``too_deep`` or ``bad_text`` (all 400) if not."""
+    """The JSON value of ``data``: ``malformed``, ``too_deep``, ``bad_text`` or ``bad_number``
+    (all 400) if not."""
+
+    def constant(text: str) -> Any:
+        raise _bad_number(text, what)
+
+    def integer(text: str) -> int:
+        if len(text) - text.startswith("-") > MAX_INTEGER_DIGITS:
+            raise _bad_number(text, what)
+        return int(text)
+
+    def real(text: str) -> float:
+        number = float(text)
+        if not math.isfinite(number):
+            raise _bad_number(text, what)
+        return number
+
     try:
-        value = json.loads(data)
+        value = json.loads(data, parse_constant=constant, parse_int=integer, parse_float=real)
     except RecursionError:
         raise ApiError(
             "too_deep", f"the {what} is nested too deeply", depth=None, limit=MAX_DEPTH

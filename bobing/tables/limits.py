@@ -29,6 +29,15 @@ class Limits:
     """``/api/odds``, ``/api/game-length`` and chart requests per address per minute."""
     simulations_per_minute: float = 3
     """New game-length simulations (answers not yet cached) one address may start a minute."""
+    preview_per_minute: float = 120
+    """``POST /api/events/preview`` requests per address per minute (the create form asks
+    once per pause in typing)."""
+    roster_per_minute: float = 60
+    """Roster files (``POST /api/events/roster``) one address may have read per minute."""
+    roster_workers: int = 2
+    """Roster files read at once, each in a worker thread (never on the event loop)."""
+    roster_queue: int = 4
+    """Roster files waiting for a worker before new ones are refused (503, Retry-After)."""
     tarpit_seconds: float = 1
     """Seconds a rate-limited request waits for its 429 (slows a flood to its own pace)."""
     open_tables_per_address: int = 20
@@ -84,7 +93,7 @@ class Limits:
                     value=text,
                 )
             changes[key] = value
-        for key in ("analysis_workers", "snapshot_every", "sweep_every"):
+        for key in ("analysis_workers", "roster_workers", "snapshot_every", "sweep_every"):
             if changes.get(key) == 0:
                 raise InputError(
                     f"limit {key} in {source} must be at least 1",

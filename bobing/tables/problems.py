@@ -16,6 +16,7 @@ STATUS: dict[str, int] = {
     "malformed": 400,
     "too_deep": 400,
     "bad_text": 400,
+    "bad_number": 400,
     "bad_path": 404,
     "request_timeout": 408,
     "too_large": 413,

@@ -180,7 +180,11 @@ def parse_rules(rules: Any, prizes: Any) -> RuleSet:
         if prizes is not None:
             if not isinstance(prizes, Mapping):
                 raise ApiError("invalid_field", "prizes must map tiers to counts", field="prizes")
-            merged = dict(base.get("prizes") or {})
+            own = base.get("prizes") or {}
+            if not isinstance(own, Mapping):
+                message = "rules.prizes must map tiers to counts"
+                raise ApiError("invalid_rules", message, message=message)
+            merged = dict(own)
             merged.update(prizes)
             base["prizes"] = merged
         rule_set = web_rules(base)

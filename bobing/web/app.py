@@ -206,10 +206,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 "join": limits.join_per_minute,
                 "analysis": limits.analysis_per_minute,
                 "simulation": limits.simulations_per_minute,
+                "preview": limits.preview_per_minute,
+                "roster": limits.roster_per_minute,
             },
             settings.broker_url,
             deployment=f"{safe_url(settings.db_url or '')}#{settings.db_schema or ''}",
+            secret=await db.secret("address"),
         )
+        app.state.roster_gate = event_routes.RosterGate(limits)
         app.state.analysis_cache = analysis.AnalysisCache(
             limits=limits, processes=settings.analysis_processes
         )

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import hmac
 import logging
 import math
 import time
@@ -47,10 +48,13 @@ class RateLimiter:
         *,
         clock: Callable[[], float] = time.monotonic,
         max_keys: int = MAX_KEYS,
+        secret: str = "",
     ) -> None:
         self.per_minute = per_minute
         self.clock = clock
         self.max_keys = max_keys
+        self.secret = secret
+        """The deployment's key of address hashes (:meth:`address_key`)."""
         self._buckets: OrderedDict[tuple[str, str], tuple[float, float]] = OrderedDict()
 
     async def acquire(self, action: str, address: str) -> None:
@@ -75,6 +79,10 @@ class RateLimiter:
         self._buckets[key] = (tokens - 1, now)
         while len(self._buckets) > self.max_keys:
             self._buckets.popitem(last=False)
+
+    def address_key(self, address: str | None) -> str:
+        """A client address as stored for quotas and in Redis keys (:func:`address_key`)."""
+        return address_key(address, self.secret)
 
     async def close(self) -> None:
         """Let go of what the limiter holds (nothing, in this process)."""
@@ -127,8 +135,9 @@ class SharedRateLimiter(RateLimiter):
         timeout: float = SHARED_TIMEOUT,
         retry: float = SHARED_RETRY,
         clock: Callable[[], float] = time.monotonic,
+        secret: str = "",
     ) -> None:
-        super().__init__(per_minute, clock=clock)
+        super().__init__(per_minute, clock=clock, secret=secret)
         self.url = url
         self.prefix = prefix
         self.timeout = timeout
@@ -177,7 +186,7 @@ class SharedRateLimiter(RateLimiter):
                 socket_timeout=self.timeout,
             )
             self._script = self._client.register_script(TAKE_TOKEN)
-        key = f"{self.prefix}{action}:{address_key(address)}"
+        key = f"{self.prefix}{action}:{self.address_key(address)}"
         reply = await self._script(keys=[key], args=[max(rate, 1.0), rate / 60])
         return bool(int(reply[0])), float(reply[1])
 
@@ -188,22 +197,29 @@ class SharedRateLimiter(RateLimiter):
 
 
 def rate_limiter(
-    per_minute: dict[str, float], broker_url: str, *, deployment: str = ""
+    per_minute: dict[str, float], broker_url: str, *, deployment: str = "", secret: str = ""
 ) -> RateLimiter:
     """The limiter for a server: shared through Redis when the broker is Redis, else local.
 
     ``deployment`` names what the instances share (their database): instances of one
     deployment share their buckets; another deployment on the same Redis has its own.
+    ``secret`` is the deployment's key of address hashes (``Database.secret("address")``).
     """
     if broker_scheme(broker_url) != "memory":
         scope = hashlib.sha256(f"bobing-deployment:{deployment}".encode()).hexdigest()[:16]
-        return SharedRateLimiter(per_minute, broker_url, prefix=f"bobing:rate:{scope}:")
-    return RateLimiter(per_minute)
+        return SharedRateLimiter(
+            per_minute, broker_url, prefix=f"bobing:rate:{scope}:", secret=secret
+        )
+    return RateLimiter(per_minute, secret=secret)
 
 
-def address_key(address: str | None) -> str:
-    """A client address as stored for quotas: hashed, never the address itself."""
-    return hashlib.sha256(f"bobing-address:{address or '?'}".encode()).hexdigest()
+def address_key(address: str | None, secret: str = "") -> str:
+    """A client address as stored for quotas and in Redis keys: an HMAC-SHA-256 keyed with the
+    deployment's secret, never the address itself, and not reversible by hashing every
+    address (an unkeyed hash of an IPv4 address is: there are only 2**32 of them). The server
+    always passes its secret (:meth:`RateLimiter.address_key`)."""
+    message = f"bobing-address:{address or '?'}".encode()
+    return hmac.new(secret.encode(), message, hashlib.sha256).hexdigest()
 
 
 async def count_request(request: Request, action: str) -> str:
@@ -212,6 +228,7 @@ async def count_request(request: Request, action: str) -> str:
     quotas: the one way a route takes from a rate."""
     address = request.client.host if request.client is not None else None
     limiter: RateLimiter | None = getattr(request.app.state, "rate_limiter", None)
-    if limiter is not None:
-        await limiter.acquire(action, address or "?")
-    return address_key(address)
+    if limiter is None:
+        return address_key(address)
+    await limiter.acquire(action, address or "?")
+    return limiter.address_key(address)

@@ -123,7 +123,8 @@ class Server:
                 # One server and one address for every browser test: no per-address limits.
                 + ["--limit", "create_per_minute=0", "--limit", "join_per_minute=0"]
                 + ["--limit", "analysis_per_minute=0", "--limit", "open_tables_per_address=0"]
-                + ["--limit", "simulations_per_minute=0"]
+                + ["--limit", "simulations_per_minute=0", "--limit", "preview_per_minute=0"]
+                + ["--limit", "roster_per_minute=0"]
                 + self.extra,
                 stdout=log,
                 stderr=subprocess.STDOUT,

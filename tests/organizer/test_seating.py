@@ -75,3 +75,20 @@ def test_random_depends_on_the_dice() -> None:
 def test_unknown_seating() -> None:
     with pytest.raises(InputError, match="unknown seating 'vip'"):
         seat_people(roster(4), seating="vip", tables=1, max_size=12)
+
+
+def test_a_huge_table_count_is_refused_before_any_list_is_built() -> None:
+    # Issue 16: 100,000,000 tables built a list of 100 million sizes (+764 MB) before the
+    # check; 2**64 never finished.
+    import tracemalloc
+
+    for tables in (100_000_000, 2**64, 10**4000):
+        tracemalloc.start()
+        try:
+            with pytest.raises(InputError) as caught:
+                table_sizes(3, tables=tables, size=None, max_size=12)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert caught.value.code == "bad_tables"
+        assert peak < 1_000_000, peak

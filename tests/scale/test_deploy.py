@@ -201,3 +201,38 @@ async def dropped_after(kill: Callable[[], None], clients: dict[str, Client]) ->
         except TimeoutError:
             pass
     return dropped
+
+
+async def test_nginx_body_limits_match_the_app_s_per_route(tmp_path: Path) -> None:
+    """Issue 16: ``client_max_body_size 64k`` everywhere turned a 107 KB CSV roster (which the
+    app reads) into nginx's HTML 413. The roster route now allows what the app allows; every
+    other route the app's 64 KiB, refused by nginx as the app's own problem."""
+    from webtools import ServeProcess
+
+    from bobing.organizer import MAX_ROSTER_BYTES
+
+    app = ServeProcess(f"sqlite+aiosqlite:///{tmp_path / 'db.sqlite3'}", tmp_path / "serve.log")
+    proxy = Nginx(need_nginx(), tmp_path, [app.start()])
+    proxy.start()
+    try:
+        async with httpx.AsyncClient(base_url=proxy.url, timeout=TIMEOUT) as http:
+            note = "备注" * 35  # a column the roster does not read, as real sheets have
+            roster = "".join(f"人{i:04d},组{i % 5},{note}\n" for i in range(500)).encode()
+            assert 100_000 < len(roster) < MAX_ROSTER_BYTES
+            read = await http.post("/api/events/roster?format=csv", content=roster)
+            assert read.status_code == 200, read.text[:200]
+            assert len(read.json()["people"]) == 500
+            # Over the app's roster limit, under nginx's: the app's own problem.
+            over = await http.post("/api/events/roster", content=b"x" * (MAX_ROSTER_BYTES + 1))
+            assert over.status_code == 413
+            assert over.headers["content-type"].startswith("application/problem+json")
+            assert over.json()["code"] == "too_large"
+            # Everywhere else 64 KiB: the app's limit, and nginx answers in the app's shape.
+            for path in ("/api/tables", "/api/events/preview", "/api/odds"):
+                big = await http.post(path, content=b"{" + b" " * 70_000 + b"}")
+                assert big.status_code == 413, path
+                assert big.headers["content-type"].startswith("application/problem+json")
+                assert big.json()["code"] == "too_large"
+    finally:
+        proxy.stop()
+        app.stop()

@@ -29,7 +29,13 @@ from webtools import TIMEOUT, Client, close_clients  # noqa: E402
 
 __all__ = ["TIMEOUT", "Client", "Served", "open_table", "problem_of", "served"]
 
-NO_LIMITS = ("create_per_minute=0", "join_per_minute=0", "analysis_per_minute=0")
+NO_LIMITS = (
+    "create_per_minute=0",
+    "join_per_minute=0",
+    "analysis_per_minute=0",
+    "preview_per_minute=0",
+    "roster_per_minute=0",
+)
 """Rate limits off: for tests about something else that create many tables."""
 
 

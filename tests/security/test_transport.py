@@ -334,3 +334,16 @@ def test_the_limits_are_documented() -> None:
         "BOBING_MAX_FRAME_BYTES",
     ):
         assert f"`{name}`" in doc, name
+
+
+async def test_non_finite_and_huge_numbers_in_frames_get_clean_error_frames(served: Serve) -> None:
+    # Issue 16: the one JSON parser refuses them for frames as for REST bodies.
+    sent = [
+        f'{{"type": "throw", "id": "n-{i}", "dice": {number}}}'
+        for i, number in enumerate(["NaN", "Infinity", "-Infinity", "1e400", "9" * 4000])
+    ]
+    replies = await frames(served, *sent)
+    assert [(r["type"], r["code"], r["status"]) for r in replies] == [
+        ("error", "bad_number", 400)
+    ] * 5
+    assert replies[4]["params"]["limit"] == 30

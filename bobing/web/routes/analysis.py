@@ -37,6 +37,7 @@ from bobing.engine.hands import TIERS
 from bobing.engine.presets import DEFAULT_RULES
 from bobing.engine.rules import RuleSet
 from bobing.i18n import request_language
+from bobing.tables import json_input
 from bobing.tables.limits import Limits
 from bobing.tables.problems import ApiError, from_bobing
 from bobing.tables.service import TableService
@@ -125,9 +126,16 @@ def rules_of(value: Any) -> RuleSet:
             if not text.startswith("{"):
                 return preset_rules(text)
             try:
-                value = json.loads(text)
-            except json.JSONDecodeError as exc:
-                message = f"rules {text[:80]!r} are not valid JSON ({exc.msg})"
+                value = json_input.loads(text, what="rules")
+            except ApiError as error:
+                if error.code != "malformed":
+                    raise
+                try:
+                    json.loads(text)
+                    reason = "not valid JSON"
+                except ValueError as exc:
+                    reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+                message = f"rules {text[:80]!r} are not valid JSON ({reason})"
                 raise ApiError("invalid_rules", message, message=message, value=text[:80]) from None
         return _checked(web_rules(value))
     except BobingError as exc:

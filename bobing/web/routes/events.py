@@ -6,6 +6,7 @@ The names of ``POST /api/events``, ``GET /api/events/{code}``, ``POST …/playof
 
 from __future__ import annotations
 
+import asyncio
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query, Request
@@ -18,18 +19,21 @@ from bobing.gatherings.draft import MAX_EVENT_NAME, MAX_TABLES, MODE_ALIASES, mo
 from bobing.gatherings.export import results_csv, results_xlsx
 from bobing.gatherings.service import CONTROL_ACTIONS, GatheringService
 from bobing.i18n import request_language
-from bobing.organizer import MAX_ROSTER_BYTES, read_roster
+from bobing.organizer import MAX_ROSTER_BYTES, Person, read_roster
 from bobing.organizer.budget import MAX_AMOUNT, MAX_COST_NAME, MAX_COSTS
 from bobing.organizer.playoff import MAX_PLAYOFF_THROWS
 from bobing.organizer.prizes import MAX_VALUE
 from bobing.organizer.roster import MAX_GROUP_LENGTH, MAX_PEOPLE
 from bobing.organizer.seating import SEATINGS
+from bobing.tables.limits import Limits
 from bobing.tables.problems import ApiError
 from bobing.tables.validation import MAX_TIME_LIMIT, MODES
 from bobing.web.ratelimit import count_request
 from bobing.web.routes.api import _PROBLEM
 
 ROSTER_PATH = "/api/events/roster"
+ROSTER_RETRY_AFTER = 2
+"""Seconds a refused roster upload is told to wait (``Retry-After``)."""
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
 router = APIRouter(
@@ -234,7 +238,43 @@ async def create_event(body: CreateEvent, request: Request) -> JSONResponse:
 async def preview(body: CreateEvent, request: Request) -> dict[str, Any]:
     """``{"tables": [seats per table], "prize_set_value", "budget"}`` — the create form's
     summary line; the same checks as ``POST /api/events``."""
+    await count_request(request, "preview")
     return events_of(request).preview(body.model_dump())
+
+
+class RosterGate:
+    """Roster files are read in worker threads, at most ``roster_workers`` at once and
+    ``roster_queue`` waiting; past that a file is refused ``busy`` (503, Retry-After).
+
+    The reader bounds what one file may cost (:mod:`bobing.organizer.xlsx`); this bounds how
+    many are read at once, so the memory of all of them is bounded and the event loop, which
+    never reads one, keeps answering every table.
+    """
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self._workers = asyncio.Semaphore(max(1, limits.roster_workers))
+        self._admitted = 0
+
+    async def read(self, data: bytes, fmt: str) -> tuple[Person, ...]:
+        """The people of the file, read off the event loop."""
+        room = max(1, self.limits.roster_workers) + self.limits.roster_queue
+        if self._admitted >= room:
+            raise ApiError(
+                "busy",
+                f"{self._admitted} roster files are being read or waiting; "
+                f"try again in {ROSTER_RETRY_AFTER} s",
+                retry_after=ROSTER_RETRY_AFTER,
+            )
+        self._admitted += 1
+        try:
+            async with self._workers:
+                people: tuple[Person, ...] = await asyncio.to_thread(
+                    model_errors, read_roster, data, fmt
+                )
+                return people
+        finally:
+            self._admitted -= 1
 
 
 @router.post("/roster", summary="Read a roster file (text, CSV or XLSX) into people")
@@ -251,7 +291,9 @@ async def roster(
             size=len(data),
             limit=MAX_ROSTER_BYTES,
         )
-    people = model_errors(read_roster, data, format)
+    await count_request(request, "roster")
+    gate: RosterGate = request.app.state.roster_gate
+    people = await gate.read(data, format)
     return {"people": [p.to_json() for p in people]}
 
 
