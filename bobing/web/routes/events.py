@@ -69,7 +69,19 @@ class CreateEvent(BaseModel):
         examples=[{"contribution": 50, "fixed_costs": [{"name": "场地", "amount": 0}]}],
     )
     playoff_prize: Any = Field(default=None, description="{name, value} of the 王中王 prize")
-    start_thrower: Any = Field(default=None, description="who throws the start dice")
+    start_thrower: Any = Field(
+        default=None,
+        description="who throws each table's start dice: first_seat | leader | elder | a name, "
+        "or a list (names throw at their own table; the one mode elsewhere)",
+    )
+    check_in: Any = Field(
+        default=None, description="true: seat only the people checked in at the door"
+    )
+    organizers: Any = Field(default=None, description="the organisers' names")
+    donated_sets: Any = Field(
+        default=None,
+        description="prize sets given, cost 0: [{name, new_son}] (two sets with a new son)",
+    )
     previous: Any = Field(default=None, description="last year's event code")
     time_limit: Any = Field(
         default=None, description="minutes each table plays before time is called (1-600)"
@@ -91,6 +103,15 @@ class Playoff(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     throws: Any = Field(default=1, description="throws each, 1-10")
+
+
+class CheckIn(BaseModel):
+    """The body of a check-in at the door."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: Any = Field(description="a name on the roster", examples=["张三"])
+    present: Any = Field(default=True, description="false undoes a wrong tick")
 
 
 class Claim(BaseModel):
@@ -159,6 +180,20 @@ async def control(
 ) -> dict[str, Any]:
     """The organiser acts as the host of the event's tables."""
     return await events_of(request).control(code, authorization, body.action, body.table)
+
+
+@router.post("/{code}/checkin", summary="Check someone in at the door (organiser)")
+async def check_in(
+    code: str, body: CheckIn, request: Request, authorization: Auth = None
+) -> dict[str, Any]:
+    """``{"name", "present"}``; 409 ``already_seated`` once the tables are seated."""
+    return await events_of(request).check_in(code, authorization, body.name, body.present)
+
+
+@router.post("/{code}/seat", status_code=201, summary="Seat the people checked in (organiser)")
+async def seat(code: str, request: Request, authorization: Auth = None) -> JSONResponse:
+    """Only the people present are seated; the tables and their tokens, once, as on create."""
+    return JSONResponse(await events_of(request).seat(code, authorization), status_code=201)
 
 
 @router.post("/{code}/playoff", status_code=201, summary="Start the 状元王中王 playoff")
