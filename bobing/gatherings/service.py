@@ -31,7 +31,7 @@ from bobing.organizer import (
     playoff_rules,
     table_winner,
 )
-from bobing.organizer.budget import prize_cost
+from bobing.organizer.budget import BudgetSummary, prize_cost
 from bobing.organizer.customs import (
     START_MODES as MODES,
 )
@@ -312,7 +312,7 @@ class GatheringService:
             "playoff": await self._playoff_view(gathering),
         }
 
-    def _budget(self, gathering: Gathering, per_table: float) -> Any:
+    def _budget(self, gathering: Gathering, per_table: float) -> BudgetSummary:
         """The budget summary of a stored event (as :meth:`Draft.summary` reads a draft):
         income from everyone who paid, the tables' sets less the donated ones."""
         spec = gathering.spec
@@ -321,10 +321,8 @@ class GatheringService:
         donated = parse_donated_sets(spec.get("donated_sets"))
         tables = len(gathering.tables) or int((spec.get("layout") or {}).get("planned", 0))
         spent = prize_cost(per_table, tables, self._playoff_value(spec), donated)
-        return (
-            parse_budget(spec.get("budget"))
-            .summary(len(payers), spent, payers=payers, donated=donated)
-            .to_json()
+        return parse_budget(spec.get("budget")).summary(
+            len(payers), spent, payers=payers, donated=donated
         )
 
     @staticmethod
@@ -585,11 +583,24 @@ class GatheringService:
         groups = {p["name"]: p.get("group") for p in spec.get("people", [])}
         for person in out["people"]:
             person["group"] = groups.get(person["name"])
+        budget = self._budget(
+            gathering,
+            table_prize_value(spec.get("rules") or {}, parse_prize_set(spec.get("prizes"))),
+        )
+        door = self._door(gathering)
         return {
             "code": gathering.code,
             "name": gathering.name,
             "date": spec.get("date"),
             **out,
+            "money": {
+                "surplus": budget.surplus,
+                "surplus_use": budget.surplus_use,
+                "deficit": budget.deficit,
+                "refunds": list(budget.refunds),
+                "no_shows": [] if door is None else door["no_shows"],
+                "donated_sets": [d.to_json() for d in budget.donated],
+            },
         }
 
     async def record(self, code: str) -> dict[str, Any]:
