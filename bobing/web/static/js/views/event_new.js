@@ -509,7 +509,9 @@ export class EventNewView {
       const money =
         b.deficit > 0
           ? t("event.budget.deficit", { n: b.deficit })
-          : t("event.budget.surplus", { n: b.surplus });
+          : b.surplus_use === "refund"
+            ? t("event.budget.surplus_refund", { n: b.surplus, people: b.people })
+            : t("event.budget.surplus", { n: b.surplus });
       this.summaryLine.classList.remove("is-error");
       this.summaryLine.textContent = t("event.new.summary", {
         n: p.tables.length,
