@@ -38,6 +38,7 @@ from bobing.organizer.customs import (
 from bobing.organizer.customs import (
     champions,
     parse_donated_sets,
+    parse_start_thrower,
     table_start_thrower,
 )
 from bobing.organizer.playoff import check_throws
@@ -440,6 +441,44 @@ class GatheringService:
             runtime = await self.tables.runtime(entry["code"])
             changed.append({"number": entry["number"], "status": runtime.status})
         return {"action": action, "tables": changed}
+
+    async def set_start_thrower(
+        self, code: str, authorization: str | None, number: Any, value: Any
+    ) -> dict[str, Any]:
+        """The organiser chooses one table's start thrower (RULES.md §9.4): ``first_seat``,
+        ``leader``, ``elder`` or a name, resolved against that table's seats; before the
+        table's start dice are thrown."""
+        gathering = await self.gathering(code)
+        self.check_organizer(gathering, authorization)
+        entry = next((t for t in gathering.tables if t["number"] == number), None)
+        if entry is None or isinstance(number, bool):
+            raise ApiError(
+                "invalid_field",
+                f"event {gathering.code} has no table {str(number)[:10]!r}",
+                field="table",
+            )
+        runtime = await self.tables.fresh_runtime(entry["code"])
+        if runtime.status != "lobby" or runtime.start_dice is not None:
+            raise ApiError(
+                "not_in_lobby",
+                "the start thrower is chosen before the start dice are thrown",
+                action="start_thrower",
+                status=runtime.status,
+            )
+        roster = {p.name: p for p in parse_people(gathering.spec.get("people", []))}
+        members = [roster.get(name, Person(name)) for name in entry["players"]]
+        if isinstance(value, list):
+            raise ApiError(
+                "invalid_field", "a table's start thrower is one value", field="start_thrower"
+            )
+        checked = model_errors(parse_start_thrower, value, members)
+        thrower = table_start_thrower(checked, members)
+        tables = [
+            {**t, "start_thrower": thrower} if t["number"] == number else t
+            for t in gathering.tables
+        ]
+        await self.store.update_tables(gathering.code, tables)
+        return {"table": number, "start_thrower": thrower}
 
     async def playoff(self, code: str, authorization: str | None, throws: Any) -> dict[str, Any]:
         """Start the 状元王中王 between the table winners (409 while a table is playing)."""

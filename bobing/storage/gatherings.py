@@ -213,3 +213,12 @@ class GatheringStore:
                 .values(tables=tables, secrets={**secrets, "seated": True}, updated_at=utcnow())
             )
         return bool(result.rowcount)
+
+    async def update_tables(self, code: str, tables: list[dict[str, Any]]) -> None:
+        """Rewrite the tables' plan (a table's start thrower chosen on the dashboard)."""
+        async with self.db.engine.begin() as conn:
+            await conn.execute(
+                update(GatheringRow)
+                .where(GatheringRow.code == code)
+                .values(tables=tables, updated_at=utcnow())
+            )

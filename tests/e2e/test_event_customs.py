@@ -1,8 +1,9 @@
 """The organiser's customs in the browser (RULES.md §9.4), one event end to end: a roster with
-paid / elder columns, the check-in at the door with two no-shows, each table's elder throwing
-its start dice (real dice typed by the 组长: the server rolls none at a referee table), the
-surplus refunded to everyone who paid, and next year's event named by this year's 状元, who
-give its 会饼 (two sets for a family with a new son) at no cost to the budget."""
+paid / elder columns, the check-in at the door with two no-shows, per-table start throwers
+(each table's elder, one table's handed to a name on the dashboard; real dice typed by the
+组长: the server rolls none at a referee table), the surplus refunded to everyone who paid,
+and next year's event named by this year's 状元, who give its 会饼 (two sets for a family
+with a new son) at no cost to the budget."""
 
 from __future__ import annotations
 
@@ -64,6 +65,9 @@ def test_customs_of_one_event(browser: Browser, server: Server) -> None:
     # each table's elder throws its start dice
     expect(page.locator('.ev-table[data-table="1"] .ev-start-thrower')).to_have_text("乙")
     expect(page.locator('.ev-table[data-table="2"] .ev-start-thrower')).to_have_text("己")
+    # per table: the organiser hands table 2's start dice to 癸 instead
+    page.locator('.ev-thrower-select[data-table="2"]').select_option("癸")
+    expect(page.locator('.ev-table[data-table="2"] .ev-start-thrower')).to_have_text("癸")
     no_shows = page.locator(".ev-checkin-card .ev-no-shows li")
     expect(no_shows).to_have_text(["庚（已交 200）", "辛（已交 0）"])
     event = call(server, "GET", f"/api/events/{code}")

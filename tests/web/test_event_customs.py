@@ -99,6 +99,17 @@ async def test_a_referee_table_never_rolls_the_start_dice(http: httpx.AsyncClien
     created, seated = await checked_in_event(http)
     code, token = created["code"], created["organizer_token"]
     first = seated["tables"][0]
+    # one table's start thrower chosen on the dashboard: a mode or a name at that table
+    url = f"/api/events/{code}/tables/2/start_thrower"
+    assert (await http.post(url, json={"start_thrower": "己"})).status_code == 401
+    chosen = await http.post(url, json={"start_thrower": "己"}, headers=bearer(token))
+    assert chosen.json() == {"table": 2, "start_thrower": "己"}
+    elsewhere = await http.post(url, json={"start_thrower": "甲"}, headers=bearer(token))
+    assert (elsewhere.status_code, elsewhere.json()["code"]) == (422, "invalid_event")
+    back = await http.post(url, json={"start_thrower": "elder"}, headers=bearer(token))
+    assert back.json()["start_thrower"] == "戊"
+    event = (await http.get(f"/api/events/{code}")).json()
+    assert [t["start_thrower"] for t in event["tables"]] == ["甲", "戊"]
     typed = await http.post(
         f"/api/tables/{first['code']}/commands",
         json={"type": "start_dice", "thrower": first["start_thrower"], "dice": "66"},
@@ -113,6 +124,12 @@ async def test_a_referee_table_never_rolls_the_start_dice(http: httpx.AsyncClien
     assert one["start_dice"]["dice"] == [6, 6] and one["start_dice"]["thrower"] == "甲"
     other = (await http.get(f"/api/tables/{seated['tables'][1]['code']}")).json()
     assert other["start_dice"] is None  # nobody typed them: nothing was rolled
+    late = await http.post(
+        f"/api/events/{code}/tables/1/start_thrower",
+        json={"start_thrower": "乙"},
+        headers=bearer(token),
+    )
+    assert (late.status_code, late.json()["code"]) == (409, "not_in_lobby")
 
 
 async def test_online_tables_roll_for_their_own_start_thrower(http: httpx.AsyncClient) -> None:

@@ -114,6 +114,16 @@ class CheckIn(BaseModel):
     present: Any = Field(default=True, description="false undoes a wrong tick")
 
 
+class StartThrower(BaseModel):
+    """The body of choosing one table's start thrower."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    start_thrower: Any = Field(
+        description="first_seat | leader | elder | a name at the table", examples=["elder"]
+    )
+
+
 class Claim(BaseModel):
     """The body of a seat claim or release."""
 
@@ -211,6 +221,16 @@ async def claim(code: str, number: int, body: Claim, request: Request) -> JSONRe
     """Tap your name at your table: that seat's player token, once."""
     await limit(request, "join")
     return JSONResponse(await events_of(request).claim(code, number, body.name), status_code=201)
+
+
+@router.post("/{code}/tables/{number}/start_thrower", summary="Choose a table's start thrower")
+async def start_thrower(
+    code: str, number: int, body: StartThrower, request: Request, authorization: Auth = None
+) -> dict[str, Any]:
+    """Organiser, before the table's start dice: ``{"table", "start_thrower"}`` (the name)."""
+    return await events_of(request).set_start_thrower(
+        code, authorization, number, body.start_thrower
+    )
 
 
 @router.post("/{code}/tables/{number}/release", summary="Free a claimed seat (organiser)")

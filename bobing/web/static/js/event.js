@@ -101,6 +101,11 @@ export const eventApi = {
       body: { name, present },
       token,
     }),
+  startThrower: (code, number, value, token) =>
+    call("POST", `/api/events/${encodeURIComponent(code)}/tables/${number}/start_thrower`, {
+      body: { start_thrower: value },
+      token,
+    }),
   seat: (code, token) => call("POST", `/api/events/${encodeURIComponent(code)}/seat`, { token }),
   results: (code) => call("GET", `/api/events/${encodeURIComponent(code)}/results`),
   next: (code) => call("GET", `/api/events/${encodeURIComponent(code)}/next`),

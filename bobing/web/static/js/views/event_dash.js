@@ -110,6 +110,16 @@ export class EventDashboardView {
     }
   }
 
+  /** One table's start thrower, chosen before its start dice (RULES.md §9.4). */
+  async chooseThrower(number, value) {
+    try {
+      await eventApi.startThrower(this.code, number, value, this.token);
+      this.watcher.refresh();
+    } catch (err) {
+      showError(err);
+    }
+  }
+
   /** 签到: tick someone as come, or undo a wrong tick (RULES.md §9.4). */
   async checkIn(name, present) {
     try {
@@ -301,6 +311,27 @@ export class EventDashboardView {
           tb.start_thrower ? h("dt", {}, t("event.fact.start_thrower")) : null,
           tb.start_thrower ? h("dd", { class: "ev-start-thrower" }, tb.start_thrower) : null,
         ),
+        organiser && tb.status === "lobby" && tb.start_thrower
+          ? h(
+              "label",
+              { class: "ev-row ev-thrower-choice" },
+              h("span", { class: "field-label" }, t("event.choose_thrower")),
+              h(
+                "select",
+                {
+                  class: "input ev-thrower-select",
+                  dataset: { table: tb.number },
+                  onchange: (e) => this.chooseThrower(tb.number, e.target.value),
+                },
+                ["first_seat", "leader", "elder"].map((opt) =>
+                  h("option", { value: opt }, t(`event.new.start_mode.${opt}`)),
+                ),
+                tb.players.map((p) =>
+                  h("option", { value: p, selected: p === tb.start_thrower }, p),
+                ),
+              ),
+            )
+          : null,
         h("p", { class: "ev-leader" }, leaderLine(tb, ev.rules)),
         h(
           "div",
