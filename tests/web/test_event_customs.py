@@ -191,3 +191,42 @@ async def test_next_year_is_named_by_every_tables_zhuangyuan(http: httpx.AsyncCl
     assert [d["name"] for d in results["money"]["donated_sets"]] == winners
     # a playoff names its 王中王 alone
     assert (await http.get(f"/api/events/{next_year['code']}/next")).json()["organizers"] == []
+
+
+JUNK = [None, True, -1, 1.5, "x" * 300, [], ["a"], {}, {"a": 1}, [[1]], [{"name": ["x"]}]]
+
+
+async def test_hostile_customs_are_a_4xx_never_a_500(http: httpx.AsyncClient) -> None:
+    good = {"name": "x", "people": ["甲", "乙", "丙", "丁"], "tables": 2}
+    for field in ("check_in", "organizers", "donated_sets", "start_thrower", "budget"):
+        for junk in [*JUNK, [{"name": "甲", "new_son": 1}], {"surplus": "x"}]:
+            response = await http.post("/api/events", json={**good, field: junk})
+            assert 200 <= response.status_code < 500, (field, junk, response.text)
+    plain = await create(http)
+    code, token = plain["code"], plain["organizer_token"]
+    no_door = await http.post(
+        f"/api/events/{code}/checkin", json={"name": "甲"}, headers=bearer(token)
+    )
+    assert (no_door.status_code, no_door.json()["code"]) == (409, "no_check_in")
+    no_seat = await http.post(f"/api/events/{code}/seat", headers=bearer(token))
+    assert (no_seat.status_code, no_seat.json()["code"]) == (409, "no_check_in")
+    door = await create(http, check_in=True)
+    for junk in JUNK:
+        for path, body in [
+            (f"/api/events/{door['code']}/checkin", {"name": junk}),
+            (f"/api/events/{door['code']}/checkin", {"name": "甲", "present": junk}),
+            (f"/api/events/{code}/tables/1/start_thrower", {"start_thrower": junk}),
+        ]:
+            response = await http.post(
+                path,
+                json=body,
+                headers=bearer(door["organizer_token"] if "checkin" in path else token),
+            )
+            # present: true is a tick; no start thrower is the first seat
+            allowed = body.get("present") is True or ("start_thrower" in body and junk is None)
+            assert 400 <= response.status_code < 500 or allowed, (path, junk, response.text)
+    # too few people came: the model's sentence, nothing seated
+    few = await http.post(
+        f"/api/events/{door['code']}/seat", headers=bearer(door["organizer_token"])
+    )
+    assert (few.status_code, few.json()["code"]) == (422, "invalid_event")

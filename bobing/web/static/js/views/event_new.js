@@ -882,7 +882,11 @@ export class EventNewView {
       const { people } = await eventApi.roster(blob, "text");
       const created = await eventApi.create(this.body(people));
       rememberCreated(created);
-      toast(t("event.new.created", { n: created.tables.length }));
+      toast(
+        created.tables.length
+          ? t("event.new.created", { n: created.tables.length })
+          : t("event.new.created_check_in"),
+      );
       this.navigate(`/e/${created.code}`);
     } catch (err) {
       showEventError(err);
