@@ -308,7 +308,7 @@ class GatheringService:
             "check_in": self._door(gathering),
             "created_at": iso(gathering.created_at),
             "tables": tables,
-            "all_over": all(r.status == "over" for r in runtimes),
+            "all_over": bool(runtimes) and all(r.status == "over" for r in runtimes),
             "playoff_field": playoff_field([t["result"] for t in tables]),
             "playoff": await self._playoff_view(gathering),
         }

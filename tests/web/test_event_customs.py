@@ -52,8 +52,9 @@ async def checked_in_event(http: httpx.AsyncClient) -> tuple[dict[str, Any], dic
         assert answer.json() == {"name": name, "present": True}
     # a wrong tick undone
     await http.post(url, json={"name": "庚", "present": False}, headers=bearer(token))
-    door = (await http.get(f"/api/events/{code}")).json()["check_in"]
-    assert door == {"open": True, "present": PRESENT, "no_shows": []}
+    before = (await http.get(f"/api/events/{code}")).json()
+    assert before["check_in"] == {"open": True, "present": PRESENT, "no_shows": []}
+    assert before["tables"] == [] and before["all_over"] is False
     seated = await http.post(f"/api/events/{code}/seat", headers=bearer(token))
     assert seated.status_code == 201, seated.text
     again = await http.post(f"/api/events/{code}/seat", headers=bearer(token))
