@@ -68,6 +68,12 @@ def test_customs_of_one_event(browser: Browser, server: Server) -> None:
     # per table: the organiser hands table 2's start dice to 癸 instead
     page.locator('.ev-thrower-select[data-table="2"]').select_option("癸")
     expect(page.locator('.ev-table[data-table="2"] .ev-start-thrower')).to_have_text("癸")
+    # the printed cards tell each table who throws (and, at a referee table, who types them)
+    cards = browser.page(name="cards")
+    cards.goto(f"{server.url}/e/{code}/cards")
+    expect(cards.locator(".ev-card-thrower")).to_have_text(
+        ["开局骰子：乙 掷真骰子，组长录入", "开局骰子：癸 掷真骰子，组长录入"]
+    )
     no_shows = page.locator(".ev-checkin-card .ev-no-shows li")
     expect(no_shows).to_have_text(["庚（已交 200）", "辛（已交 0）"])
     event = call(server, "GET", f"/api/events/{code}")
