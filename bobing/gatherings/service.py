@@ -33,9 +33,7 @@ from bobing.organizer import (
 )
 from bobing.organizer.budget import BudgetSummary, prize_cost
 from bobing.organizer.customs import (
-    START_MODES as MODES,
-)
-from bobing.organizer.customs import (
+    START_MODES,
     champions,
     parse_donated_sets,
     parse_start_thrower,
@@ -174,24 +172,29 @@ class GatheringService:
     def _seated(gathering: Gathering) -> bool:
         return bool(gathering.tables) or bool(gathering.secrets.get("seated"))
 
-    async def check_in(
-        self, code: str, authorization: str | None, name: Any, present: Any = True
-    ) -> dict[str, Any]:
-        """The organiser ticks ``name`` as come (``present`` false undoes a wrong tick)."""
-        gathering = await self.gathering(code)
-        self.check_organizer(gathering, authorization)
+    @classmethod
+    def _need_open_door(cls, gathering: Gathering) -> None:
+        """409 unless the event checks people in and is not seated yet."""
         if not gathering.spec.get("check_in"):
             raise ApiError(
                 "no_check_in",
                 f"event {gathering.code} seats everyone on the roster; it has no check-in",
                 code=gathering.code,
             )
-        if self._seated(gathering):
+        if cls._seated(gathering):
             raise ApiError(
                 "already_seated",
                 f"event {gathering.code} is seated already; the check-in is closed",
                 code=gathering.code,
             )
+
+    async def check_in(
+        self, code: str, authorization: str | None, name: Any, present: Any = True
+    ) -> dict[str, Any]:
+        """The organiser ticks ``name`` as come (``present`` false undoes a wrong tick)."""
+        gathering = await self.gathering(code)
+        self.check_organizer(gathering, authorization)
+        self._need_open_door(gathering)
         names = {p["name"] for p in gathering.spec.get("people", [])}
         if not isinstance(name, str) or name not in names:
             raise ApiError(
@@ -209,17 +212,8 @@ class GatheringService:
         """Seat the people checked in and create the tables: the secrets, once (as create)."""
         gathering = await self.gathering(code)
         self.check_organizer(gathering, authorization)
+        self._need_open_door(gathering)
         spec = gathering.spec
-        if not spec.get("check_in"):
-            raise ApiError(
-                "no_check_in",
-                f"event {gathering.code} seats everyone on the roster; it has no check-in",
-                code=gathering.code,
-            )
-        if self._seated(gathering):
-            raise ApiError(
-                "already_seated", f"event {gathering.code} is seated already", code=gathering.code
-            )
         body = {
             **{k: spec.get(k) for k in ("name", "date", "mode", "rules", "seating", "people")},
             **{k: spec.get(k) for k in ("prizes", "budget", "playoff_prize", "start_thrower")},
@@ -689,10 +683,8 @@ class GatheringService:
         )
         names = named or []
         previous = spec.get("start_thrower")
-        mode = next(
-            (v for v in (previous if isinstance(previous, list) else [previous]) if v in MODES),
-            None,
-        )
+        earlier = previous if isinstance(previous, list) else [previous]
+        mode = next((v for v in earlier if v in START_MODES), None)
         throwers: list[str] = [*names, *([mode] if mode else [])]
         layout = {k: v for k, v in (spec.get("layout") or {}).items() if k != "planned"}
         return {
