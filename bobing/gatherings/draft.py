@@ -29,6 +29,14 @@ from bobing.organizer import (
     parse_prize_set,
     seat_people,
 )
+from bobing.organizer.budget import prize_cost
+from bobing.organizer.customs import (
+    DonatedSet,
+    parse_donated_sets,
+    parse_organizers,
+    parse_start_thrower,
+    table_start_thrower,
+)
 from bobing.organizer.prizes import table_prize_value
 from bobing.organizer.text import amount, display_text
 from bobing.tables.problems import ApiError
@@ -111,20 +119,50 @@ class Draft:
     seated: list[list[Person]]
     budget: Budget
     playoff_prize: dict[str, Any]
-    start_thrower: str | None
+    start_thrower: str | list[str] | None
     previous: str | None
     time_limit: int | None = None
     """Minutes each table plays before time is called (RULES.md §8.1), or None."""
+    check_in: bool = False
+    """Seat only the people checked in at the door (签到): no table exists until then."""
+    layout: Mapping[str, Any] | None = None
+    """``tables`` / ``table_size`` as asked, kept to seat the people present later."""
+    donated_sets: tuple[DonatedSet, ...] = ()
+    organizers: tuple[str, ...] = ()
+
+    def payers(self) -> list[str]:
+        """Everyone who paid (roster order): all, unless the roster has a ``paid`` column."""
+        return [p.name for p in self.people if p.paid is not False]
 
     def summary(self) -> BudgetSummary:
-        """The budget with every table's prizes and the 王中王 prize."""
+        """The budget: income from everyone who paid, every table's prizes less the donated
+        sets, and the 王中王 prize."""
         per_table = table_prize_value(self.rules_json, self.prize_set)
-        spent = per_table * len(self.seated) + float(self.playoff_prize.get("value") or 0)
-        return self.budget.summary(len(self.people), spent)
+        spent = prize_cost(
+            per_table,
+            len(self.seated),
+            float(self.playoff_prize.get("value") or 0),
+            self.donated_sets,
+        )
+        payers = self.payers()
+        return self.budget.summary(len(payers), spent, payers=payers, donated=self.donated_sets)
+
+    def table_start_throwers(self) -> list[str]:
+        """Who throws the start dice at each table (RULES.md §9.4), table order."""
+        return [table_start_thrower(self.start_thrower, members) for members in self.seated]
 
     def spec(self) -> dict[str, Any]:
-        """What is stored of the plan."""
+        """What is stored of the plan (§9.4's keys only where used, so old events read the same)."""
+        customs: dict[str, Any] = {}
+        if self.check_in:
+            customs["check_in"] = True
+            customs["layout"] = dict(self.layout or {})
+        if self.donated_sets:
+            customs["donated_sets"] = [d.to_json() for d in self.donated_sets]
+        if self.organizers:
+            customs["organizers"] = list(self.organizers)
         return {
+            **customs,
             "name": self.name,
             "date": self.date,
             "mode": self.mode,
@@ -140,8 +178,9 @@ class Draft:
         }
 
 
-def draft_event(body: Mapping[str, Any]) -> Draft:
-    """Check a create body and seat the people (random seating draws here)."""
+def draft_event(body: Mapping[str, Any], present: frozenset[str] | None = None) -> Draft:
+    """Check a create body and seat the people (random seating draws here); with ``present``
+    (the names checked in at the door), only they are seated."""
     name = model_errors(display_text, body.get("name"), key="name", limit=MAX_EVENT_NAME)
     date = parse_date(body.get("date"))
     mode = body.get("mode", "referee")
@@ -159,9 +198,12 @@ def draft_event(body: Mapping[str, Any]) -> Draft:
     people: tuple[Person, ...] = model_errors(parse_people, body.get("people"))
     seating = body.get("seating", "random")
     max_size = rule_set.max_players
+    check_in = body.get("check_in") or False
+    if not isinstance(check_in, bool):
+        raise ApiError("invalid_field", "check_in must be true or false", field="check_in")
     seated: list[list[Person]] = model_errors(
         seat_people,
-        people,
+        people if present is None else tuple(p for p in people if p.name in present),
         seating=seating,
         tables=body.get("tables"),
         size=body.get("table_size"),
@@ -176,15 +218,7 @@ def draft_event(body: Mapping[str, Any]) -> Draft:
         )
     budget = model_errors(parse_budget, body.get("budget"))
     playoff_prize = playoff_prize_of(body.get("playoff_prize"))
-    start_thrower = body.get("start_thrower")
-    if start_thrower is not None and (
-        not isinstance(start_thrower, str) or start_thrower not in {p.name for p in people}
-    ):
-        raise ApiError(
-            "invalid_field",
-            f"start_thrower {str(start_thrower)[:40]!r} is not on the roster",
-            field="start_thrower",
-        )
+    start_thrower = model_errors(parse_start_thrower, body.get("start_thrower"), people)
     previous = body.get("previous")
     if previous is not None and not isinstance(previous, str):
         raise ApiError("invalid_field", "previous must be an event code", field="previous")
@@ -202,6 +236,10 @@ def draft_event(body: Mapping[str, Any]) -> Draft:
         start_thrower=start_thrower,
         previous=normalize_code(previous) if previous else None,
         time_limit=parse_time_limit(body.get("time_limit")),
+        check_in=check_in,
+        layout={k: body[k] for k in ("tables", "table_size") if body.get(k) is not None},
+        donated_sets=model_errors(parse_donated_sets, body.get("donated_sets")),
+        organizers=tuple(model_errors(parse_organizers, body.get("organizers"))),
     )
 
 

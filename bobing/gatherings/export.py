@@ -76,22 +76,50 @@ def winner_rows(results: Mapping[str, Any], lang: str) -> list[list[Cell]]:
     return rows
 
 
+def money_rows(results: Mapping[str, Any], lang: str) -> list[list[Cell]]:
+    """RULES.md §9.4's money: who paid and did not come, each refund, the donated prize sets
+    (empty when the event uses none of them)."""
+    money = results.get("money") or {}
+    rows: list[list[Cell]] = []
+    sections = (  # (results key, section title, column, field)
+        ("no_shows", "no_shows", "paid", "paid"),
+        ("refunds", "refund", "value", "amount"),
+        ("donated_sets", "donated", "sets", "sets"),
+    )
+    for key, title, column, field in sections:
+        entries = money.get(key) or []
+        if not entries:
+            continue
+        rows.append([t(f"event.export.{title}", lang)])
+        rows.append([t("event.export.name", lang), t(f"event.export.{column}", lang)])
+        rows.extend([e["name"], e[field]] for e in entries)
+    return rows
+
+
 def results_csv(results: Mapping[str, Any], lang: str) -> str:
-    """The prize-desk list by table (UTF-8 with BOM, so Excel reads the Chinese)."""
+    """The prize-desk list by table, then the money rows after an empty line (UTF-8 with BOM,
+    so Excel reads the Chinese)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\r\n")
     writer.writerows([[_safe(c) for c in row] for row in desk_rows(results, lang)])
+    money = money_rows(results, lang)
+    if money:
+        writer.writerow([])
+        writer.writerows([[_safe(c) for c in row] for row in money])
     return "\ufeff" + buffer.getvalue()
 
 
 def results_xlsx(results: Mapping[str, Any], lang: str) -> bytes:
-    """Three sheets: by table, by name, the winners; text is written as text cells (inline
-    strings), so a name starting with ``=`` is shown as typed and never evaluated."""
+    """Sheets by table, by name, the winners, and the money where §9.4 has some; text is
+    written as text cells (inline strings), so a name starting with ``=`` is shown as typed
+    and never evaluated."""
+    money = money_rows(results, lang)
     return write_xlsx(
         [
             (t("event.export.sheet.by_table", lang), desk_rows(results, lang)),
             (t("event.export.sheet.by_name", lang), desk_rows(results, lang, by_name=True)),
             (t("event.export.sheet.winners", lang), winner_rows(results, lang)),
+            *([(t("event.export.sheet.money", lang), money)] if money else []),
         ]
     )
 

@@ -30,9 +30,18 @@ from bobing.organizer import (
     playoff_rules,
     table_winner,
 )
+from bobing.organizer.budget import BudgetSummary, prize_cost
+from bobing.organizer.customs import (
+    START_MODES,
+    champions,
+    parse_donated_sets,
+    parse_start_thrower,
+    table_start_thrower,
+)
 from bobing.organizer.playoff import check_throws
 from bobing.organizer.prizes import table_prize_value
 from bobing.organizer.results import event_results
+from bobing.organizer.roster import parse_people
 from bobing.storage.event_store import iso, utcnow
 from bobing.storage.gatherings import Gathering, GatheringStore, SeatClaimed
 from bobing.tables.problems import ApiError
@@ -84,11 +93,14 @@ class GatheringService:
             "budget": draft.summary().to_json(),
         }
 
-    async def create(self, body: Mapping[str, Any]) -> dict[str, Any]:
-        """Create the event and all its tables, seats named; the secrets are returned once."""
-        draft = self.draft(body)
+    async def _make_tables(
+        self, draft: Draft
+    ) -> tuple[list[dict[str, Any]], dict[str, dict[str, str]]]:
+        """Create and seat every table of a draft: the tables (with their host tokens) and
+        each seat's player token by table number."""
         name, mode, rules_json = draft.name, draft.mode, draft.rules_json
         named = named_prizes(draft.prize_set)
+        throwers = draft.table_start_throwers()
 
         async def make_table(
             number: int, members: list[Person]
@@ -110,6 +122,7 @@ class GatheringService:
                 "host_token": created.host_token,
                 "play_token": created.play_token,
                 "players": [p.name for p in members],
+                "start_thrower": throwers[number - 1],
             }
             return table, tokens
 
@@ -117,19 +130,36 @@ class GatheringService:
         made = await asyncio.gather(
             *(make_table(n, members) for n, members in enumerate(draft.seated, start=1))
         )
-        tables = [table for table, _ in made]
-        seat_tokens = {str(table["number"]): tokens for table, tokens in made}
+        return [table for table, _ in made], {str(t["number"]): tokens for t, tokens in made}
+
+    @staticmethod
+    def _stored(tables: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        keys = ("number", "code", "players", "start_thrower")
+        return [{k: t[k] for k in keys} for t in tables]
+
+    async def create(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        """Create the event and all its tables, seats named; the secrets are returned once.
+
+        An event that checks people in at the door (``check_in``) gets its tables later, from
+        :meth:`seat`: ``tables`` is then empty here.
+        """
+        draft = self.draft(body)
+        tables: list[dict[str, Any]] = []
+        seat_tokens: dict[str, dict[str, str]] = {}
+        if not draft.check_in:
+            tables, seat_tokens = await self._make_tables(draft)
         spec = draft.spec()
+        if draft.check_in:
+            spec["layout"]["planned"] = len(draft.seated)
         organizer_token = new_token("o")
-        stored_tables = [{k: t[k] for k in ("number", "code", "players")} for t in tables]
 
         async def create(code: str) -> dict[str, Any]:
             gathering = Gathering(
                 code=code,
-                name=name,
+                name=draft.name,
                 organizer_token_hash=hash_token(organizer_token),
                 spec=spec,
-                tables=stored_tables,
+                tables=self._stored(tables),
                 secrets={"seats": seat_tokens},
                 playoff=None,
                 created_at=utcnow(),
@@ -138,6 +168,70 @@ class GatheringService:
             return {"code": code, "organizer_token": organizer_token, "tables": tables}
 
         return await with_free_code(create, "event")
+
+    # -- the door (签到) -----------------------------------------------------------------------
+
+    @staticmethod
+    def _seated(gathering: Gathering) -> bool:
+        return bool(gathering.tables) or bool(gathering.secrets.get("seated"))
+
+    @classmethod
+    def _need_open_door(cls, gathering: Gathering) -> None:
+        """409 unless the event checks people in and is not seated yet."""
+        if not gathering.spec.get("check_in"):
+            raise ApiError(
+                "no_check_in",
+                f"event {gathering.code} seats everyone on the roster; it has no check-in",
+                code=gathering.code,
+            )
+        if cls._seated(gathering):
+            raise ApiError(
+                "already_seated",
+                f"event {gathering.code} is seated already; the check-in is closed",
+                code=gathering.code,
+            )
+
+    async def check_in(
+        self, code: str, authorization: str | None, name: Any, present: Any = True
+    ) -> dict[str, Any]:
+        """The organiser ticks ``name`` as come (``present`` false undoes a wrong tick)."""
+        gathering = await self.gathering(code)
+        self.check_organizer(gathering, authorization)
+        self._need_open_door(gathering)
+        names = {p["name"] for p in gathering.spec.get("people", [])}
+        if not isinstance(name, str) or name not in names:
+            raise ApiError(
+                "unknown_player",
+                f"{str(name)[:40]!r} is not on the roster",
+                name=str(name)[:40],
+                code=gathering.code,
+            )
+        if not isinstance(present, bool):
+            raise ApiError("invalid_field", "present must be true or false", field="present")
+        await self.store.check_in(gathering.code, name, present)
+        return {"name": name, "present": present}
+
+    async def seat(self, code: str, authorization: str | None) -> dict[str, Any]:
+        """Seat the people checked in and create the tables: the secrets, once (as create)."""
+        gathering = await self.gathering(code)
+        self.check_organizer(gathering, authorization)
+        self._need_open_door(gathering)
+        spec = gathering.spec
+        body = {
+            **{k: spec.get(k) for k in ("name", "date", "mode", "rules", "seating", "people")},
+            **{k: spec.get(k) for k in ("prizes", "budget", "playoff_prize", "start_thrower")},
+            "time_limit": spec.get("time_limit"),
+            **{k: v for k, v in (spec.get("layout") or {}).items() if k != "planned"},
+        }
+        draft = draft_event(body, present=gathering.present)
+        tables, seat_tokens = await self._make_tables(draft)
+        if not await self.store.set_tables(
+            gathering.code, self._stored(tables), {"seats": seat_tokens}
+        ):
+            raise ApiError(
+                "already_seated", f"event {gathering.code} is seated already", code=gathering.code
+            )
+        return {"code": gathering.code, "tables": tables}
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -185,13 +279,12 @@ class GatheringService:
                     "last_throw": runtime.last_throw,
                     "result": result,
                     "zhuangyuan": table_winner(result),
+                    "start_thrower": table.get("start_thrower"),
                 }
             )
         people = [{**p, "table": seat_of.get(p["name"])} for p in spec.get("people", [])]
         per_table = table_prize_value(spec.get("rules") or {}, prize_set)
-        budget = parse_budget(spec.get("budget")).summary(
-            len(people), per_table * len(gathering.tables) + self._playoff_value(spec)
-        )
+        budget = self._budget(gathering, per_table)
         return {
             "code": gathering.code,
             "name": gathering.name,
@@ -207,11 +300,46 @@ class GatheringService:
             "start_thrower": spec.get("start_thrower"),
             "previous": spec.get("previous"),
             "time_limit": spec.get("time_limit"),
+            "organizers": spec.get("organizers", []),
+            "donated_sets": spec.get("donated_sets", []),
+            "check_in": self._door(gathering),
             "created_at": iso(gathering.created_at),
             "tables": tables,
-            "all_over": all(r.status == "over" for r in runtimes),
+            "all_over": bool(runtimes) and all(r.status == "over" for r in runtimes),
             "playoff_field": playoff_field([t["result"] for t in tables]),
             "playoff": await self._playoff_view(gathering),
+        }
+
+    def _budget(self, gathering: Gathering, per_table: float) -> BudgetSummary:
+        """The budget summary of a stored event (as :meth:`Draft.summary` reads a draft):
+        income from everyone who paid, the tables' sets less the donated ones."""
+        spec = gathering.spec
+        people = parse_people(spec.get("people", []))
+        payers = [p.name for p in people if p.paid is not False]
+        donated = parse_donated_sets(spec.get("donated_sets"))
+        tables = len(gathering.tables) or int((spec.get("layout") or {}).get("planned", 0))
+        spent = prize_cost(per_table, tables, self._playoff_value(spec), donated)
+        return parse_budget(spec.get("budget")).summary(
+            len(payers), spent, payers=payers, donated=donated
+        )
+
+    @staticmethod
+    def _door(gathering: Gathering) -> dict[str, Any] | None:
+        """The check-in: who came, and once seated the no-shows with what they paid."""
+        spec = gathering.spec
+        if not spec.get("check_in"):
+            return None
+        seated = GatheringService._seated(gathering)
+        contribution = (spec.get("budget") or {}).get("contribution", 0)
+        people = spec.get("people", [])
+        return {
+            "open": not seated,
+            "present": [p["name"] for p in people if p["name"] in gathering.present],
+            "no_shows": [
+                {"name": p["name"], "paid": contribution if p.get("paid") is not False else 0}
+                for p in people
+                if seated and p["name"] not in gathering.present
+            ],
         }
 
     @staticmethod
@@ -282,7 +410,7 @@ class GatheringService:
                     field="table",
                 )
         changed: list[dict[str, Any]] = []
-        thrower = gathering.spec.get("start_thrower")
+        fallback = gathering.spec.get("start_thrower")
         for entry in targets:
             runtime = await self.tables.fresh_runtime(entry["code"])
             applies = {
@@ -295,8 +423,12 @@ class GatheringService:
                 continue
             host = [runtime.info.host_token_hash]
             if action == "start":
-                if runtime.start_dice is None:
-                    who = thrower if thrower in runtime.names else runtime.names[0]
+                # At a referee table the start dice are real dice its 组长 types in (RULES.md
+                # §9.4): the server never rolls them there; without them the first seat starts.
+                if runtime.start_dice is None and runtime.info.mode != "referee":
+                    who = entry.get("start_thrower") or table_start_thrower(
+                        fallback, [Person(n) for n in runtime.names]
+                    )
                     await self.tables.execute(
                         entry["code"], Command("start_dice", None, {"thrower": who}), host
                     )
@@ -307,6 +439,44 @@ class GatheringService:
             runtime = await self.tables.runtime(entry["code"])
             changed.append({"number": entry["number"], "status": runtime.status})
         return {"action": action, "tables": changed}
+
+    async def set_start_thrower(
+        self, code: str, authorization: str | None, number: Any, value: Any
+    ) -> dict[str, Any]:
+        """The organiser chooses one table's start thrower (RULES.md §9.4): ``first_seat``,
+        ``leader``, ``elder`` or a name, resolved against that table's seats; before the
+        table's start dice are thrown."""
+        gathering = await self.gathering(code)
+        self.check_organizer(gathering, authorization)
+        entry = next((t for t in gathering.tables if t["number"] == number), None)
+        if entry is None or isinstance(number, bool):
+            raise ApiError(
+                "invalid_field",
+                f"event {gathering.code} has no table {str(number)[:10]!r}",
+                field="table",
+            )
+        runtime = await self.tables.fresh_runtime(entry["code"])
+        if runtime.status != "lobby" or runtime.start_dice is not None:
+            raise ApiError(
+                "not_in_lobby",
+                "the start thrower is chosen before the start dice are thrown",
+                action="start_thrower",
+                status=runtime.status,
+            )
+        roster = {p.name: p for p in parse_people(gathering.spec.get("people", []))}
+        members = [roster.get(name, Person(name)) for name in entry["players"]]
+        if isinstance(value, list):
+            raise ApiError(
+                "invalid_field", "a table's start thrower is one value", field="start_thrower"
+            )
+        checked = model_errors(parse_start_thrower, value, members)
+        thrower = table_start_thrower(checked, members)
+        tables = [
+            {**t, "start_thrower": thrower} if t["number"] == number else t
+            for t in gathering.tables
+        ]
+        await self.store.update_tables(gathering.code, tables)
+        return {"table": number, "start_thrower": thrower}
 
     async def playoff(self, code: str, authorization: str | None, throws: Any) -> dict[str, Any]:
         """Start the 状元王中王 between the table winners (409 while a table is playing)."""
@@ -451,11 +621,24 @@ class GatheringService:
         groups = {p["name"]: p.get("group") for p in spec.get("people", [])}
         for person in out["people"]:
             person["group"] = groups.get(person["name"])
+        budget = self._budget(
+            gathering,
+            table_prize_value(spec.get("rules") or {}, parse_prize_set(spec.get("prizes"))),
+        )
+        door = self._door(gathering)
         return {
             "code": gathering.code,
             "name": gathering.name,
             "date": spec.get("date"),
             **out,
+            "money": {
+                "surplus": budget.surplus,
+                "surplus_use": budget.surplus_use,
+                "deficit": budget.deficit,
+                "refunds": list(budget.refunds),
+                "no_shows": [] if door is None else door["no_shows"],
+                "donated_sets": [d.to_json() for d in budget.donated],
+            },
         }
 
     async def record(self, code: str) -> dict[str, Any]:
@@ -487,26 +670,46 @@ class GatheringService:
         }
 
     async def next_year(self, code: str) -> dict[str, Any]:
-        """A new event's body from this one: same roster, rules, prizes and budget; last
-        year's 状元 (the 王中王, or the only table's 状元) throws the start dice."""
+        """A new event's body from this one: same roster, rules, prizes and budget; this
+        year's 状元 (the 王中王, or every table's 状元 without a playoff) organise it, throw the
+        start dice at their tables and give its 会饼 (RULES.md §9.4). Nobody is named while a
+        table or the playoff is still playing."""
         gathering = await self.gathering(code)
-        results = await self.results(code)
+        event = await self.get(code)
         spec = gathering.spec
-        champion = results["wangzhongwang"]
-        if champion is None:
-            winners = [t["zhuangyuan"] for t in results["tables"] if t["zhuangyuan"]]
-            champion = winners[0] if len(winners) == 1 else None
+        playoff = event["playoff"]
+        winner = None
+        if playoff is not None:
+            first = ((playoff.get("result") or {}).get("ranking") or [{}])[0]
+            winner = first.get("player") if first.get("dice") else None
+        named = champions(
+            event["tables"],
+            None if playoff is None else {"status": playoff["status"], "winner": winner},
+        )
+        names = named or []
+        previous = spec.get("start_thrower")
+        earlier = previous if isinstance(previous, list) else [previous]
+        mode = next((v for v in earlier if v in START_MODES), None)
+        throwers: list[str] = [*names, *([mode] if mode else [])]
+        layout = {k: v for k, v in (spec.get("layout") or {}).items() if k != "planned"}
         return {
             "name": gathering.name,
             "mode": spec.get("mode"),
             "rules": spec.get("rules"),
             "seating": spec.get("seating"),
             "people": spec.get("people"),
-            "tables": len(gathering.tables),
+            **(layout or {"tables": len(gathering.tables)}),
             "prizes": spec.get("prizes"),
             "budget": spec.get("budget"),
             "playoff_prize": spec.get("playoff_prize"),
             "time_limit": spec.get("time_limit"),
-            "start_thrower": None if champion is None else champion["player"],
+            "start_thrower": None
+            if not throwers
+            else throwers[0]
+            if len(throwers) == 1
+            else throwers,
+            "organizers": names,
+            "donated_sets": [{"name": n, "new_son": False} for n in names],
+            **({"check_in": True} if spec.get("check_in") else {}),
             "previous": gathering.code,
         }

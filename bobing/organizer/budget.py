@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bobing.engine.errors import InputError
+from bobing.organizer.customs import DonatedSet, parse_surplus, refund_shares
 from bobing.organizer.text import amount, display_text
 
 MAX_AMOUNT = 10_000_000
@@ -38,12 +39,28 @@ class Budget:
 
     contribution: float | int = 0
     fixed_costs: tuple[FixedCost, ...] = ()
+    surplus: str = "fund"
+    """``fund``: a surplus is kept (剩余计入班费); ``refund``: returned to the payers (多还)."""
 
-    def summary(self, people: int, prizes: float) -> BudgetSummary:
-        """Income, costs and the balance for ``people`` and prizes worth ``prizes``."""
+    def summary(
+        self,
+        people: int,
+        prizes: float,
+        *,
+        payers: Sequence[str] | None = None,
+        donated: Sequence[DonatedSet] = (),
+    ) -> BudgetSummary:
+        """Income, costs and the balance for ``people`` who paid and prizes worth ``prizes``.
+
+        ``payers`` (their names, roster order) receive a refunded surplus; ``donated`` are the
+        prize sets given (already left out of ``prizes``), listed at cost 0.
+        """
         income = _money(self.contribution * people)
         fixed = _money(sum(c.amount for c in self.fixed_costs))
         balance = _money(income - fixed - prizes)
+        refunds: list[dict[str, Any]] = []
+        if self.surplus == "refund" and balance > 0:
+            refunds = refund_shares(balance, list(payers or []))
         return BudgetSummary(
             people=people,
             contribution=self.contribution,
@@ -53,14 +70,34 @@ class Budget:
             prizes=_money(prizes),
             spent=_money(fixed + prizes),
             balance=balance,
+            surplus_use=self.surplus,
+            refunds=tuple(refunds),
+            donated=tuple(donated),
         )
 
     def to_json(self) -> dict[str, Any]:
-        """``{"contribution", "fixed_costs": [{"name", "amount"}]}``."""
-        return {
+        """``{"contribution", "fixed_costs": [{"name", "amount"}]}``, and ``surplus`` when it
+        is ``refund``."""
+        out: dict[str, Any] = {
             "contribution": self.contribution,
             "fixed_costs": [c.to_json() for c in self.fixed_costs],
         }
+        if self.surplus != "fund":
+            out["surplus"] = self.surplus
+        return out
+
+
+def prize_cost(
+    per_table: float, tables: int, playoff: float, donated: Sequence[DonatedSet] = ()
+) -> float:
+    """What the prizes cost: every table's set and the 王中王 prize, less the donated sets (a
+    table whose 会饼 someone gives costs 0; sets beyond the tables save nothing more).
+
+    >>> prize_cost(550, 4, 100, [DonatedSet("甲", new_son=True)])
+    1200.0
+    """
+    given = min(tables, sum(d.sets for d in donated))
+    return float(per_table * (tables - given) + playoff)
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,10 +113,14 @@ class BudgetSummary:
     prizes: float
     spent: float
     balance: float
+    surplus_use: str = "fund"
+    refunds: tuple[dict[str, Any], ...] = ()
+    """``{"name", "amount"}`` for each payer when the surplus is refunded."""
+    donated: tuple[DonatedSet, ...] = ()
 
     @property
     def surplus(self) -> float:
-        """What goes to the fund (0 when short)."""
+        """What goes to the fund or back to the payers (0 when short)."""
         return max(self.balance, 0.0)
 
     @property
@@ -100,6 +141,9 @@ class BudgetSummary:
             "balance": self.balance,
             "surplus": self.surplus,
             "deficit": self.deficit,
+            "surplus_use": self.surplus_use,
+            "refunds": list(self.refunds),
+            "donated_sets": [d.to_json() for d in self.donated],
         }
 
 
@@ -110,12 +154,12 @@ def _money(value: float) -> float:
 
 
 def parse_budget(value: Any) -> Budget:
-    """``{"contribution", "fixed_costs": [{"name", "amount"}]}`` (both optional)."""
+    """``{"contribution", "fixed_costs": [{"name", "amount"}], "surplus"}`` (all optional)."""
     if value is None:
         return Budget()
-    if not isinstance(value, Mapping) or set(value) - {"contribution", "fixed_costs"}:
+    if not isinstance(value, Mapping) or set(value) - {"contribution", "fixed_costs", "surplus"}:
         raise InputError(
-            "budget must be {contribution, fixed_costs}", code="bad_budget", key="budget"
+            "budget must be {contribution, fixed_costs, surplus}", code="bad_budget", key="budget"
         )
     contribution = amount(value.get("contribution", 0), key="budget.contribution", limit=MAX_AMOUNT)
     raw = value.get("fixed_costs") or []
@@ -136,4 +180,4 @@ def parse_budget(value: Any) -> Budget:
                 amount(cost.get("amount", 0), key=f"{key}.amount", limit=MAX_AMOUNT),
             )
         )
-    return Budget(contribution, tuple(costs))
+    return Budget(contribution, tuple(costs), parse_surplus(value.get("surplus")))

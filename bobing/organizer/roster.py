@@ -3,6 +3,8 @@
 A roster is a list of :class:`Person` with distinct names. The first row of a file is a
 header when its first cell is a known column name (``name``, ``姓名`` …); a group column is
 found by its header (``group``, ``组``, ``部门``, ``班级`` …) or is the second column.
+Three optional columns, found by their header only (RULES.md §9.4): ``paid`` (已交费: who paid
+before the evening), ``elder`` (长辈: who may throw a table's start dice) and ``leader`` (组长).
 """
 
 from __future__ import annotations
@@ -34,7 +36,12 @@ GROUP_HEADERS = frozenset(
         "班", "組", "組別", "小組", "分組", "部門", "班級",
     }
 )  # fmt: skip
+PAID_HEADERS = frozenset({"paid", "已交费", "交费", "已付", "已缴费", "已交費", "交費", "已繳費"})
+ELDER_HEADERS = frozenset({"elder", "长辈", "年长", "長輩", "年長"})
+LEADER_HEADERS = frozenset({"leader", "组长", "組長"})
+_NO = frozenset({"", "0", "n", "no", "false", "否", "未交", "未付", "没有", "沒有", "×", "-"})
 FORMATS = ("text", "csv", "xlsx")
+PERSON_KEYS = ("name", "group", "paid", "elder", "leader")
 _NAME_SEPARATORS = re.compile(r"[、，,;；]")
 
 
@@ -44,10 +51,24 @@ class Person:
 
     name: str
     group: str | None = None
+    paid: bool | None = None
+    """Paid before the evening (the roster's ``paid`` column); None: the roster has no such
+    column, and everyone counts as paying."""
+    elder: bool = False
+    """Marked in the roster's ``elder`` column (may throw the start dice, 003)."""
+    leader: bool = False
+    """Marked in the roster's ``leader`` column: a table's 组长."""
 
     def to_json(self) -> dict[str, Any]:
-        """``{"name", "group"}``."""
-        return {"name": self.name, "group": self.group}
+        """``{"name", "group"}``, plus ``paid``, ``elder``, ``leader`` where the roster says."""
+        out: dict[str, Any] = {"name": self.name, "group": self.group}
+        if self.paid is not None:
+            out["paid"] = self.paid
+        if self.elder:
+            out["elder"] = True
+        if self.leader:
+            out["leader"] = True
+        return out
 
 
 def parse_people(value: Any) -> tuple[Person, ...]:
@@ -66,17 +87,31 @@ def parse_people(value: Any) -> tuple[Person, ...]:
     for index, item in enumerate(value):
         key = f"people[{index}]"
         if isinstance(item, dict):
-            extra = set(item) - {"name", "group"}
+            extra = set(item) - set(PERSON_KEYS)
             if extra:
                 raise InputError(
-                    f"{key} has unknown keys {sorted(extra)!r}; allowed: name, group",
+                    f"{key} has unknown keys {sorted(extra)!r}; allowed: " + ", ".join(PERSON_KEYS),
                     code="bad_people",
                     key=key,
                 )
-            name, group = item.get("name"), item.get("group")
+            for flag in ("paid", "elder", "leader"):
+                if item.get(flag) is not None and not isinstance(item[flag], bool):
+                    raise InputError(
+                        f"{key}.{flag} must be true or false, not {item[flag]!r}"[:200],
+                        code="bad_people",
+                        key=f"{key}.{flag}",
+                    )
+            person = _person(item.get("name"), item.get("group"), key)
+            person = Person(
+                person.name,
+                person.group,
+                item.get("paid"),
+                bool(item.get("elder")),
+                bool(item.get("leader")),
+            )
         else:
-            name, group = item, None
-        people.append(_person(name, group, key))
+            person = _person(item, None, key)
+        people.append(person)
     return _distinct(people)
 
 
@@ -85,6 +120,11 @@ def _person(name: Any, group: Any, key: str) -> Person:
     if group is None or (isinstance(group, str) and not group.strip()):
         return Person(clean)
     return Person(clean, display_text(group, key=f"{key}.group", limit=MAX_GROUP_LENGTH))
+
+
+def _mark(cell: str) -> bool:
+    """A roster tick: 是, ✓, yes, 1, an amount paid … (empty, 0, 否, no: not ticked)."""
+    return cell.strip().lower() not in _NO
 
 
 def _distinct(people: Iterable[Person]) -> tuple[Person, ...]:
@@ -184,9 +224,15 @@ def _from_rows(rows: Sequence[SparseRow]) -> tuple[Person, ...]:
         raise InputError("the roster names nobody", code="empty_roster")
     name_col, group_col = 0, 1 if any(r.get(1) for r in rows) else None
     header = {i: cell.lower() for i, cell in rows[0].items()}
+    flags: dict[str, int] = {}
     if any(cell in NAME_HEADERS for cell in header.values()):
         name_col = min(i for i, cell in header.items() if cell in NAME_HEADERS)
         group_col = min((i for i, cell in header.items() if cell in GROUP_HEADERS), default=None)
+        columns = (("paid", PAID_HEADERS), ("elder", ELDER_HEADERS), ("leader", LEADER_HEADERS))
+        for flag, names in columns:
+            found = min((i for i, cell in header.items() if cell in names), default=None)
+            if found is not None:
+                flags[flag] = found
         rows = rows[1:]
     if len(rows) > MAX_PEOPLE:
         raise InputError(
@@ -201,7 +247,17 @@ def _from_rows(rows: Sequence[SparseRow]) -> tuple[Person, ...]:
         if not name:
             continue
         group = row.get(group_col) if group_col is not None else None
-        people.append(_person(name, group, f"row {number}"))
+        person = _person(name, group, f"row {number}")
+        marks = {f: _mark(row.get(i, "")) for f, i in flags.items()}
+        people.append(
+            Person(
+                person.name,
+                person.group,
+                marks.get("paid") if "paid" in flags else None,
+                marks.get("elder", False),
+                marks.get("leader", False),
+            )
+        )
     if not people:
         raise InputError("the roster names nobody", code="empty_roster")
     return _distinct(people)

@@ -4,7 +4,9 @@ The tables are called *gatherings* here because ``bobing_events`` is the tables'
 A gathering row holds the organiser's plan (``spec``: rules, mode, people, seating, prize
 set, budget), the tables it created (number, code, seated names), the secrets the server
 hands out on a seat claim (each seat's player token; never sent by a read), and the playoff
-once started. A claim is a row of its own: the primary key makes a seat claimable once.
+once started. A claim is a row of its own: the primary key makes a seat claimable once. So
+is a check-in at the door (签到, RULES.md §9.4): one row per person who came, so two devices at
+the door never overwrite each other; an event that checks people in gets its tables once.
 """
 
 from __future__ import annotations
@@ -54,6 +56,18 @@ class ClaimRow(Base):
     claimed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
+class CheckinRow(Base):
+    """Someone who came: checked in at the door before the tables are seated."""
+
+    __tablename__ = "bobing_gathering_checkins"
+
+    event_code: Mapped[str] = mapped_column(
+        String(16), ForeignKey("bobing_gatherings.code", ondelete="CASCADE"), primary_key=True
+    )
+    name: Mapped[str] = mapped_column(String(64), primary_key=True)
+    checked_in_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
 @dataclass(frozen=True, slots=True)
 class Gathering:
     """An event as stored."""
@@ -67,6 +81,8 @@ class Gathering:
     playoff: dict[str, Any] | None
     created_at: datetime
     claims: frozenset[tuple[int, str]] = frozenset()
+    present: frozenset[str] = frozenset()
+    """Names checked in at the door."""
 
 
 class SeatClaimed(Exception):
@@ -113,6 +129,9 @@ class GatheringStore:
                     select(ClaimRow.table_number, ClaimRow.name).where(ClaimRow.event_code == code)
                 )
             ).all()
+            present = (
+                await conn.execute(select(CheckinRow.name).where(CheckinRow.event_code == code))
+            ).all()
         m = row._mapping
         return Gathering(
             code=m["code"],
@@ -124,6 +143,7 @@ class GatheringStore:
             playoff=m["playoff"],
             created_at=m["created_at"],
             claims=frozenset((int(n), str(name)) for n, name in claims),
+            present=frozenset(str(name) for (name,) in present),
         )
 
     async def set_playoff(self, code: str, playoff: dict[str, Any]) -> bool:
@@ -159,3 +179,46 @@ class GatheringStore:
                 )
             )
         return bool(result.rowcount)
+
+    async def check_in(self, code: str, name: str, present: bool) -> None:
+        """Mark ``name`` as come (or undo a wrong tick); idempotent."""
+        async with self.db.engine.begin() as conn:
+            await conn.execute(
+                delete(CheckinRow).where(CheckinRow.event_code == code, CheckinRow.name == name)
+            )
+            if present:
+                await conn.execute(
+                    insert(CheckinRow).values(event_code=code, name=name, checked_in_at=utcnow())
+                )
+
+    async def set_tables(
+        self, code: str, tables: list[dict[str, Any]], secrets: dict[str, Any]
+    ) -> bool:
+        """Store the tables of an event seated after its check-in, once: False if it has them.
+
+        The guard is the ``seated`` mark in the secrets, read under ``FOR UPDATE`` (PostgreSQL;
+        SQLite has one writer), so two organiser devices pressing "seat" at once store one set.
+        """
+        async with self.db.engine.begin() as conn:
+            row = (
+                await conn.execute(
+                    select(GatheringRow.secrets).where(GatheringRow.code == code).with_for_update()
+                )
+            ).first()
+            if row is None or row.secrets.get("seated"):
+                return False
+            result = await conn.execute(
+                update(GatheringRow)
+                .where(GatheringRow.code == code)
+                .values(tables=tables, secrets={**secrets, "seated": True}, updated_at=utcnow())
+            )
+        return bool(result.rowcount)
+
+    async def update_tables(self, code: str, tables: list[dict[str, Any]]) -> None:
+        """Rewrite the tables' plan (a table's start thrower chosen on the dashboard)."""
+        async with self.db.engine.begin() as conn:
+            await conn.execute(
+                update(GatheringRow)
+                .where(GatheringRow.code == code)
+                .values(tables=tables, updated_at=utcnow())
+            )

@@ -67,6 +67,8 @@ STATUS: dict[str, int] = {
     "playoff_exists": 409,
     "playoff_too_small": 409,
     "seat_claimed": 409,
+    "no_check_in": 409,
+    "already_seated": 409,
     "internal_error": 500,
 }
 """Every error code the server sends, with its HTTP status (docs/protocol.md lists them)."""

@@ -47,3 +47,32 @@ async def test_create_read_playoff_and_claims(db: Database) -> None:
     assert got is not None and got.claims == {(1, "张三")}
     assert await store.release("EVT234", 1, "张三")
     assert not await store.release("EVT234", 1, "张三")
+
+
+async def test_check_ins_and_seating_once(db: Database) -> None:
+    store = GatheringStore(db)
+    await store.create(
+        Gathering(
+            code="DOOR23",
+            name="签到",
+            organizer_token_hash="a" * 64,
+            spec={"check_in": True, "people": [{"name": "张三"}, {"name": "李四"}]},
+            tables=[],
+            secrets={"seats": {}},
+            playoff=None,
+            created_at=utcnow(),
+        )
+    )
+    await store.check_in("DOOR23", "张三", True)
+    await store.check_in("DOOR23", "张三", True)  # a second tick changes nothing
+    await store.check_in("DOOR23", "李四", True)
+    await store.check_in("DOOR23", "李四", False)  # a wrong tick undone
+    got = await store.get("DOOR23")
+    assert got is not None and got.present == {"张三"}
+    tables = [{"number": 1, "code": "TAB999", "players": ["张三"]}]
+    assert await store.set_tables("DOOR23", tables, {"seats": {"1": {"张三": "p_y"}}})
+    assert not await store.set_tables("DOOR23", [], {"seats": {}})
+    got = await store.get("DOOR23")
+    assert got is not None and got.tables == tables
+    assert got.secrets == {"seats": {"1": {"张三": "p_y"}}, "seated": True}
+    assert not await store.set_tables("NOPE22", tables, {})

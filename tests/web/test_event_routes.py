@@ -362,6 +362,13 @@ async def test_results_playoff_and_record(http: httpx.AsyncClient, tmp_path: Pat
     assert [p["name"] for p in following["people"]] == PEOPLE
     next_year = await create(http, **{**following, "name": "明年博饼"})
     table = next(t for t in next_year["tables"] if w1 in t["players"])
+    # a referee table: its 组长 types the real start dice last year's 状元 threw (RULES.md §9.4)
+    typed = await http.post(
+        f"/api/tables/{table['code']}/commands",
+        json={"type": "start_dice", "thrower": table["start_thrower"], "dice": "34"},
+        headers=bearer(table["host_token"]),
+    )
+    assert typed.status_code == 200, typed.text
     await http.post(
         f"/api/events/{next_year['code']}/control",
         json={"action": "start"},

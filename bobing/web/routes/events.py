@@ -93,6 +93,20 @@ _RULES = {
 _OR_NULL: dict[str, Any] = {"type": "null"}
 
 
+_NAME = {**_TEXT, "maxLength": MAX_NAME_LENGTH}
+_NAMES = {"type": "array", "items": _NAME, "maxItems": MAX_PEOPLE}
+_START_THROWER = {"anyOf": [_NAME, _NAMES]}
+_DONATED = {
+    "type": "array",
+    "maxItems": MAX_PEOPLE,
+    "items": {
+        "type": "object",
+        "properties": {"name": _NAME, "new_son": {"type": "boolean"}},
+        "required": ["name"],
+    },
+}
+
+
 def _optional(schema: dict[str, Any]) -> WithJsonSchema:
     return _typed({"anyOf": [schema, _OR_NULL]})
 
@@ -166,8 +180,20 @@ class CreateEvent(BaseModel):
     playoff_prize: Annotated[Any, _optional(_PRIZE)] = Field(
         default=None, description="{name, value} of the 王中王 prize"
     )
-    start_thrower: Annotated[Any, _optional({**_TEXT, "maxLength": MAX_NAME_LENGTH})] = Field(
-        default=None, description="who throws the start dice"
+    start_thrower: Annotated[Any, _optional(_START_THROWER)] = Field(
+        default=None,
+        description="who throws each table's start dice: first_seat | leader | elder | a name, "
+        "or a list (names throw at their own table; the one mode elsewhere)",
+    )
+    check_in: Annotated[Any, _optional({"type": "boolean"})] = Field(
+        default=None, description="true: seat only the people checked in at the door"
+    )
+    organizers: Annotated[Any, _optional(_NAMES)] = Field(
+        default=None, description="the organisers' names"
+    )
+    donated_sets: Annotated[Any, _optional(_DONATED)] = Field(
+        default=None,
+        description="prize sets given, cost 0: [{name, new_son}] (two sets with a new son)",
     )
     previous: Annotated[Any, _optional({**_TEXT, "maxLength": 20})] = Field(
         default=None, description="last year's event code"
@@ -197,6 +223,29 @@ class Playoff(BaseModel):
 
     throws: Annotated[Any, _typed({**_WHOLE, "maximum": MAX_PLAYOFF_THROWS})] = Field(
         default=1, description="throws each, 1-10"
+    )
+
+
+class CheckIn(BaseModel):
+    """The body of a check-in at the door."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: Annotated[Any, _typed(_NAME)] = Field(
+        description="a name on the roster", examples=["张三"]
+    )
+    present: Annotated[Any, _typed({"type": "boolean"})] = Field(
+        default=True, description="false undoes a wrong tick"
+    )
+
+
+class StartThrower(BaseModel):
+    """The body of choosing one table's start thrower."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    start_thrower: Annotated[Any, _typed(_NAME)] = Field(
+        description="first_seat | leader | elder | a name at the table", examples=["elder"]
     )
 
 
@@ -311,6 +360,20 @@ async def control(
     return await events_of(request).control(code, authorization, body.action, body.table)
 
 
+@router.post("/{code}/checkin", summary="Check someone in at the door (organiser)")
+async def check_in(
+    code: str, body: CheckIn, request: Request, authorization: Auth = None
+) -> dict[str, Any]:
+    """``{"name", "present"}``; 409 ``already_seated`` once the tables are seated."""
+    return await events_of(request).check_in(code, authorization, body.name, body.present)
+
+
+@router.post("/{code}/seat", status_code=201, summary="Seat the people checked in (organiser)")
+async def seat(code: str, request: Request, authorization: Auth = None) -> JSONResponse:
+    """Only the people present are seated; the tables and their tokens, once, as on create."""
+    return JSONResponse(await events_of(request).seat(code, authorization), status_code=201)
+
+
 @router.post("/{code}/playoff", status_code=201, summary="Start the 状元王中王 playoff")
 async def playoff(
     code: str, request: Request, body: Playoff | None = None, authorization: Auth = None
@@ -326,6 +389,16 @@ async def claim(code: str, number: int, body: Claim, request: Request) -> JSONRe
     """Tap your name at your table: that seat's player token, once."""
     await count_request(request, "join")
     return JSONResponse(await events_of(request).claim(code, number, body.name), status_code=201)
+
+
+@router.post("/{code}/tables/{number}/start_thrower", summary="Choose a table's start thrower")
+async def start_thrower(
+    code: str, number: int, body: StartThrower, request: Request, authorization: Auth = None
+) -> dict[str, Any]:
+    """Organiser, before the table's start dice: ``{"table", "start_thrower"}`` (the name)."""
+    return await events_of(request).set_start_thrower(
+        code, authorization, number, body.start_thrower
+    )
 
 
 @router.post("/{code}/tables/{number}/release", summary="Free a claimed seat (organiser)")

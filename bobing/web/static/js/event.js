@@ -53,7 +53,8 @@ export function organizerToken(code) {
 
 /** Remember what POST /api/events returned: the organiser's and every host's token. */
 export function rememberCreated(created) {
-  saveEvent(created.code, { organizerToken: created.organizer_token });
+  // POST …/seat (after the check-in) returns the tables only: the organiser's token stays.
+  if (created.organizer_token) saveEvent(created.code, { organizerToken: created.organizer_token });
   for (const table of created.tables) {
     saveTable(table.code, {
       hostToken: table.host_token,
@@ -96,6 +97,17 @@ export const eventApi = {
       body: { name },
       token,
     }),
+  checkIn: (code, name, present, token) =>
+    call("POST", `/api/events/${encodeURIComponent(code)}/checkin`, {
+      body: { name, present },
+      token,
+    }),
+  startThrower: (code, number, value, token) =>
+    call("POST", `/api/events/${encodeURIComponent(code)}/tables/${number}/start_thrower`, {
+      body: { start_thrower: value },
+      token,
+    }),
+  seat: (code, token) => call("POST", `/api/events/${encodeURIComponent(code)}/seat`, { token }),
   results: (code) => call("GET", `/api/events/${encodeURIComponent(code)}/results`),
   next: (code) => call("GET", `/api/events/${encodeURIComponent(code)}/next`),
   roster: (file, format) => call("POST", `/api/events/roster?format=${format}`, { bytes: file }),

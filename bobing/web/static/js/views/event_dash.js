@@ -9,6 +9,7 @@ import { renderTopbar, showError, toast, confirmDialog, copyText, announce } fro
 import {
   EventWatcher,
   eventApi,
+  rememberCreated,
   organizerToken,
   feedText,
   tableLabel,
@@ -112,6 +113,115 @@ export class EventDashboardView {
     }
   }
 
+  /** One table's start thrower, chosen before its start dice (RULES.md §9.4). */
+  async chooseThrower(number, value) {
+    try {
+      await eventApi.startThrower(this.code, number, value, this.token);
+      this.watcher.refresh();
+    } catch (err) {
+      showError(err);
+    }
+  }
+
+  /** 签到: tick someone as come, or undo a wrong tick (RULES.md §9.4). */
+  async checkIn(name, present) {
+    try {
+      await eventApi.checkIn(this.code, name, present, this.token);
+      this.watcher.refresh();
+    } catch (err) {
+      showError(err);
+    }
+  }
+
+  /** Seat the people present: the tables are made now, their host tokens kept here. */
+  async seat() {
+    try {
+      const seated = await eventApi.seat(this.code, this.token);
+      rememberCreated(seated);
+      toast(t("event.checkin.seated", { n: seated.tables.length }));
+      this.watcher.refresh();
+    } catch (err) {
+      showError(err);
+    }
+  }
+
+  checkInCard(ev, organiser) {
+    const door = ev.check_in;
+    if (!door) return null;
+    const present = new Set(door.present);
+    const body = [];
+    if (door.open) {
+      body.push(
+        h("p", { class: "hint" }, t("event.checkin.hint")),
+        h(
+          "p",
+          { class: "ev-checkin-count" },
+          t("event.checkin.count", { n: door.present.length, total: ev.people.length }),
+        ),
+        h(
+          "ul",
+          { class: "ev-checkin-list" },
+          ev.people.map((p) =>
+            h(
+              "li",
+              {},
+              h(
+                "label",
+                { class: "ev-check" },
+                h("input", {
+                  type: "checkbox",
+                  class: "ev-checkin",
+                  dataset: { name: p.name },
+                  checked: present.has(p.name),
+                  disabled: !organiser,
+                  onchange: (e) => this.checkIn(p.name, e.target.checked),
+                }),
+                h(
+                  "span",
+                  {},
+                  p.paid === false ? t("event.checkin.unpaid", { name: p.name }) : p.name,
+                ),
+              ),
+            ),
+          ),
+        ),
+      );
+      if (organiser)
+        body.push(
+          h(
+            "button",
+            {
+              type: "button",
+              class: "btn btn-primary",
+              id: "ev-seat",
+              disabled: door.present.length < 2,
+              onclick: () => this.seat(),
+            },
+            t("event.checkin.seat", { n: door.present.length }),
+          ),
+        );
+    } else {
+      body.push(
+        h("p", {}, t("event.checkin.count", { n: door.present.length, total: ev.people.length })),
+      );
+    }
+    if (door.no_shows.length)
+      body.push(
+        h("p", { class: "field-label" }, t("event.no_shows.title")),
+        h(
+          "ul",
+          { class: "ev-no-shows" },
+          door.no_shows.map((p) => h("li", {}, t("event.no_shows.line", p))),
+        ),
+      );
+    return h(
+      "section",
+      { class: "card ev-checkin-card", "aria-labelledby": "ev-checkin-title" },
+      h("h2", { id: "ev-checkin-title", class: "card-title" }, t("event.checkin.title")),
+      body,
+    );
+  }
+
   async startPlayoff() {
     try {
       const created = await eventApi.playoff(this.code, this.throws, this.token);
@@ -201,7 +311,30 @@ export class EventDashboardView {
           h("dd", { class: "ev-next" }, tb.next || "—"),
           h("dt", {}, t("event.fact.claimed")),
           h("dd", {}, `${tb.claimed.length}/${tb.players.length}`),
+          tb.start_thrower ? h("dt", {}, t("event.fact.start_thrower")) : null,
+          tb.start_thrower ? h("dd", { class: "ev-start-thrower" }, tb.start_thrower) : null,
         ),
+        organiser && tb.status === "lobby" && tb.start_thrower
+          ? h(
+              "label",
+              { class: "ev-row ev-thrower-choice" },
+              h("span", { class: "field-label" }, t("event.choose_thrower")),
+              h(
+                "select",
+                {
+                  class: "input ev-thrower-select",
+                  dataset: { table: tb.number },
+                  onchange: (e) => this.chooseThrower(tb.number, e.target.value),
+                },
+                ["first_seat", "leader", "elder"].map((opt) =>
+                  h("option", { value: opt }, t(`event.new.start_mode.${opt}`)),
+                ),
+                tb.players.map((p) =>
+                  h("option", { value: p, selected: p === tb.start_thrower }, p),
+                ),
+              ),
+            )
+          : null,
         h("p", { class: "ev-leader" }, leaderLine(tb, ev.rules)),
         h(
           "div",
@@ -274,6 +407,13 @@ export class EventDashboardView {
           ),
           eventNav(ev.code, "dashboard"),
           inviteNotice(),
+          ev.organizers && ev.organizers.length
+            ? h(
+                "p",
+                { class: "ev-organizers" },
+                t("event.organizers", { names: ev.organizers.join(t("list.sep")) }),
+              )
+            : null,
           allButtons,
           organiser
             ? h(
@@ -287,6 +427,7 @@ export class EventDashboardView {
               )
             : null,
         ),
+        this.checkInCard(ev, organiser),
         h("div", { class: "ev-grid" }, tables),
         h(
           "div",
@@ -414,14 +555,26 @@ export class EventDashboardView {
       ),
       b.fixed_costs.map((c) => row("cost", `${c.name} ${c.amount}`)),
       row("prizes", b.prizes),
+      (b.donated_sets || []).map((d) =>
+        h("p", { class: "ev-donated-set" }, t("event.budget.donated", { name: d.name, n: d.sets })),
+      ),
       row("spent", b.spent),
       h(
         "p",
         { class: b.deficit > 0 ? "ev-deficit" : "ev-surplus" },
         b.deficit > 0
           ? t("event.budget.deficit", { n: b.deficit })
-          : t("event.budget.surplus", { n: b.surplus }),
+          : b.surplus_use === "refund"
+            ? t("event.budget.surplus_refund", { n: b.surplus, people: b.people })
+            : t("event.budget.surplus", { n: b.surplus }),
       ),
+      b.refunds && b.refunds.length
+        ? h(
+            "ul",
+            { class: "ev-refunds" },
+            b.refunds.map((r) => h("li", {}, t("event.budget.refund_line", r))),
+          )
+        : null,
     );
   }
 }

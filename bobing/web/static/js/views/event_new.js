@@ -27,8 +27,32 @@ function classPrizes() {
   };
 }
 
+/** The roster's optional columns (RULES.md §9.4), with the headers the server reads. */
+const FLAG_COLUMNS = [
+  ["paid", "已交费"],
+  ["elder", "长辈"],
+  ["leader", "组长"],
+];
+const TABLE_HEADER = "姓名\t组别\t" + FLAG_COLUMNS.map(([, head]) => head).join("\t");
+
 function peopleText(people) {
-  return people.map((p) => (p.group ? `${p.name}\t${p.group}` : p.name)).join("\n");
+  const flagged = people.some((p) => FLAG_COLUMNS.some(([key]) => key in p));
+  if (!flagged) return people.map((p) => (p.group ? `${p.name}\t${p.group}` : p.name)).join("\n");
+  // A header keeps the paid / elder / 组长 ticks through the text box (the server reads it).
+  const rows = people.map((p) =>
+    [p.name, p.group || "", ...FLAG_COLUMNS.map(([key]) => (p[key] ? "✓" : ""))].join("\t"),
+  );
+  return [TABLE_HEADER, ...rows].join("\n");
+}
+
+/** ``start_thrower`` as the form holds it: the names (last year's 状元) and one mode. */
+function splitThrower(value) {
+  const items = value == null ? [] : Array.isArray(value) ? value : [value];
+  const modes = ["first_seat", "leader", "elder"];
+  return {
+    startThrower: items.filter((i) => !modes.includes(i)).join("、"),
+    throwerMode: items.find((i) => modes.includes(i)) || "first_seat",
+  };
 }
 
 export class EventNewView {
@@ -40,6 +64,8 @@ export class EventNewView {
     this.form = null;
     this.prizes = classPrizes();
     this.costs = [];
+    this.donated = [];
+    this.organizers = [];
     this.ranked = [
       { name: t("event.new.example.first"), count: 1, value: 498 },
       { name: t("event.new.example.second"), count: 1, value: 199 },
@@ -61,6 +87,9 @@ export class EventNewView {
       playoffName: t("event.playoff_prize_default"),
       playoffValue: 0,
       startThrower: "",
+      throwerMode: "first_seat",
+      checkIn: false,
+      surplus: "fund",
       previous: null,
       award: "cakes",
       rounds: "",
@@ -105,10 +134,14 @@ export class EventNewView {
       playoffName:
         (tpl.playoff_prize && tpl.playoff_prize.name) || t("event.playoff_prize_default"),
       playoffValue: (tpl.playoff_prize && tpl.playoff_prize.value) || 0,
-      startThrower: tpl.start_thrower || "",
+      ...splitThrower(tpl.start_thrower),
+      checkIn: Boolean(tpl.check_in),
+      surplus: (tpl.budget && tpl.budget.surplus) || "fund",
       timeLimit: tpl.time_limit || "",
       previous: tpl.previous,
     });
+    this.donated = (tpl.donated_sets || []).map((d) => ({ name: d.name, new_son: !!d.new_son }));
+    this.organizers = tpl.organizers || [];
     this.prizes = tpl.prizes || {};
     this.costs = (tpl.budget && tpl.budget.fixed_costs) || [];
     this.rulesObject = tpl.rules || null;
@@ -347,7 +380,39 @@ export class EventNewView {
         ),
         h("p", { class: "field-label" }, t("event.new.fixed_costs")),
         this.costBox,
+        this.field(
+          "ev-surplus",
+          t("event.new.surplus"),
+          h(
+            "select",
+            {
+              id: "ev-surplus",
+              class: "input",
+              onchange: (ev) => (v.surplus = ev.target.value),
+            },
+            ["fund", "refund"].map((opt) =>
+              h(
+                "option",
+                { value: opt, selected: v.surplus === opt },
+                t(`event.new.surplus.${opt}`),
+              ),
+            ),
+          ),
+        ),
+        this.donatedBox(),
       ),
+      h(
+        "label",
+        { class: "ev-check" },
+        h("input", {
+          type: "checkbox",
+          id: "ev-check-in",
+          checked: v.checkIn,
+          onchange: (ev) => (v.checkIn = ev.target.checked),
+        }),
+        h("span", {}, t("event.new.check_in")),
+      ),
+      h("p", { class: "hint" }, t("event.new.check_in_hint")),
       h(
         "fieldset",
         { class: "fieldset" },
@@ -383,7 +448,30 @@ export class EventNewView {
       this.field(
         "ev-thrower",
         t("event.new.start_thrower"),
-        input("ev-thrower", "startThrower", { maxlength: 24 }),
+        h(
+          "div",
+          { class: "ev-row" },
+          h(
+            "select",
+            {
+              id: "ev-thrower-mode",
+              class: "input",
+              "aria-label": t("event.new.start_mode"),
+              onchange: (ev) => (v.throwerMode = ev.target.value),
+            },
+            ["first_seat", "leader", "elder"].map((opt) =>
+              h(
+                "option",
+                { value: opt, selected: v.throwerMode === opt },
+                t(`event.new.start_mode.${opt}`),
+              ),
+            ),
+          ),
+          input("ev-thrower", "startThrower", {
+            maxlength: 200,
+            "aria-label": t("event.new.start_names"),
+          }),
+        ),
         t("event.new.start_thrower_hint"),
       ),
       this.summaryLine,
@@ -422,7 +510,9 @@ export class EventNewView {
       const money =
         b.deficit > 0
           ? t("event.budget.deficit", { n: b.deficit })
-          : t("event.budget.surplus", { n: b.surplus });
+          : b.surplus_use === "refund"
+            ? t("event.budget.surplus_refund", { n: b.surplus, people: b.people })
+            : t("event.budget.surplus", { n: b.surplus });
       this.summaryLine.classList.remove("is-error");
       this.summaryLine.textContent = t("event.new.summary", {
         n: p.tables.length,
@@ -599,7 +689,8 @@ export class EventNewView {
   }
 
   paintCount() {
-    const lines = this.values.people.split(/\n/).filter((l) => l.trim()).length;
+    const all = this.values.people.split(/\n/).filter((l) => l.trim());
+    const lines = all.length - (all[0] && all[0].startsWith("姓名\t") ? 1 : 0);
     this.countLine.textContent = t("event.new.people_count", { n: lines });
   }
 
@@ -735,6 +826,33 @@ export class EventNewView {
     }
   }
 
+  /** Next year's 会饼 given by last year's 状元: one set each, two with a new son (§9.4). */
+  donatedBox() {
+    if (!this.donated.length && !this.organizers.length) return null;
+    return h(
+      "div",
+      { class: "ev-donated" },
+      this.organizers.length
+        ? h("p", {}, t("event.organizers", { names: this.organizers.join(t("list.sep")) }))
+        : null,
+      this.donated.length ? h("p", { class: "field-label" }, t("event.new.donated")) : null,
+      this.donated.map((d, i) =>
+        h(
+          "label",
+          { class: "ev-check" },
+          h("input", {
+            type: "checkbox",
+            class: "ev-new-son",
+            dataset: { name: d.name },
+            checked: d.new_son,
+            onchange: (ev) => (this.donated[i].new_son = ev.target.checked),
+          }),
+          h("span", {}, t("event.new.new_son", { name: d.name })),
+        ),
+      ),
+    );
+  }
+
   body(people) {
     const v = this.values;
     const prizes = {};
@@ -757,6 +875,7 @@ export class EventNewView {
       budget: {
         contribution: Number(v.contribution) || 0,
         fixed_costs: this.costs.filter((c) => c.name.trim()),
+        ...(v.surplus === "refund" ? { surplus: "refund" } : {}),
       },
       playoff_prize: {
         name: v.playoffName || t("event.playoff_prize_default"),
@@ -766,7 +885,14 @@ export class EventNewView {
     if (v.date) body.date = v.date;
     if (v.by === "tables") body.tables = Number(v.count);
     else body.table_size = Number(v.count);
-    if (v.startThrower.trim()) body.start_thrower = v.startThrower.trim();
+    const throwers = v.startThrower
+      .split(/[、，,;；\s]+/)
+      .filter(Boolean)
+      .concat(v.throwerMode !== "first_seat" ? [v.throwerMode] : []);
+    if (throwers.length) body.start_thrower = throwers.length === 1 ? throwers[0] : throwers;
+    if (v.checkIn) body.check_in = true;
+    if (this.donated.length) body.donated_sets = this.donated;
+    if (this.organizers.length) body.organizers = this.organizers;
     if (Number(v.timeLimit) >= 1) body.time_limit = Number(v.timeLimit);
     if (v.previous) body.previous = v.previous;
     return body;
@@ -782,7 +908,11 @@ export class EventNewView {
       const { people } = await eventApi.roster(blob, "text");
       const created = await eventApi.create(this.body(people));
       rememberCreated(created);
-      toast(t("event.new.created", { n: created.tables.length }));
+      toast(
+        created.tables.length
+          ? t("event.new.created", { n: created.tables.length })
+          : t("event.new.created_check_in"),
+      );
       this.navigate(`/e/${created.code}`);
     } catch (err) {
       showEventError(err);

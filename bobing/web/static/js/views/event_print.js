@@ -97,6 +97,15 @@ export class EventCardsView {
                 tb.players.map((name) => h("li", {}, name)),
               ),
               h("p", { class: "ev-card-rules" }, rulesLine(ev)),
+              tb.start_thrower
+                ? h(
+                    "p",
+                    { class: "ev-card-thrower" },
+                    t(`event.card_thrower.${ev.mode === "referee" ? "referee" : "rolled"}`, {
+                      name: tb.start_thrower,
+                    }),
+                  )
+                : null,
               h("p", { class: "ev-card-url" }, claimUrl(ev.code, tb.number)),
             ),
           ),
@@ -212,6 +221,40 @@ function groupedPrizes(prizes) {
     else groups.set(key, { prize: p, count: 1 });
   }
   return [...groups.values()];
+}
+
+/** RULES.md §9.4 at the prize desk: the no-shows with what they paid, each refund, the
+ * donated 会饼 (nothing when the event uses none of them). */
+function moneyCard(money) {
+  if (!money) return null;
+  const list = (key, cls, items, line) =>
+    items && items.length
+      ? [
+          h("h3", { class: "field-label" }, t(key)),
+          h(
+            "ul",
+            { class: cls },
+            items.map((item) => h("li", {}, t(line, item))),
+          ),
+        ]
+      : [];
+  const parts = [
+    ...list("event.no_shows.title", "ev-no-shows", money.no_shows, "event.no_shows.line"),
+    ...list("event.budget.refund_title", "ev-refunds", money.refunds, "event.budget.refund_line"),
+    ...list(
+      "event.new.donated",
+      "ev-donated-sets",
+      (money.donated_sets || []).map((d) => ({ name: d.name, n: d.sets })),
+      "event.budget.donated",
+    ),
+  ];
+  if (!parts.length) return null;
+  return h(
+    "section",
+    { class: "card ev-desk ev-money" },
+    h("h2", { class: "sub-title" }, t("event.budget.title")),
+    parts,
+  );
 }
 
 export class EventResultsView {
@@ -399,6 +442,7 @@ export class EventResultsView {
             ),
           ),
         ),
+        moneyCard(res.money),
       ),
     );
   }
