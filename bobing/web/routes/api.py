@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import json
+from functools import lru_cache
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header, Query, Request
+from fastapi import APIRouter, Body, Header, Query, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from bobing.engine.presets import DEFAULT_RULES, PRESETS
+from bobing.engine.rules import load_rules
 from bobing.i18n import normalize_lang
+from bobing.i18n.rulebook import draft_spec, rulebook
 from bobing.storage.event_store import iso, utcnow
 from bobing.tables.problems import ApiError
 from bobing.tables.protocol import MAX_TOKEN_LENGTH, STATE_CHANGING, read_command
@@ -133,6 +137,40 @@ async def presets() -> dict[str, Any]:
         "presets": {name: rules.to_json() for name, rules in PRESETS.items()},
         "default": DEFAULT_RULES.preset,
     }
+
+
+@router.post("/rulebook", summary="A rule set explained: every throw, the 状元 order, every switch")
+async def rulebook_route(
+    body: Annotated[
+        str | dict[str, Any],
+        Body(
+            description="a preset id or alias, or a rule object of RULES.md §5 (being edited: "
+            "its zhuangyuan_order is brought in line with its effects)",
+            examples=[{"preset": "modern", "wuzi_bonus": True}],
+        ),
+    ],
+    lang: Annotated[
+        str | None, Query(description="zh-Hans (default), zh-Hant or en; else Accept-Language")
+    ] = None,
+    accept_language: Annotated[str | None, Header()] = None,
+) -> Response:
+    """What the browser shows of a rule set, computed by the engine (the browser has no rules):
+    ``rules`` (complete), ``throws`` (all 462 multisets by sorted dice: hand, tier, kicker,
+    bonus, face, name, why, effect, rank — as ``bobing classify --json``), ``levels``,
+    ``ranking``, ``order``, ``switches`` (each choice switch: label, options, meaning, whether
+    it applies) and ``lines`` (every switch in words)."""
+    wanted = lang or (accept_language or "").split(",")[0].split(";")[0] or None
+    spec = draft_spec(body) if isinstance(body, dict) else body
+    text = _rulebook_text(
+        json.dumps(spec, sort_keys=True, ensure_ascii=False), normalize_lang(wanted)
+    )
+    return Response(text, media_type="application/json")
+
+
+@lru_cache(maxsize=64)
+def _rulebook_text(spec: str, lang: str) -> str:
+    """The rulebook's JSON, cached: a table's phones ask for the same rules."""
+    return json.dumps(rulebook(load_rules(json.loads(spec)), lang), ensure_ascii=False)
 
 
 @router.post("/tables", status_code=201, summary="Create a table")
