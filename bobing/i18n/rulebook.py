@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from bobing.engine.hands import MULTISETS, Classification, Tier
+from bobing.engine.hands import MULTISETS, ORDINARY_TIERS, Classification, Tier
 from bobing.engine.ranking import zhuangyuan_level, zhuangyuan_ranking
-from bobing.engine.switches import RuleSet, choice_switches, switch_applies
+from bobing.engine.switches import SWITCHES, ChaseFrom, RuleSet, choice_switches, switch_applies
 from bobing.i18n import normalize_lang, t
 from bobing.i18n.names import effect, explain, hand_name, ranking_lines, switch_meaning
 
@@ -82,7 +82,9 @@ def rulebook(rules: RuleSet, lang: str | None = None) -> dict[str, Any]:
     ``rules`` (the complete rule object), ``throws`` (all 462 multisets by their sorted dice,
     each :func:`throw_json`), ``levels`` (how many 状元 levels), ``ranking`` (the 状元 order in
     words, one line per hand), ``order`` (the order as one line), ``switches``
-    (:func:`switch_schema`) and ``lines`` (every switch as ``[label, meaning]``).
+    (:func:`switch_schema`), ``lines`` (every switch that applies as ``[label, meaning]``),
+    ``labels`` and ``meanings`` (by switch name) and ``chase`` (the tiers that may chase and
+    whom from, in words).
     """
     lang = normalize_lang(lang)
     throws = {}
@@ -97,8 +99,20 @@ def rulebook(rules: RuleSet, lang: str | None = None) -> dict[str, Any]:
         "order": switch_meaning(rules, "zhuangyuan_order", lang),
         "switches": switch_schema(rules, lang),
         "lines": _lines(rules, lang),
+        "labels": {name: t(f"rules.label.{name}", lang) for name in _LABELLED},
+        "meanings": {name: switch_meaning(rules, name, lang) for name in SWITCHES},
+        "chase": {
+            "tiers": [str(tier) for tier in ORDINARY_TIERS],
+            "from": [
+                {"value": str(v), "label": t(f"rules.value.chase.from.{v}", lang)}
+                for v in ChaseFrom
+            ],
+        },
     }
 
+
+_LABELLED = tuple(name for name in SWITCHES if name != "prizes")
+"""Switches with a short label (the prize counts are edited as a table of their own)."""
 
 _LISTED_APART = ("prizes", "ranked_prizes")
 """Switches the rules page shows in tables of their own, not as a line."""

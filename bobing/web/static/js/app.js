@@ -13,6 +13,7 @@
 
 import { $, mount, h } from "./dom.js";
 import { detectLang, setLang, onLangChange, t } from "./i18n.js";
+import { onRulebook } from "./rulebook.js";
 import { normalizeCode, saveTable } from "./store.js";
 import { TableSession } from "./session.js";
 import { unlock } from "./sound.js";
@@ -176,6 +177,9 @@ async function boot() {
   window.addEventListener("popstate", route);
   onLangChange(() => {
     document.title = t("app.title");
+    if (view) view.render();
+  });
+  onRulebook(() => {
     if (view) view.render();
   });
   document.title = t("app.title");

@@ -132,36 +132,6 @@ export const HANDS = Object.freeze([
   "none",
 ]);
 
-/** Hands that may stand in a 状元 order. */
-export const RANKABLE = Object.freeze([
-  "liubohong",
-  "biandijin",
-  "liubohei",
-  "chajinhua",
-  "wuhong",
-  "wuzi",
-  "sihong",
-]);
-
-/** Every rule switch with its allowed values (RULES.md §5); lists and objects are edited apart. */
-export const SWITCH_VALUES = Object.freeze({
-  wuzi_compare: ["kicker", "face_then_kicker"],
-  sijin_bonus: [false, true],
-  wuzi_bonus: [false, true],
-  chajinhua_duitang: ["immediate", "none", "at_end"],
-  chajinhua_lugu: ["exempt", "keeps_duitang"],
-  standing: ["latest", "best"],
-  liubohong: ["take_all_end", "take_remaining_end", "zhuangyuan", "friendly_end"],
-  liubohong_spares_chajinhua: [false, true],
-  liubohei: ["grab_end", "zhuangyuan_end_share", "zhuangyuan", "ignore", "take_one"],
-  six_ones: ["liubohei", "biandijin"],
-  biandijin: ["take_remaining_end", "zhuangyuan", "zhuangyuan_take_remaining_end"],
-  tiaohou: ["void_skip_next", "void"],
-  direction: ["clockwise", "counterclockwise"],
-  start_count: ["from_thrower", "from_next"],
-  end: ["finish_round", "one_more_round", "immediate"],
-});
-
 export const CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ";
 /** Seats at a table unless its rules' max_players says otherwise (RULES.md §8: 2-30). */
 export const MAX_PLAYERS = 12;

@@ -7,6 +7,7 @@ import { lang } from "./i18n.js";
 import { EVENT, MODE, ROLE, STATUS, PHASE, COMMAND, VOIDABLE } from "./protocol.js";
 import { loadTable, saveTable, rememberRecent } from "./store.js";
 import { nonceVerdict } from "./fair.js";
+import { loadRulebook } from "./rulebook.js";
 
 const SAVE_DELAY_MS = 150;
 
@@ -130,6 +131,7 @@ export class TableSession extends EventTarget {
     }
     if (state) {
       this.state = state;
+      if (state.rules) loadRulebook(state.rules).catch(() => {}); // before a screen needs it
       rememberRecent(this.code, state.name);
     }
     if (this.nonceChecks.length) this.checkNonces();

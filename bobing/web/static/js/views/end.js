@@ -6,7 +6,7 @@ import { t, lang } from "../i18n.js";
 import { TIERS, MODE } from "../protocol.js";
 import { api } from "../api.js";
 import { diceRow } from "../dice.js";
-import { classify, handName, tierName } from "../game.js";
+import { classify, handName, tierName } from "../rulebook.js";
 import { cakes, logLine } from "../award.js";
 import { verifyRecord, usesWebCrypto } from "../fair.js";
 import { icon, announce, showError } from "../ui.js";

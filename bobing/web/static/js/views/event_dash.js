@@ -4,7 +4,7 @@
 
 import { h, mount } from "../dom.js";
 import { t } from "../i18n.js";
-import { classify, handName } from "../game.js";
+import { classify, handName } from "../rulebook.js";
 import { renderTopbar, showError, toast, confirmDialog, copyText, announce } from "../ui.js";
 import {
   EventWatcher,

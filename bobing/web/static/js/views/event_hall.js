@@ -4,7 +4,7 @@
 
 import { h, mount } from "../dom.js";
 import { t } from "../i18n.js";
-import { classify, handName } from "../game.js";
+import { classify, handName } from "../rulebook.js";
 import { diceRow } from "../dice.js";
 import { qrSvg } from "../qr.js";
 import { renderTopbar, announce } from "../ui.js";

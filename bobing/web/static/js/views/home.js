@@ -5,7 +5,7 @@ import { h, mount } from "../dom.js";
 import { t } from "../i18n.js";
 import { api } from "../api.js";
 import { MODE, TIERS, CODE_ALPHABET, TABLE_NAME_MAX } from "../protocol.js";
-import { tierName } from "../game.js";
+import { tierName } from "../rulebook.js";
 import { saveTable, recentTables, rememberRecent, normalizeCode } from "../store.js";
 import { renderTopbar, icon, showError, toast } from "../ui.js";
 import { Bowl } from "../dice.js";
@@ -415,6 +415,7 @@ export class HomeView {
   async create() {
     if (this.busy) return;
     if (!this.terms.check()) return;
+    await this.switches.settled(); // the server's reading of the last switch changed
     const body = this.body();
     if (!body.name || BAD_NAME.test(body.name)) {
       toast(body.name ? t("error.bad_name_chars", { name: body.name }) : t("error.invalid_name"), {

@@ -5,7 +5,7 @@ import { t } from "../i18n.js";
 import { COMMAND, EVENT, MODE, NAME_MAX, MAX_PLAYERS } from "../protocol.js";
 import { qrSvg } from "../qr.js";
 import { Bowl } from "../dice.js";
-import { orderLine, starterFromDice, tierName } from "../game.js";
+import { orderLine, tierName } from "../rulebook.js";
 import { RefereePad } from "../referee.js";
 import { icon, copyText, toast, showError, announce, errorText } from "../ui.js";
 import { rattle, settle } from "../sound.js";
@@ -464,9 +464,7 @@ export class LobbyPanel {
     const isHost = this.session.isHost();
     const players = (st.players || []).map((p) => p.name);
     const sd = st.start_dice;
-    const starter = sd
-      ? starterFromDice(players, sd.thrower, sd.dice, st.rules)
-      : players[0] || null;
+    const starter = sd ? sd.starter || null : players[0] || null;
     const parts = [h("h2", { class: "card-title" }, t("lobby.start_title"))];
     if (sd) {
       parts.push(this.bowl.el);

@@ -5,7 +5,7 @@ import { h, mount, randomId, sleep, reducedMotion } from "../dom.js";
 import { t } from "../i18n.js";
 import { COMMAND, EVENT, MODE, PHASE, STATUS, TIERS } from "../protocol.js";
 import { Bowl, diceRow } from "../dice.js";
-import { tierName, tierOf } from "../game.js";
+import { tierName, tierOf } from "../rulebook.js";
 import { describeThrow, awardLines, logLine, leaderText, cakes } from "../award.js";
 import { RefereePad } from "../referee.js";
 import { icon, announce, showError, confirmDialog, toast } from "../ui.js";

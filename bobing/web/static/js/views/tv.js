@@ -4,7 +4,7 @@ import { h, mount } from "../dom.js";
 import { t } from "../i18n.js";
 import { EVENT, STATUS, PHASE } from "../protocol.js";
 import { Bowl, diceRow } from "../dice.js";
-import { classify, handName } from "../game.js";
+import { classify, handName } from "../rulebook.js";
 import { describeThrow, awardLines, leaderText } from "../award.js";
 import { qrSvg } from "../qr.js";
 import { renderTopbar, announce, icon } from "../ui.js";
