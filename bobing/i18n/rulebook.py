@@ -14,7 +14,15 @@ from bobing.engine.hands import MULTISETS, ORDINARY_TIERS, Classification, Tier
 from bobing.engine.ranking import zhuangyuan_level, zhuangyuan_ranking
 from bobing.engine.switches import SWITCHES, ChaseFrom, RuleSet, choice_switches, switch_applies
 from bobing.i18n import normalize_lang, t
-from bobing.i18n.names import effect, explain, hand_name, ranking_lines, switch_meaning
+from bobing.i18n.names import (
+    effect,
+    explain,
+    generic_hand_name,
+    hand_name,
+    ranking_lines,
+    switch_meaning,
+    tier_name,
+)
 
 
 def throw_json(c: Classification, rules: RuleSet, lang: str | None = None) -> dict[str, Any]:
@@ -56,14 +64,12 @@ def switch_schema(rules: RuleSet, lang: str | None = None) -> list[dict[str, Any
             {
                 "name": name,
                 "label": t(f"rules.label.{name}", lang),
-                "value": getattr(rules, name)
-                if isinstance(values[0], bool)
-                else str(getattr(rules, name)),
+                "value": _value(rules, name),
                 "options": [
                     {"value": v, "label": t(f"rules.option.{name}.{_word(v)}", lang)}
                     for v in values
                 ],
-                "meaning": switch_meaning(rules, name, lang),
+                "meaning": switch_sentence(rules, name, lang),
                 "applies": switch_applies(rules, name),
             }
         )
@@ -96,15 +102,15 @@ def rulebook(rules: RuleSet, lang: str | None = None) -> dict[str, Any]:
         "throws": throws,
         "levels": len(zhuangyuan_ranking(rules)),
         "ranking": ranking_lines(rules, lang),
-        "order": switch_meaning(rules, "zhuangyuan_order", lang),
+        "order": order_line(rules, lang),
         "switches": switch_schema(rules, lang),
         "lines": _lines(rules, lang),
         "labels": {name: t(f"rules.label.{name}", lang) for name in _LABELLED},
-        "meanings": {name: switch_meaning(rules, name, lang) for name in SWITCHES},
+        "meanings": {name: switch_sentence(rules, name, lang) for name in SWITCHES},
         "chase": {
             "tiers": [str(tier) for tier in ORDINARY_TIERS],
             "from": [
-                {"value": str(v), "label": t(f"rules.value.chase.from.{v}", lang)}
+                {"value": str(v), "label": t(f"rules.meaning.chase.from.{v}", lang)}
                 for v in ChaseFrom
             ],
         },
@@ -126,8 +132,59 @@ def _lines(rules: RuleSet, lang: str) -> list[list[str]]:
             continue
         if name == "rounds" and str(rules.award) != "ranked":
             continue
-        lines.append([t(f"rules.label.{name}", lang), switch_meaning(rules, name, lang)])
+        lines.append([t(f"rules.label.{name}", lang), switch_sentence(rules, name, lang)])
     return lines
+
+
+def switch_sentence(rules: RuleSet, switch: str, lang: str | None = None) -> str:
+    """What a switch's value means under ``rules``, as a sentence that stands on its own (the
+    browser's; :func:`bobing.i18n.names.switch_meaning` is the command line's, after a label).
+
+    >>> from bobing.engine.presets import TRADITIONAL
+    >>> switch_sentence(TRADITIONAL, "standing", "en").startswith("lugu:")
+    True
+    """
+    lang = normalize_lang(lang)
+    if switch == "zhuangyuan_order":
+        return order_line(rules, lang)
+    if switch == "duitang_patterns":
+        return t("rules.meaning.duitang_patterns", lang, patterns=" ".join(rules.duitang_patterns))
+    if switch == "max_players":
+        return t("rules.meaning.max_players", lang, n=rules.max_players)
+    if switch == "rounds":
+        if rules.rounds is None:
+            return t("rules.meaning.rounds.null", lang)
+        return t("rules.meaning.rounds", lang, n=rules.rounds)
+    if switch == "chase":
+        if rules.chase is None:
+            return t("rules.meaning.chase.null", lang)
+        return t(
+            "rules.meaning.chase.on",
+            lang,
+            tiers=t("list.sep", lang).join(tier_name(tier, lang) for tier in rules.chase.tiers),
+            source=t(f"rules.meaning.chase.from.{rules.chase.source}", lang),
+        )
+    if switch in _BY_VALUE:
+        return t(f"rules.meaning.{switch}.{_word(_value(rules, switch))}", lang)
+    return switch_meaning(rules, switch, lang)
+
+
+_BY_VALUE = frozenset(choice_switches())
+
+
+def _value(rules: RuleSet, switch: str) -> str | bool:
+    value = getattr(rules, switch)
+    return value if isinstance(value, bool) else str(value)
+
+
+def order_line(rules: RuleSet, lang: str | None = None) -> str:
+    """The 状元 order as one line of full hand names, best first.
+
+    >>> from bobing.engine.presets import MODERN
+    >>> order_line(MODERN, "en").split(" > ")[0]
+    'Six reds (liubohong)'
+    """
+    return " > ".join(generic_hand_name(h, lang) for h in rules.zhuangyuan_order)
 
 
 def draft_spec(spec: Mapping[str, Any]) -> dict[str, Any]:
