@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from collections import OrderedDict
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Header, Query, Request
@@ -19,6 +19,7 @@ from bobing.tables.problems import ApiError
 from bobing.tables.protocol import MAX_TOKEN_LENGTH, STATE_CHANGING, read_command
 from bobing.tables.service import PAGE, TableService
 from bobing.tables.tokens import hash_token
+from bobing.web.qr import MAX_QR_TEXT, qr_path
 from bobing.web.ratelimit import RateLimiter, address_key
 from bobing.web.serve import invite_base
 
@@ -141,6 +142,7 @@ async def presets() -> dict[str, Any]:
 
 @router.post("/rulebook", summary="A rule set explained: every throw, the 状元 order, every switch")
 async def rulebook_route(
+    request: Request,
     body: Annotated[
         str | dict[str, Any],
         Body(
@@ -161,16 +163,43 @@ async def rulebook_route(
     it applies) and ``lines`` (every switch in words)."""
     wanted = lang or (accept_language or "").split(",")[0].split(";")[0] or None
     spec = draft_spec(body) if isinstance(body, dict) else body
-    text = _rulebook_text(
-        json.dumps(spec, sort_keys=True, ensure_ascii=False), normalize_lang(wanted)
-    )
+    key = (json.dumps(spec, sort_keys=True, ensure_ascii=False), normalize_lang(wanted))
+    text = _RULEBOOKS.get(key)
+    if text is None:
+        await limit(request, "analysis")  # a new rule set costs work; a cached one is free
+        text = json.dumps(rulebook(load_rules(spec), key[1]), ensure_ascii=False)
+        _RULEBOOKS[key] = text
+        while len(_RULEBOOKS) > MAX_RULEBOOKS:
+            _RULEBOOKS.popitem(last=False)
+    else:
+        _RULEBOOKS.move_to_end(key)
     return Response(text, media_type="application/json")
 
 
-@lru_cache(maxsize=64)
-def _rulebook_text(spec: str, lang: str) -> str:
-    """The rulebook's JSON, cached: a table's phones ask for the same rules."""
-    return json.dumps(rulebook(load_rules(json.loads(spec)), lang), ensure_ascii=False)
+MAX_RULEBOOKS = 64
+"""Rulebooks kept (a table's phones ask for the same rules, in one of three languages)."""
+_RULEBOOKS: OrderedDict[tuple[str, str], str] = OrderedDict()
+
+
+class QrText(BaseModel):
+    """The body of ``POST /api/qr`` (a body, not a query: seat links carry tokens)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    text: str = Field(
+        min_length=1,
+        max_length=MAX_QR_TEXT,
+        description="the text to encode, usually a link",
+        examples=["https://bobing.example/t/K7Q2MX"],
+    )
+
+
+@router.post("/qr", summary="A QR code of a link, as one SVG path")
+async def qr_code(body: QrText) -> dict[str, Any]:
+    """``{"size", "path"}``: the smallest QR code (error level M, segno) of ``text``, ``size``
+    modules square with its quiet zone, every dark module in one SVG path."""
+    code = qr_path(body.text)
+    return {"size": code.size, "path": code.path}
 
 
 @router.post("/tables", status_code=201, summary="Create a table")

@@ -57,6 +57,7 @@ const enc = encodeURIComponent;
 export const api = {
   health: () => request("GET", "/api/health"),
   presets: () => request("GET", "/api/presets"),
+  qr: (text) => request("POST", "/api/qr", { body: { text } }),
   rulebook: (rules, language) =>
     request("POST", `/api/rulebook?lang=${enc(language)}`, { body: rules }),
   createTable: (body) => request("POST", "/api/tables", { body }),

@@ -15,7 +15,7 @@ import {
   cakesLeft,
 } from "../event.js";
 import { saveTable, loadTable } from "../store.js";
-import { qrSvg } from "../qr.js";
+import { qrSvg } from "../qrcode.js";
 
 export function statusText(status) {
   return t(`event.status.${status || "lobby"}`);

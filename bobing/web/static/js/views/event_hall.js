@@ -6,7 +6,7 @@ import { h, mount } from "../dom.js";
 import { t } from "../i18n.js";
 import { classify, handName } from "../rulebook.js";
 import { diceRow } from "../dice.js";
-import { qrSvg } from "../qr.js";
+import { qrSvg } from "../qrcode.js";
 import { renderTopbar, announce } from "../ui.js";
 import { gong } from "../sound.js";
 import { EventWatcher, claimUrl, feedText, tableLabel, cakesLeft } from "../event.js";

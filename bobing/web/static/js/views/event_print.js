@@ -6,7 +6,7 @@ import { h, mount, download } from "../dom.js";
 import { t, lang } from "../i18n.js";
 import { TIERS } from "../protocol.js";
 import { classify, handName, tierName } from "../rulebook.js";
-import { qrSvg } from "../qr.js";
+import { qrSvg } from "../qrcode.js";
 import { renderTopbar, showError, toast, icon } from "../ui.js";
 import { saveTable } from "../store.js";
 import { eventApi, claimUrl, tableLabel } from "../event.js";

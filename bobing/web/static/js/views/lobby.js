@@ -3,7 +3,7 @@
 import { h, mount, randomId } from "../dom.js";
 import { t } from "../i18n.js";
 import { COMMAND, EVENT, MODE, NAME_MAX, MAX_PLAYERS } from "../protocol.js";
-import { qrSvg } from "../qr.js";
+import { qrSvg } from "../qrcode.js";
 import { Bowl } from "../dice.js";
 import { orderLine, tierName } from "../rulebook.js";
 import { RefereePad } from "../referee.js";

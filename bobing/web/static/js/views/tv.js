@@ -6,7 +6,7 @@ import { EVENT, STATUS, PHASE } from "../protocol.js";
 import { Bowl, diceRow } from "../dice.js";
 import { classify, handName } from "../rulebook.js";
 import { describeThrow, awardLines, leaderText } from "../award.js";
-import { qrSvg } from "../qr.js";
+import { qrSvg } from "../qrcode.js";
 import { renderTopbar, announce, icon } from "../ui.js";
 import { rattle, settle, gong } from "../sound.js";
 import { poolView, holdingsTable, shownKey } from "./play.js";
