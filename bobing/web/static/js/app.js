@@ -14,7 +14,7 @@
 import { $, mount, h } from "./dom.js";
 import { detectLang, setLang, onLangChange, t } from "./i18n.js";
 import { onRulebook } from "./rulebook.js";
-import { normalizeCode, saveTable } from "./store.js";
+import { normalizeCode, saveTable } from "./device_store.js";
 import { TableSession } from "./session.js";
 import { unlock } from "./sound.js";
 import { HomeView } from "./views/home.js";
@@ -29,7 +29,7 @@ import { EventHallView } from "./views/event_hall.js";
 import { EventCardsView, EventClaimView, EventResultsView } from "./views/event_print.js";
 import { saveEvent } from "./event.js";
 import { attachSeats, takeSeatLink } from "./seats.js";
-import { attachTableLife } from "./life.js";
+import { attachTableLife } from "./celebrations.js";
 
 let view = null;
 let session = null;

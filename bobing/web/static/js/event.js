@@ -7,7 +7,7 @@ import { TableConnection } from "./conn.js";
 import { lang, t } from "./i18n.js";
 import { EVENT } from "./protocol.js";
 import { describeThrow } from "./award.js";
-import { saveTable } from "./store.js";
+import { saveTable } from "./device_store.js";
 import { showError, toast } from "./ui.js";
 
 const EVENT_PREFIX = "bobing.e.";

@@ -7,7 +7,7 @@ import { STATUS } from "./protocol.js";
 import { diceRow } from "./dice.js";
 import { classify, handName } from "./rulebook.js";
 import { cakes } from "./award.js";
-import { loadTable } from "./store.js";
+import { loadTable } from "./device_store.js";
 
 const KEY = "bobing.history";
 const MAX_GAMES = 60;

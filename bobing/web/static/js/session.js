@@ -5,7 +5,7 @@ import { api } from "./api.js";
 import { TableConnection, CONN } from "./conn.js";
 import { lang } from "./i18n.js";
 import { EVENT, MODE, ROLE, STATUS, PHASE, COMMAND, VOIDABLE } from "./protocol.js";
-import { loadTable, saveTable, rememberRecent } from "./store.js";
+import { loadTable, saveTable, rememberRecent } from "./device_store.js";
 import { nonceVerdict } from "./fair.js";
 import { loadRulebook } from "./rulebook.js";
 

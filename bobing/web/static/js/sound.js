@@ -1,7 +1,7 @@
 // Sounds synthesized with Web Audio (no audio files): dice rattling on porcelain, a chime for
 // a prize, a gong for a 状元 hand. Starts only after a user gesture; mutable.
 
-import { prefs, setPref } from "./store.js";
+import { prefs, setPref } from "./device_store.js";
 
 let ctx = null;
 let master = null;

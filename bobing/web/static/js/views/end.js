@@ -12,7 +12,7 @@ import { verifyRecord, usesWebCrypto } from "../fair.js";
 import { icon, announce, showError } from "../ui.js";
 import { gong } from "../sound.js";
 import { tierShort, canUndo, undoButton } from "./play.js";
-import { celebrateEnd } from "../life.js";
+import { celebrateEnd } from "../celebrations.js";
 import { rematchCard } from "../rematch.js";
 import { shareSection } from "../share.js";
 import { historyCard } from "../history.js";

@@ -14,7 +14,7 @@ import {
   tableLabel,
   cakesLeft,
 } from "../event.js";
-import { saveTable, loadTable } from "../store.js";
+import { saveTable, loadTable } from "../device_store.js";
 import { qrSvg } from "../qrcode.js";
 
 export function statusText(status) {

@@ -8,7 +8,7 @@ import { TIERS } from "../protocol.js";
 import { classify, handName, tierName } from "../rulebook.js";
 import { qrSvg } from "../qrcode.js";
 import { renderTopbar, showError, toast, icon } from "../ui.js";
-import { saveTable } from "../store.js";
+import { saveTable } from "../device_store.js";
 import { eventApi, claimUrl, tableLabel } from "../event.js";
 import { eventNav } from "./event_dash.js";
 

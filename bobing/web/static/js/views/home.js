@@ -6,7 +6,7 @@ import { t } from "../i18n.js";
 import { api } from "../api.js";
 import { MODE, TIERS, CODE_ALPHABET, TABLE_NAME_MAX } from "../protocol.js";
 import { tierName } from "../rulebook.js";
-import { saveTable, recentTables, rememberRecent, normalizeCode } from "../store.js";
+import { saveTable, recentTables, rememberRecent, normalizeCode } from "../device_store.js";
 import { renderTopbar, icon, showError, toast } from "../ui.js";
 import { Bowl } from "../dice.js";
 import { loadPresets } from "./rules.js";

@@ -10,11 +10,11 @@ import { describeThrow, awardLines, logLine, leaderText, cakes } from "../award.
 import { RefereePad } from "../referee.js";
 import { icon, announce, showError, confirmDialog, toast } from "../ui.js";
 import { rattle, settle, chime, gong, unlock } from "../sound.js";
-import { prefs, setPref } from "../store.js";
+import { prefs, setPref } from "../device_store.js";
 import { keepFocus } from "./lobby.js";
 import { SeatTools, AutoThrowNote } from "../seats.js";
 import { reactionBar } from "../reactions.js";
-import { celebrateThrow } from "../life.js";
+import { celebrateThrow } from "../celebrations.js";
 import { CountdownBar, askClose } from "../countdown.js";
 import { isRanked, paintLeaderboard, prizeList } from "../ranked.js";
 
