@@ -4,7 +4,7 @@
 import { api } from "./api.js";
 import { TableConnection, CONN } from "./conn.js";
 import { lang } from "./i18n.js";
-import { EVENT, MODE, ROLE, STATUS, PHASE, COMMAND, VOIDABLE } from "./protocol.js";
+import { EVENT, MODE, ROLE, COMMAND, VOIDABLE } from "./protocol.js";
 import { loadTable, saveTable, rememberRecent } from "./device_store.js";
 import { nonceVerdict } from "./fair.js";
 import { loadRulebook } from "./rulebook.js";
@@ -65,21 +65,12 @@ export class TableSession extends EventTarget {
     return this.status === CONN.OPEN;
   }
 
-  /** Whether this device may throw now (per mode, roles and whose turn it is). */
+  /** Whether this device may throw now: the state says who may (`throwers`), not this file. */
   canThrow() {
-    const st = this.state;
-    if (!st || st.status !== STATUS.PLAYING || !st.next || st.phase === PHASE.GRAB) return false;
-    const roles = this.roles;
-    if (st.mode === MODE.ONLINE) return roles.includes(ROLE.PLAYER) && this.me === st.next;
-    if (st.mode === MODE.PASS_AND_PLAY)
-      return roles.includes(ROLE.HOST) || roles.includes(ROLE.PLAY);
-    if (st.mode === MODE.REFEREE) {
-      return (
-        roles.includes(ROLE.HOST) ||
-        (st.referee_thrower && roles.includes(ROLE.PLAYER) && this.me === st.next)
-      );
-    }
-    return false;
+    const who = this.state && this.state.throwers;
+    if (!who) return false;
+    if (this.roles.some((role) => who.roles.includes(role))) return true;
+    return Boolean(who.player && this.roles.includes(ROLE.PLAYER) && this.me === who.player);
   }
 
   // ---- lifecycle ---------------------------------------------------------------------------
