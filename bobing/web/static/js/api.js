@@ -13,6 +13,11 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * @param {string} method
+ * @param {string} path
+ * @param {{body?: unknown, bytes?: Blob, token?: string | null, raw?: boolean}} [options]
+ */
 async function request(method, path, { body, bytes, token, raw = false } = {}) {
   const headers = { Accept: "application/json", "Accept-Language": lang() };
   if (body !== undefined) headers["Content-Type"] = "application/json";
@@ -43,6 +48,11 @@ async function request(method, path, { body, bytes, token, raw = false } = {}) {
 }
 
 /** Any REST call: `{body}` is sent as JSON, `{bytes}` (a File or Blob) as is; `{raw}` gives the Response. */
+/**
+ * @param {string} method
+ * @param {string} path
+ * @param {{body?: unknown, bytes?: Blob, token?: string | null, raw?: boolean}} [options]
+ */
 export function call(method, path, options = {}) {
   return request(method, path, options);
 }

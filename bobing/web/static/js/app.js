@@ -93,7 +93,7 @@ function route() {
     if (!session || session.code !== r.code) {
       if (session) session.close();
       session = new TableSession(r.code);
-      session.addEventListener("conn", (ev) =>
+      session.addEventListener("conn", (/** @type {CustomEvent} */ ev) =>
         renderNetbar(ev.detail.status, {
           attempt: ev.detail.attempt,
           onRetry: () => session.conn.reconnectNow(),
@@ -148,7 +148,7 @@ function route() {
 }
 
 // A read-only window for people debugging a table (and for the end-to-end tests).
-window.bobing = Object.freeze({
+/** @type {any} */ (window).bobing = Object.freeze({
   get state() {
     return session ? session.state : null;
   },
@@ -168,7 +168,10 @@ async function boot() {
   await setLang(detectLang());
   document.addEventListener("click", (ev) => {
     unlock();
-    const a = ev.target.closest && ev.target.closest("a[data-link]");
+    const target = /** @type {Element} */ (ev.target);
+    const a = /** @type {HTMLAnchorElement | null} */ (
+      target.closest && target.closest("a[data-link]")
+    );
     if (a && a.origin === location.origin && !ev.metaKey && !ev.ctrlKey && ev.button === 0) {
       ev.preventDefault();
       navigate(a.pathname + a.search + a.hash);

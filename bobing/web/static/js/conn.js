@@ -40,6 +40,7 @@ export class TableConnection extends EventTarget {
     this.tokens = tokens.filter(Boolean);
     this.lastSeq = after;
     this.lang = lang;
+    /** @type {string} */
     this.status = CONN.CLOSED;
     this.attempt = 0;
     this.roles = [];

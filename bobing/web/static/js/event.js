@@ -163,7 +163,9 @@ export class EventWatcher extends EventTarget {
     for (const [code, number] of codes) {
       if (this.conns.has(code)) continue;
       const conn = new TableConnection(code, { tokens: [], after: 0, lang: lang() });
-      conn.addEventListener("events", (ev) => this.onFrame(number, ev.detail));
+      conn.addEventListener("events", (/** @type {CustomEvent} */ ev) =>
+        this.onFrame(number, ev.detail),
+      );
       this.conns.set(code, conn);
       conn.connect();
     }

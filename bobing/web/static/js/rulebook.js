@@ -16,7 +16,9 @@ import { TIERS } from "./protocol.js";
  * @typedef {{name: string, label: string, value: string | boolean, options: SwitchOption[],
  *   meaning: string, applies: boolean}} SwitchInfo  A switch with a few values, in words.
  * @typedef {{rules: Rules, throws: Record<string, ThrowInfo>, levels: number,
- *   ranking: string[], order: string, switches: SwitchInfo[], lines: [string, string][]}} Rulebook
+ *   ranking: string[], order: string, switches: SwitchInfo[], lines: [string, string][],
+ *   labels: Record<string, string>, meanings: Record<string, string>,
+ *   chase: {tiers: string[], from: {value: string, label: string}[]}}} Rulebook
  */
 
 /** Rulebooks by language and rule object; a table's phones ask for few rule sets. */

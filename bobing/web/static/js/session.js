@@ -17,7 +17,9 @@ export class TableSession extends EventTarget {
     this.code = code;
     const saved = loadTable(code);
     this.saved = saved;
+    /** @type {import("./protocol.js").TableState | null} */
     this.state = saved.state || null;
+    /** @type {import("./protocol.js").LogEvent[]} */
     this.events = Array.isArray(saved.events) ? saved.events : [];
     this.lastSeq = this.events.length ? this.events[this.events.length - 1].seq : 0;
     if (this.state && this.lastSeq < (this.state.last_seq || 0)) {
@@ -29,6 +31,7 @@ export class TableSession extends EventTarget {
     this.markVoided(this.events);
     this.roles = [];
     this.me = saved.playerName || null;
+    /** @type {string} */
     this.status = CONN.CONNECTING;
     this.attempt = 0;
     this.gone = false;
@@ -81,14 +84,14 @@ export class TableSession extends EventTarget {
       after: this.lastSeq,
       lang: lang(),
     });
-    this.conn.addEventListener("status", (ev) => {
+    this.conn.addEventListener("status", (/** @type {CustomEvent} */ ev) => {
       this.status = ev.detail.status;
       this.attempt = ev.detail.attempt;
       if (this.status === CONN.GONE) this.gone = true;
       this.dispatchEvent(new CustomEvent("conn", { detail: ev.detail }));
       this.emit({ events: [], live: false });
     });
-    this.conn.addEventListener("welcome", (ev) => {
+    this.conn.addEventListener("welcome", (/** @type {CustomEvent} */ ev) => {
       this.roles = ev.detail.roles || [];
       if (ev.detail.player) {
         this.me = ev.detail.player;
@@ -102,8 +105,10 @@ export class TableSession extends EventTarget {
       }
       this.emit({ events: [], live: false });
     });
-    this.conn.addEventListener("events", (ev) => this.onEvents(ev.detail));
-    this.conn.addEventListener("servererror", (ev) => {
+    this.conn.addEventListener("events", (/** @type {CustomEvent} */ ev) =>
+      this.onEvents(ev.detail),
+    );
+    this.conn.addEventListener("servererror", (/** @type {CustomEvent} */ ev) => {
       this.dispatchEvent(new CustomEvent("servererror", { detail: ev.detail }));
     });
     this.conn.connect();

@@ -8,7 +8,7 @@ let master = null;
 
 function audio() {
   if (ctx) return ctx;
-  const Ctor = window.AudioContext || window.webkitAudioContext;
+  const Ctor = window.AudioContext || /** @type {any} */ (window).webkitAudioContext;
   if (!Ctor) return null;
   ctx = new Ctor();
   master = ctx.createGain();

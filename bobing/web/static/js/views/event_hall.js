@@ -13,6 +13,7 @@ import { EventWatcher, claimUrl, feedText, tableLabel, cakesLeft } from "../even
 import { statusText, leaderLine } from "./event_dash.js";
 
 export class EventHallView {
+  /** @param {HTMLElement} main @param {{code: string, navigate?: Function}} options */
   constructor(main, { code }) {
     this.main = main;
     this.code = code;

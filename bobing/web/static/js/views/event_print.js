@@ -36,6 +36,7 @@ export function rulesLine(ev) {
 }
 
 export class EventCardsView {
+  /** @param {HTMLElement} main @param {{code: string, navigate?: Function}} options */
   constructor(main, { code }) {
     this.main = main;
     this.code = code;
@@ -213,6 +214,7 @@ function groupedPrizes(prizes) {
 }
 
 export class EventResultsView {
+  /** @param {HTMLElement} main @param {{code: string, navigate?: Function}} options */
   constructor(main, { code }) {
     this.main = main;
     this.code = code;

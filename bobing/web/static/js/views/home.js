@@ -21,6 +21,7 @@ export class HomeView {
     this.navigate = navigate;
     this.presets = null;
     this.presetId = "traditional";
+    /** @type {string} */
     this.mode = MODE.ONLINE;
     this.prizes = null;
     this.named = {};

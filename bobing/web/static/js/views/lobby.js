@@ -31,7 +31,8 @@ export function modeName(mode) {
 /** Keep keyboard focus on "the same" control across a rebuild (matched by data-fk). */
 export function keepFocus(container, rebuild) {
   const active = document.activeElement;
-  const key = active && container.contains(active) ? active.dataset.fk : null;
+  const key =
+    active && container.contains(active) ? /** @type {HTMLElement} */ (active).dataset.fk : null;
   rebuild();
   if (key) {
     const again = container.querySelector(`[data-fk="${CSS.escape(key)}"]`);

@@ -838,7 +838,7 @@ export class PlayPanel {
   }
 
   async enableShake(ask) {
-    const DME = window.DeviceMotionEvent;
+    const DME = /** @type {any} */ (window).DeviceMotionEvent;
     if (!DME) return false;
     if (typeof DME.requestPermission === "function") {
       // Chromium grants it without a prompt; iOS refuses a call that is not from a tap (no
