@@ -1,3 +1,4 @@
+// @ts-check
 // REST calls of docs/protocol.md. Problems (RFC 9457) become ApiError with the stable `code`.
 
 import { lang } from "./i18n.js";

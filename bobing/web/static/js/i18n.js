@@ -1,3 +1,4 @@
+// @ts-check
 // One catalogue per language (i18n/<lang>.json); t(key, params) fills {name} fields.
 
 export const LANGS = ["zh-Hans", "zh-Hant", "en"];

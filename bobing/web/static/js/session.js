@@ -1,3 +1,4 @@
+// @ts-check
 // A table as this device follows it: tokens, the event log, the latest state, the connection.
 // Everything is saved per table, so a reload shows the same screen at once and resyncs.
 

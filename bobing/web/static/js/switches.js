@@ -1,6 +1,9 @@
+// @ts-check
 // The rule-switch editor: the 状元 order (reorderable, stated in words), every switch with a
 // plain-words hint, 追 and the 对堂 patterns. The home page's create form and the organiser's
 // event form both use it; the rule object it edits is always complete (a preset's, changed).
+// The switches, their values and words are the server's rulebook (POST /api/rulebook): a new
+// switch appears here without a line of JavaScript.
 
 import { h, mount } from "./dom.js";
 import { t } from "./i18n.js";
