@@ -164,21 +164,29 @@ async def rulebook_route(
     wanted = lang or (accept_language or "").split(",")[0].split(";")[0] or None
     spec = draft_spec(body) if isinstance(body, dict) else body
     key = (json.dumps(spec, sort_keys=True, ensure_ascii=False), normalize_lang(wanted))
-    text = _RULEBOOKS.get(key)
+    books = _rulebooks(request)
+    text = books.get(key)
     if text is None:
         await limit(request, "analysis")  # a new rule set costs work; a cached one is free
         text = json.dumps(rulebook(load_rules(spec), key[1]), ensure_ascii=False)
-        _RULEBOOKS[key] = text
-        while len(_RULEBOOKS) > MAX_RULEBOOKS:
-            _RULEBOOKS.popitem(last=False)
+        books[key] = text
+        while len(books) > MAX_RULEBOOKS:
+            books.popitem(last=False)
     else:
-        _RULEBOOKS.move_to_end(key)
+        books.move_to_end(key)
     return Response(text, media_type="application/json")
 
 
 MAX_RULEBOOKS = 64
 """Rulebooks kept (a table's phones ask for the same rules, in one of three languages)."""
-_RULEBOOKS: OrderedDict[tuple[str, str], str] = OrderedDict()
+
+
+def _rulebooks(request: Request) -> OrderedDict[tuple[str, str], str]:
+    """The app's rulebooks by rule object and language, most recently asked last."""
+    books: OrderedDict[tuple[str, str], str] | None = getattr(request.app.state, "rulebooks", None)
+    if books is None:
+        books = request.app.state.rulebooks = OrderedDict()
+    return books
 
 
 class QrText(BaseModel):
