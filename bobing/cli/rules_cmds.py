@@ -23,7 +23,6 @@ from bobing.cli.render import (
 from bobing.engine.dice import dice_text, parse_dice
 from bobing.engine.errors import InputError
 from bobing.engine.hands import Classification, Hand
-from bobing.engine.ranking import zhuangyuan_level
 from bobing.engine.rules import SWITCHES, RuleSet, load_rules
 from bobing.i18n import t
 from bobing.i18n.names import (
@@ -38,6 +37,7 @@ from bobing.i18n.names import (
     switch_value,
     tier_name,
 )
+from bobing.i18n.rulebook import throw_json
 
 if TYPE_CHECKING:
     from bobing.analysis.markov import GameLength
@@ -96,20 +96,17 @@ def classify_command(
     print_table(None, [[f"  {label}", value] for label, value in rows], no_wrap=(0,))
 
 
+_CLASSIFY_KEYS = ("dice", "hand", "tier", "kicker", "bonus", "name", "rank")
+"""The keys of ``classify --json`` (RULES.md §7, plus name and rank)."""
+
+
 def classification_json(
     throw: tuple[int, ...], c: Classification, rules: RuleSet, lang: str
 ) -> dict[str, object]:
-    """The ``classify --json`` object of RULES.md §7, plus ``name`` and ``rank``."""
-    tier = rules.tier_of(c.hand)
-    return {
-        "dice": dice_text(throw),
-        "hand": str(c.hand),
-        "tier": str(tier) if tier is not None else None,
-        "kicker": c.kicker,
-        "bonus": [str(b) for b in c.bonus],
-        "name": hand_name(c, lang),
-        "rank": zhuangyuan_level(rules, c) if rules.is_zhuangyuan_hand(c.hand) else None,
-    }
+    """The ``classify --json`` object: the browser's view of the throw
+    (:func:`bobing.i18n.rulebook.throw_json`) for the dice as thrown, without the sentences."""
+    shown = {**throw_json(c, rules, lang), "dice": dice_text(throw)}
+    return {key: shown[key] for key in _CLASSIFY_KEYS}
 
 
 def _labelled(name: str, ident: object) -> str:

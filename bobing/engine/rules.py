@@ -51,7 +51,9 @@ from bobing.engine.switches import (
     WuziCompare,
     ZhuangyuanCake,
     allowed_values,
+    fit_zhuangyuan_order,
     required_zhuangyuan_hands,
+    zhuangyuan_hands_for,
 )
 
 # -- reading rule files ---------------------------------------------------------------------
@@ -404,6 +406,41 @@ def rules_from_json(value: Any) -> RuleSet:
     return replace(base, **changes)
 
 
+def fit_order(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """A rule object whose ``zhuangyuan_order`` is brought in line with its effects.
+
+    For an editor changing one switch at a time: a hand that becomes a 状元 hand is put in
+    place, one that stops being one is dropped. Invalid values are left for
+    :func:`rules_from_json` to refuse.
+
+    >>> fit_order({"preset": "modern", "liubohei": "zhuangyuan"})["zhuangyuan_order"][:3]
+    ['liubohong', 'liubohei', 'chajinhua']
+    """
+    out = dict(spec)
+    preset = spec.get("preset", "traditional")
+    try:
+        base = find_preset(preset) if isinstance(preset, str) else DEFAULT_RULES
+        order = _parse_order(spec.get("zhuangyuan_order", [str(h) for h in base.zhuangyuan_order]))
+        required = zhuangyuan_hands_for(
+            LiuboheiEffect(spec.get("liubohei", base.liubohei)),
+            SixOnes(spec.get("six_ones", base.six_ones)),
+            BiandijinEffect(spec.get("biandijin", base.biandijin)),
+        )
+    except (RulesError, ValueError, TypeError):
+        return out
+    out["zhuangyuan_order"] = [str(h) for h in fit_zhuangyuan_order(order, required)]
+    # RULES.md §9.3: a switch that depends on another goes back to its default when the other
+    # changes, and 反向博钱 starts from values of 0 for every tier that has cakes.
+    if spec.get("liubohong", base.liubohong) != "zhuangyuan" and "liubohong_duitang" in out:
+        out["liubohong_duitang"] = "none"
+    if spec.get("money", base.money) == "pay":
+        if not out.get("values"):
+            out["values"] = dict.fromkeys((str(t) for t in TIERS), 0)
+    elif "money" in out:
+        out["values"] = None
+    return out
+
+
 def load_rules(spec: str | Path | Mapping[str, Any] | RuleSet | None = None) -> RuleSet:
     """Rules from a preset name or alias, a JSON rule file's path, a rule object, or None."""
     if spec is None:
@@ -509,6 +546,7 @@ __all__ = [
     "WuziCompare",
     "ZhuangyuanCake",
     "allowed_values",
+    "fit_order",
     "load_rules",
     "required_zhuangyuan_hands",
     "rules_from_json",

@@ -6,7 +6,7 @@ themselves are :mod:`bobing.engine.presets`. This module needs neither.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from functools import cached_property
@@ -411,6 +411,43 @@ def allowed_values(switch: str) -> list[str]:
     raise RulesError(f"unknown switch {switch!r}", code="unknown_switch", switch=switch)
 
 
+def choice_switches() -> dict[str, list[str] | list[bool]]:
+    """Every switch that takes one of a few values, in RULES.md order, with its values.
+
+    >>> choice_switches()["wuzi_bonus"], choice_switches()["standing"]
+    ([False, True], ['latest', 'best'])
+    """
+    out: dict[str, list[str] | list[bool]] = {}
+    for name in SWITCHES:
+        if name in _ENUM_SWITCHES:
+            out[name] = [str(v) for v in _ENUM_SWITCHES[name]]
+        elif name in _BOOL_SWITCHES:
+            out[name] = [False, True]
+    return out
+
+
+_APPLIES_WHEN: dict[str, tuple[str, str]] = {
+    "biandijin": ("six_ones", "biandijin"),
+    "liubohong_spares_chajinhua": ("liubohong", "take_all_end"),
+    "liubohong_duitang": ("liubohong", "zhuangyuan"),
+    "values": ("money", "pay"),
+}
+"""Switches that only matter when another switch has a value (RULES.md §5)."""
+
+
+def switch_applies(rules: RuleSet, switch: str) -> bool:
+    """Whether ``switch`` has any effect under the other switches of ``rules``.
+
+    >>> from bobing.engine.presets import TRADITIONAL
+    >>> switch_applies(TRADITIONAL, "biandijin"), switch_applies(TRADITIONAL, "standing")
+    (False, True)
+    """
+    if switch not in _APPLIES_WHEN:
+        return True
+    other, value = _APPLIES_WHEN[switch]
+    return str(getattr(rules, other)) == value
+
+
 _RANKABLE: tuple[Hand, ...] = (
     Hand.LIUBOHONG,
     Hand.BIANDIJIN,
@@ -424,15 +461,41 @@ _RANKABLE: tuple[Hand, ...] = (
 
 def required_zhuangyuan_hands(rules: RuleSet) -> set[Hand]:
     """The hands whose effect makes them 状元 hands under ``rules``."""
+    return zhuangyuan_hands_for(rules.liubohei, rules.six_ones, rules.biandijin)
+
+
+def zhuangyuan_hands_for(
+    liubohei: LiuboheiEffect, six_ones: SixOnes, biandijin: BiandijinEffect
+) -> set[Hand]:
+    """The 状元 hands under these three switches (the only ones that change the set)."""
     required = set(ALWAYS_ZHUANGYUAN) | {Hand.LIUBOHONG}
-    if rules.liubohei in (LiuboheiEffect.ZHUANGYUAN_END_SHARE, LiuboheiEffect.ZHUANGYUAN):
+    if liubohei in (LiuboheiEffect.ZHUANGYUAN_END_SHARE, LiuboheiEffect.ZHUANGYUAN):
         required.add(Hand.LIUBOHEI)
-    if rules.six_ones is SixOnes.BIANDIJIN and rules.biandijin in (
+    if six_ones is SixOnes.BIANDIJIN and biandijin in (
         BiandijinEffect.ZHUANGYUAN,
         BiandijinEffect.ZHUANGYUAN_TAKE_REMAINING_END,
     ):
         required.add(Hand.BIANDIJIN)
     return required
+
+
+def fit_zhuangyuan_order(order: Sequence[Hand], required: set[Hand]) -> tuple[Hand, ...]:
+    """``order`` with the hands no longer 状元 hands dropped and new ones put in place.
+
+    A new hand goes just above the first listed hand below it in precedence (RULES.md §1).
+
+    >>> fit_zhuangyuan_order([Hand.CHAJINHUA, Hand.SIHONG], {Hand.CHAJINHUA, Hand.WUHONG})
+    (<Hand.CHAJINHUA: 'chajinhua'>, <Hand.WUHONG: 'wuhong'>)
+    """
+    fitted: list[Hand] = []
+    for hand in order:
+        if hand in required and hand not in fitted:
+            fitted.append(hand)
+    for hand in _RANKABLE:
+        if hand in required and hand not in fitted:
+            below = [i for i, h in enumerate(fitted) if _RANKABLE.index(h) > _RANKABLE.index(hand)]
+            fitted.insert(below[0] if below else len(fitted), hand)
+    return tuple(fitted)
 
 
 def _why_not_zhuangyuan(rules: RuleSet, hand: Hand, why: Mapping[Hand, str]) -> RulesError:

@@ -32,7 +32,7 @@ from bobing.storage.event_store import (
 )
 from bobing.tables.problems import ApiError
 from bobing.tables.protocol import BY_SERVICE, STATE_CHANGING
-from bobing.tables.runtime import Roles, Runtime, last_thrown, throw_index
+from bobing.tables.runtime import Roles, Runtime, last_thrown, may_throw, throw_index
 from bobing.tables.tokens import hash_token, new_token
 from bobing.tables.validation import check_faces
 
@@ -163,15 +163,7 @@ def plan_throw(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
         _need_host(roles, "throw for another player")
         if not own_turn:
             stand_in = "host"
-    allowed = (
-        stand_in is not None
-        or {
-            "online": own_turn,
-            "pass_and_play": roles.play or roles.host or own_turn,
-            "referee": roles.host
-            or (own_turn and bool(runtime.info.settings.get("referee_thrower"))),
-        }[mode]
-    )
+    allowed = stand_in is not None or may_throw(runtime, roles)
     if not allowed:
         if roles.players and (mode != "referee" or runtime.info.settings.get("referee_thrower")):
             raise ApiError(

@@ -330,3 +330,33 @@ def restore(runtime: Runtime, snapshot: FoldSnapshot) -> list[Event]:
 
 def _moment(text: str | None) -> datetime | None:
     return None if text is None else datetime.fromisoformat(text)
+
+
+def who_may_throw(runtime: Runtime) -> dict[str, Any] | None:
+    """Who may send the next throw: a connection holding one of ``roles``, or seated as
+    ``player``; None when no throw can be made now. (The host's stand-in and the server's
+    auto-throw come on top.) The state carries it, so a phone need not restate the rule.
+    """
+    game = runtime.game
+    if runtime.status != "playing" or game is None or game.phase is Phase.GRAB:
+        return None
+    player = game.next_player
+    if player is None:
+        return None
+    mode = runtime.info.mode
+    if mode == "online":
+        return {"roles": [], "player": player}
+    if mode == "pass_and_play":
+        return {"roles": ["host", "play"], "player": player}
+    referee_thrower = bool(runtime.info.settings.get("referee_thrower"))
+    return {"roles": ["host"], "player": player if referee_thrower else None}
+
+
+def may_throw(runtime: Runtime, roles: Roles) -> bool:
+    """Whether a connection with ``roles`` may send the next throw (:func:`who_may_throw`)."""
+    allowed = who_may_throw(runtime)
+    if allowed is None:
+        return False
+    if any(role in allowed["roles"] for role in roles.names()):
+        return True
+    return allowed["player"] is not None and allowed["player"] in roles.players

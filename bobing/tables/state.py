@@ -9,7 +9,7 @@ from bobing.storage.event_store import (
     iso,
 )
 from bobing.tables.protocol import dumps
-from bobing.tables.runtime import Runtime, auto_throw_deadline
+from bobing.tables.runtime import Runtime, auto_throw_deadline, who_may_throw
 
 RESULT_KEYS = ("status", "ended_by", "next", "zhuangyuan", "holdings", "pool", "round")
 
@@ -87,6 +87,7 @@ def dynamic_state(runtime: Runtime) -> dict[str, Any]:
         "result": None if game is None else game_result(game),
         "last_seq": runtime.last_seq,
         "auto_throw": auto_throw(runtime),
+        "throwers": who_may_throw(runtime),
         "rematch": runtime.rematch_code,
         "fairness": {
             "commitment": runtime.info.commitment,

@@ -1,25 +1,31 @@
-"""The UI's own game knowledge, QR encoder and fairness check, run in Chromium and compared with
-the Python engine (the source of truth) and segno."""
+"""What the UI shows of the rules (the server's rulebook), its QR encoder and fairness check, run
+in Chromium and compared with the Python engine (the source of truth) and segno."""
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import random
+import re
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 import segno
 from e2etools import Browser, Server
 from playwright.sync_api import Page
-from segno import consts
 
+from bobing.cli.rules_cmds import classification_json
 from bobing.engine.fairness import derive_faces
-from bobing.engine.game import Game
 from bobing.engine.hands import MULTISETS
-from bobing.engine.ranking import zhuangyuan_level, zhuangyuan_ranking
-from bobing.engine.rules import load_rules
-from bobing.i18n.names import explain, hand_name
+from bobing.engine.ranking import zhuangyuan_ranking
+from bobing.engine.rules import fit_order, load_rules
+from bobing.engine.switches import choice_switches
+from bobing.i18n.names import effect as explain_effect
+from bobing.i18n.names import explain
 
 pytestmark = pytest.mark.browser
 
@@ -31,141 +37,152 @@ def module_page(browser: Browser, server: Server) -> Page:
     return page
 
 
-RULE_SETS: list[Any] = [
-    "traditional",
-    "modern",
-    "jinhua",
-    {
-        "preset": "modern",
-        "six_ones": "biandijin",
-        "biandijin": "zhuangyuan",
-        "zhuangyuan_order": [
-            "liubohong",
-            "biandijin",
-            "liubohei",
-            "chajinhua",
-            "wuhong",
-            "wuzi",
-            "sihong",
-        ],
-        "wuzi_compare": "face_then_kicker",
-        "duitang_patterns": ["123456", "334455"],
-    },
-]
+def every_switch_value() -> list[dict[str, Any]]:
+    """A rule set per value of every switch that takes a few values (generated from the engine,
+    so a new switch is covered by itself), the presets, and the list-valued switches."""
+    specs: list[dict[str, Any]] = [{"preset": p} for p in ("traditional", "modern", "jinhua")]
+    for switch, values in choice_switches().items():
+        for value in values:
+            spec: dict[str, Any] = {"preset": "modern", switch: value}
+            if switch == "biandijin":
+                spec["six_ones"] = "biandijin"
+            if switch == "award" and value == "ranked":
+                spec["ranked_prizes"] = [{"name": "一等奖", "count": 1}]
+            specs.append(fit_order(spec))
+    specs.append({"preset": "modern", "duitang_patterns": ["123456", "334455"]})
+    specs.append({"preset": "modern", "wuzi_compare": "face_then_kicker", "wuzi_bonus": True})
+    return specs
 
 
-def test_classification_names_and_ranking_match_the_engine(
+def test_every_throw_under_every_switch_shows_what_the_engine_says(
     browser: Browser, server: Server
 ) -> None:
+    """All 462 multisets under every switch value, in two languages: the browser's hand,
+    kicker, bonus, name, why, effect and 状元 level are the engine's (``bobing classify``)."""
     page = module_page(browser, server)
-    for spec in RULE_SETS:
-        rules = load_rules(spec)
-        got = page.evaluate(
-            """async (rules) => {
-                const g = await import('/js/game.js');
-                const i18n = await import('/js/i18n.js');
-                const out = {};
-                for (const lang of ['zh-Hans', 'en']) {
-                    await i18n.setLang(lang);
-                    out[lang] = g.multisets().map((m) => {
-                        const c = g.classify(m, rules);
-                        const level = g.isZhuangyuanHand(c.hand, rules)
-                            ? g.zhuangyuanLevel(c, rules).level : null;
-                        return [c.text, c.hand, c.kicker, c.bonus, g.handName(c), g.why(c), level];
+    specs = [load_rules(spec).to_json() for spec in every_switch_value()]
+    got = page.evaluate(
+        """async (specs) => {
+            const book = await import('/js/rulebook.js');
+            const i18n = await import('/js/i18n.js');
+            const out = {};
+            for (const lang of ['zh-Hans', 'en']) {
+                await i18n.setLang(lang);
+                out[lang] = [];
+                for (const rules of specs) {
+                    const loaded = await book.loadRulebook(rules, lang);
+                    const rows = Object.keys(loaded.throws).map((text) => {
+                        const c = book.classify(text, rules);
+                        return [text, c.hand, c.tier, c.kicker, c.bonus, book.handName(c),
+                                book.why(c), book.effect(c), c.rank];
                     });
+                    out[lang].push({ rows, levels: loaded.levels });
                 }
-                out.levels = g.zhuangyuanLevels(rules).length;
-                await i18n.setLang('zh-Hans');
-                return out;
-            }""",
-            rules.to_json(),
-        )
-        assert got["levels"] == len(zhuangyuan_ranking(rules))
-        assert len(got["zh-Hans"]) == len(MULTISETS) == 462
-        for lang in ("zh-Hans", "en"):
-            for text, hand, kicker, bonus, name, why, level in got[lang]:
+            }
+            await i18n.setLang('zh-Hans');
+            return out;
+        }""",
+        specs,
+    )
+    for lang in ("zh-Hans", "en"):
+        for spec, shown in zip(specs, got[lang], strict=True):
+            rules = load_rules(spec)
+            assert shown["levels"] == len(zhuangyuan_ranking(rules))
+            assert len(shown["rows"]) == len(MULTISETS) == 462
+            for text, hand, tier, kicker, bonus, name, why, effect, rank in shown["rows"]:
                 c = rules.classify(text)
-                engine = (str(c.hand), c.kicker, [str(b) for b in c.bonus])
-                assert (hand, kicker, bonus) == engine, text
-                assert name == hand_name(c, lang), (lang, text)
+                cli = classification_json(c.dice, c, rules, lang)
+                assert [hand, tier, kicker, bonus, name, rank] == [
+                    cli["hand"],
+                    cli["tier"],
+                    cli["kicker"],
+                    cli["bonus"],
+                    cli["name"],
+                    cli["rank"],
+                ], (spec, text)
                 assert why == explain(c, rules, lang), (lang, text)
-                expected = zhuangyuan_level(rules, c) if rules.is_zhuangyuan_hand(c.hand) else None
-                assert level == expected, text
+                assert effect == explain_effect(c, rules, lang), (lang, text)
 
 
-def test_start_dice_count_matches_the_engine(browser: Browser, server: Server) -> None:
+def test_wuzi_bonus_throws_match_bobing_classify(
+    browser: Browser, server: Server, tmp_path: Path
+) -> None:
+    """The five throws the browser's old classifier got wrong (五子带一秀), against the CLI."""
+    spec = {"preset": "modern", "wuzi_bonus": True}
+    rule_file = tmp_path / "wuzi_bonus.json"
+    rule_file.write_text(json.dumps(spec), "utf-8")
+    rules = load_rules(spec).to_json()
     page = module_page(browser, server)
-    rng = random.Random(5)
-    cases = []
-    for preset in ("traditional", "modern"):
-        for n in (2, 3, 5, 12):
-            players = [f"p{i}" for i in range(n)]
-            for _ in range(8):
-                thrower = rng.choice(players)
-                dice = (rng.randint(1, 6), rng.randint(1, 6))
-                for variant in ("from_thrower", "from_next"):
-                    spec = {"preset": preset, "start_count": variant}
-                    game = Game(load_rules(spec), players)
-                    started = game.start(thrower=thrower, dice=dice)[0].to_json()
-                    cases.append(
-                        [
-                            load_rules(spec).to_json(),
-                            players,
-                            thrower,
-                            list(dice),
-                            started["starter"],
-                        ]
-                    )
-    got = page.evaluate(
-        """async (cases) => {
-            const g = await import('/js/game.js');
-            return cases.map(([rules, players, thrower, dice]) =>
-                g.starterFromDice(players, thrower, dice, rules));
+    dice = ["111114", "222224", "333334", "455555", "666664"]
+    shown = page.evaluate(
+        """async ([rules, dice]) => {
+            const book = await import('/js/rulebook.js');
+            await book.loadRulebook(rules, 'en');
+            const i18n = await import('/js/i18n.js');
+            await i18n.setLang('en');
+            return dice.map((d) => book.classify(d, rules));
         }""",
-        cases,
+        [rules, dice],
     )
-    assert got == [case[4] for case in cases]
-
-
-def test_qr_encoder_matches_segno(browser: Browser, server: Server) -> None:
-    page = module_page(browser, server)
-    alphabet = "abcdefghijklmnopqrstuvwxyz0123456789/:.#=_-"
-    cases: list[dict[str, Any]] = []
-    for version in [*range(1, 11), 14, 20, 27, 33, 40]:
-        for ecl in "LMQH":
-            # a text that fills the symbol exactly, so segno's padding and ours agree bit for bit
-            capacity: Any = consts.SYMBOL_CAPACITY
-            bits = int(capacity[version][consts.ERROR_MAPPING[ecl]])
-            header = 12 if version <= 9 else 20
-            n = (bits - header - 4) // 8
-            text = "".join(alphabet[(i * 7 + version) % len(alphabet)] for i in range(n))
-            mask = (version + "LMQH".index(ecl)) % 8
-            qr = segno.make(
+    for text, c in zip(dice, shown, strict=True):
+        done = subprocess.run(
+            [
+                str(Path(sys.executable).parent / "bobing"),
+                "classify",
                 text,
-                error=ecl.lower(),
-                version=version,
-                mask=mask,
-                mode="byte",
-                boost_error=False,
-                micro=False,
-            )
-            rows = ["".join("1" if v else "0" for v in row) for row in qr.matrix]
-            cases.append({"text": text, "ecl": ecl, "version": version, "mask": mask, "rows": rows})
+                "--rules",
+                str(rule_file),
+                "--json",
+                "--lang",
+                "en",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        cli = json.loads(done.stdout)
+        assert c["bonus"] == cli["bonus"] == ["yixiu"], text
+        assert (c["hand"], c["kicker"], c["name"], c["rank"]) == (
+            cli["hand"],
+            cli["kicker"],
+            cli["name"],
+            cli["rank"],
+        ), text
+        assert c["why"] == explain(load_rules(spec).classify(text), None, "en")
+
+
+def test_qr_codes_are_segnos(browser: Browser, server: Server) -> None:
+    """The page's QR codes are drawn by the server with segno: every dark module of segno's
+    symbol (and no other) is in the SVG, inside a four-module quiet zone."""
+    page = module_page(browser, server)
+    texts = [
+        server.url + "/t/K7Q2MX",
+        server.url + "/t/K7Q2MX?seat=" + "x" * 43,
+        "https://博饼.example/" + "长" * 100,
+    ]
     got = page.evaluate(
-        """async (cases) => {
-            const q = await import('/js/qr.js');
-            return cases.map((c) => {
-                const forced = q.encode(c.text, { ecl: c.ecl, version: c.version, mask: c.mask });
-                const auto = q.encode(c.text, { ecl: c.ecl });
-                const rows = forced.modules.map((r) => r.map((v) => (v ? '1' : '0')).join(''));
-                return { rows, version: auto.version };
-            });
+        """async (texts) => {
+            const q = await import('/js/qrcode.js');
+            const out = [];
+            for (const text of texts) {
+                const svg = q.qrSvg(text, { label: 'code' });
+                document.body.append(svg);
+                while (!('drawn' in svg.dataset)) await new Promise((r) => setTimeout(r, 20));
+                const d = svg.querySelector('path').getAttribute('d');
+                out.push([svg.getAttribute('viewBox'), d]);
+            }
+            return out;
         }""",
-        [{k: v for k, v in c.items() if k != "rows"} for c in cases],
+        texts,
     )
-    for case, mine in zip(cases, got, strict=True):
-        assert mine["rows"] == case["rows"], (case["version"], case["ecl"])
-        assert mine["version"] == case["version"], "the smallest version that fits"
+    for text, (view_box, path) in zip(texts, got, strict=True):
+        matrix = segno.make(text, error="m", micro=False).matrix
+        size = len(matrix) + 8
+        assert view_box == f"0 0 {size} {size}"
+        assert re.fullmatch(r"(M\d+,\d+h1v1h-1z)+", path)
+        dark_cells = {(int(x), int(y)) for x, y in re.findall(r"M(\d+),(\d+)", path)}
+        expected = {(x + 4, y + 4) for y, row in enumerate(matrix) for x, v in enumerate(row) if v}
+        assert dark_cells == expected, text
 
 
 def test_fairness_derivation_matches_the_engine(browser: Browser, server: Server) -> None:

@@ -10,7 +10,10 @@ from pathlib import Path
 import pytest
 
 from bobing.engine.hands import HANDS, TIERS
-from bobing.engine.rules import SWITCHES, allowed_values
+from bobing.engine.rules import SWITCHES
+from bobing.engine.switches import choice_switches
+from bobing.i18n import LANGS as SERVER_LANGS
+from bobing.i18n import catalogue as server_catalogue
 
 STATIC = Path(__file__).resolve().parents[2] / "bobing" / "web" / "static"
 LANGS = ("zh-Hans", "zh-Hant", "en")
@@ -30,20 +33,10 @@ def used_keys() -> set[str]:
         keys.update(re.findall(r"\bt\(\s*\"([^\"$]+)\"", text))
         for a, b in re.findall(r"\bt\(\s*\w+ \? \"([^\"]+)\" : \"([^\"]+)\"", text):
             keys.update((a, b))
-    # Lists, objects and numbers are edited apart (the create form's table terms).
-    apart = ("zhuangyuan_order", "chase", "prizes", "duitang_patterns", "values")  # values: §9.3
-    numbers = ("max_players", "ranked_prizes", "rounds")
-    enum_switches = [s for s in SWITCHES if s not in apart + numbers]
-    keys.update(f"switch.{s}" for s in numbers)
-    keys.update(("rule.max_players", "rule.rounds", "rule.rounds.null"))
-    for switch in enum_switches:
-        keys.add(f"switch.{switch}")
-        for value in allowed_values(switch):
-            keys.update((f"rule.{switch}.{value}", f"val.{switch}.{value}"))
-    keys.update(f"switch.{s}" for s in ("zhuangyuan_order", "chase", "duitang_patterns"))
-    keys.update(f"rule.chase.from.{v}" for v in ("nearest_before", "latest"))
+    # Rule switches, hands' names with kickers, the 状元 order and "why" come from the server's
+    # rulebook (bobing/i18n): test_every_switch_has_words_in_the_one_catalogue
     for hand in HANDS:
-        keys.update((f"hand.{hand}", f"why.{hand}"))
+        keys.add(f"hand.{hand}")
     for tier in TIERS:
         keys.update((f"tier.{tier}", f"tier.{tier}.title", f"tier.short.{tier}"))
     for mode in ("online", "pass_and_play", "referee"):
@@ -52,7 +45,6 @@ def used_keys() -> set[str]:
     for end in ("exhausted", "liubohong", "liubohei", "biandijin"):
         keys.update((f"end.by.{end}", f"log.game_over.{end}"))
     keys.update(f"conn.{c}" for c in ("open", "connecting", "reconnecting", "gone", "closed"))
-    keys.update(f"rank.{h}" for h in ("sihong", "wuhong", "liubohei"))
     return keys
 
 
@@ -86,3 +78,19 @@ def test_every_protocol_error_code_has_a_sentence() -> None:
         cat = catalogue(lang)
         missing = sorted(c for c in codes if f"error.{c}" not in cat)
         assert not missing, f"{lang} lacks error sentences for {missing}"
+
+
+def test_every_switch_has_words_in_the_one_catalogue() -> None:
+    """Switch labels, option labels and meanings live in bobing/i18n only (the browser shows
+    what the server's rulebook says), for every switch the engine has."""
+    static = catalogue("en")
+    assert not [k for k in static if k.split(".")[0] in ("rule", "val", "switch")]
+    for lang in SERVER_LANGS:
+        words = server_catalogue(lang)
+        keys = [f"rules.label.{s}" for s in SWITCHES if s != "prizes"]
+        for switch, values in choice_switches().items():
+            for value in values:
+                word = str(value).lower()
+                keys += [f"rules.option.{switch}.{word}", f"rules.meaning.{switch}.{word}"]
+        missing = [k for k in keys if k not in words]
+        assert not missing, (lang, missing)

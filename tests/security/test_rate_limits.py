@@ -61,6 +61,16 @@ async def test_analysis_is_rate_limited(tmp_path: Path) -> None:
         problem_of(response, 429, "rate_limited")
 
 
+async def test_a_new_rulebook_counts_as_analysis_a_cached_one_is_free(tmp_path: Path) -> None:
+    async with served(tmp_path, "analysis_per_minute=2") as server:
+        for preset in ("traditional", "modern"):
+            assert (await server.http.post("/api/rulebook", json=preset)).status_code == 200
+        for _ in range(5):  # a table's phones asking for the same rules
+            assert (await server.http.post("/api/rulebook", json="modern")).status_code == 200
+        response = await server.http.post("/api/rulebook", json={"preset": "jinhua"})
+        problem_of(response, 429, "rate_limited")
+
+
 async def test_open_tables_have_a_quota(tmp_path: Path) -> None:
     async with served(tmp_path, "create_per_minute=0", "open_tables_per_address=2") as server:
         first, _ = await open_table(server.http)

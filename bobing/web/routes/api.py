@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import json
+from collections import OrderedDict
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header, Query, Request
+from fastapi import APIRouter, Body, Header, Query, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from bobing.engine.presets import DEFAULT_RULES, PRESETS
+from bobing.engine.rules import load_rules
 from bobing.i18n import normalize_lang
+from bobing.i18n.rulebook import draft_spec, rulebook
 from bobing.tables.problems import ApiError
 from bobing.tables.protocol import (
     STATE_CHANGING,
@@ -19,6 +23,7 @@ from bobing.tables.protocol import (
 )
 from bobing.tables.service import PAGE, TableService
 from bobing.tables.tokens import bearer_token, hash_token
+from bobing.web.qr import MAX_QR_TEXT, qr_path
 from bobing.web.ratelimit import count_request
 from bobing.web.serve import invite_base
 
@@ -130,6 +135,76 @@ async def presets() -> dict[str, Any]:
         "presets": {name: rules.to_json() for name, rules in PRESETS.items()},
         "default": DEFAULT_RULES.preset,
     }
+
+
+@router.post("/rulebook", summary="A rule set explained: every throw, the 状元 order, every switch")
+async def rulebook_route(
+    request: Request,
+    body: Annotated[
+        str | dict[str, Any],
+        Body(
+            description="a preset id or alias, or a rule object of RULES.md §5 (being edited: "
+            "its zhuangyuan_order is brought in line with its effects)",
+            examples=[{"preset": "modern", "wuzi_bonus": True}],
+        ),
+    ],
+    lang: Annotated[
+        str | None, Query(description="zh-Hans (default), zh-Hant or en; else Accept-Language")
+    ] = None,
+    accept_language: Annotated[str | None, Header()] = None,
+) -> Response:
+    """What the browser shows of a rule set, computed by the engine (the browser has no rules):
+    ``rules`` (complete), ``throws`` (all 462 multisets by sorted dice: hand, tier, kicker,
+    bonus, face, name, why, effect, rank — as ``bobing classify --json``), ``levels``,
+    ``ranking``, ``order``, ``switches`` (each choice switch: label, options, meaning, whether
+    it applies) and ``lines`` (every switch in words)."""
+    wanted = lang or (accept_language or "").split(",")[0].split(";")[0] or None
+    spec = draft_spec(body) if isinstance(body, dict) else body
+    key = (json.dumps(spec, sort_keys=True, ensure_ascii=False), normalize_lang(wanted))
+    books = _rulebooks(request)
+    text = books.get(key)
+    if text is None:
+        await count_request(request, "analysis")  # a new rule set costs work; a cached one is free
+        text = json.dumps(rulebook(load_rules(spec), key[1]), ensure_ascii=False)
+        books[key] = text
+        while len(books) > MAX_RULEBOOKS:
+            books.popitem(last=False)
+    else:
+        books.move_to_end(key)
+    return Response(text, media_type="application/json")
+
+
+MAX_RULEBOOKS = 64
+"""Rulebooks kept (a table's phones ask for the same rules, in one of three languages)."""
+
+
+def _rulebooks(request: Request) -> OrderedDict[tuple[str, str], str]:
+    """The app's rulebooks by rule object and language, most recently asked last."""
+    books: OrderedDict[tuple[str, str], str] | None = getattr(request.app.state, "rulebooks", None)
+    if books is None:
+        books = request.app.state.rulebooks = OrderedDict()
+    return books
+
+
+class QrText(BaseModel):
+    """The body of ``POST /api/qr`` (a body, not a query: seat links carry tokens)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    text: str = Field(
+        min_length=1,
+        max_length=MAX_QR_TEXT,
+        description="the text to encode, usually a link",
+        examples=["https://bobing.example/t/K7Q2MX"],
+    )
+
+
+@router.post("/qr", summary="A QR code of a link, as one SVG path")
+async def qr_code(body: QrText) -> dict[str, Any]:
+    """``{"size", "path"}``: the smallest QR code (error level M, segno) of ``text``, ``size``
+    modules square with its quiet zone, every dark module in one SVG path."""
+    code = qr_path(body.text)
+    return {"size": code.size, "path": code.path}
 
 
 @router.post("/tables", status_code=201, summary="Create a table")

@@ -1,3 +1,4 @@
+// @ts-check
 // REST calls of docs/protocol.md. Problems (RFC 9457) become ApiError with the stable `code`.
 
 import { lang } from "./i18n.js";
@@ -13,6 +14,11 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * @param {string} method
+ * @param {string} path
+ * @param {{body?: unknown, bytes?: Blob, token?: string | null, raw?: boolean}} [options]
+ */
 async function request(method, path, { body, bytes, token, raw = false } = {}) {
   const headers = { Accept: "application/json", "Accept-Language": lang() };
   if (body !== undefined) headers["Content-Type"] = "application/json";
@@ -43,6 +49,11 @@ async function request(method, path, { body, bytes, token, raw = false } = {}) {
 }
 
 /** Any REST call: `{body}` is sent as JSON, `{bytes}` (a File or Blob) as is; `{raw}` gives the Response. */
+/**
+ * @param {string} method
+ * @param {string} path
+ * @param {{body?: unknown, bytes?: Blob, token?: string | null, raw?: boolean}} [options]
+ */
 export function call(method, path, options = {}) {
   return request(method, path, options);
 }
@@ -57,6 +68,9 @@ const enc = encodeURIComponent;
 export const api = {
   health: () => request("GET", "/api/health"),
   presets: () => request("GET", "/api/presets"),
+  qr: (text) => request("POST", "/api/qr", { body: { text } }),
+  rulebook: (rules, language) =>
+    request("POST", `/api/rulebook?lang=${enc(language)}`, { body: rules }),
   createTable: (body) => request("POST", "/api/tables", { body }),
   table: (code) => request("GET", `/api/tables/${enc(code)}`),
   join: (code, name, token) =>

@@ -13,7 +13,8 @@
 
 import { $, mount, h } from "./dom.js";
 import { detectLang, setLang, onLangChange, t, lang } from "./i18n.js";
-import { normalizeCode, saveTable } from "./store.js";
+import { onRulebook } from "./rulebook.js";
+import { normalizeCode, saveTable } from "./device_store.js";
 import { TableSession } from "./session.js";
 import { unlock } from "./sound.js";
 import { HomeView } from "./views/home.js";
@@ -28,7 +29,7 @@ import { EventHallView } from "./views/event_hall.js";
 import { EventCardsView, EventClaimView, EventResultsView } from "./views/event_print.js";
 import { saveEvent } from "./event.js";
 import { attachSeats, takeSeatLink } from "./seats.js";
-import { attachTableLife } from "./life.js";
+import { attachTableLife } from "./celebrations.js";
 
 let view = null;
 let session = null;
@@ -92,14 +93,15 @@ function route() {
     if (!session || session.code !== r.code) {
       if (session) session.close();
       session = new TableSession(r.code);
-      session.addEventListener("conn", (ev) =>
+      session.addEventListener("conn", (/** @type {CustomEvent} */ ev) =>
         renderNetbar(ev.detail.status, {
           attempt: ev.detail.attempt,
           onRetry: () => session.conn.reconnectNow(),
         }),
       );
       session.addEventListener("delivered", (ev) => {
-        const text = t("conn.delivered_late", { n: ev.detail.turn });
+        const { detail } = /** @type {CustomEvent<{turn: number}>} */ (ev);
+        const text = t("conn.delivered_late", { n: detail.turn });
         announce(text);
         toast(text);
       });
@@ -152,7 +154,7 @@ function route() {
 }
 
 // A read-only window for people debugging a table (and for the end-to-end tests).
-window.bobing = Object.freeze({
+/** @type {any} */ (window).bobing = Object.freeze({
   get state() {
     return session ? session.state : null;
   },
@@ -172,7 +174,10 @@ async function boot() {
   await setLang(detectLang());
   document.addEventListener("click", (ev) => {
     unlock();
-    const a = ev.target.closest && ev.target.closest("a[data-link]");
+    const target = /** @type {Element} */ (ev.target);
+    const a = /** @type {HTMLAnchorElement | null} */ (
+      target.closest && target.closest("a[data-link]")
+    );
     if (a && a.origin === location.origin && !ev.metaKey && !ev.ctrlKey && ev.button === 0) {
       ev.preventDefault();
       navigate(a.pathname + a.search + a.hash);
@@ -182,6 +187,9 @@ async function boot() {
   onLangChange(() => {
     document.title = t("app.title");
     followLang();
+    if (view) view.render();
+  });
+  onRulebook(() => {
     if (view) view.render();
   });
   document.title = t("app.title");
@@ -216,7 +224,9 @@ function insecureNote() {
 
 /** The manifest (the home-screen name) follows the UI's language. */
 function followLang() {
-  const manifest = document.querySelector('link[rel="manifest"]');
+  const manifest = /** @type {HTMLLinkElement | null} */ (
+    document.querySelector('link[rel="manifest"]')
+  );
   if (manifest) manifest.href = `/manifest.webmanifest?lang=${encodeURIComponent(lang())}`;
 }
 

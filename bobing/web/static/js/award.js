@@ -1,7 +1,7 @@
 // Words for what happened: a throw's name and why, the cakes it moved, log lines.
 
 import { t, num, list } from "./i18n.js";
-import { classify, handName, why, tierName, tierOf } from "./game.js";
+import { classify, handName, why, tierName, tierOf } from "./rulebook.js";
 import { EVENT } from "./protocol.js";
 import { rankedLines } from "./ranked.js";
 
@@ -19,7 +19,14 @@ export function describeThrow(thrown, rules) {
     };
   }
   const c = classify(thrown.dice, rules);
-  return { name: handName(c), why: why(c), hand: c.hand, dice: thrown.dice, tiaohou: false, c };
+  return {
+    name: handName(c),
+    why: why(c),
+    hand: thrown.hand || c.hand,
+    dice: thrown.dice,
+    tiaohou: false,
+    c,
+  };
 }
 
 function count(n) {

@@ -1,3 +1,4 @@
+// @ts-check
 // The server's clock as this device sees it: deadlines are the server's, so a countdown is
 // computed from the server time (welcome and pong frames carry `server_time`), never from the
 // phone's own clock, which may be minutes off.

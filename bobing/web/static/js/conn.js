@@ -1,3 +1,4 @@
+// @ts-check
 // One WebSocket per table (docs/protocol.md): welcome, events with the state after them, acks
 // and errors. Reconnects by itself with backoff and resyncs from the last seq it saw; commands
 // carry an id, so a command resent after a drop is applied at most once.
@@ -40,6 +41,7 @@ export class TableConnection extends EventTarget {
     this.tokens = tokens.filter(Boolean);
     this.lastSeq = after;
     this.lang = lang;
+    /** @type {string} */
     this.status = CONN.CLOSED;
     this.attempt = 0;
     this.roles = [];

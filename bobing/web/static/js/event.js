@@ -7,7 +7,7 @@ import { TableConnection } from "./conn.js";
 import { lang, t } from "./i18n.js";
 import { EVENT } from "./protocol.js";
 import { describeThrow } from "./award.js";
-import { saveTable } from "./store.js";
+import { saveTable } from "./device_store.js";
 import { showError, toast } from "./ui.js";
 import { publicUrl } from "./invite.js";
 
@@ -176,7 +176,9 @@ export class EventWatcher extends EventTarget {
     for (const [code, number] of codes) {
       if (this.conns.has(code)) continue;
       const conn = new TableConnection(code, { tokens: [], after: 0, lang: lang() });
-      conn.addEventListener("events", (ev) => this.onFrame(number, ev.detail));
+      conn.addEventListener("events", (/** @type {CustomEvent} */ ev) =>
+        this.onFrame(number, ev.detail),
+      );
       this.conns.set(code, conn);
       conn.connect();
     }

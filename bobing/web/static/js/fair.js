@@ -1,3 +1,4 @@
+// @ts-check
 // Checking the provably fair dice in the browser (docs/fairness.md):
 //   commitment = SHA-256(seed bytes)
 //   block k    = HMAC-SHA256(seed bytes, "bobing-dice-v1" 0 table_id 0 throw 0 nonce || k as u32be)

@@ -5,9 +5,9 @@ import { h } from "./dom.js";
 import { t } from "./i18n.js";
 import { STATUS } from "./protocol.js";
 import { diceRow } from "./dice.js";
-import { classify, handName } from "./game.js";
+import { classify, handName } from "./rulebook.js";
 import { cakes } from "./award.js";
-import { loadTable } from "./store.js";
+import { loadTable } from "./device_store.js";
 
 const KEY = "bobing.history";
 const MAX_GAMES = 60;

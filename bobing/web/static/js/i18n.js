@@ -1,3 +1,4 @@
+// @ts-check
 // One catalogue per language (i18n/<lang>.json); t(key, params) fills {name} fields.
 
 export const LANGS = ["zh-Hans", "zh-Hant", "en"];
@@ -7,6 +8,8 @@ const STORAGE_KEY = "bobing.lang";
 const catalogues = new Map();
 let current = DEFAULT_LANG;
 const listeners = new Set();
+/** Work to finish before a new language is shown (e.g. fetching texts the server words). */
+const preparers = new Set();
 
 /** Map a browser language tag (zh-TW, en-GB, zh-CN) to one of LANGS, or null. */
 export function normalizeLang(tag) {
@@ -49,7 +52,7 @@ async function load(lang) {
 /** Load `lang` (and English as the fallback) and make it current. */
 export async function setLang(lang, { remember = false } = {}) {
   if (!LANGS.includes(lang)) lang = DEFAULT_LANG;
-  await Promise.all([load(lang), load("en")]);
+  await Promise.all([load(lang), load("en"), ...[...preparers].map((fn) => fn(lang))]);
   current = lang;
   document.documentElement.lang = lang;
   if (remember) {
@@ -64,6 +67,12 @@ export async function setLang(lang, { remember = false } = {}) {
 
 export function lang() {
   return current;
+}
+
+/** Run `fn(lang)` (async) before a new language is shown; the change waits for it. */
+export function beforeLangChange(fn) {
+  preparers.add(fn);
+  return () => preparers.delete(fn);
 }
 
 export function onLangChange(fn) {

@@ -1,4 +1,64 @@
-// Names of the table server protocol (docs/protocol.md), in one place.
+// @ts-check
+// Names of the table server protocol (docs/protocol.md), in one place, and the JSDoc types of
+// what the server sends (bobing/tables/state.py, bobing/web/routes/ws.py).
+
+/**
+ * A table's state (`GET /api/tables/{code}`, and with every `events` frame).
+ * @typedef {object} TableState
+ * @property {string} code
+ * @property {string} name
+ * @property {"online" | "pass_and_play" | "referee"} mode
+ * @property {string} created_at
+ * @property {boolean} referee_thrower
+ * @property {import("./rulebook.js").Rules} rules  the complete rule object (RULES.md §5)
+ * @property {Record<string, {name: string, value?: number}>} named_prizes
+ * @property {number | null} time_limit
+ * @property {"lobby" | "playing" | "paused" | "over"} status
+ * @property {string | null} end_reason
+ * @property {{seat: number, name: string}[]} players
+ * @property {boolean} lobby_locked
+ * @property {{thrower: string, dice: number[], starter: string | null} | null} start_dice
+ * @property {string} phase
+ * @property {string | null} next  whose turn it is
+ * @property {number | null} turn
+ * @property {number} throw_count
+ * @property {object | null} last_throw
+ * @property {string[]} skipping
+ * @property {object | null} final_round
+ * @property {string | null} deadline
+ * @property {number | null} time_left
+ * @property {{by: string, at: string, throw: number} | null} closing
+ * @property {object | null} result
+ * @property {number} last_seq
+ * @property {object | null} auto_throw
+ * @property {Throwers | null} throwers  who may send the next throw (null: nobody now)
+ * @property {string | null} rematch
+ * @property {{commitment: string, server_seed: string | null}} fairness
+ */
+
+/**
+ * Who may throw next: a connection holding one of `roles`, or seated as `player`.
+ * @typedef {{roles: string[], player: string | null}} Throwers
+ */
+
+/**
+ * An entry of the table's log. Engine events add their own fields (a `thrown` has `player`,
+ * `dice`, `hand`, `throw`; see docs/protocol.md).
+ * @typedef {{seq: number, type: string, at?: string} & Record<string, any>} LogEvent
+ */
+
+/**
+ * Frames the server sends on the table socket.
+ * @typedef {{type: "welcome", code: string, roles: string[], player: string | null,
+ *   last_seq: number, server_time: string}} WelcomeFrame
+ * @typedef {{type: "events", events: LogEvent[], state: TableState | null}} EventsFrame
+ * @typedef {{type: "ack", id: string, seq: number, last_seq: number, duplicate: boolean,
+ *   reply?: Record<string, any>}} AckFrame
+ * @typedef {{type: "error", id: string | null, code: string, status: number, title: string,
+ *   detail: string, params: Record<string, any>}} ErrorFrame
+ * @typedef {{type: "pong", id: string, server_time: string}} PongFrame
+ * @typedef {WelcomeFrame | EventsFrame | AckFrame | ErrorFrame | PongFrame} ServerFrame
+ */
 
 /** Event types of the table's log. */
 export const EVENT = Object.freeze({
@@ -131,46 +191,6 @@ export const HANDS = Object.freeze([
   "yixiu",
   "none",
 ]);
-
-/** Hands that may stand in a 状元 order. */
-export const RANKABLE = Object.freeze([
-  "liubohong",
-  "biandijin",
-  "liubohei",
-  "chajinhua",
-  "wuhong",
-  "wuzi",
-  "sihong",
-]);
-
-/** Every rule switch with its allowed values (RULES.md §5); lists and objects are edited apart. */
-export const SWITCH_VALUES = Object.freeze({
-  wuzi_compare: ["kicker", "face_then_kicker"],
-  sijin_bonus: [false, true],
-  wuzi_bonus: [false, true],
-  chajinhua_duitang: ["immediate", "none", "at_end"],
-  chajinhua_lugu: ["exempt", "keeps_duitang"],
-  standing: ["latest", "best"],
-  liubohong: [
-    "take_all_end",
-    "take_remaining_end",
-    "zhuangyuan",
-    "friendly_end",
-    "friendly_end_sanhong",
-  ],
-  liubohong_spares_chajinhua: [false, true],
-  liubohong_duitang: ["none", "at_end"],
-  liubohei: ["grab_end", "zhuangyuan_end_share", "zhuangyuan", "ignore", "take_one"],
-  six_ones: ["liubohei", "biandijin"],
-  biandijin: ["take_remaining_end", "zhuangyuan", "zhuangyuan_take_remaining_end"],
-  tiaohou: ["void_skip_next", "void"],
-  direction: ["clockwise", "counterclockwise"],
-  start_count: ["from_thrower", "from_next"],
-  end: ["finish_round", "one_more_round", "immediate"],
-  // RULES.md §9.3
-  zhuangyuan_cake: ["winner", "shared"],
-  money: ["receive", "pay"],
-});
 
 export const CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ";
 /** Seats at a table unless its rules' max_players says otherwise (RULES.md §8: 2-30). */

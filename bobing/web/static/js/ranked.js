@@ -6,7 +6,7 @@
 import { h, mount, sleep, reducedMotion } from "./dom.js";
 import { t, num } from "./i18n.js";
 import { diceRow } from "./dice.js";
-import { classify, handName } from "./game.js";
+import { classify, handName } from "./rulebook.js";
 import { announce } from "./ui.js";
 import { chime, gong } from "./sound.js";
 

@@ -4,7 +4,7 @@
 import { h, mount } from "./dom.js";
 import { t } from "./i18n.js";
 import { dieSvg } from "./dice.js";
-import { classify, handName, why, effect } from "./game.js";
+import { classify, handName, why, effect } from "./rulebook.js";
 import { icon } from "./ui.js";
 
 export class RefereePad {
@@ -231,7 +231,7 @@ export class RefereePad {
         this.preview,
         h("strong", { class: "ref-name" }, handName(c)),
         h("span", { class: "ref-why" }, why(c)),
-        h("span", { class: "ref-effect" }, effect(c, this.rules)),
+        h("span", { class: "ref-effect" }, effect(c)),
       );
     } else if (this.count === 2 && this.faces.length === 2) {
       mount(

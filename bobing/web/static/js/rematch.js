@@ -7,7 +7,7 @@ import { h } from "./dom.js";
 import { t } from "./i18n.js";
 import { COMMAND, ROLE, STATUS } from "./protocol.js";
 import { icon, showError, toast, announce } from "./ui.js";
-import { loadTable, saveTable } from "./store.js";
+import { loadTable, saveTable } from "./device_store.js";
 
 function target(code) {
   return document.body.dataset.route === "tv" ? `/t/${code}/tv` : `/t/${code}`;

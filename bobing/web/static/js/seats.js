@@ -5,9 +5,9 @@
 import { h, mount, randomId } from "./dom.js";
 import { t } from "./i18n.js";
 import { COMMAND, EVENT, MODE, ROLE, STATUS, PHASE } from "./protocol.js";
-import { qrSvg } from "./qr.js";
+import { qrSvg } from "./qrcode.js";
 import { icon, toast, showError, confirmDialog, copyText, announce } from "./ui.js";
-import { loadTable, saveTable } from "./store.js";
+import { loadTable, saveTable } from "./device_store.js";
 import { inviteBase, loadInvite } from "./invite.js";
 
 /** Choices of the auto-throw time, in seconds (0 = off). */

@@ -1,12 +1,14 @@
+// @ts-check
 // A table as this device follows it: tokens, the event log, the latest state, the connection.
 // Everything is saved per table, so a reload shows the same screen at once and resyncs.
 
 import { api } from "./api.js";
 import { TableConnection, CONN } from "./conn.js";
 import { lang } from "./i18n.js";
-import { EVENT, MODE, ROLE, STATUS, PHASE, COMMAND, VOIDABLE } from "./protocol.js";
-import { loadTable, saveTable, rememberRecent } from "./store.js";
+import { EVENT, MODE, ROLE, COMMAND, VOIDABLE } from "./protocol.js";
+import { loadTable, saveTable, rememberRecent } from "./device_store.js";
 import { nonceVerdict } from "./fair.js";
+import { loadRulebook } from "./rulebook.js";
 
 const SAVE_DELAY_MS = 150;
 
@@ -16,7 +18,9 @@ export class TableSession extends EventTarget {
     this.code = code;
     const saved = loadTable(code);
     this.saved = saved;
+    /** @type {import("./protocol.js").TableState | null} */
     this.state = saved.state || null;
+    /** @type {import("./protocol.js").LogEvent[]} */
     this.events = Array.isArray(saved.events) ? saved.events : [];
     this.lastSeq = this.events.length ? this.events[this.events.length - 1].seq : 0;
     if (this.state && this.lastSeq < (this.state.last_seq || 0)) {
@@ -28,6 +32,7 @@ export class TableSession extends EventTarget {
     this.markVoided(this.events);
     this.roles = [];
     this.me = saved.playerName || null;
+    /** @type {string} */
     this.status = CONN.CONNECTING;
     this.attempt = 0;
     this.gone = false;
@@ -65,21 +70,12 @@ export class TableSession extends EventTarget {
     return this.status === CONN.OPEN;
   }
 
-  /** Whether this device may throw now (per mode, roles and whose turn it is). */
+  /** Whether this device may throw now: the state says who may (`throwers`), not this file. */
   canThrow() {
-    const st = this.state;
-    if (!st || st.status !== STATUS.PLAYING || !st.next || st.phase === PHASE.GRAB) return false;
-    const roles = this.roles;
-    if (st.mode === MODE.ONLINE) return roles.includes(ROLE.PLAYER) && this.me === st.next;
-    if (st.mode === MODE.PASS_AND_PLAY)
-      return roles.includes(ROLE.HOST) || roles.includes(ROLE.PLAY);
-    if (st.mode === MODE.REFEREE) {
-      return (
-        roles.includes(ROLE.HOST) ||
-        (st.referee_thrower && roles.includes(ROLE.PLAYER) && this.me === st.next)
-      );
-    }
-    return false;
+    const who = this.state && this.state.throwers;
+    if (!who) return false;
+    if (this.roles.some((role) => who.roles.includes(role))) return true;
+    return Boolean(who.player && this.roles.includes(ROLE.PLAYER) && this.me === who.player);
   }
 
   // ---- lifecycle ---------------------------------------------------------------------------
@@ -90,7 +86,7 @@ export class TableSession extends EventTarget {
       after: this.lastSeq,
       lang: lang(),
     });
-    this.conn.addEventListener("status", (ev) => {
+    this.conn.addEventListener("status", (/** @type {CustomEvent} */ ev) => {
       this.status = ev.detail.status;
       this.attempt = ev.detail.attempt;
       if (this.status === CONN.RECONNECTING) this.outages += 1;
@@ -98,7 +94,7 @@ export class TableSession extends EventTarget {
       this.dispatchEvent(new CustomEvent("conn", { detail: ev.detail }));
       this.emit({ events: [], live: false });
     });
-    this.conn.addEventListener("welcome", (ev) => {
+    this.conn.addEventListener("welcome", (/** @type {CustomEvent} */ ev) => {
       this.roles = ev.detail.roles || [];
       if (ev.detail.player) {
         this.me = ev.detail.player;
@@ -112,8 +108,10 @@ export class TableSession extends EventTarget {
       }
       this.emit({ events: [], live: false });
     });
-    this.conn.addEventListener("events", (ev) => this.onEvents(ev.detail));
-    this.conn.addEventListener("servererror", (ev) => {
+    this.conn.addEventListener("events", (/** @type {CustomEvent} */ ev) =>
+      this.onEvents(ev.detail),
+    );
+    this.conn.addEventListener("servererror", (/** @type {CustomEvent} */ ev) => {
       this.dispatchEvent(new CustomEvent("servererror", { detail: ev.detail }));
     });
     this.conn.connect();
@@ -132,6 +130,7 @@ export class TableSession extends EventTarget {
     }
     if (state) {
       this.state = state;
+      if (state.rules) loadRulebook(state.rules).catch(() => {}); // before a screen needs it
       rememberRecent(this.code, state.name);
     }
     if (this.nonceChecks.length) this.checkNonces();

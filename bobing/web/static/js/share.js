@@ -4,7 +4,7 @@
 
 import { h, mount, download } from "./dom.js";
 import { t } from "./i18n.js";
-import { classify, handName, tierName } from "./game.js";
+import { classify, handName, tierName } from "./rulebook.js";
 import { cakes } from "./award.js";
 import { icon, showError, toast } from "./ui.js";
 import { TIERS } from "./protocol.js";

@@ -1,14 +1,14 @@
 // Sounds synthesized with Web Audio (no audio files): dice rattling on porcelain, a chime for
 // a prize, a gong for a 状元 hand. Starts only after a user gesture; mutable.
 
-import { prefs, setPref } from "./store.js";
+import { prefs, setPref } from "./device_store.js";
 
 let ctx = null;
 let master = null;
 
 function audio() {
   if (ctx) return ctx;
-  const Ctor = window.AudioContext || window.webkitAudioContext;
+  const Ctor = window.AudioContext || /** @type {any} */ (window).webkitAudioContext;
   if (!Ctor) return null;
   ctx = new Ctor();
   master = ctx.createGain();

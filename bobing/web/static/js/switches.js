@@ -1,37 +1,17 @@
+// @ts-check
 // The rule-switch editor: the 状元 order (reorderable, stated in words), every switch with a
 // plain-words hint, 追 and the 对堂 patterns. The home page's create form and the organiser's
 // event form both use it; the rule object it edits is always complete (a preset's, changed).
+// The switches, their values and words are the server's rulebook (POST /api/rulebook): a new
+// switch appears here without a line of JavaScript.
 
 import { h, mount } from "./dom.js";
 import { t } from "./i18n.js";
-import { SWITCH_VALUES } from "./protocol.js";
-import { fixOrder, orderLine, rankingLines, tierName, handLabel } from "./game.js";
+import { loadRulebook, tierName, handLabel } from "./rulebook.js";
 import { icon, toast } from "./ui.js";
 
-const EDITABLE = [
-  "liubohong",
-  "liubohong_spares_chajinhua",
-  "liubohong_duitang",
-  "liubohei",
-  "six_ones",
-  "biandijin",
-  "wuzi_compare",
-  "wuzi_bonus",
-  "sijin_bonus",
-  "chajinhua_duitang",
-  "chajinhua_lugu",
-  "standing",
-  "tiaohou",
-  "direction",
-  "start_count",
-  "end",
-  "zhuangyuan_cake",
-  "money",
-];
-/** Switches whose values are true and false. */
-const BOOLEAN = new Set(["sijin_bonus", "wuzi_bonus", "liubohong_spares_chajinhua"]);
-const CHASE_TIERS = ["duitang", "sanhong", "sijin", "erju", "yixiu"];
-const VALUE_TIERS = ["zhuangyuan", ...CHASE_TIERS];
+/** Switches the forms edit in a section of their own (what the table plays for). */
+const EDITED_APART = new Set(["award"]);
 
 export function clone(value) {
   return JSON.parse(JSON.stringify(value));
@@ -47,6 +27,10 @@ export class RuleSwitches {
     this.onReset = onReset || (() => this.set(this.base));
     this.rules = null;
     this.base = null;
+    /** The server's reading of `rules` (its switches, meanings and 状元 order). */
+    this.book = null;
+    this.painting = Promise.resolve();
+    this.generation = 0;
     this.el = h("div", { class: "switch-editor" });
     this.statement = h("p", { class: "order-statement", "aria-live": "polite" });
   }
@@ -55,7 +39,7 @@ export class RuleSwitches {
   set(rules, base = rules) {
     this.base = clone(base);
     this.rules = clone(rules);
-    this.paint();
+    return this.paint();
   }
 
   /** Whether the switches differ from the base (the prize counts are not switches). */
@@ -65,33 +49,51 @@ export class RuleSwitches {
     return JSON.stringify(mine) !== JSON.stringify(this.base);
   }
 
+  /** Resolves once `rules` holds the server's reading of the last edit and is painted. */
+  settled() {
+    return this.painting;
+  }
+
+  /**
+   * Ask the server what the edited rules are (the 状元 order brought in line with the other
+   * switches), then paint. An edit it refuses is undone, with its reason.
+   */
   paint() {
-    if (!this.rules) return;
+    if (!this.rules) return this.painting;
+    const generation = ++this.generation;
+    const draft = clone(this.rules);
+    this.painting = loadRulebook(draft).then(
+      (book) => {
+        if (generation !== this.generation) return;
+        this.book = book;
+        this.rules = { ...clone(book.rules), prizes: draft.prizes };
+        this.draw();
+      },
+      (err) => {
+        if (generation !== this.generation) return;
+        toast(err.message, { kind: "error" });
+        this.rules = clone(this.book ? this.book.rules : this.base);
+        if (this.book) this.draw();
+      },
+    );
+    return this.painting;
+  }
+
+  draw() {
     const rules = this.rules;
-    rules.zhuangyuan_order = fixOrder(rules);
-    // RULES.md §9.3: keep the rule object free of the contradictions the server refuses.
-    if (rules.liubohong !== "zhuangyuan" && "liubohong_duitang" in rules)
-      rules.liubohong_duitang = "none";
-    if ("money" in rules) {
-      if (rules.money === "pay" && !rules.values)
-        rules.values = Object.fromEntries(VALUE_TIERS.map((tier) => [tier, 0]));
-      if (rules.money !== "pay") rules.values = null;
-    }
+    const book = this.book;
     mount(
       this.statement,
       h("span", { class: "label" }, t("rules.order_label")),
       " ",
-      orderLine(rules),
+      book.order,
       this.changed() ? h("span", { class: "badge" }, t("home.customized")) : null,
     );
     const rows = [this.orderRow(rules)];
-    for (const name of EDITABLE) {
-      if (name === "biandijin" && rules.six_ones !== "biandijin") continue;
-      if (name === "liubohong_spares_chajinhua" && rules.liubohong !== "take_all_end") continue;
-      if (name === "liubohong_duitang" && rules.liubohong !== "zhuangyuan") continue;
-      if (!(name in rules)) continue; // a server without this switch
-      rows.push(this.switchRow(rules, name));
-      if (name === "money" && rules.money === "pay") rows.push(this.valuesRow(rules));
+    for (const info of book.switches) {
+      if (info.applies && !EDITED_APART.has(info.name)) rows.push(this.switchRow(rules, info));
+      if (info.name === "money" && rules.money === "pay" && rules.values)
+        rows.push(this.valuesRow(rules));
     }
     rows.push(this.chaseRow(rules), this.patternsRow(rules));
     rows.push(
@@ -109,7 +111,7 @@ export class RuleSwitches {
     return h(
       "div",
       { class: "switch-row" },
-      h("span", { class: "field-label" }, t("switch.zhuangyuan_order")),
+      h("span", { class: "field-label" }, this.book.labels.zhuangyuan_order),
       h(
         "ol",
         { class: "order-editor" },
@@ -146,12 +148,13 @@ export class RuleSwitches {
       h(
         "ul",
         { class: "rank-list small" },
-        rankingLines(rules).map((line) => h("li", {}, line)),
+        this.book.ranking.map((line) => h("li", {}, line)),
       ),
     );
   }
 
-  switchRow(rules, name) {
+  switchRow(rules, info) {
+    const { name } = info;
     const id = `sw-${name}`;
     const select = h(
       "select",
@@ -160,27 +163,27 @@ export class RuleSwitches {
         class: "input",
         "data-switch": name,
         onchange: (ev) => {
-          const raw = ev.target.value;
-          rules[name] = BOOLEAN.has(name) ? raw === "true" : raw;
-          this.paint();
-          const again = this.el.querySelector(`#${id}`);
-          if (again) again.focus();
+          rules[name] = info.options[ev.target.selectedIndex].value;
+          this.paint().then(() => {
+            const again = this.el.querySelector(`#${id}`);
+            if (again) again.focus();
+          });
         },
       },
-      SWITCH_VALUES[name].map((value) =>
+      info.options.map((option) =>
         h(
           "option",
-          { value: String(value), selected: rules[name] === value },
-          t(`val.${name}.${value}`),
+          { value: String(option.value), selected: rules[name] === option.value },
+          option.label,
         ),
       ),
     );
     return h(
       "div",
       { class: "switch-row" },
-      h("label", { for: id, class: "field-label" }, t(`switch.${name}`)),
+      h("label", { for: id, class: "field-label" }, info.label),
       select,
-      h("p", { class: "hint" }, t(`rule.${name}.${rules[name]}`)),
+      h("p", { class: "hint" }, info.meaning),
     );
   }
 
@@ -198,7 +201,7 @@ export class RuleSwitches {
           checked: chaseOn,
           onchange: (ev) => this.setChase(ev.target.checked),
         }),
-        t("switch.chase"),
+        this.book.labels.chase,
       ),
       chaseOn
         ? h(
@@ -207,7 +210,7 @@ export class RuleSwitches {
             h(
               "div",
               { class: "check-grid" },
-              CHASE_TIERS.map((tier) =>
+              this.book.chase.tiers.map((tier) =>
                 h(
                   "label",
                   { class: "check-row" },
@@ -218,7 +221,7 @@ export class RuleSwitches {
                       const tiers = new Set(rules.chase.tiers);
                       if (ev.target.checked) tiers.add(tier);
                       else tiers.delete(tier);
-                      rules.chase.tiers = CHASE_TIERS.filter((x) => tiers.has(x));
+                      rules.chase.tiers = this.book.chase.tiers.filter((x) => tiers.has(x));
                       if (!rules.chase.tiers.length) rules.chase = null;
                       this.paint();
                     },
@@ -237,11 +240,11 @@ export class RuleSwitches {
                   this.paint();
                 },
               },
-              ["nearest_before", "latest"].map((v) =>
+              this.book.chase.from.map((option) =>
                 h(
                   "option",
-                  { value: v, selected: rules.chase.from === v },
-                  t(`rule.chase.from.${v}`),
+                  { value: option.value, selected: rules.chase.from === option.value },
+                  option.label,
                 ),
               ),
             ),
@@ -257,30 +260,24 @@ export class RuleSwitches {
                   this.paint();
                 },
               },
-              ["others_left", "end"].map((v) =>
+              this.book.chase.until.map((option) =>
                 h(
                   "option",
-                  { value: v, selected: (rules.chase.until || "others_left") === v },
-                  t(`val.chase.until.${v}`),
+                  {
+                    value: option.value,
+                    selected: (rules.chase.until || "others_left") === option.value,
+                  },
+                  option.label,
                 ),
               ),
             ),
           )
         : null,
-      h(
-        "p",
-        { class: "hint" },
-        chaseOn
-          ? t("rule.chase.on", {
-              tiers: rules.chase.tiers.map(tierName).join(t("list.sep")),
-              source: t(`rule.chase.from.${rules.chase.from}`),
-            }) + (rules.chase.until === "end" ? t("rule.chase.until.end") : "")
-          : t("rule.chase.null"),
-      ),
+      h("p", { class: "hint" }, this.book.meanings.chase),
     );
   }
 
-  /** 反向博钱: what each cake costs the person who holds it at the end (RULES.md §9.3). */
+  /** 反向博钱 (RULES.md §9.3): what each tier's cake costs its winner. */
   valuesRow(rules) {
     return h(
       "div",
@@ -289,7 +286,7 @@ export class RuleSwitches {
       h(
         "div",
         { class: "check-grid" },
-        VALUE_TIERS.map((tier) =>
+        Object.keys(rules.values).map((tier) =>
           h(
             "label",
             { class: "check-row" },
@@ -317,7 +314,7 @@ export class RuleSwitches {
     return h(
       "div",
       { class: "switch-row" },
-      h("label", { for: "sw-duitang", class: "field-label" }, t("switch.duitang_patterns")),
+      h("label", { for: "sw-duitang", class: "field-label" }, this.book.labels.duitang_patterns),
       h("input", {
         id: "sw-duitang",
         class: "input mono",

@@ -4,7 +4,7 @@
 
 import { h, mount } from "../dom.js";
 import { t } from "../i18n.js";
-import { classify, handName } from "../game.js";
+import { classify, handName } from "../rulebook.js";
 import { renderTopbar, showError, toast, confirmDialog, copyText, announce } from "../ui.js";
 import {
   EventWatcher,
@@ -15,8 +15,8 @@ import {
   tableLabel,
   cakesLeft,
 } from "../event.js";
-import { saveTable, loadTable } from "../store.js";
-import { qrSvg } from "../qr.js";
+import { saveTable, loadTable } from "../device_store.js";
+import { qrSvg } from "../qrcode.js";
 import { loadInvite, forgetInviteWaiter, inviteNotice, publicUrl } from "../invite.js";
 
 export function statusText(status) {

@@ -8,9 +8,9 @@
 import { h, mount } from "../dom.js";
 import { t } from "../i18n.js";
 import { TIERS } from "../protocol.js";
-import { classify, handName, tierName } from "../game.js";
+import { classify, handName, tierName } from "../rulebook.js";
 import { diceRow } from "../dice.js";
-import { qrSvg } from "../qr.js";
+import { qrSvg } from "../qrcode.js";
 import { renderTopbar, announce } from "../ui.js";
 import { gong } from "../sound.js";
 import { rankingRows, bestName } from "../ranked.js";
@@ -68,6 +68,7 @@ export function boardRows(ev, tb) {
 }
 
 export class EventHallView {
+  /** @param {HTMLElement} main @param {{code: string, navigate?: Function}} options */
   constructor(main, { code }) {
     this.main = main;
     this.code = code;
@@ -146,7 +147,7 @@ export class EventHallView {
 
   /** The hall's height: the window below the top bar (the hall never scrolls). */
   sizeRoom() {
-    const room = this.main.querySelector(".ev-room");
+    const room = /** @type {HTMLElement | null} */ (this.main.querySelector(".ev-room"));
     if (!room) return null;
     const top = room.getBoundingClientRect().top + window.scrollY;
     const style = getComputedStyle(this.main);
@@ -159,7 +160,7 @@ export class EventHallView {
   fit() {
     const room = this.sizeRoom();
     if (!room) return;
-    const tiles = room.querySelector(".ev-tiles");
+    const tiles = /** @type {HTMLElement | null} */ (room.querySelector(".ev-tiles"));
     if (tiles) {
       const n = tiles.children.length;
       const gap = Math.round(Math.min(window.innerWidth, window.innerHeight) * 0.012);
@@ -172,7 +173,7 @@ export class EventHallView {
       tiles.style.setProperty("--tile-pad", `${grid.pad}px`);
       tiles.dataset.layout = grid.layout;
     }
-    const giving = room.querySelector(".ev-giving-tables");
+    const giving = /** @type {HTMLElement | null} */ (room.querySelector(".ev-giving-tables"));
     if (giving) {
       const n = giving.children.length;
       const wide = giving.clientWidth / Math.max(1, giving.clientHeight);
@@ -180,8 +181,10 @@ export class EventHallView {
       giving.style.setProperty("--cols", String(cols));
       giving.style.setProperty("--rows", String(Math.ceil(n / cols)));
     }
-    for (const list of room.querySelectorAll(".ev-fit-list")) {
-      const box = list.parentElement;
+    for (const list of /** @type {NodeListOf<HTMLElement>} */ (
+      room.querySelectorAll(".ev-fit-list")
+    )) {
+      const box = /** @type {HTMLElement} */ (list.parentElement);
       const rows = list.children.length;
       const chars = Number(list.dataset.chars) || 18;
       const maxFont = Math.min(window.innerHeight * 0.06, 120);

@@ -5,7 +5,7 @@
 import { h, mount } from "../dom.js";
 import { t, has } from "../i18n.js";
 import { TIERS } from "../protocol.js";
-import { tierName } from "../game.js";
+import { tierName } from "../rulebook.js";
 import { renderTopbar, showError, toast } from "../ui.js";
 import { loadPresets } from "./rules.js";
 import { eventApi, rememberCreated, showEventError } from "../event.js";
@@ -498,6 +498,7 @@ export class EventNewView {
 
   /** The server's own reading of the form: the tables it would make and the budget. */
   async preview() {
+    await this.switches.settled();
     if (!this.values.people.trim()) {
       this.summaryLine.textContent = "";
       return;
@@ -904,6 +905,7 @@ export class EventNewView {
     const button = this.form.querySelector("#ev-create");
     button.disabled = true;
     try {
+      await this.switches.settled(); // the server's reading of the last switch changed
       const blob = new Blob([this.values.people], { type: "text/plain" });
       const { people } = await eventApi.roster(blob, "text");
       const created = await eventApi.create(this.body(people));

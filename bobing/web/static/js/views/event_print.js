@@ -5,10 +5,10 @@
 import { h, mount, download } from "../dom.js";
 import { t, lang } from "../i18n.js";
 import { TIERS } from "../protocol.js";
-import { classify, handName, tierName } from "../game.js";
-import { qrSvg } from "../qr.js";
+import { classify, handName, tierName } from "../rulebook.js";
+import { qrSvg } from "../qrcode.js";
 import { renderTopbar, showError, toast, icon } from "../ui.js";
-import { saveTable } from "../store.js";
+import { saveTable } from "../device_store.js";
 import { eventApi, claimUrl, tableLabel } from "../event.js";
 import { eventNav } from "./event_dash.js";
 import { loadInvite, inviteNotice } from "../invite.js";
@@ -37,6 +37,7 @@ export function rulesLine(ev) {
 }
 
 export class EventCardsView {
+  /** @param {HTMLElement} main @param {{code: string, navigate?: Function}} options */
   constructor(main, { code }) {
     this.main = main;
     this.code = code;
@@ -258,6 +259,7 @@ function moneyCard(money) {
 }
 
 export class EventResultsView {
+  /** @param {HTMLElement} main @param {{code: string, navigate?: Function}} options */
   constructor(main, { code }) {
     this.main = main;
     this.code = code;

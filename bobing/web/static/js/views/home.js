@@ -5,8 +5,8 @@ import { h, mount } from "../dom.js";
 import { t } from "../i18n.js";
 import { api } from "../api.js";
 import { MODE, TIERS, CODE_ALPHABET, TABLE_NAME_MAX } from "../protocol.js";
-import { tierName } from "../game.js";
-import { saveTable, recentTables, rememberRecent, normalizeCode } from "../store.js";
+import { tierName } from "../rulebook.js";
+import { saveTable, recentTables, rememberRecent, normalizeCode } from "../device_store.js";
 import { renderTopbar, icon, showError, toast } from "../ui.js";
 import { Bowl } from "../dice.js";
 import { loadPresets } from "./rules.js";
@@ -21,6 +21,7 @@ export class HomeView {
     this.navigate = navigate;
     this.presets = null;
     this.presetId = "traditional";
+    /** @type {string} */
     this.mode = MODE.ONLINE;
     this.prizes = null;
     this.named = {};
@@ -415,6 +416,7 @@ export class HomeView {
   async create() {
     if (this.busy) return;
     if (!this.terms.check()) return;
+    await this.switches.settled(); // the server's reading of the last switch changed
     const body = this.body();
     if (!body.name || BAD_NAME.test(body.name)) {
       toast(body.name ? t("error.bad_name_chars", { name: body.name }) : t("error.invalid_name"), {

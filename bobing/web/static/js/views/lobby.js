@@ -3,9 +3,9 @@
 import { h, mount, randomId } from "../dom.js";
 import { t } from "../i18n.js";
 import { COMMAND, EVENT, MODE, NAME_MAX, MAX_PLAYERS } from "../protocol.js";
-import { qrSvg } from "../qr.js";
+import { qrSvg } from "../qrcode.js";
 import { Bowl } from "../dice.js";
-import { orderLine, starterFromDice, tierName } from "../game.js";
+import { orderLine, tierName } from "../rulebook.js";
 import { RefereePad } from "../referee.js";
 import { icon, copyText, toast, showError, announce, errorText } from "../ui.js";
 import { rattle, settle } from "../sound.js";
@@ -31,7 +31,8 @@ export function modeName(mode) {
 /** Keep keyboard focus on "the same" control across a rebuild (matched by data-fk). */
 export function keepFocus(container, rebuild) {
   const active = document.activeElement;
-  const key = active && container.contains(active) ? active.dataset.fk : null;
+  const key =
+    active && container.contains(active) ? /** @type {HTMLElement} */ (active).dataset.fk : null;
   rebuild();
   if (key) {
     const again = container.querySelector(`[data-fk="${CSS.escape(key)}"]`);
@@ -464,9 +465,7 @@ export class LobbyPanel {
     const isHost = this.session.isHost();
     const players = (st.players || []).map((p) => p.name);
     const sd = st.start_dice;
-    const starter = sd
-      ? starterFromDice(players, sd.thrower, sd.dice, st.rules)
-      : players[0] || null;
+    const starter = sd ? sd.starter || null : players[0] || null;
     const parts = [h("h2", { class: "card-title" }, t("lobby.start_title"))];
     if (sd) {
       parts.push(this.bowl.el);

@@ -8,7 +8,7 @@ import { h, s, mount } from "../dom.js";
 import { t, lang, num } from "../i18n.js";
 import { getJson } from "../api.js";
 import { TIERS } from "../protocol.js";
-import { handLabel, tierName } from "../game.js";
+import { handLabel, tierName } from "../rulebook.js";
 import { renderTopbar, icon, showError, errorText, announce } from "../ui.js";
 
 const PRESETS = ["traditional", "modern", "jinhua"];

@@ -5,16 +5,16 @@ import { h, mount, randomId, sleep, reducedMotion } from "../dom.js";
 import { t } from "../i18n.js";
 import { COMMAND, EVENT, MODE, PHASE, STATUS, TIERS } from "../protocol.js";
 import { Bowl, diceRow } from "../dice.js";
-import { tierName, tierOf } from "../game.js";
+import { tierName, tierOf } from "../rulebook.js";
 import { describeThrow, awardLines, logLine, leaderText, cakes } from "../award.js";
 import { RefereePad } from "../referee.js";
 import { icon, announce, showError, confirmDialog, toast } from "../ui.js";
 import { rattle, settle, chime, gong, unlock } from "../sound.js";
-import { prefs, setPref } from "../store.js";
+import { prefs, setPref } from "../device_store.js";
 import { keepFocus } from "./lobby.js";
 import { SeatTools, AutoThrowNote } from "../seats.js";
 import { reactionBar } from "../reactions.js";
-import { celebrateThrow } from "../life.js";
+import { celebrateThrow } from "../celebrations.js";
 import { CountdownBar, askClose } from "../countdown.js";
 import { isRanked, paintLeaderboard, prizeList } from "../ranked.js";
 
@@ -839,7 +839,7 @@ export class PlayPanel {
   }
 
   async enableShake(ask) {
-    const DME = window.DeviceMotionEvent;
+    const DME = /** @type {any} */ (window).DeviceMotionEvent;
     if (!DME) return false;
     if (typeof DME.requestPermission === "function") {
       // Chromium grants it without a prompt; iOS refuses a call that is not from a tap (no

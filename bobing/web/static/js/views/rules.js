@@ -8,14 +8,14 @@ import { api } from "../api.js";
 import { TIERS } from "../protocol.js";
 import { diceRow } from "../dice.js";
 import {
-  rankingLines,
-  switchLines,
-  exampleThrows,
+  EXAMPLE_THROWS,
+  diceText,
+  loadRulebook,
   handName,
   why,
   effect,
   tierName,
-} from "../game.js";
+} from "../rulebook.js";
 import { renderTopbar, icon, showError } from "../ui.js";
 import { oddsLink } from "./odds.js";
 
@@ -89,10 +89,18 @@ export class RulesView {
       }
     }
     this.rules = rules;
-    mount(this.main, this.page(rules, named, st));
+    let book;
+    try {
+      book = await loadRulebook(rules);
+    } catch (err) {
+      showError(err);
+      return;
+    }
+    if (this.rules !== rules) return; // a newer render took over
+    mount(this.main, this.page(rules, named, st, book));
   }
 
-  page(rules, named, st) {
+  page(rules, named, st, book) {
     const prizes = TIERS.filter((tier) => (rules.prizes || {})[tier]);
     const total = prizes.reduce((n, tier) => n + rules.prizes[tier], 0);
     const presetLinks = this.session
@@ -133,7 +141,7 @@ export class RulesView {
         h(
           "ol",
           { class: "rank-list" },
-          rankingLines(rules).map((line) => h("li", {}, line)),
+          book.ranking.map((line) => h("li", {}, line)),
         ),
         h("p", { class: "hint" }, t("rules.tie_hint")),
       ),
@@ -143,10 +151,7 @@ export class RulesView {
         h("h2", { id: "r-prizes", class: "card-title" }, t("rules.prizes_title")),
         // a ranked table plays for its prize list (RULES.md §8.2), not for cakes
         rules.award === "ranked"
-          ? [
-              h("p", {}, t("rule.award.ranked")),
-              prizeList(st && st.rules === rules ? st : { rules }),
-            ]
+          ? [h("p", {}, book.meanings.award), prizeList(st && st.rules === rules ? st : { rules })]
           : null,
         rules.award === "ranked" ? null : h("p", {}, t("rules.prizes_total", { n: total })),
         rules.award === "ranked"
@@ -179,7 +184,7 @@ export class RulesView {
         h(
           "dl",
           { class: "switches" },
-          switchLines(rules).map(([label, meaning]) => [h("dt", {}, label), h("dd", {}, meaning)]),
+          book.lines.map(([label, meaning]) => [h("dt", {}, label), h("dd", {}, meaning)]),
         ),
       ),
       h(
@@ -189,26 +194,22 @@ export class RulesView {
         h(
           "ul",
           { class: "examples" },
-          exampleThrows(rules).map((c) =>
+          EXAMPLE_THROWS.map((dice) => book.throws[diceText(dice)]).map((c) =>
             h(
               "li",
               { class: "example" },
-              diceRow(c.text),
+              diceRow(c.dice),
               h(
                 "div",
                 { class: "example-text" },
                 h("strong", { class: "example-name" }, handName(c)),
                 h("span", { class: "example-why" }, why(c)),
-                h("span", { class: "example-effect" }, effect(c, rules)),
+                h("span", { class: "example-effect" }, effect(c)),
               ),
             ),
           ),
         ),
-        h(
-          "p",
-          { class: "hint" },
-          t("rules.tiaohou_note", { effect: t(`rule.tiaohou.${rules.tiaohou}`) }),
-        ),
+        h("p", { class: "hint" }, t("rules.tiaohou_note", { effect: book.meanings.tiaohou })),
       ),
     );
   }

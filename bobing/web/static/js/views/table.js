@@ -54,6 +54,7 @@ export class TableView {
     this.main = main;
     this.session = session;
     this.ctx = ctx;
+    /** @type {any} */
     this.panel = null;
     this.kind = null;
     this.topKey = "";

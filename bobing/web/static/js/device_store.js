@@ -1,3 +1,4 @@
+// @ts-check
 // What a device remembers per table (localStorage): its tokens and the last state and events it
 // saw, so a reload shows the same screen at once and resyncs from the last seq.
 

@@ -4,7 +4,7 @@
 
 import { t } from "./i18n.js";
 import { STATUS } from "./protocol.js";
-import { tierOf } from "./game.js";
+import { tierOf } from "./rulebook.js";
 import { describeThrow } from "./award.js";
 import { say, worthCalling } from "./voice.js";
 import { confetti } from "./confetti.js";

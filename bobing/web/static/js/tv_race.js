@@ -5,7 +5,7 @@ import { h } from "./dom.js";
 import { t } from "./i18n.js";
 import { EVENT } from "./protocol.js";
 import { diceRow } from "./dice.js";
-import { classify, handName } from "./game.js";
+import { classify, handName } from "./rulebook.js";
 import { describeThrow } from "./award.js";
 
 /** The last `n` throws that stand, newest first. */
