@@ -348,11 +348,15 @@ class Ping(TableCommand):
     type: Literal["ping"]
 
 
-TABLE: tuple[type[TableCommand], ...] = (
-    Throw, Grab, Reorder, Remove, Lock, StartDice, Start, Pause, Resume, End, Undo, Dispute,
-    HandSeat, ClaimSeat, SetAutoThrow, Rematch, ClaimRematch, React, Auth, Ping,
-)  # fmt: skip
-"""Every command of the protocol, once."""
+ClientFrame = Annotated[
+    Throw | Grab | Reorder | Remove | Lock | StartDice | Start | Pause | Resume | End | Undo
+    | Dispute | HandSeat | ClaimSeat | SetAutoThrow | Rematch | ClaimRematch | React | Auth
+    | Ping,
+    Field(discriminator="type"),
+]  # fmt: skip
+"""A client's frame: the discriminated union of the table (its JSON schema is OpenAPI's)."""
+TABLE: tuple[type[TableCommand], ...] = get_args(get_args(ClientFrame)[0])
+"""Every command of the protocol, once (the members of :data:`ClientFrame`)."""
 
 
 def _kind(model: type[TableCommand]) -> str:
@@ -362,13 +366,6 @@ def _kind(model: type[TableCommand]) -> str:
 
 MODELS: dict[str, type[TableCommand]] = {_kind(m): m for m in TABLE}
 """Each command's model by its ``type``."""
-ClientFrame = Annotated[
-    Throw | Grab | Reorder | Remove | Lock | StartDice | Start | Pause | Resume | End | Undo
-    | Dispute | HandSeat | ClaimSeat | SetAutoThrow | Rematch | ClaimRematch | React | Auth
-    | Ping,
-    Field(discriminator="type"),
-]  # fmt: skip
-"""A client's frame: the discriminated union of the table (its JSON schema is OpenAPI's)."""
 STATE_CHANGING = frozenset(k for k, m in MODELS.items() if m.state_changing)
 CONNECTION_COMMANDS = frozenset(MODELS) - STATE_CHANGING
 COMMANDS = frozenset(MODELS)

@@ -86,9 +86,11 @@ async def test_an_instance_killed_mid_game_loses_nothing(cluster: Cluster, redis
         await host.reach(reply["last_seq"])
     # A throw in flight as the instance dies: it either committed or it did not.
     assert host.state is not None
-    await players[host.state["next"]].send(
-        {"type": "throw", "id": "in-flight", "turn": host.state["turn"]}
-    )
+    # The thrower and turn are kept: a retry is the same command from the same sender (once,
+    # the retry came from whoever was next after it; it was acked only because PostgreSQL
+    # dropped the idempotency binding, issue 17).
+    thrower, turn = host.state["next"], host.state["turn"]
+    await players[thrower].send({"type": "throw", "id": "in-flight", "turn": turn})
     await asyncio.sleep(0.05)
     first.kill()
     seen: dict[str, list[dict[str, Any]]] = {}
@@ -107,9 +109,7 @@ async def test_an_instance_killed_mid_game_loses_nothing(cluster: Cluster, redis
     logged = await logged_events(second.url, code)
     await host.reach(logged[-1]["seq"])
     assert host.state is not None
-    retried = await players[host.state["next"]].command(
-        "throw", id="in-flight", turn=host.state["turn"]
-    )
+    retried = await players[thrower].command("throw", id="in-flight", turn=turn)
     # Either a fresh throw, or the original ack (duplicate) if it had committed before the kill.
     assert retried["type"] == "ack", retried
     while host.state is None or host.state["status"] != "over":

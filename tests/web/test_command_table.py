@@ -32,6 +32,7 @@ def _js_constant(name: str) -> str:
 
 
 def test_every_state_changing_command_has_one_decider() -> None:
+    assert set(protocol.TableCommand.__subclasses__()) == set(protocol.TABLE)
     assert set(PLANS) | protocol.BY_SERVICE == protocol.STATE_CHANGING
     assert not set(PLANS) & protocol.BY_SERVICE
     assert protocol.COMMANDS == protocol.STATE_CHANGING | protocol.CONNECTION_COMMANDS
