@@ -528,6 +528,8 @@ class Narrator:
             return self._t("game.log.grab_open")
         if isinstance(event, Awarded) and event.reason == "chajinhua":
             return self._t("game.log.chajinhua.end", player=event.player, count=event.count)
+        if isinstance(event, Awarded) and event.reason == "sweep":  # liubohong_duitang at_end
+            return self._t("game.log.liubohong.end", player=event.player, count=event.count)
         if isinstance(event, GameOver):
             return self._t("game.log.over", why=self._t(f"game.ended_by.{event.ended_by}"))
         if isinstance(event, ZhuangyuanWon):
@@ -537,6 +539,8 @@ class Narrator:
                     player=event.player,
                     cakes=self._t("game.count", tier=self._tier("zhuangyuan"), count=1),
                 )
+            if str(self.rules.zhuangyuan_cake) == "shared":  # 分状元 (RULES.md §9.3)
+                return self._t("game.log.zhuangyuan.shared", player=event.player)
             return self._t("game.log.zhuangyuan", player=event.player)
         return ""
 

@@ -21,11 +21,14 @@ OUTPUTS: dict[str, Any] = json.loads(
 
 
 def run(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, *args: str
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    *args: str,
+    stdin: str = "",
 ) -> tuple[int, str, str]:
-    """The real entry point in-process."""
+    """The real entry point in-process, with ``stdin`` piped in."""
     monkeypatch.setattr(sys, "argv", ["bobing", *args])
-    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
     code: Any = 0
     try:
         main()
@@ -95,3 +98,30 @@ def test_a_contradiction_is_an_error_naming_both_switches(
     assert "Traceback" not in err
     for name in names:
         assert name in err, (name, err)
+
+
+def test_play_at_the_terminal_says_who_pays_and_that_the_cake_is_shared(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    rules = tmp_path / "pay.json"
+    values = {"zhuangyuan": 88, "duitang": 20, "sanhong": 10, "sijin": 5, "erju": 2, "yixiu": 1}
+    spec = {"preset": "traditional", "money": "pay", "values": values, "zhuangyuan_cake": "shared"}
+    rules.write_text(json.dumps(spec), encoding="utf-8")
+    # the start dice (1 + 1: 甲 counts himself first, then 乙 starts), 乙 对堂, 甲 六勃红 sweeps
+    code, out, err = run(
+        capsys,
+        monkeypatch,
+        "play",
+        "-p",
+        "甲,乙",
+        "--physical",
+        "--rules",
+        str(rules),
+        "--lang",
+        "zh-Hans",
+        stdin="11\n123456\n444444\n",
+    )
+    assert code == 0, err
+    assert "状元饼由全桌 2 人均分共享（分状元）" in out
+    # 甲 holds every cake but the shared 状元: 2×20 + 4×10 + 8×5 + 16×2 + 32×1 = 184
+    assert "应付（反向博钱）：" in out and "共交入公款 184" in out

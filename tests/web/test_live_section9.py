@@ -8,6 +8,8 @@ import io
 import httpx
 from webtools import Client, create_table, join
 
+from bobing.engine.record import adjudicate
+
 RULES = {
     "preset": "traditional",
     "zhuangyuan_cake": "shared",
@@ -35,6 +37,11 @@ async def test_shared_cake_and_who_pays_what(http: httpx.AsyncClient, server: st
     assert result["pool"]["zhuangyuan"] == 0 and "zhuangyuan" not in result["holdings"]["乙"]
     # 乙 holds every other cake: 2×20 + 4×10 + 8×5 + 16×2 + 32×1 = 184; the shared cake is free.
     assert result["payments"] == {"players": {"甲": 0, "乙": 184}, "kitty": 184}
+    # the exported record judges to the same §9 result (bobing adjudicate RECORD --json)
+    record = (await http.get(f"/api/tables/{code}/record")).json()
+    judged = adjudicate(record)
+    for key in ("zhuangyuan", "holdings", "pool", "zhuangyuan_cake", "payments"):
+        assert judged[key] == result[key], key
     plain = (await http.get(f"/api/tables/{code}/results.csv")).text.lstrip("\ufeff")
     rows = list(csv.reader(io.StringIO(plain)))
     assert rows[0][-1] == "pays" and rows[1][-1] == "0" and rows[2][-1] == "184"

@@ -1,0 +1,51 @@
+"""RULES.md §9.3 in the browser: the create form offers the new switches (the values of
+反向博钱 included), the table is created with them, and its rules page states them."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from e2etools import Browser, Server
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.browser
+
+
+def test_create_form_and_rules_page_show_the_section9_switches(
+    browser: Browser, server: Server
+) -> None:
+    host = browser.page(name="s9")
+    host.goto(server.url + "/")
+    host.wait_for_selector(".order-statement .label")
+    host.get_by_text("自定义规则开关").click()
+    # liubohong_duitang only makes sense (and is only offered) while 六勃红 is a plain 状元 hand
+    expect(host.locator("#sw-liubohong_duitang")).to_have_count(0)
+    host.get_by_label("六勃红", exact=True).select_option("zhuangyuan")
+    host.locator("#sw-liubohong_duitang").select_option("at_end")
+    host.locator("#sw-zhuangyuan_cake").select_option("shared")
+    expect(host.locator("[data-value-tier]")).to_have_count(0)
+    host.locator("#sw-money").select_option("pay")
+    prices = {"zhuangyuan": 88, "duitang": 20, "sanhong": 10, "sijin": 5, "erju": 2, "yixiu": 1}
+    for tier, price in prices.items():
+        field = host.locator(f'[data-value-tier="{tier}"]')
+        field.fill(str(price))
+        field.dispatch_event("change")
+    host.locator("#sw-chase").check()
+    host.locator("[data-chase-until]").select_option("end")
+    expect(host.locator(".switch-editor")).to_contain_text("追到游戏结束为止")
+    host.get_by_role("button", name="开桌").click()
+    host.wait_for_selector(".lobby")
+    code = host.url.rstrip("/").split("/")[-1]
+    state = json.loads(host.evaluate(f"fetch('/api/tables/{code}').then(r => r.text())"))
+    rules = state["rules"]
+    assert rules["liubohong_duitang"] == "at_end" and rules["zhuangyuan_cake"] == "shared"
+    assert rules["money"] == "pay" and rules["values"] == prices
+    assert rules["chase"]["until"] == "end"
+    host.get_by_role("link", name="看本桌规则").click()
+    switches = host.locator(".switches")
+    expect(switches).to_contain_text("分状元：照样评出状元，但状元饼由全桌均分共享")
+    expect(switches).to_contain_text("反向博钱：终局时手上有饼的人按价出钱，交入公款")
+    expect(switches).to_contain_text("终局时六勃红赢得状元，另拿走没人博走的对堂饼")
+    expect(switches).to_contain_text("状元 88")
+    expect(switches).to_contain_text("追到游戏结束为止")
