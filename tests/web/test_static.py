@@ -190,8 +190,8 @@ def test_a_changed_file_changes_its_name_the_page_and_the_worker_only(tmp_path: 
     assert changed == {"/js/dom.js"}
     assert before.version != after.version
     assert before.worker.body != after.worker.body  # so the browser installs the new worker
-    page_before = before.page("en").body.decode()
-    page_after = after.page("en").body.decode()
+    page_before = before.index["en"].body.decode()
+    page_after = after.index["en"].body.decode()
     assert before.names["/js/dom.js"] in page_before
     assert after.names["/js/dom.js"] in page_after
     assert before.names["/js/dom.js"] not in page_after
