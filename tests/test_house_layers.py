@@ -45,7 +45,20 @@ THIRD_PARTY: dict[str, set[str]] = {
     "realtime": {"redis"},
     "tables": {"pydantic"},
     "gatherings": {"pydantic"},
-    "web": {"fastapi", "starlette", "uvicorn", "uvloop", "pydantic", "segno", "sqlalchemy"},
+    # brotli, PIL and platformdirs: the static front end precompressed, its icons drawn, and
+    # the compressed files kept between starts (bobing/web/assets.py)
+    "web": {
+        "fastapi",
+        "starlette",
+        "uvicorn",
+        "uvloop",
+        "pydantic",
+        "segno",
+        "sqlalchemy",
+        "brotli",
+        "PIL",
+        "platformdirs",
+    },
     "bench": {"websockets"},
     "cli": {"typer", "rich", "click"},
 }

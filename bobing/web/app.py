@@ -84,7 +84,10 @@ class SpaStatic:
         if found is None:
             if path.startswith(RESERVED_PREFIXES) or path.startswith(("/js/", "/css/", "/i18n/")):
                 raise StarletteHTTPException(404)
-            found = (self.site.page(request_lang(request)), REVALIDATE)
+            page = self.site.page(request_lang(request))
+            if page is None:
+                raise StarletteHTTPException(404)
+            found = (page, REVALIDATE)
             vary = "Accept-Encoding, Accept-Language"
         elif path == "/manifest.webmanifest":
             vary = "Accept-Encoding, Accept-Language"

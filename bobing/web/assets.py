@@ -240,7 +240,11 @@ class StaticSite:
         self.first_screen = import_graph(sources, ENTRY) if sources else []
         """Modules the first screen imports (preloaded), entry first."""
         self.catalogues = {lang: self._catalogue(lang) for lang in LANGS}
-        self.index = {lang: Asset.of(self._index(lang).encode(), "text/html") for lang in LANGS}
+        has_page = (root / "index.html").is_file()
+        self.index = {
+            lang: Asset.of(self._index(lang).encode(), "text/html")
+            for lang in (LANGS if has_page else ())
+        }
         self.robots = Asset.of(ROBOTS.encode(), "text/plain; charset=utf-8")
         self.manifests = {
             lang: Asset.of(self._manifest(lang).encode(), "application/manifest+json")
@@ -250,7 +254,9 @@ class StaticSite:
             "\n".join(sorted(self.names.values()) + [a.etag for a in self.index.values()]).encode()
         )
         """One hash over every file: the service worker's cache name."""
-        self.worker = Asset.of(self._worker(), "text/javascript")
+        self.worker = (
+            Asset.of(self._worker(), "text/javascript") if (root / "sw.js").is_file() else None
+        )
 
     def _catalogue(self, lang: str) -> dict[str, str]:
         asset = self.plain.get(f"/i18n/{lang}.json")
@@ -358,15 +364,15 @@ class StaticSite:
             return self.robots, REVALIDATE
         if path == "/manifest.webmanifest":
             return self.manifests[normalize_lang(lang)], REVALIDATE
-        if path == WORKER:
+        if path == WORKER and self.worker is not None:
             return self.worker, REVALIDATE
         if path.startswith("/icons/") and path in self.icons:
             return self.icons[path], REVALIDATE
         return None
 
-    def page(self, lang: str) -> Asset:
-        """``index.html`` in a language (every client route answers it)."""
-        return self.index[normalize_lang(lang)]
+    def page(self, lang: str) -> Asset | None:
+        """``index.html`` in a language (every client route answers it); None without one."""
+        return self.index.get(normalize_lang(lang))
 
 
 def media_type_of(path: str) -> str:

@@ -103,6 +103,20 @@ def test_a_reload_without_network_shows_the_table_then_resyncs(
         expect(guest.locator(".log-item")).to_have_count(len(before))
         assert log(guest) == before, (log(guest), before)
         assert guest.url.endswith(f"/t/{code}")
+        # live answers never come from a cache: the API fails without a network
+        failed = guest.evaluate("() => fetch('/api/health').then(() => 'answered', () => 'failed')")
+        assert failed == "failed"
+        cached: list[str] = guest.evaluate(
+            """async () => {
+                const paths = [];
+                for (const name of await caches.keys())
+                    for (const r of await (await caches.open(name)).keys())
+                        paths.push(new URL(r.url).pathname);
+                return paths;
+            }"""
+        )
+        assert "/" in cached and any(p.startswith("/js/") for p in cached)
+        assert not [p for p in cached if p.startswith(("/api/", "/ws/"))]
         # the others play on meanwhile
         host.get_by_role("button", name="掷骰子").click()
         wait_turn(host, turn + 1)

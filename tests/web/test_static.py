@@ -174,3 +174,24 @@ async def test_the_worker_knows_every_hashed_file(http: httpx.AsyncClient) -> No
     assert rest == Path(STATIC_DIR / "sw.js").read_text("utf-8")
     for path in shell["hashed"][:5]:
         assert (await http.get(path)).headers["cache-control"] == IMMUTABLE
+
+
+def test_a_changed_file_changes_its_name_the_page_and_the_worker_only(tmp_path: Path) -> None:
+    import shutil
+
+    from bobing.web.assets import StaticSite
+
+    before = StaticSite(STATIC_DIR)
+    copy = tmp_path / "static"
+    shutil.copytree(STATIC_DIR, copy)
+    (copy / "js" / "dom.js").write_text((copy / "js" / "dom.js").read_text() + "\n// v2\n")
+    after = StaticSite(copy)
+    changed = {p for p in before.names if before.names[p] != after.names[p]}
+    assert changed == {"/js/dom.js"}
+    assert before.version != after.version
+    assert before.worker.body != after.worker.body  # so the browser installs the new worker
+    page_before = before.index["en"].body.decode()
+    page_after = after.index["en"].body.decode()
+    assert before.names["/js/dom.js"] in page_before
+    assert after.names["/js/dom.js"] in page_after
+    assert before.names["/js/dom.js"] not in page_after
