@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -261,6 +262,9 @@ def snapshot_of(runtime: Runtime) -> FoldSnapshot:
 
     Seats, status and settings are not in it: the table's row always holds their latest
     values. The game is kept as its engine events (replayed on load, nothing re-decided).
+    The snapshot is a copy that shares nothing with the runtime (it is written in the
+    background while the next commands change the runtime's lists and dicts: a shared
+    ``fair_throws`` once listed a later throw twice, and ``bobing verify`` failed).
     """
     data: dict[str, Any] = {
         "version": SNAPSHOT_VERSION,
@@ -282,7 +286,8 @@ def snapshot_of(runtime: Runtime) -> FoldSnapshot:
         "time_left": runtime.time_left,
         "closing": runtime.closing,
     }
-    return FoldSnapshot(runtime.last_seq, data)
+    # Through JSON: exactly what the store keeps, and nothing left pointing into the runtime.
+    return FoldSnapshot(runtime.last_seq, json.loads(dumps(data)))
 
 
 def restore(runtime: Runtime, snapshot: FoldSnapshot) -> list[Event]:
