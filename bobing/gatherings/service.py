@@ -86,7 +86,7 @@ class GatheringService:
         named = named_prizes(draft.prize_set)
 
         async def make_table(
-            number: int, members: list[Person]
+            number: int, members: list[Person], made_codes: list[str]
         ) -> tuple[dict[str, Any], dict[str, str]]:
             created = await self.tables.create_table(
                 name=table_name(name, number),
@@ -95,10 +95,13 @@ class GatheringService:
                 named_prizes=named,
                 time_limit=draft.time_limit,
             )
-            tokens: dict[str, str] = {}
+            made_codes.append(created.code)
+            keys: dict[str, str] = {}
             for person in members:  # in seat order: a table's seats are taken one by one
-                seat = await self.tables.join(created.code, person.name)
-                tokens[person.name] = seat["player_token"]
+                # The seat's player token is thrown away: nobody holds it until the seat is
+                # claimed with its card's claim key (or by the organiser).
+                await self.tables.join(created.code, person.name)
+                keys[person.name] = new_token("k")
             table = {
                 "number": number,
                 "code": created.code,
@@ -106,14 +109,37 @@ class GatheringService:
                 "play_token": created.play_token,
                 "players": [p.name for p in members],
             }
-            return table, tokens
+            return table, keys
 
-        # The tables are made side by side: their appends share the store's group commits.
-        made = await asyncio.gather(
-            *(make_table(n, members) for n, members in enumerate(draft.seated, start=1))
-        )
+        # Everything was checked by the draft; should a table still fail (the database, say),
+        # every table made so far is deleted again: a failed create leaves nothing behind.
+        made_codes: list[str] = []
+        try:
+            # The tables are made side by side: their appends share the store's group commits.
+            # Each runs to its end (return_exceptions), so none is still adding a table when
+            # the ones made are deleted.
+            outcomes = await asyncio.gather(
+                *(
+                    make_table(n, members, made_codes)
+                    for n, members in enumerate(draft.seated, start=1)
+                ),
+                return_exceptions=True,
+            )
+            for outcome in outcomes:
+                if isinstance(outcome, BaseException):
+                    raise outcome
+            made = [o for o in outcomes if not isinstance(o, BaseException)]
+            return await self._store_gathering(draft, made)
+        except BaseException:
+            await self.tables.discard(made_codes)
+            raise
+
+    async def _store_gathering(
+        self, draft: Draft, made: list[tuple[dict[str, Any], dict[str, str]]]
+    ) -> dict[str, Any]:
+        name = draft.name
         tables = [table for table, _ in made]
-        seat_tokens = {str(table["number"]): tokens for table, tokens in made}
+        claim_keys = {str(table["number"]): keys for table, keys in made}
         spec = draft.spec()
         organizer_token = new_token("o")
         stored_tables = [{k: t[k] for k in ("number", "code", "players")} for t in tables]
@@ -125,7 +151,7 @@ class GatheringService:
                 organizer_token_hash=hash_token(organizer_token),
                 spec=spec,
                 tables=stored_tables,
-                secrets={"seats": seat_tokens},
+                secrets={"claim_keys": claim_keys},
                 playoff=None,
                 created_at=utcnow(),
             )
@@ -372,9 +398,8 @@ class GatheringService:
 
     # -- seats ------------------------------------------------------------------------------
 
-    async def claim(self, code: str, number: Any, name: Any) -> dict[str, Any]:
-        """Take the seat named ``name`` at table ``number``: its player token, once."""
-        gathering = await self.gathering(code)
+    def _seat(self, gathering: Gathering, number: Any, name: Any) -> dict[str, Any]:
+        """The event's table ``number`` if ``name`` sits there (invalid_field / unknown_player)."""
         table = next((t for t in gathering.tables if t["number"] == number), None)
         if table is None or isinstance(number, bool):
             raise ApiError(
@@ -382,15 +407,79 @@ class GatheringService:
                 f"event {gathering.code} has no table {str(number)[:10]!r}",
                 field="table",
             )
-        seats = gathering.secrets.get("seats", {}).get(str(number), {})
-        token = seats.get(name) if isinstance(name, str) else None
-        if not isinstance(name, str) or token is None:
+        if not isinstance(name, str) or name not in table["players"]:
             raise ApiError(
                 "unknown_player",
                 f"{str(name)[:40]!r} has no seat at table {number}",
                 name=str(name)[:40],
                 code=table["code"],
             )
+        return table
+
+    @staticmethod
+    def _claim_key(gathering: Gathering, number: int, name: str) -> str | None:
+        keys = gathering.secrets.get("claim_keys", {}).get(str(number), {})
+        key = keys.get(name)
+        return key if isinstance(key, str) else None
+
+    async def _new_player_token(self, table_code: str, name: str) -> str:
+        """A fresh player token for the seat: every earlier token of it stops working.
+
+        The table's own hand-off (``hand_seat`` then ``claim_seat``) does it, so the log says
+        that the seat changed phones and the table's rules about seats stay in one place.
+        """
+        runtime = await self.tables.runtime(table_code)
+        host = [runtime.info.host_token_hash]
+        handed = await self.tables.execute(
+            table_code, Command("hand_seat", None, {"player": name}), host
+        )
+        link = handed.reply["seat_token"]
+        claimed = await self.tables.execute(
+            table_code, Command("claim_seat", None, {}), [hash_token(link)]
+        )
+        return str(claimed.reply["player_token"])
+
+    async def _revoke(self, table_code: str, name: str) -> None:
+        """Every token of the seat stops working (a hand-off link nobody holds replaces them)."""
+        runtime = await self.tables.runtime(table_code)
+        host = [runtime.info.host_token_hash]
+        await self.tables.execute(table_code, Command("hand_seat", None, {"player": name}), host)
+
+    async def claim(
+        self,
+        code: str,
+        number: Any,
+        name: Any,
+        key: Any = None,
+        authorization: str | None = None,
+    ) -> dict[str, Any]:
+        """Take the seat named ``name`` at table ``number``: a new player token for it.
+
+        The claim right is the seat's own key (the QR beside the name on the printed card);
+        the organiser's token may claim any seat on its person's behalf, even one claimed
+        already. Every claim makes a new token and revokes the earlier ones.
+        """
+        gathering = await self.gathering(code)
+        organiser = authorization is not None
+        if organiser:
+            self.check_organizer(gathering, authorization)
+        table = self._seat(gathering, number, name)
+        if not organiser:
+            expected = self._claim_key(gathering, int(number), name)
+            if (
+                not isinstance(key, str)
+                or expected is None
+                or not hmac.compare_digest(key.encode("utf-8"), expected.encode("utf-8"))
+            ):
+                raise ApiError(
+                    "claim_key_required",
+                    f"the seat of {name!r} at table {number} is claimed with the QR beside "
+                    "that name on the table card",
+                    name=name,
+                    table=number,
+                )
+        if organiser:
+            await self.store.release(gathering.code, int(number), name)
         try:
             await self.store.claim(gathering.code, int(number), name)
         except SeatClaimed:
@@ -401,24 +490,48 @@ class GatheringService:
                 name=name,
                 table=number,
             ) from None
+        try:
+            token = await self._new_player_token(table["code"], name)
+        except BaseException:
+            await self.store.release(gathering.code, int(number), name)
+            raise
         return {"code": table["code"], "table": number, "name": name, "player_token": token}
 
     async def release(
         self, code: str, authorization: str | None, number: Any, name: Any
     ) -> dict[str, Any]:
-        """The organiser frees a claimed seat (someone tapped the wrong name)."""
+        """The organiser frees a seat (someone tapped the wrong name): its tokens stop working,
+        and the seat can be claimed again."""
         gathering = await self.gathering(code)
         self.check_organizer(gathering, authorization)
-        table = next((t for t in gathering.tables if t["number"] == number), None)
-        if table is None or not isinstance(name, str) or name not in table["players"]:
-            raise ApiError(
-                "unknown_player",
-                f"{str(name)[:40]!r} has no seat at table {number}",
-                name=str(name)[:40],
-                code=gathering.code,
-            )
+        table = self._seat(gathering, number, name)
+        await self._revoke(table["code"], name)
         freed = await self.store.release(gathering.code, int(number), name)
         return {"table": number, "name": name, "released": freed}
+
+    async def seats(self, code: str, authorization: str | None) -> dict[str, Any]:
+        """The organiser's view of the seats: each one's claim key (for the table cards) and
+        whether it was claimed."""
+        gathering = await self.gathering(code)
+        self.check_organizer(gathering, authorization)
+        return {
+            "code": gathering.code,
+            "tables": [
+                {
+                    "number": table["number"],
+                    "code": table["code"],
+                    "seats": [
+                        {
+                            "name": name,
+                            "claim_key": self._claim_key(gathering, table["number"], name),
+                            "claimed": (table["number"], name) in gathering.claims,
+                        }
+                        for name in table["players"]
+                    ],
+                }
+                for table in gathering.tables
+            ],
+        }
 
     # -- results ------------------------------------------------------------------------------
 

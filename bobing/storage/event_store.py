@@ -327,10 +327,15 @@ class EventStore:
                 ).scalars()
             ]
             if codes:
-                for model in (SnapshotRow, EventRow, SeatRow):
-                    await conn.execute(delete(model).where(model.table_code.in_(codes)))
-                await conn.execute(delete(TableRow).where(TableRow.code.in_(codes)))
+                await _delete_tables(conn, codes)
         return codes
+
+    async def delete_tables(self, codes: list[str]) -> None:
+        """Delete these tables with their log, seats and snapshot, in one transaction (what a
+        failed event creation made: nothing of it is left)."""
+        if codes:
+            async with self.db.engine.begin() as conn:
+                await _delete_tables(conn, codes)
 
     async def tables_with_status(self, status: str) -> list[tuple[str, dict[str, Any]]]:
         """``(code, settings)`` of every table in ``status`` (e.g. the games in play)."""
@@ -700,3 +705,9 @@ async def _events(
         StoredEvent(int(r.seq), r.type, r.data, _aware(r.at), r.command_id, r.sender, r.digest)
         for r in rows
     ]
+
+
+async def _delete_tables(conn: AsyncConnection, codes: list[str]) -> None:
+    for model in (SnapshotRow, EventRow, SeatRow):
+        await conn.execute(delete(model).where(model.table_code.in_(codes)))
+    await conn.execute(delete(TableRow).where(TableRow.code.in_(codes)))

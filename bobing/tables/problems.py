@@ -66,6 +66,8 @@ STATUS: dict[str, int] = {
     "playoff_exists": 409,
     "playoff_too_small": 409,
     "seat_claimed": 409,
+    "claim_key_required": 403,
+    "names_look_alike": 409,
     "internal_error": 500,
 }
 """Every error code the server sends, with its HTTP status (docs/protocol.md lists them)."""

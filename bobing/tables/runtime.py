@@ -13,6 +13,7 @@ from typing import Any
 from bobing.engine.events import Event, Thrown, event_from_json
 from bobing.engine.game import Game
 from bobing.engine.rules import RuleSet
+from bobing.organizer.text import name_key
 from bobing.storage.event_store import (
     CommandRecord,
     FoldSnapshot,
@@ -22,12 +23,11 @@ from bobing.storage.event_store import (
     iso,
 )
 from bobing.tables.protocol import dumps
-from bobing.tables.validation import name_key
 
 RECENT_COMMANDS = 1024
 """Command ids a runtime remembers (older ones are found in the log: the unique index)."""
 
-SNAPSHOT_VERSION = 2
+SNAPSHOT_VERSION = 3
 
 
 @dataclass(slots=True)
@@ -37,6 +37,9 @@ class Roles:
     host: bool = False
     play: bool = False
     players: tuple[str, ...] = ()
+    handed: tuple[str, ...] = ()
+    """Seats whose hand-off link these tokens hold: not a player token yet (only
+    ``claim_seat`` trades it for one)."""
 
     def names(self) -> list[str]:
         """Role names for the welcome frame."""
@@ -45,12 +48,14 @@ class Roles:
             out.append("play")
         if self.players:
             out.append("player")
+        if self.handed:
+            out.append("seat")
         return out
 
     @property
     def anyone(self) -> bool:
         """Whether any token matched."""
-        return self.host or self.play or bool(self.players)
+        return self.host or self.play or bool(self.players) or bool(self.handed)
 
 
 @dataclass(slots=True)
@@ -89,6 +94,8 @@ class Runtime:
     so the auto-throw deadline is derived from the log and survives a restart."""
     rematch_code: str | None = None
     """The table of the rematch, once the host started one."""
+    handed: set[str] = field(default_factory=set)
+    """Seats handed to another phone and not claimed yet: their token is a hand-off link."""
     reacted: dict[str, float] = field(default_factory=dict)
     """Monotonic time of each sender's last reaction (the rate limit; not stored)."""
     deadline: datetime | None = None
@@ -138,6 +145,7 @@ class Runtime:
         """The roles the given token hashes carry here."""
         roles = Roles()
         players: list[str] = []
+        handed: list[str] = []
         for digest in token_hashes:
             if hmac.compare_digest(digest, self.info.host_token_hash):
                 roles.host = True
@@ -147,8 +155,9 @@ class Runtime:
                 roles.play = True
             for seat in self.seats:
                 if hmac.compare_digest(digest, seat.token_hash):
-                    players.append(seat.name)
+                    (handed if seat.name in self.handed else players).append(seat.name)
         roles.players = tuple(players)
+        roles.handed = tuple(handed)
         return roles
 
     def knows(self, token_hash: str) -> bool:
@@ -245,6 +254,10 @@ def note_event(runtime: Runtime, event: StoredEvent) -> None:
         runtime.auto_throw = data.get("seconds") or None
     elif event.type == "rematch":
         runtime.rematch_code = data.get("code")
+    elif event.type == "seat_handed":
+        runtime.handed.add(data["player"])
+    elif event.type in ("seat_claimed", "player_removed"):
+        runtime.handed.discard(data.get("player") or data.get("name") or "")
     if event.command_id is not None:
         runtime.remember_command(
             event.command_id, CommandRecord(event.seq, event.sender, event.digest)
@@ -285,6 +298,7 @@ def snapshot_of(runtime: Runtime) -> FoldSnapshot:
         "deadline": None if runtime.deadline is None else runtime.deadline.isoformat(),
         "time_left": runtime.time_left,
         "closing": runtime.closing,
+        "handed": sorted(runtime.handed),
     }
     # Through JSON: exactly what the store keeps, and nothing left pointing into the runtime.
     return FoldSnapshot(runtime.last_seq, json.loads(dumps(data)))
@@ -312,6 +326,7 @@ def restore(runtime: Runtime, snapshot: FoldSnapshot) -> list[Event]:
     runtime.deadline = _moment(data["deadline"])
     runtime.time_left = data["time_left"]
     runtime.closing = data["closing"]
+    runtime.handed = set(data["handed"])
     runtime.snapshot_seq = snapshot.seq
     return [event_from_json(e) for e in data["game_events"]]
 

@@ -41,6 +41,7 @@ from bobing.engine.fairness import (
 )
 from bobing.engine.game import MAX_NAME_LENGTH, Game, Phase
 from bobing.engine.rules import rules_from_json
+from bobing.organizer.text import name_key
 from bobing.realtime.broker import Broker, table_channel
 from bobing.storage.event_store import (
     Append,
@@ -77,7 +78,6 @@ from bobing.tables.validation import (
     MAX_TABLE_NAME,
     MODES,
     check_display_text,
-    name_key,
     parse_named_prizes,
     parse_rules,
     parse_time_limit,
@@ -404,6 +404,13 @@ class TableService:
             self._remember(runtime)
             return Created(code, host_token, play_token, state)
         raise ApiError("conflict", "could not find a free table code; try again")
+
+    async def discard(self, codes: list[str]) -> None:
+        """Delete tables that never became usable (a failed event creation), cache and all."""
+        for code in codes:
+            self.evict(code)
+            self.clocks.arm(code, None)
+        await self.store.delete_tables(list(codes))
 
     async def join(self, code: str, name: Any, token_hashes: Iterable[str] = ()) -> dict[str, Any]:
         """Seat ``name``; returns ``{"seat", "name", "player_token"}``.

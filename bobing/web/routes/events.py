@@ -99,6 +99,11 @@ class Claim(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: Any = Field(description="the seated name", examples=["张三"])
+    key: Any = Field(
+        default=None,
+        description="the seat's claim key (in the QR beside the name on the table card); "
+        "not needed with the organiser's token",
+    )
 
 
 def events_of(request: Request) -> GatheringService:
@@ -172,10 +177,20 @@ async def playoff(
 
 
 @router.post("/{code}/tables/{number}/claim", status_code=201, summary="Claim your seat")
-async def claim(code: str, number: int, body: Claim, request: Request) -> JSONResponse:
-    """Tap your name at your table: that seat's player token, once."""
+async def claim(
+    code: str, number: int, body: Claim, request: Request, authorization: Auth = None
+) -> JSONResponse:
+    """Scan the QR beside your name: a new player token for that seat, once (the organiser's
+    token claims any seat on its person's behalf). Earlier tokens of the seat stop working."""
     await limit(request, "join")
-    return JSONResponse(await events_of(request).claim(code, number, body.name), status_code=201)
+    claimed = await events_of(request).claim(code, number, body.name, body.key, authorization)
+    return JSONResponse(claimed, status_code=201)
+
+
+@router.get("/{code}/seats", summary="Every seat's claim key and whether it is claimed (organiser)")
+async def seats(code: str, request: Request, authorization: Auth = None) -> dict[str, Any]:
+    """What the table cards print (each seat's claim QR) and who claimed what."""
+    return await events_of(request).seats(code, authorization)
 
 
 @router.post("/{code}/tables/{number}/release", summary="Free a claimed seat (organiser)")

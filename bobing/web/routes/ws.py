@@ -87,7 +87,7 @@ def _welcome(runtime: Runtime, conn: Connection) -> dict[str, object]:
         "type": "welcome",
         "code": conn.code,
         "roles": roles.names(),
-        "player": roles.players[0] if roles.players else None,
+        "player": (roles.players or roles.handed or (None,))[0],
         "last_seq": runtime.last_seq,
         "server_time": iso(utcnow()),
     }

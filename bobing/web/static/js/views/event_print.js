@@ -9,7 +9,7 @@ import { classify, handName, tierName } from "../game.js";
 import { qrSvg } from "../qr.js";
 import { renderTopbar, showError, toast, icon } from "../ui.js";
 import { saveTable } from "../store.js";
-import { eventApi, claimUrl, tableLabel } from "../event.js";
+import { eventApi, claimUrl, organizerToken, tableLabel } from "../event.js";
 import { eventNav } from "./event_dash.js";
 
 function loading(main) {
@@ -55,6 +55,18 @@ export class EventCardsView {
       showError(err);
       return;
     }
+    // Each seat's claim QR is the organiser's to print: only its token reads the keys.
+    const token = organizerToken(this.code);
+    const keys = new Map();
+    if (token) {
+      try {
+        for (const tb of (await eventApi.seats(this.code, token)).tables)
+          for (const seat of tb.seats) keys.set(`${tb.number} ${seat.name}`, seat);
+      } catch (err) {
+        showError(err);
+      }
+    }
+    const seatOf = (tb, name) => keys.get(`${tb.number} ${name}`);
     renderTopbar({ title: ev.name });
     mount(
       this.main,
@@ -65,6 +77,7 @@ export class EventCardsView {
           "div",
           { class: "no-print" },
           eventNav(ev.code, "cards"),
+          token ? null : h("p", { class: "hint ev-cards-no-keys" }, t("event.cards_no_keys")),
           h("p", { class: "hint" }, t("event.cards_hint")),
           h(
             "button",
@@ -92,7 +105,23 @@ export class EventCardsView {
               h(
                 "ol",
                 { class: "ev-card-names" },
-                tb.players.map((name) => h("li", {}, name)),
+                tb.players.map((name) => {
+                  const seat = seatOf(tb, name);
+                  return h(
+                    "li",
+                    { dataset: { name } },
+                    seat
+                      ? h(
+                          "span",
+                          { class: "ev-card-seat-qr" },
+                          qrSvg(claimUrl(ev.code, tb.number, seat), {
+                            label: t("event.seat_qr_label", { name }),
+                          }),
+                        )
+                      : null,
+                    name,
+                  );
+                }),
               ),
               h("p", { class: "ev-card-rules" }, rulesLine(ev)),
               h("p", { class: "ev-card-url" }, claimUrl(ev.code, tb.number)),
@@ -137,6 +166,13 @@ export class EventClaimView {
       return;
     }
     const claimed = new Set(tb.claimed);
+    // A seat is claimed with its own key (the QR beside the name on the card), or by the
+    // organiser on its person's behalf.
+    const params = new URLSearchParams(location.search);
+    this.key = params.get("key");
+    const keyName = params.get("name");
+    this.token = organizerToken(this.code);
+    const may = (name) => this.token || (this.key && name === keyName && !claimed.has(name));
     mount(
       this.main,
       h(
@@ -144,6 +180,7 @@ export class EventClaimView {
         { class: "card ev-claim" },
         h("h1", { class: "card-title" }, t("event.claim_title", { table: tableLabel(tb.number) })),
         h("p", { class: "hint" }, t(`event.claim_hint.${ev.mode}`)),
+        this.key || this.token ? null : h("p", { class: "hint" }, t("event.claim_scan_own")),
         h(
           "div",
           { class: "ev-claim-names" },
@@ -153,7 +190,7 @@ export class EventClaimView {
               {
                 type: "button",
                 class: "btn btn-big ev-claim-name",
-                disabled: claimed.has(name),
+                disabled: !may(name),
                 dataset: { name },
                 onclick: () => this.claim(name),
               },
@@ -175,7 +212,13 @@ export class EventClaimView {
 
   async claim(name) {
     try {
-      const seat = await eventApi.claim(this.code, this.number, name);
+      const seat = await eventApi.claim(
+        this.code,
+        this.number,
+        name,
+        this.token ? null : this.key,
+        this.token,
+      );
       saveTable(seat.code, { playerToken: seat.player_token, playerName: seat.name });
       toast(t("event.claimed_as", { name }));
       this.navigate(`/t/${seat.code}`);
