@@ -79,9 +79,24 @@ class GatheringService:
             "budget": draft.summary().to_json(),
         }
 
-    async def create(self, body: Mapping[str, Any]) -> dict[str, Any]:
-        """Create the event and all its tables, seats named; the secrets are returned once."""
+    async def create(self, body: Mapping[str, Any], creator: str | None = None) -> dict[str, Any]:
+        """Create the event and all its tables, seats named; the secrets are returned once.
+
+        ``creator`` (a hash of the client's address) counts toward the open-event quota.
+        """
         draft = self.draft(body)
+        quota = self.tables.limits.open_events_per_address
+        if (
+            creator is not None
+            and quota
+            and await self.tables.store.open_gatherings(creator) >= quota
+        ):
+            raise ApiError(
+                "too_many_events",
+                f"this address already has {quota} open events; end one or wait for it to expire",
+                limit=quota,
+            )
+        code = await self._free_code()
         name, mode, rules_json = draft.name, draft.mode, draft.rules_json
         named = named_prizes(draft.prize_set)
 
@@ -94,6 +109,8 @@ class GatheringService:
                 rules=rules_json,
                 named_prizes=named,
                 time_limit=draft.time_limit,
+                creator=creator,
+                gathering=code,
             )
             made_codes.append(created.code)
             keys: dict[str, str] = {}
@@ -129,13 +146,21 @@ class GatheringService:
                 if isinstance(outcome, BaseException):
                     raise outcome
             made = [o for o in outcomes if not isinstance(o, BaseException)]
-            return await self._store_gathering(draft, made)
+            return await self._store_gathering(code, draft, made)
         except BaseException:
             await self.tables.discard(made_codes)
             raise
 
+    async def _free_code(self) -> str:
+        """A code no event has yet (its tables are made under it before it is stored)."""
+        for _ in range(20):
+            code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+            if await self.store.get(code) is None:
+                return code
+        raise ApiError("conflict", "could not find a free event code; try again")
+
     async def _store_gathering(
-        self, draft: Draft, made: list[tuple[dict[str, Any], dict[str, str]]]
+        self, code: str, draft: Draft, made: list[tuple[dict[str, Any], dict[str, str]]]
     ) -> dict[str, Any]:
         name = draft.name
         tables = [table for table, _ in made]
@@ -143,24 +168,23 @@ class GatheringService:
         spec = draft.spec()
         organizer_token = new_token("o")
         stored_tables = [{k: t[k] for k in ("number", "code", "players")} for t in tables]
-        for _ in range(20):
-            code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
-            gathering = Gathering(
-                code=code,
-                name=name,
-                organizer_token_hash=hash_token(organizer_token),
-                spec=spec,
-                tables=stored_tables,
-                secrets={"claim_keys": claim_keys},
-                playoff=None,
-                created_at=utcnow(),
-            )
-            try:
-                await self.store.create(gathering)
-            except CodeTaken:
-                continue
-            return {"code": code, "organizer_token": organizer_token, "tables": tables}
-        raise ApiError("conflict", "could not find a free event code; try again")
+        gathering = Gathering(
+            code=code,
+            name=name,
+            organizer_token_hash=hash_token(organizer_token),
+            spec=spec,
+            tables=stored_tables,
+            secrets={"claim_keys": claim_keys},
+            playoff=None,
+            created_at=utcnow(),
+        )
+        try:
+            await self.store.create(gathering)
+        except CodeTaken:
+            # Taken between the look-up and now (vanishingly rare): the caller deletes the
+            # tables made under it.
+            raise ApiError("conflict", "could not find a free event code; try again") from None
+        return {"code": code, "organizer_token": organizer_token, "tables": tables}
 
     # -- reading ----------------------------------------------------------------------------
 

@@ -106,6 +106,8 @@ class TableInfo:
     created_at: datetime
     creator: str | None = None
     """A hash of the creating address (the open-table quota); None for old tables."""
+    gathering: str | None = None
+    """The event's code for a table of an event (the open-event quota), else None."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,6 +200,7 @@ class EventStore:
                         created_at=at,
                         updated_at=at,
                         creator=info.creator,
+                        gathering=info.gathering,
                     )
                 )
                 if stored:
@@ -251,6 +254,7 @@ class EventStore:
             commitment=m["commitment"],
             created_at=_aware(m["created_at"]),
             creator=m["creator"],
+            gathering=m["gathering"],
         )
         return TableSnapshot(
             info=info,
@@ -291,14 +295,33 @@ class EventStore:
             # Another instance stored one at the same moment, or the table was swept.
             return False
 
+    async def open_gatherings(self, creator: str) -> int:
+        """How many events created from ``creator`` have a table that is not over."""
+        async with self.db.connect() as conn:
+            value = (
+                await conn.execute(
+                    select(func.count(func.distinct(TableRow.gathering))).where(
+                        TableRow.creator == creator,
+                        TableRow.gathering.is_not(None),
+                        TableRow.status != "over",
+                    )
+                )
+            ).scalar_one()
+        return int(value)
+
     async def open_tables(self, creator: str) -> int:
-        """How many tables created from ``creator`` are not over."""
+        """How many tables created from ``creator`` are not over (an event's tables aside:
+        they count as one event, :meth:`open_gatherings`)."""
         async with self.db.connect() as conn:
             value = (
                 await conn.execute(
                     select(func.count())
                     .select_from(TableRow)
-                    .where(TableRow.creator == creator, TableRow.status != "over")
+                    .where(
+                        TableRow.creator == creator,
+                        TableRow.status != "over",
+                        TableRow.gathering.is_(None),
+                    )
                 )
             ).scalar_one()
         return int(value)

@@ -32,7 +32,10 @@ class Limits:
     tarpit_seconds: float = 1
     """Seconds a rate-limited request waits for its 429 (slows a flood to its own pace)."""
     open_tables_per_address: int = 20
-    """Tables one address may have open (not over) at once."""
+    """Tables one address may have open (not over) at once (an event's tables aside)."""
+    open_events_per_address: int = 3
+    """Events one address may have open (a table not over) at once; an event's tables count
+    as the one event (a 30-table evening fits, ten 4-table events do not)."""
     analysis_workers: int = 1
     """Worker processes computing odds, game lengths and charts (never on the event loop)."""
     analysis_queue: int = 4

@@ -55,6 +55,7 @@ STATUS: dict[str, int] = {
     "rejoin_too_soon": 409,
     "log_full": 409,
     "too_many_tables": 429,
+    "too_many_events": 429,
     "rate_limited": 429,
     "busy": 503,
     "unavailable": 503,

@@ -330,10 +330,13 @@ class TableService:
         referee_thrower: Any = False,
         creator: str | None = None,
         time_limit: Any = None,
+        gathering: str | None = None,
     ) -> Created:
         """Create a table; the host (and for pass-and-play the play) token is returned once.
 
-        ``creator`` (a hash of the client's address) counts toward the open-table quota.
+        ``creator`` (a hash of the client's address) counts toward the open-table quota; a
+        table of the event ``gathering`` counts toward its open-event quota instead (checked
+        by the event's creation).
         """
         table_name = check_display_text(name, field_name="name", max_length=MAX_TABLE_NAME)
         if mode not in MODES:
@@ -350,7 +353,12 @@ class TableService:
         rule_set = parse_rules(rules, prizes)
         prizes_named = parse_named_prizes(named_prizes)
         quota = self.limits.open_tables_per_address
-        if creator is not None and quota and await self.store.open_tables(creator) >= quota:
+        if (
+            creator is not None
+            and gathering is None
+            and quota
+            and await self.store.open_tables(creator) >= quota
+        ):
             raise ApiError(
                 "too_many_tables",
                 f"this address already has {quota} open tables; end one or wait for it to expire",
@@ -381,6 +389,7 @@ class TableService:
                 commitment=commitment(seed),
                 created_at=utcnow(),
                 creator=creator,
+                gathering=gathering,
             )
             created_event = {
                 "type": "table_created",

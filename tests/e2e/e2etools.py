@@ -113,7 +113,7 @@ class Server:
                 # One server and one address for every browser test: no per-address limits.
                 + ["--limit", "create_per_minute=0", "--limit", "join_per_minute=0"]
                 + ["--limit", "analysis_per_minute=0", "--limit", "open_tables_per_address=0"]
-                + ["--limit", "simulations_per_minute=0"],
+                + ["--limit", "simulations_per_minute=0", "--limit", "open_events_per_address=0"],
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 env=dict(os.environ, PYTHONUNBUFFERED="1", BOBING_LANG="en"),

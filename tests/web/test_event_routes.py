@@ -24,7 +24,9 @@ from bobing.storage import Database
 from bobing.tables.limits import Limits
 from bobing.web.settings import Settings
 
-UNLIMITED = Limits(create_per_minute=0, join_per_minute=0, open_tables_per_address=0)
+UNLIMITED = Limits(
+    create_per_minute=0, join_per_minute=0, open_tables_per_address=0, open_events_per_address=0
+)
 
 BOBING = str(Path(sys.executable).with_name("bobing"))
 ENGLISH = dict(os.environ, BOBING_LANG="en")

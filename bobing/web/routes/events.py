@@ -120,8 +120,9 @@ def _lang(request: Request) -> str:
 @router.post("", status_code=201, summary="Create an event with its tables, seats named")
 async def create_event(body: CreateEvent, request: Request) -> JSONResponse:
     """Every table is created and seated at once; the organiser and host tokens are shown once."""
-    await limit(request, "create")  # an event counts as one creation against the address's rate
-    created = await events_of(request).create(body.model_dump())
+    # An event counts as one creation against the address's rate, and one open event.
+    creator = await limit(request, "create")
+    created = await events_of(request).create(body.model_dump(), creator)
     return JSONResponse(
         created, status_code=201, headers={"Location": f"/api/events/{created['code']}"}
     )
