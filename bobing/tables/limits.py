@@ -27,6 +27,8 @@ class Limits:
     """Joins one address may send per minute."""
     analysis_per_minute: float = 60
     """``/api/odds``, ``/api/game-length`` and chart requests per address per minute."""
+    reactions_per_minute: float = 40
+    """Reactions (emoji) one address may send per minute, over every table and instance."""
     simulations_per_minute: float = 3
     """New game-length simulations (answers not yet cached) one address may start a minute."""
     tarpit_seconds: float = 1

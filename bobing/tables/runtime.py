@@ -94,6 +94,8 @@ class Runtime:
     so the auto-throw deadline is derived from the log and survives a restart."""
     rematch_code: str | None = None
     """The table of the rematch, once the host started one."""
+    reactions: int = 0
+    """Reactions in the log: they never count against the game's log limit (``max_events``)."""
     handed: set[str] = field(default_factory=set)
     """Seats handed to another phone and not claimed yet: their token is a hand-off link."""
     reacted: dict[str, float] = field(default_factory=dict)
@@ -192,6 +194,8 @@ def note_event(runtime: Runtime, event: StoredEvent) -> None:
     data = event.data
     if event.type != "reaction":
         runtime.turn_since = event.at
+    else:
+        runtime.reactions += 1
     if event.type == "thrown":
         runtime.last_throw = {
             "throw": data.get("throw"),
@@ -299,6 +303,7 @@ def snapshot_of(runtime: Runtime) -> FoldSnapshot:
         "time_left": runtime.time_left,
         "closing": runtime.closing,
         "handed": sorted(runtime.handed),
+        "reactions": runtime.reactions,
     }
     # Through JSON: exactly what the store keeps, and nothing left pointing into the runtime.
     return FoldSnapshot(runtime.last_seq, json.loads(dumps(data)))
@@ -327,6 +332,7 @@ def restore(runtime: Runtime, snapshot: FoldSnapshot) -> list[Event]:
     runtime.time_left = data["time_left"]
     runtime.closing = data["closing"]
     runtime.handed = set(data["handed"])
+    runtime.reactions = int(data["reactions"])
     runtime.snapshot_seq = snapshot.seq
     return [event_from_json(e) for e in data["game_events"]]
 

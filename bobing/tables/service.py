@@ -566,7 +566,7 @@ class TableService:
                 if not plan.events:
                     return Outcome(runtime.last_seq, runtime.last_seq, reply=plan.reply)
                 if check_room:
-                    self._check_room(runtime, len(plan.events))
+                    self._check_room(runtime, plan.events)
                 request = Append(
                     runtime.code,
                     runtime.last_seq,
@@ -611,12 +611,25 @@ class TableService:
         self.evict(runtime.code)
         return True
 
-    def _check_room(self, runtime: Runtime, count: int) -> None:
+    def _check_room(self, runtime: Runtime, events: list[dict[str, Any]]) -> None:
+        """``log_full`` when the game's events would pass ``max_events``. Reactions are
+        counted apart (they never take a game's room) against the same number of their own."""
         limit = self.limits.max_events
-        if limit and runtime.last_seq + count > limit:
+        reactions = sum(1 for e in events if e.get("type") == "reaction")
+        if limit and reactions and runtime.reactions + reactions > limit:
             raise ApiError(
                 "log_full",
-                f"table {runtime.code} has {runtime.last_seq} events, the most a table may "
+                f"table {runtime.code} has {runtime.reactions} reactions, the most a table may "
+                f"hold is {limit}",
+                code=runtime.code,
+                limit=limit,
+            )
+        count = len(events) - reactions
+        if limit and count and runtime.last_seq - runtime.reactions + count > limit:
+            raise ApiError(
+                "log_full",
+                f"table {runtime.code} has {runtime.last_seq - runtime.reactions} events, the "
+                "most a table may "
                 f"hold is {limit}; the host can still end the game",
                 code=runtime.code,
                 limit=limit,

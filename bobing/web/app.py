@@ -168,6 +168,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 "join": limits.join_per_minute,
                 "analysis": limits.analysis_per_minute,
                 "simulation": limits.simulations_per_minute,
+                "react": limits.reactions_per_minute,
             },
             settings.broker_url,
             deployment=f"{safe_url(settings.db_url or '')}#{settings.db_schema or ''}",

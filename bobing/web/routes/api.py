@@ -266,5 +266,7 @@ async def command(
         runtime = await service_of(request).runtime(code)
         if not runtime.knows(hashes[0]):
             raise ApiError("invalid_token", f"the token does not belong to table {runtime.code}")
+    if parsed.type == "react":
+        await limit(request, "react")
     outcome = await service_of(request).execute(code, parsed, hashes)
     return outcome.ack(parsed.id)

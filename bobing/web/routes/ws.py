@@ -126,6 +126,10 @@ async def _receive(ws: WebSocket, service: TableService, conn: Connection) -> No
                     conn.token_hashes.append(digest)
                 conn.send(_welcome(runtime, conn))
             else:
+                if command.type == "react":
+                    # Counted in the shared buckets: every instance allows an address one rate.
+                    address = ws.client.host if ws.client is not None else "?"
+                    await ws.app.state.rate_limiter.acquire("react", address)
                 outcome = await service.execute(conn.code, command, conn.token_hashes)
                 conn.send(outcome.ack(command.id))
         except ApiError as exc:
