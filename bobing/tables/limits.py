@@ -27,6 +27,9 @@ class Limits:
     """Joins one address may send per minute."""
     analysis_per_minute: float = 60
     """``/api/odds``, ``/api/game-length`` and chart requests per address per minute."""
+    misses_per_minute: float = 30
+    """Look-ups of unknown table or event codes (404s) one address may make per minute; once
+    used up, every look-up by code from it is refused until the bucket refills."""
     reactions_per_minute: float = 40
     """Reactions (emoji) one address may send per minute, over every table and instance."""
     simulations_per_minute: float = 3

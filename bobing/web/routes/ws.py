@@ -18,6 +18,7 @@ from bobing.tables.runtime import Runtime
 from bobing.tables.service import TableService
 from bobing.tables.tokens import hash_token
 from bobing.web.hub import Connection, Hub
+from bobing.web.ratelimit import MISSES, count_miss, guard_code
 
 router = APIRouter()
 PREFIX = "/ws/tables/"
@@ -36,7 +37,10 @@ async def table_socket(ws: WebSocket, code: str) -> None:
     hub: Hub = ws.app.state.hub
     lang = _lang(ws)
     await ws.accept()
+    limiter = ws.app.state.rate_limiter
+    address = ws.client.host if ws.client is not None else None
     try:
+        await guard_code(limiter, address)  # a guesser out of misses learns nothing more
         # With several instances a cached runtime may be behind the log: welcome and clamp
         # ?after= against the real head.
         if service.broker.shared:
@@ -44,6 +48,8 @@ async def table_socket(ws: WebSocket, code: str) -> None:
         else:
             runtime = await service.runtime(code)
     except ApiError as exc:
+        if exc.code in MISSES:
+            await count_miss(limiter, address)
         await ws.send_text(dumps(exc.frame(lang, None)))
         await ws.close(4404)
         return
