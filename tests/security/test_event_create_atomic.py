@@ -51,3 +51,51 @@ async def test_look_alike_names_leave_no_tables_behind(tmp_path: Path) -> None:
         assert (
             await server.http.post("/api/events/preview", json=_body(people))
         ).status_code == 409
+
+
+async def test_a_table_failing_midway_leaves_nothing(tmp_path: Path) -> None:
+    """Should a table still fail after the checks (the database, say), the tables already made
+    are deleted with their logs and seats: nothing of the event is left."""
+    from typing import Any
+
+    import pytest
+
+    from bobing.gatherings.service import GatheringService
+    from bobing.realtime.broker import get_broker
+    from bobing.storage import Database, EventStore
+    from bobing.storage.gatherings import GatheringStore
+    from bobing.tables.service import TableService
+
+    db_path = tmp_path / "bobing.sqlite3"
+    db = Database(f"sqlite+aiosqlite:///{db_path}")
+    await db.migrate()
+    store = EventStore(db)
+    broker = get_broker("memory://")
+    await broker.start()
+    tables = TableService(store, broker)
+    made = 0
+    real = tables.create_table
+
+    async def flaky(**kwargs: Any) -> Any:
+        nonlocal made
+        made += 1
+        if made == 3:
+            raise OSError("the disk is full")
+        return await real(**kwargs)
+
+    tables.create_table = flaky  # type: ignore[method-assign]
+    service = GatheringService(tables, GatheringStore(db))
+    try:
+        body = _body([f"客{n}" for n in range(12)]) | {"tables": 4}
+        with pytest.raises(OSError):
+            await service.create(body)
+        assert made == 4  # every table was tried (none still running when the rest go)
+        assert _tables(db_path) == 0
+        with sqlite3.connect(db_path) as conn:
+            for table in ("bobing_events", "bobing_seats", "bobing_gatherings"):
+                assert conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0] == 0, table
+    finally:
+        await tables.close()
+        await store.close()
+        await broker.close()
+        await db.dispose()
