@@ -23,7 +23,7 @@ ALLOWED: dict[str, set[str]] = {
     "analysis": {"engine", "i18n"},
     "storage": {"engine"},
     "realtime": {"engine"},
-    "tables": {"engine", "i18n", "storage", "realtime"},
+    "tables": {"engine", "i18n", "organizer", "storage", "realtime"},
     "gatherings": {"engine", "i18n", "organizer", "storage", "tables"},
     "web": {
         "engine", "i18n", "organizer", "analysis", "storage", "realtime", "tables", "gatherings",

@@ -38,10 +38,10 @@ from bobing.organizer.customs import (
     table_start_thrower,
 )
 from bobing.organizer.prizes import table_prize_value
-from bobing.organizer.text import amount, display_text
+from bobing.organizer.text import amount, display_text, name_key
 from bobing.tables.problems import ApiError
 from bobing.tables.tokens import normalize_code
-from bobing.tables.validation import MODES, parse_rules, parse_time_limit
+from bobing.tables.validation import MODES, parse_named_prizes, parse_rules, parse_time_limit
 
 MAX_EVENT_NAME = 40
 MAX_TABLES = MAX_PLAYERS
@@ -178,6 +178,23 @@ class Draft:
         }
 
 
+def _refuse_look_alikes(people: tuple[Person, ...]) -> None:
+    """Two names that look the same (:func:`name_key`) could not sit at one table: refused
+    before anything is created, whatever the seating draws."""
+    seen: dict[str, str] = {}
+    for person in people:
+        key = name_key(person.name)
+        other = seen.setdefault(key, person.name)
+        if other != person.name:
+            raise ApiError(
+                "names_look_alike",
+                f"the names {other!r} and {person.name!r} look the same; "
+                "tell them apart on the roster",
+                name=other,
+                other=person.name,
+            )
+
+
 def draft_event(body: Mapping[str, Any], present: frozenset[str] | None = None) -> Draft:
     """Check a create body and seat the people (random seating draws here); with ``present``
     (the names checked in at the door), only they are seated."""
@@ -196,6 +213,8 @@ def draft_event(body: Mapping[str, Any], present: frozenset[str] | None = None) 
     rule_set = parse_rules(body.get("rules"), prize_set.counts() or None)
     rules_json = rule_set.to_json()
     people: tuple[Person, ...] = model_errors(parse_people, body.get("people"))
+    _refuse_look_alikes(people)
+    parse_named_prizes(named_prizes(prize_set))  # what each table is created with
     seating = body.get("seating", "random")
     max_size = rule_set.max_players
     check_in = body.get("check_in") or False

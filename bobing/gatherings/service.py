@@ -42,7 +42,7 @@ from bobing.organizer.playoff import check_throws
 from bobing.organizer.prizes import table_prize_value
 from bobing.organizer.results import event_results
 from bobing.organizer.roster import parse_people
-from bobing.storage.event_store import iso, utcnow
+from bobing.storage.event_store import CodeTaken, iso, utcnow
 from bobing.storage.gatherings import Gathering, GatheringStore, SeatClaimed
 from bobing.tables.problems import ApiError
 from bobing.tables.protocol import Command
@@ -94,16 +94,20 @@ class GatheringService:
         }
 
     async def _make_tables(
-        self, draft: Draft
+        self, draft: Draft, code: str, creator: str | None
     ) -> tuple[list[dict[str, Any]], dict[str, dict[str, str]]]:
-        """Create and seat every table of a draft: the tables (with their host tokens) and
-        each seat's player token by table number."""
+        """Create and seat every table of a draft under the event ``code``: the tables (with
+        their host tokens) and each seat's claim key by table number.
+
+        Everything was checked by the draft; should a table still fail (the database, say),
+        every table made so far is deleted again before the error goes on: nothing is left.
+        """
         name, mode, rules_json = draft.name, draft.mode, draft.rules_json
         named = named_prizes(draft.prize_set)
         throwers = draft.table_start_throwers()
 
         async def make_table(
-            number: int, members: list[Person]
+            number: int, members: list[Person], made_codes: list[str]
         ) -> tuple[dict[str, Any], dict[str, str]]:
             created = await self.tables.create_table(
                 name=table_name(name, number),
@@ -111,11 +115,16 @@ class GatheringService:
                 rules=rules_json,
                 named_prizes=named,
                 time_limit=draft.time_limit,
+                creator=creator,
+                gathering=code,
             )
-            tokens: dict[str, str] = {}
+            made_codes.append(created.code)
+            keys: dict[str, str] = {}
             for person in members:  # in seat order: a table's seats are taken one by one
-                seat = await self.tables.join(created.code, person.name)
-                tokens[person.name] = seat["player_token"]
+                # The seat's player token is thrown away: nobody holds it until the seat is
+                # claimed with its card's claim key (or by the organiser).
+                await self.tables.join(created.code, person.name)
+                keys[person.name] = new_token("k")
             table = {
                 "number": number,
                 "code": created.code,
@@ -124,50 +133,92 @@ class GatheringService:
                 "players": [p.name for p in members],
                 "start_thrower": throwers[number - 1],
             }
-            return table, tokens
+            return table, keys
 
-        # The tables are made side by side: their appends share the store's group commits.
-        made = await asyncio.gather(
-            *(make_table(n, members) for n, members in enumerate(draft.seated, start=1))
-        )
-        return [table for table, _ in made], {str(t["number"]): tokens for t, tokens in made}
+        made_codes: list[str] = []
+        try:
+            # The tables are made side by side: their appends share the store's group commits.
+            # Each runs to its end (return_exceptions), so none is still adding a table when
+            # the ones made are deleted.
+            outcomes = await asyncio.gather(
+                *(
+                    make_table(n, members, made_codes)
+                    for n, members in enumerate(draft.seated, start=1)
+                ),
+                return_exceptions=True,
+            )
+            for outcome in outcomes:
+                if isinstance(outcome, BaseException):
+                    raise outcome
+        except BaseException:
+            await self.tables.discard(made_codes)
+            raise
+        made = [o for o in outcomes if not isinstance(o, BaseException)]
+        return [t for t, _ in made], {str(t["number"]): keys for t, keys in made}
 
     @staticmethod
     def _stored(tables: list[dict[str, Any]]) -> list[dict[str, Any]]:
         keys = ("number", "code", "players", "start_thrower")
         return [{k: t[k] for k in keys} for t in tables]
 
-    async def create(self, body: Mapping[str, Any]) -> dict[str, Any]:
+    async def create(self, body: Mapping[str, Any], creator: str | None = None) -> dict[str, Any]:
         """Create the event and all its tables, seats named; the secrets are returned once.
 
-        An event that checks people in at the door (``check_in``) gets its tables later, from
-        :meth:`seat`: ``tables`` is then empty here.
+        ``creator`` (a hash of the client's address) counts toward the open-event quota. An
+        event that checks people in at the door (``check_in``) gets its tables later, from
+        :meth:`seat`: ``tables`` is then empty here. All or nothing: a create that fails
+        leaves no table behind.
         """
         draft = self.draft(body)
+        quota = self.tables.limits.open_events_per_address
+        if (
+            creator is not None
+            and quota
+            and await self.tables.store.open_gatherings(creator) >= quota
+        ):
+            raise ApiError(
+                "too_many_events",
+                f"this address already has {quota} open events; end one or wait for it to expire",
+                limit=quota,
+            )
+        code = await self._free_code()
         tables: list[dict[str, Any]] = []
-        seat_tokens: dict[str, dict[str, str]] = {}
+        claim_keys: dict[str, dict[str, str]] = {}
         if not draft.check_in:
-            tables, seat_tokens = await self._make_tables(draft)
+            tables, claim_keys = await self._make_tables(draft, code, creator)
         spec = draft.spec()
         if draft.check_in:
             spec["layout"]["planned"] = len(draft.seated)
         organizer_token = new_token("o")
-
-        async def create(code: str) -> dict[str, Any]:
-            gathering = Gathering(
-                code=code,
-                name=draft.name,
-                organizer_token_hash=hash_token(organizer_token),
-                spec=spec,
-                tables=self._stored(tables),
-                secrets={"seats": seat_tokens},
-                playoff=None,
-                created_at=utcnow(),
-            )
+        gathering = Gathering(
+            code=code,
+            name=draft.name,
+            organizer_token_hash=hash_token(organizer_token),
+            spec=spec,
+            tables=self._stored(tables),
+            secrets={"claim_keys": claim_keys},
+            playoff=None,
+            created_at=utcnow(),
+        )
+        try:
             await self.store.create(gathering)
-            return {"code": code, "organizer_token": organizer_token, "tables": tables}
+        except BaseException as exc:
+            await self.tables.discard([t["code"] for t in tables])
+            if isinstance(exc, CodeTaken):
+                # Taken between the look-up and now (vanishingly rare).
+                raise ApiError("conflict", "could not find a free event code; try again") from None
+            raise
+        return {"code": code, "organizer_token": organizer_token, "tables": tables}
 
-        return await with_free_code(create, "event")
+    async def _free_code(self) -> str:
+        """A code no event has yet (its tables are made under it before it is stored)."""
+
+        async def unused(code: str) -> str:
+            if await self.store.get(code) is not None:
+                raise CodeTaken(code)
+            return code
+
+        return await with_free_code(unused, "event")
 
     # -- the door (签到) -----------------------------------------------------------------------
 
@@ -224,10 +275,11 @@ class GatheringService:
             **{k: v for k, v in (spec.get("layout") or {}).items() if k != "planned"},
         }
         draft = draft_event(body, present=gathering.present)
-        tables, seat_tokens = await self._make_tables(draft)
+        tables, claim_keys = await self._make_tables(draft, gathering.code, None)
         if not await self.store.set_tables(
-            gathering.code, self._stored(tables), {"seats": seat_tokens}
+            gathering.code, self._stored(tables), {"claim_keys": claim_keys}
         ):
+            await self.tables.discard([t["code"] for t in tables])
             raise ApiError(
                 "already_seated", f"event {gathering.code} is seated already", code=gathering.code
             )
@@ -546,9 +598,9 @@ class GatheringService:
 
     # -- seats ------------------------------------------------------------------------------
 
-    async def claim(self, code: str, number: Any, name: Any) -> dict[str, Any]:
-        """Take the seat named ``name`` at table ``number``: its player token, once."""
-        gathering = await self.gathering(code)
+    def _seat(self, gathering: Gathering, number: Any, name: Any) -> dict[str, Any]:
+        """The event's table ``number`` if ``name`` sits there (invalid_field / unknown_player);
+        ``number`` must be a whole number (not ``1.0``, ``"1"`` or ``true``)."""
         exact = isinstance(number, int) and not isinstance(number, bool)
         table = next((t for t in gathering.tables if exact and t["number"] == number), None)
         if table is None:
@@ -557,15 +609,79 @@ class GatheringService:
                 f"event {gathering.code} has no table {str(number)[:10]!r}",
                 field="table",
             )
-        seats = gathering.secrets.get("seats", {}).get(str(number), {})
-        token = seats.get(name) if isinstance(name, str) else None
-        if not isinstance(name, str) or token is None:
+        if not isinstance(name, str) or name not in table["players"]:
             raise ApiError(
                 "unknown_player",
                 f"{str(name)[:40]!r} has no seat at table {number}",
                 name=str(name)[:40],
                 code=table["code"],
             )
+        return table
+
+    @staticmethod
+    def _claim_key(gathering: Gathering, number: int, name: str) -> str | None:
+        keys = gathering.secrets.get("claim_keys", {}).get(str(number), {})
+        key = keys.get(name)
+        return key if isinstance(key, str) else None
+
+    async def _new_player_token(self, table_code: str, name: str) -> str:
+        """A fresh player token for the seat: every earlier token of it stops working.
+
+        The table's own hand-off (``hand_seat`` then ``claim_seat``) does it, so the log says
+        that the seat changed phones and the table's rules about seats stay in one place.
+        """
+        runtime = await self.tables.runtime(table_code)
+        host = [runtime.info.host_token_hash]
+        handed = await self.tables.execute(
+            table_code, Command("hand_seat", None, {"player": name}), host
+        )
+        link = handed.reply["seat_token"]
+        claimed = await self.tables.execute(
+            table_code, Command("claim_seat", None, {}), [hash_token(link)]
+        )
+        return str(claimed.reply["player_token"])
+
+    async def _revoke(self, table_code: str, name: str) -> None:
+        """Every token of the seat stops working (a hand-off link nobody holds replaces them)."""
+        runtime = await self.tables.runtime(table_code)
+        host = [runtime.info.host_token_hash]
+        await self.tables.execute(table_code, Command("hand_seat", None, {"player": name}), host)
+
+    async def claim(
+        self,
+        code: str,
+        number: Any,
+        name: Any,
+        key: Any = None,
+        authorization: str | None = None,
+    ) -> dict[str, Any]:
+        """Take the seat named ``name`` at table ``number``: a new player token for it.
+
+        The claim right is the seat's own key (the QR beside the name on the printed card);
+        the organiser's token may claim any seat on its person's behalf, even one claimed
+        already. Every claim makes a new token and revokes the earlier ones.
+        """
+        gathering = await self.gathering(code)
+        organiser = authorization is not None
+        if organiser:
+            self.check_organizer(gathering, authorization)
+        table = self._seat(gathering, number, name)
+        if not organiser:
+            expected = self._claim_key(gathering, int(number), name)
+            if (
+                not isinstance(key, str)
+                or expected is None
+                or not hmac.compare_digest(key.encode("utf-8"), expected.encode("utf-8"))
+            ):
+                raise ApiError(
+                    "claim_key_required",
+                    f"the seat of {name!r} at table {number} is claimed with the QR beside "
+                    "that name on the table card",
+                    name=name,
+                    table=number,
+                )
+        if organiser:
+            await self.store.release(gathering.code, int(number), name)
         try:
             await self.store.claim(gathering.code, int(number), name)
         except SeatClaimed:
@@ -576,24 +692,48 @@ class GatheringService:
                 name=name,
                 table=number,
             ) from None
+        try:
+            token = await self._new_player_token(table["code"], name)
+        except BaseException:
+            await self.store.release(gathering.code, int(number), name)
+            raise
         return {"code": table["code"], "table": number, "name": name, "player_token": token}
 
     async def release(
         self, code: str, authorization: str | None, number: Any, name: Any
     ) -> dict[str, Any]:
-        """The organiser frees a claimed seat (someone tapped the wrong name)."""
+        """The organiser frees a seat (someone tapped the wrong name): its tokens stop working,
+        and the seat can be claimed again."""
         gathering = await self.gathering(code)
         self.check_organizer(gathering, authorization)
-        table = next((t for t in gathering.tables if t["number"] == number), None)
-        if table is None or not isinstance(name, str) or name not in table["players"]:
-            raise ApiError(
-                "unknown_player",
-                f"{str(name)[:40]!r} has no seat at table {number}",
-                name=str(name)[:40],
-                code=gathering.code,
-            )
+        table = self._seat(gathering, number, name)
+        await self._revoke(table["code"], name)
         freed = await self.store.release(gathering.code, int(number), name)
         return {"table": number, "name": name, "released": freed}
+
+    async def seats(self, code: str, authorization: str | None) -> dict[str, Any]:
+        """The organiser's view of the seats: each one's claim key (for the table cards) and
+        whether it was claimed."""
+        gathering = await self.gathering(code)
+        self.check_organizer(gathering, authorization)
+        return {
+            "code": gathering.code,
+            "tables": [
+                {
+                    "number": table["number"],
+                    "code": table["code"],
+                    "seats": [
+                        {
+                            "name": name,
+                            "claim_key": self._claim_key(gathering, table["number"], name),
+                            "claimed": (table["number"], name) in gathering.claims,
+                        }
+                        for name in table["players"]
+                    ],
+                }
+                for table in gathering.tables
+            ],
+        }
 
     # -- results ------------------------------------------------------------------------------
 

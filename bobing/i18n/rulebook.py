@@ -175,9 +175,7 @@ def switch_sentence(rules: RuleSet, switch: str, lang: str | None = None) -> str
             tiers=t("list.sep", lang).join(tier_name(tier, lang) for tier in rules.chase.tiers),
             source=t(f"rules.meaning.chase.from.{rules.chase.source}", lang),
         ) + (
-            t("rules.meaning.chase.until.end", lang)
-            if rules.chase.until is ChaseUntil.END
-            else ""
+            t("rules.meaning.chase.until.end", lang) if rules.chase.until is ChaseUntil.END else ""
         )
     if switch in _BY_VALUE:
         return t(f"rules.meaning.{switch}.{_word(_value(rules, switch))}", lang)

@@ -1,4 +1,5 @@
-"""Display text an organiser types: trimmed, NFC, no markup or control characters, bounded."""
+"""Display text (the one rule, for an organiser's roster and every name at a table): trimmed,
+NFC, no markup or control characters, at least one visible character, bounded."""
 
 from __future__ import annotations
 
@@ -8,6 +9,47 @@ from typing import Any
 from bobing.engine.errors import InputError
 
 MARKUP = frozenset("<>&\"'")
+
+
+def _ranges(*spans: tuple[int, int]) -> frozenset[str]:
+    return frozenset(chr(c) for lo, hi in spans for c in range(lo, hi + 1))
+
+
+DEFAULT_IGNORABLE = _ranges(
+    (0x00AD, 0x00AD),
+    (0x034F, 0x034F),
+    (0x061C, 0x061C),
+    (0x115F, 0x1160),
+    (0x17B4, 0x17B5),
+    (0x180B, 0x180F),
+    (0x200B, 0x200F),
+    (0x202A, 0x202E),
+    (0x2060, 0x206F),
+    (0x3164, 0x3164),
+    (0xFE00, 0xFE0F),
+    (0xFEFF, 0xFEFF),
+    (0xFFA0, 0xFFA0),
+    (0xFFF0, 0xFFF8),
+    (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A),
+    (0xE0000, 0xE0FFF),
+)
+"""Unicode's Default_Ignorable_Code_Point (DerivedCoreProperties.txt): drawn as nothing."""
+
+BLANK = DEFAULT_IGNORABLE | frozenset("\u2800")
+"""Characters that show nothing: the ignorables and the blank Braille pattern."""
+
+
+def name_key(name: str) -> str:
+    """What a name looks like: NFKC, without default-ignorables, spaces collapsed.
+
+    Two names with one key cannot sit at one table (``A`` and ``A`` + U+200D look the same).
+
+    >>> name_key("A\u200d") == name_key("Ａ")
+    True
+    """
+    folded = unicodedata.normalize("NFKC", name)
+    return " ".join("".join(c for c in folded if c not in DEFAULT_IGNORABLE).split())
 
 
 def display_text(value: Any, *, key: str, limit: int) -> str:
@@ -26,6 +68,14 @@ def display_text(value: Any, *, key: str, limit: int) -> str:
             key=key,
             text=text[:80],
             characters=shown,
+        )
+    if all(c in BLANK or c.isspace() or unicodedata.category(c) in ("Mn", "Me") for c in text):
+        raise InputError(
+            f"invalid {key} {text[:80]!r}: it has no visible character",
+            code="invisible_text",
+            key=key,
+            text=text[:80],
+            characters="".join(f"U+{ord(c):04X}" for c in sorted(set(text)))[:80],
         )
     if len(text) > limit:
         raise InputError(

@@ -106,6 +106,8 @@ class TableInfo:
     created_at: datetime
     creator: str | None = None
     """A hash of the creating address (the open-table quota); None for old tables."""
+    gathering: str | None = None
+    """The event's code for a table of an event (the open-event quota), else None."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,6 +197,7 @@ class EventStore:
                         created_at=at,
                         updated_at=at,
                         creator=info.creator,
+                        gathering=info.gathering,
                     )
                 )
                 if stored:
@@ -248,6 +251,7 @@ class EventStore:
             commitment=m["commitment"],
             created_at=_aware(m["created_at"]),
             creator=m["creator"],
+            gathering=m["gathering"],
         )
         return TableSnapshot(
             info=info,
@@ -288,14 +292,33 @@ class EventStore:
             # Another instance stored one at the same moment, or the table was swept.
             return False
 
+    async def open_gatherings(self, creator: str) -> int:
+        """How many events created from ``creator`` have a table that is not over."""
+        async with self.db.connect() as conn:
+            value = (
+                await conn.execute(
+                    select(func.count(func.distinct(TableRow.gathering))).where(
+                        TableRow.creator == creator,
+                        TableRow.gathering.is_not(None),
+                        TableRow.status != "over",
+                    )
+                )
+            ).scalar_one()
+        return int(value)
+
     async def open_tables(self, creator: str) -> int:
-        """How many tables created from ``creator`` are not over."""
+        """How many tables created from ``creator`` are not over (an event's tables aside:
+        they count as one event, :meth:`open_gatherings`)."""
         async with self.db.connect() as conn:
             value = (
                 await conn.execute(
                     select(func.count())
                     .select_from(TableRow)
-                    .where(TableRow.creator == creator, TableRow.status != "over")
+                    .where(
+                        TableRow.creator == creator,
+                        TableRow.status != "over",
+                        TableRow.gathering.is_(None),
+                    )
                 )
             ).scalar_one()
         return int(value)
@@ -324,10 +347,15 @@ class EventStore:
                 ).scalars()
             ]
             if codes:
-                for model in (SnapshotRow, EventRow, SeatRow):
-                    await conn.execute(delete(model).where(model.table_code.in_(codes)))
-                await conn.execute(delete(TableRow).where(TableRow.code.in_(codes)))
+                await _delete_tables(conn, codes)
         return codes
+
+    async def delete_tables(self, codes: list[str]) -> None:
+        """Delete these tables with their log, seats and snapshot, in one transaction (what a
+        failed event creation made: nothing of it is left)."""
+        if codes:
+            async with self.db.engine.begin() as conn:
+                await _delete_tables(conn, codes)
 
     async def tables_with_status(self, status: str) -> list[tuple[str, dict[str, Any]]]:
         """``(code, settings)`` of every table in ``status`` (e.g. the games in play)."""
@@ -702,3 +730,9 @@ async def _events(
         StoredEvent(int(r.seq), r.type, r.data, _aware(r.at), r.command_id, r.sender, r.digest)
         for r in rows
     ]
+
+
+async def _delete_tables(conn: AsyncConnection, codes: list[str]) -> None:
+    for model in (SnapshotRow, EventRow, SeatRow):
+        await conn.execute(delete(model).where(model.table_code.in_(codes)))
+    await conn.execute(delete(TableRow).where(TableRow.code.in_(codes)))

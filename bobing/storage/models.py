@@ -53,6 +53,8 @@ class TableRow(Base):
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     creator: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True)
     """A hash of the address that created the table (the open-table quota)."""
+    gathering: Mapped[str | None] = mapped_column(String(16), nullable=True, index=True)
+    """The event the table belongs to (its tables count as one open event, not as tables)."""
 
 
 class SeatRow(Base):

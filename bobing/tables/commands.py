@@ -591,8 +591,8 @@ def plan_hand_seat(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> P
     _need_host(roles, "hand a seat to another phone")
     name = args["player"]
     need_seated(runtime, name)
-    if runtime.over:
-        raise ApiError("not_playing", "the game is over", status=runtime.status)
+    # Also once over: the seat's record and reactions still belong to one phone (an event's
+    # guest may claim their seat after the table ended).
     token = new_token("s")
     seats = _with_token(runtime, name, hash_token(token))
 
@@ -608,12 +608,16 @@ def plan_hand_seat(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> P
 
 
 def plan_claim_seat(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
-    """The phone holding a seat's link takes the seat: a new player token replaces the link."""
-    if not roles.players:
+    """The phone holding a seat's link takes the seat: a new player token replaces the link.
+
+    Only the link counts: a player token is not a claim right (a player who could claim their
+    own seat again would turn the token given to its owner into a dead one).
+    """
+    if not roles.handed:
         raise ApiError(
             "forbidden", "only a phone holding a seat's link may claim it", action="claim_seat"
         )
-    name = roles.players[0]
+    name = roles.handed[0]
     token = new_token("p")
     seats = _with_token(runtime, name, hash_token(token))
 
@@ -651,7 +655,7 @@ REACTION_GAP_S = 1.5
 
 def plan_react(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
     """A seated player (or the host) sends an emoji to the table (a harmless log entry)."""
-    if not roles.anyone:
+    if not (roles.host or roles.players):
         raise ApiError("forbidden", "only the players and the host may react", action="react")
     player = roles.players[0] if roles.players else None
     sender = player or "host"

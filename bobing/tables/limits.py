@@ -27,6 +27,11 @@ class Limits:
     """Joins one address may send per minute."""
     analysis_per_minute: float = 60
     """``/api/odds``, ``/api/game-length`` and chart requests per address per minute."""
+    misses_per_minute: float = 30
+    """Look-ups of unknown table or event codes (404s) one address may make per minute; once
+    used up, every look-up by code from it is refused until the bucket refills."""
+    reactions_per_minute: float = 40
+    """Reactions (emoji) one address may send per minute, over every table and instance."""
     simulations_per_minute: float = 3
     """New game-length simulations (answers not yet cached) one address may start a minute."""
     preview_per_minute: float = 120
@@ -41,7 +46,10 @@ class Limits:
     tarpit_seconds: float = 1
     """Seconds a rate-limited request waits for its 429 (slows a flood to its own pace)."""
     open_tables_per_address: int = 20
-    """Tables one address may have open (not over) at once."""
+    """Tables one address may have open (not over) at once (an event's tables aside)."""
+    open_events_per_address: int = 3
+    """Events one address may have open (a table not over) at once; an event's tables count
+    as the one event (a 30-table evening fits, ten 4-table events do not)."""
     analysis_workers: int = 1
     """Worker processes computing odds, game lengths and charts (never on the event loop)."""
     analysis_queue: int = 4

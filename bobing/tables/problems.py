@@ -56,6 +56,7 @@ STATUS: dict[str, int] = {
     "rejoin_too_soon": 409,
     "log_full": 409,
     "too_many_tables": 429,
+    "too_many_events": 429,
     "rate_limited": 429,
     "busy": 503,
     "unavailable": 503,
@@ -69,6 +70,8 @@ STATUS: dict[str, int] = {
     "seat_claimed": 409,
     "no_check_in": 409,
     "already_seated": 409,
+    "claim_key_required": 403,
+    "names_look_alike": 409,
     "internal_error": 500,
 }
 """Every error code the server sends, with its HTTP status (docs/protocol.md lists them)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -12,6 +13,7 @@ from typing import Any
 from bobing.engine.events import Event, Thrown, event_from_json
 from bobing.engine.game import Game, Phase
 from bobing.engine.rules import RuleSet
+from bobing.organizer.text import name_key
 from bobing.storage.event_store import (
     CommandRecord,
     FoldSnapshot,
@@ -21,12 +23,11 @@ from bobing.storage.event_store import (
     iso,
 )
 from bobing.tables.protocol import dumps
-from bobing.tables.validation import name_key
 
 RECENT_COMMANDS = 1024
 """Command ids a runtime remembers (older ones are found in the log: the unique index)."""
 
-SNAPSHOT_VERSION = 2
+SNAPSHOT_VERSION = 3
 
 
 @dataclass(slots=True)
@@ -36,6 +37,9 @@ class Roles:
     host: bool = False
     play: bool = False
     players: tuple[str, ...] = ()
+    handed: tuple[str, ...] = ()
+    """Seats whose hand-off link these tokens hold: not a player token yet (only
+    ``claim_seat`` trades it for one)."""
 
     def names(self) -> list[str]:
         """Role names for the welcome frame."""
@@ -44,12 +48,14 @@ class Roles:
             out.append("play")
         if self.players:
             out.append("player")
+        if self.handed:
+            out.append("seat")
         return out
 
     @property
     def anyone(self) -> bool:
         """Whether any token matched."""
-        return self.host or self.play or bool(self.players)
+        return self.host or self.play or bool(self.players) or bool(self.handed)
 
 
 @dataclass(slots=True)
@@ -88,6 +94,10 @@ class Runtime:
     so the auto-throw deadline is derived from the log and survives a restart."""
     rematch_code: str | None = None
     """The table of the rematch, once the host started one."""
+    reactions: int = 0
+    """Reactions in the log: they never count against the game's log limit (``max_events``)."""
+    handed: set[str] = field(default_factory=set)
+    """Seats handed to another phone and not claimed yet: their token is a hand-off link."""
     reacted: dict[str, float] = field(default_factory=dict)
     """Monotonic time of each sender's last reaction (the rate limit; not stored)."""
     deadline: datetime | None = None
@@ -137,6 +147,7 @@ class Runtime:
         """The roles the given token hashes carry here."""
         roles = Roles()
         players: list[str] = []
+        handed: list[str] = []
         for digest in token_hashes:
             if hmac.compare_digest(digest, self.info.host_token_hash):
                 roles.host = True
@@ -146,8 +157,9 @@ class Runtime:
                 roles.play = True
             for seat in self.seats:
                 if hmac.compare_digest(digest, seat.token_hash):
-                    players.append(seat.name)
+                    (handed if seat.name in self.handed else players).append(seat.name)
         roles.players = tuple(players)
+        roles.handed = tuple(handed)
         return roles
 
     def knows(self, token_hash: str) -> bool:
@@ -199,6 +211,8 @@ def note_event(runtime: Runtime, event: StoredEvent) -> None:
     data = event.data
     if event.type != "reaction":
         runtime.turn_since = event.at
+    else:
+        runtime.reactions += 1
     if event.type == "thrown":
         runtime.last_throw = {
             "throw": data.get("throw"),
@@ -261,6 +275,10 @@ def note_event(runtime: Runtime, event: StoredEvent) -> None:
         runtime.auto_throw = data.get("seconds") or None
     elif event.type == "rematch":
         runtime.rematch_code = data.get("code")
+    elif event.type == "seat_handed":
+        runtime.handed.add(data["player"])
+    elif event.type in ("seat_claimed", "player_removed"):
+        runtime.handed.discard(data.get("player") or data.get("name") or "")
     if event.command_id is not None:
         runtime.remember_command(
             event.command_id, CommandRecord(event.seq, event.sender, event.digest)
@@ -278,6 +296,9 @@ def snapshot_of(runtime: Runtime) -> FoldSnapshot:
 
     Seats, status and settings are not in it: the table's row always holds their latest
     values. The game is kept as its engine events (replayed on load, nothing re-decided).
+    The snapshot is a copy that shares nothing with the runtime (it is written in the
+    background while the next commands change the runtime's lists and dicts: a shared
+    ``fair_throws`` once listed a later throw twice, and ``bobing verify`` failed).
     """
     data: dict[str, Any] = {
         "version": SNAPSHOT_VERSION,
@@ -298,8 +319,11 @@ def snapshot_of(runtime: Runtime) -> FoldSnapshot:
         "deadline": None if runtime.deadline is None else runtime.deadline.isoformat(),
         "time_left": runtime.time_left,
         "closing": runtime.closing,
+        "handed": sorted(runtime.handed),
+        "reactions": runtime.reactions,
     }
-    return FoldSnapshot(runtime.last_seq, data)
+    # Through JSON: exactly what the store keeps, and nothing left pointing into the runtime.
+    return FoldSnapshot(runtime.last_seq, json.loads(dumps(data)))
 
 
 def restore(runtime: Runtime, snapshot: FoldSnapshot) -> list[Event]:
@@ -324,6 +348,8 @@ def restore(runtime: Runtime, snapshot: FoldSnapshot) -> list[Event]:
     runtime.deadline = _moment(data["deadline"])
     runtime.time_left = data["time_left"]
     runtime.closing = data["closing"]
+    runtime.handed = set(data["handed"])
+    runtime.reactions = int(data["reactions"])
     runtime.snapshot_seq = snapshot.seq
     return [event_from_json(e) for e in data["game_events"]]
 

@@ -40,6 +40,7 @@ from bobing.engine.fairness import (
 )
 from bobing.engine.game import MAX_NAME_LENGTH, Game
 from bobing.engine.rules import rules_from_json
+from bobing.organizer.text import name_key
 from bobing.realtime.broker import Broker, table_channel
 from bobing.storage.event_store import (
     Append,
@@ -76,7 +77,6 @@ from bobing.tables.validation import (
     MAX_TABLE_NAME,
     MODES,
     check_display_text,
-    name_key,
     parse_named_prizes,
     parse_rules,
     parse_time_limit,
@@ -324,10 +324,13 @@ class TableService:
         referee_thrower: Any = False,
         creator: str | None = None,
         time_limit: Any = None,
+        gathering: str | None = None,
     ) -> Created:
         """Create a table; the host (and for pass-and-play the play) token is returned once.
 
-        ``creator`` (a hash of the client's address) counts toward the open-table quota.
+        ``creator`` (a hash of the client's address) counts toward the open-table quota; a
+        table of the event ``gathering`` counts toward its open-event quota instead (checked
+        by the event's creation).
         """
         table_name = check_display_text(name, field_name="name", max_length=MAX_TABLE_NAME)
         if mode not in MODES:
@@ -344,7 +347,12 @@ class TableService:
         rule_set = parse_rules(rules, prizes)
         prizes_named = parse_named_prizes(named_prizes)
         quota = self.limits.open_tables_per_address
-        if creator is not None and quota and await self.store.open_tables(creator) >= quota:
+        if (
+            creator is not None
+            and gathering is None
+            and quota
+            and await self.store.open_tables(creator) >= quota
+        ):
             raise ApiError(
                 "too_many_tables",
                 f"this address already has {quota} open tables; end one or wait for it to expire",
@@ -375,6 +383,7 @@ class TableService:
                 commitment=commitment(seed),
                 created_at=utcnow(),
                 creator=creator,
+                gathering=gathering,
             )
             created_event = {
                 "type": "table_created",
@@ -396,6 +405,13 @@ class TableService:
             return Created(code, host_token, play_token, state)
 
         return await with_free_code(create, "table")
+
+    async def discard(self, codes: list[str]) -> None:
+        """Delete tables that never became usable (a failed event creation), cache and all."""
+        for code in codes:
+            self.evict(code)
+            self.clocks.arm(code, None)
+        await self.store.delete_tables(list(codes))
 
     async def join(self, code: str, name: Any, token_hashes: Iterable[str] = ()) -> dict[str, Any]:
         """Seat ``name``; returns ``{"seat", "name", "player_token"}``.
@@ -542,7 +558,7 @@ class TableService:
                 if not plan.events:
                     return Outcome(runtime.last_seq, runtime.last_seq, reply=plan.reply)
                 if check_room:
-                    self._check_room(runtime, len(plan.events))
+                    self._check_room(runtime, plan.events)
                 request = Append(
                     runtime.code,
                     runtime.last_seq,
@@ -587,12 +603,25 @@ class TableService:
         self.evict(runtime.code)
         return True
 
-    def _check_room(self, runtime: Runtime, count: int) -> None:
+    def _check_room(self, runtime: Runtime, events: list[dict[str, Any]]) -> None:
+        """``log_full`` when the game's events would pass ``max_events``. Reactions are
+        counted apart (they never take a game's room) against the same number of their own."""
         limit = self.limits.max_events
-        if limit and runtime.last_seq + count > limit:
+        reactions = sum(1 for e in events if e.get("type") == "reaction")
+        if limit and reactions and runtime.reactions + reactions > limit:
             raise ApiError(
                 "log_full",
-                f"table {runtime.code} has {runtime.last_seq} events, the most a table may "
+                f"table {runtime.code} has {runtime.reactions} reactions, the most a table may "
+                f"hold is {limit}",
+                code=runtime.code,
+                limit=limit,
+            )
+        count = len(events) - reactions
+        if limit and count and runtime.last_seq - runtime.reactions + count > limit:
+            raise ApiError(
+                "log_full",
+                f"table {runtime.code} has {runtime.last_seq - runtime.reactions} events, the "
+                "most a table may "
                 f"hold is {limit}; the host can still end the game",
                 code=runtime.code,
                 limit=limit,

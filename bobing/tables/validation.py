@@ -7,14 +7,14 @@ command-line feature of ``load_rules``).
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
-from bobing.engine.errors import BobingError, RulesError
+from bobing.engine.errors import BobingError, InputError, RulesError
 from bobing.engine.hands import TIERS
 from bobing.engine.rules import RuleSet, rules_from_json
 from bobing.engine.switches import MAX_PRIZE_NAME
+from bobing.organizer.text import display_text
 from bobing.tables.problems import ApiError, from_bobing
 
 MODES = ("online", "pass_and_play", "referee")
@@ -26,86 +26,32 @@ MAX_TABLE_NAME = 40
 MAX_PRIZE_VALUE = 10**9
 
 
-HTML_CHARACTERS = frozenset("<>&\"'")
-
-
-def _ranges(*spans: tuple[int, int]) -> frozenset[str]:
-    return frozenset(chr(c) for lo, hi in spans for c in range(lo, hi + 1))
-
-
-DEFAULT_IGNORABLE = _ranges(
-    (0x00AD, 0x00AD),
-    (0x034F, 0x034F),
-    (0x061C, 0x061C),
-    (0x115F, 0x1160),
-    (0x17B4, 0x17B5),
-    (0x180B, 0x180F),
-    (0x200B, 0x200F),
-    (0x202A, 0x202E),
-    (0x2060, 0x206F),
-    (0x3164, 0x3164),
-    (0xFE00, 0xFE0F),
-    (0xFEFF, 0xFEFF),
-    (0xFFA0, 0xFFA0),
-    (0xFFF0, 0xFFF8),
-    (0x1BCA0, 0x1BCA3),
-    (0x1D173, 0x1D17A),
-    (0xE0000, 0xE0FFF),
-)
-"""Unicode's Default_Ignorable_Code_Point (DerivedCoreProperties.txt): drawn as nothing."""
-
-BLANK = DEFAULT_IGNORABLE | frozenset("\u2800")
-"""Characters that show nothing: the ignorables and the blank Braille pattern."""
 MAX_TIME_LIMIT = 600
 """The longest time limit a table may set, in minutes (ten hours: a whole evening)."""
 
 
 def check_display_text(value: Any, *, field_name: str, max_length: int) -> str:
-    """A trimmed display name: no HTML characters, no control characters, not too long."""
-    if not isinstance(value, str):
-        raise ApiError("invalid_name", f"{field_name} must be text", field=field_name, name="")
-    text = unicodedata.normalize("NFC", value.strip())
-    if not text:
-        raise ApiError("invalid_name", f"{field_name} is empty", field=field_name, name=value)
-    bad = sorted({c for c in text if c in HTML_CHARACTERS or _is_control(c)})
-    if bad:
+    """A display name by the organizer's one rule (:func:`display_text`), as an ApiError."""
+    try:
+        return display_text(value, key=field_name, limit=max_length)
+    except InputError as exc:
+        params = exc.params
+        if exc.code == "text_too_long":
+            raise ApiError(
+                "name_too_long",
+                exc.message,
+                field=field_name,
+                name=params.get("text", ""),
+                length=params.get("length"),
+                limit=max_length,
+            ) from None
         raise ApiError(
             "invalid_name",
-            f"invalid {field_name} {text[:80]!r}: characters {''.join(bad)!r} are not allowed",
+            exc.message,
             field=field_name,
-            name=text[:80],
-            characters="".join(c if c.isprintable() else repr(c) for c in bad),
-        )
-    if all(c in BLANK or c.isspace() or unicodedata.category(c) in ("Mn", "Me") for c in text):
-        raise ApiError(
-            "invalid_name",
-            f"invalid {field_name} {text[:80]!r}: it has no visible character",
-            field=field_name,
-            name=text[:80],
-            characters="".join(f"U+{ord(c):04X}" for c in sorted(set(text)))[:80],
-        )
-    if len(text) > max_length:
-        raise ApiError(
-            "name_too_long",
-            f"{field_name} {text[:80]!r} has {len(text)} characters; at most {max_length}",
-            field=field_name,
-            name=text[:80],
-            length=len(text),
-            limit=max_length,
-        )
-    return text
-
-
-def name_key(name: str) -> str:
-    """What a name looks like: NFKC, without default-ignorables, spaces collapsed.
-
-    Two names with one key cannot sit at one table (``A`` and ``A`` + U+200D look the same).
-
-    >>> name_key("A\u200d") == name_key("Ａ")
-    True
-    """
-    folded = unicodedata.normalize("NFKC", name)
-    return " ".join("".join(c for c in folded if c not in DEFAULT_IGNORABLE).split())
+            name=params.get("text", value if isinstance(value, str) else ""),
+            characters=params.get("characters", ""),
+        ) from None
 
 
 def check_faces(value: Any, count: int, *, field_name: str) -> tuple[int, ...]:
@@ -134,13 +80,6 @@ def check_faces(value: Any, count: int, *, field_name: str) -> tuple[int, ...]:
             count=count,
         )
     return tuple(faces)
-
-
-def _is_control(char: str) -> bool:
-    category = unicodedata.category(char)
-    if category == "Cf":
-        return char not in "\u200d"  # the zero-width joiner builds emoji
-    return category in ("Cc", "Cs", "Co", "Cn") or char in "\u2028\u2029"
 
 
 def preset_rules(name: str) -> RuleSet:

@@ -10,7 +10,7 @@ from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from fastapi import FastAPI, Request, WebSocket
+from fastapi import Depends, FastAPI, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from sqlalchemy.exc import SQLAlchemyError
@@ -34,7 +34,7 @@ from bobing.tables.service import TableService
 from bobing.web.assets import REVALIDATE, WORKER, StaticSite
 from bobing.web.hub import Hub
 from bobing.web.limits_transport import RequestLimits
-from bobing.web.ratelimit import rate_limiter
+from bobing.web.ratelimit import MISSES, count_miss, guard_code, rate_limiter
 from bobing.web.routes import analysis, api, ws
 from bobing.web.routes import events as event_routes
 from bobing.web.settings import Settings
@@ -144,6 +144,13 @@ class BobingApp(FastAPI):
         return self.openapi_schema
 
 
+async def _code_guard(request: Request) -> None:
+    """Refuse a look-up by code while the address has used up its misses (docs/security.md)."""
+    if "code" in request.path_params:
+        address = request.client.host if request.client is not None else None
+        await guard_code(request.app.state.rate_limiter, address)
+
+
 async def _checkpoints(db: Database, every: float = 2.0) -> None:
     # SQLite's automatic checkpoint would run inside some throw's commit (and fsync there);
     # a passive one in the background keeps the WAL short without delaying anybody.
@@ -211,6 +218,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 "simulation": limits.simulations_per_minute,
                 "preview": limits.preview_per_minute,
                 "roster": limits.roster_per_minute,
+                "react": limits.reactions_per_minute,
+                "miss": limits.misses_per_minute,
             },
             settings.broker_url,
             deployment=f"{safe_url(settings.db_url or '')}#{settings.db_schema or ''}",
@@ -249,13 +258,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         summary="博饼 tables over REST and WebSockets; docs/protocol.md describes the WebSocket",
         lifespan=lifespan,
     )
-    app.include_router(api.router)
+    # Every route with a code first asks whether the address may look codes up now.
+    app.include_router(api.router, dependencies=[Depends(_code_guard)])
     app.include_router(ws.router)
     app.include_router(analysis.router)
-    app.include_router(event_routes.router)
+    app.include_router(event_routes.router, dependencies=[Depends(_code_guard)])
 
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
+        if exc.code in MISSES:
+            address = request.client.host if request.client is not None else None
+            await count_miss(request.app.state.rate_limiter, address)
         if exc.code == "rate_limited" and settings.limits.tarpit_seconds:
             # A client over its limit waits for its answer: a flood from one address slows
             # to the pace of its own connections instead of keeping the server busy.

@@ -15,6 +15,7 @@ lifts the limits, it only makes them per instance for a while.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import hmac
 import logging
@@ -57,12 +58,13 @@ class RateLimiter:
         """The deployment's key of address hashes (:meth:`address_key`)."""
         self._buckets: OrderedDict[tuple[str, str], tuple[float, float]] = OrderedDict()
 
-    async def acquire(self, action: str, address: str) -> None:
+    async def acquire(self, action: str, address: str, cost: float = 1) -> None:
         """Allow one ``action`` from ``address`` now, or raise a 429 with ``retry_after``
-        (what every route calls; here it never waits)."""
-        self.check(action, address)
+        (what every route calls; here it never waits). ``cost=0`` only asks whether a token
+        is left (a bucket counting failures: refuse while it is empty, take on a failure)."""
+        self.check(action, address, cost)
 
-    def check(self, action: str, address: str) -> None:
+    def check(self, action: str, address: str, cost: float = 1) -> None:
         """Allow one ``action`` from ``address`` now, or raise a 429 with ``retry_after``."""
         rate = self.per_minute.get(action, 0)
         if rate <= 0:
@@ -76,7 +78,7 @@ class RateLimiter:
         if tokens < 1:
             self._buckets[key] = (tokens, now)
             raise refusal(action, rate, tokens)
-        self._buckets[key] = (tokens - 1, now)
+        self._buckets[key] = (tokens - cost, now)
         while len(self._buckets) > self.max_keys:
             self._buckets.popitem(last=False)
 
@@ -104,6 +106,7 @@ def refusal(action: str, rate: float, tokens: float) -> ApiError:
 TAKE_TOKEN = """
 local capacity = tonumber(ARGV[1])
 local per_second = tonumber(ARGV[2])
+local cost = tonumber(ARGV[3])
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) + tonumber(clock[2]) / 1000000
 local bucket = redis.call('HMGET', KEYS[1], 'tokens', 'at')
@@ -112,14 +115,15 @@ local at = tonumber(bucket[2]) or now
 tokens = math.min(capacity, tokens + math.max(0, now - at) * per_second)
 local allowed = 0
 if tokens >= 1 then
-  tokens = tokens - 1
+  tokens = tokens - cost
   allowed = 1
 end
 redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now))
 redis.call('EXPIRE', KEYS[1], math.ceil(capacity / per_second) + 1)
 return {allowed, tostring(tokens)}
 """
-"""Take one token from the bucket ``KEYS[1]`` (capacity, refill per second): ``{1|0, tokens}``.
+"""Take ``cost`` tokens (0: only look) from the bucket ``KEYS[1]`` (capacity, refill per
+second) if one is left: ``{1|0, tokens}``.
 The bucket expires once it would be full again, so Redis keeps only the busy ones."""
 
 
@@ -150,18 +154,18 @@ class SharedRateLimiter(RateLimiter):
         self.redis_tries = 0
         """Requests sent to Redis (answered or not)."""
 
-    async def acquire(self, action: str, address: str) -> None:
+    async def acquire(self, action: str, address: str, cost: float = 1) -> None:
         rate = self.per_minute.get(action, 0)
         if rate <= 0:
             return
         if self.clock() < self._down_until:
             self.fallbacks += 1
-            self.check(action, address)
+            self.check(action, address, cost)
             return
         self.redis_tries += 1
         try:
             allowed, tokens = await asyncio.wait_for(
-                self._take(action, address, rate), self.timeout
+                self._take(action, address, rate, cost), self.timeout
             )
         except Exception as exc:  # Redis down, slow or refusing: count here for a while
             log.warning(
@@ -172,12 +176,14 @@ class SharedRateLimiter(RateLimiter):
             )
             self._down_until = self.clock() + self.retry
             self.fallbacks += 1
-            self.check(action, address)
+            self.check(action, address, cost)
             return
         if not allowed:
             raise refusal(action, rate, tokens)
 
-    async def _take(self, action: str, address: str, rate: float) -> tuple[bool, float]:
+    async def _take(
+        self, action: str, address: str, rate: float, cost: float
+    ) -> tuple[bool, float]:
         if self._script is None:
             self._client = _redis_module().from_url(
                 self.url,
@@ -187,7 +193,7 @@ class SharedRateLimiter(RateLimiter):
             )
             self._script = self._client.register_script(TAKE_TOKEN)
         key = f"{self.prefix}{action}:{self.address_key(address)}"
-        reply = await self._script(keys=[key], args=[max(rate, 1.0), rate / 60])
+        reply = await self._script(keys=[key], args=[max(rate, 1.0), rate / 60, cost])
         return bool(int(reply[0])), float(reply[1])
 
     async def close(self) -> None:
@@ -232,3 +238,19 @@ async def count_request(request: Request, action: str) -> str:
         return address_key(address)
     await limiter.acquire(action, address or "?")
     return limiter.address_key(address)
+
+
+MISSES = frozenset({"table_not_found", "event_not_found"})
+"""Answers that mean "no such code": counted per address (``Limits.misses_per_minute``)."""
+
+
+async def guard_code(limiter: RateLimiter, address: str | None) -> None:
+    """Before a look-up by code: refuse while the address has used up its misses (so a
+    guesser learns nothing more, hit or miss, until the bucket refills)."""
+    await limiter.acquire("miss", address or "?", cost=0)
+
+
+async def count_miss(limiter: RateLimiter, address: str | None) -> None:
+    """A look-up found no such code: one miss from the address (never raises)."""
+    with contextlib.suppress(ApiError):
+        await limiter.acquire("miss", address or "?")

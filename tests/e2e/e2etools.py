@@ -124,7 +124,8 @@ class Server:
                 + ["--limit", "create_per_minute=0", "--limit", "join_per_minute=0"]
                 + ["--limit", "analysis_per_minute=0", "--limit", "open_tables_per_address=0"]
                 + ["--limit", "simulations_per_minute=0", "--limit", "preview_per_minute=0"]
-                + ["--limit", "roster_per_minute=0"]
+                + ["--limit", "roster_per_minute=0", "--limit", "open_events_per_address=0"]
+                + ["--limit", "reactions_per_minute=0", "--limit", "misses_per_minute=0"]
                 + self.extra,
                 stdout=log,
                 stderr=subprocess.STDOUT,

@@ -182,9 +182,14 @@ def test_class_event(browser: Browser, server: Server) -> None:
     expect(hall.locator(".ev-ceremony .winner-hand")).to_have_text("状元插金花")
     browser.shot(hall, "event-hall")
 
-    # seat claiming: scan table 2's QR, tap your name, you sit there
+    # seat claiming: scan the QR beside your name on table 2's card, you sit there
+    organizer_token = organiser.evaluate(
+        "c => JSON.parse(localStorage.getItem('bobing.e.' + c)).organizerToken", code
+    )
+    seats = call(server, "GET", f"/api/events/{code}/seats", token=organizer_token)
+    seat = next(s for s in seats["tables"][1]["seats"] if s["name"] == "同学13")
     phone = browser.page(name="phone")
-    phone.goto(f"{server.url}/e/{code}/t/2")
+    phone.goto(f"{server.url}/e/{code}/t/2?name=同学13&key={seat['claim_key']}")
     phone.locator('.ev-claim-name[data-name="同学13"]').click()
     phone.wait_for_url(f"**/t/{codes[2]}")
     assert (

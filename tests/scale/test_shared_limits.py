@@ -9,7 +9,7 @@ import uuid
 import httpx
 import pytest
 from scaletools import Cluster, free_port
-from webtools import SMALL_PRIZES, TIMEOUT
+from webtools import SMALL_PRIZES, TIMEOUT, Client, create_table, join
 
 from bobing.tables.problems import ApiError
 from bobing.web.ratelimit import SharedRateLimiter, rate_limiter
@@ -30,6 +30,28 @@ async def test_two_instances_share_one_create_rate(cluster: Cluster, redis_url: 
             assert int(response.headers["Retry-After"]) >= 1
     # each instance alone would have allowed 4 (8 in all); together they allow 4
     assert statuses == [201, 201, 201, 201, 429, 429]
+
+
+async def test_two_instances_share_one_reaction_rate(cluster: Cluster, redis_url: str) -> None:
+    """Issue 16: reactions were limited per sender in each instance's memory only, so
+    alternating two instances stored 92 reactions in 6 s against 4 on one."""
+    a, b = (i.url for i in cluster(2, redis_url, limits=("reactions_per_minute=4",)))
+    async with httpx.AsyncClient(base_url=a, timeout=TIMEOUT) as http:
+        created = await create_table(http, mode="online", prizes=SMALL_PRIZES)
+        code = created["code"]
+        tokens = [created["host_token"]]
+        for name in ("甲", "乙"):
+            tokens.append((await join(http, code, name))["player_token"])
+    # Three senders (the per-sender gap never applies), each on both instances.
+    replies = []
+    for base in (a, b):
+        for token in tokens:
+            client = await Client.connect(base, code, [token])
+            replies.append(await client.command("react", emoji="👏"))
+            await client.close()
+    codes = [r["type"] if r["type"] == "ack" else r["code"] for r in replies]
+    # each instance alone would have allowed all six; together they allow the rate, 4
+    assert codes == ["ack"] * 4 + ["rate_limited"] * 2, codes
 
 
 async def test_deployments_on_one_redis_count_apart(redis_url: str) -> None:

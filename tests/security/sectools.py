@@ -53,9 +53,13 @@ class Served:
     database: tuple[str, ...] = ()
     """``--db URL --schema S`` of a server on PostgreSQL; empty for the SQLite file."""
 
-    async def restart(self) -> None:
-        """Kill the process (SIGKILL: a crash) and start a new one on the same database."""
-        self.proc.kill()
+    async def restart(self, *, graceful: bool = False) -> None:
+        """Kill the process (SIGKILL: a crash; SIGTERM with ``graceful``) and start a new one
+        on the same database."""
+        if graceful:
+            self.proc.terminate()
+        else:
+            self.proc.kill()
         await asyncio.to_thread(self.proc.wait, TIMEOUT)
         if self.proc.stdin is not None:
             self.proc.stdin.close()

@@ -203,3 +203,95 @@ async def test_a_snapshot_this_version_cannot_read_is_ignored(tmp_path: Path) ->
         await store.close()
         await broker.close()
         await db.dispose()
+
+
+# -- issue 16: a snapshot written in the background while the next throws are committed -------
+
+
+async def _throw_racing(
+    service: TableService, tables: list[tuple[str, str, dict[str, str]]], rng: random.Random
+) -> None:
+    """Throws at every table at once, in a random interleaving: each snapshot's background
+    write runs while later throws of its table are being committed."""
+
+    async def one(code: str, tokens: dict[str, str]) -> None:
+        for _ in range(rng.randint(1, 12)):
+            runtime = await service.runtime(code)
+            if runtime.over or runtime.game is None:
+                return
+            player = runtime.game.next_player
+            assert player is not None
+            command = Command("throw", None, {"turn": runtime.game.throw_count + 1})
+            # Two copies of the same turn race: one wins, the other is turn_taken.
+            racers = [service.execute(code, command, [hash_token(tokens[player])])]
+            if rng.random() < 0.3:
+                racers.append(service.execute(code, command, [hash_token(tokens[player])]))
+            await asyncio.gather(*racers, return_exceptions=True)
+            if rng.random() < 0.5:
+                await asyncio.sleep(0)
+
+    await asyncio.gather(*(one(code, tokens) for code, _, tokens in tables))
+
+
+@settings(
+    max_examples=8,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(seed=st.integers(0, 2**32 - 1), every=st.integers(1, 6), count=st.integers(1, 4))
+@example(seed=1, every=1, count=3)
+def test_snapshots_at_every_cut_while_throws_race_keep_every_record_verifiable(
+    tmp_path_factory: Any, seed: int, every: int, count: int
+) -> None:
+    """Issue 16: a snapshot shared the live ``fair_throws`` list, so a throw committed before the
+    background write ended up in the snapshot *and* in its tail: after a restart the record
+    listed it twice and ``bobing verify`` failed an honest game."""
+    asyncio.run(_racing_property(tmp_path_factory.mktemp("race"), seed, every, count))
+
+
+async def _racing_property(folder: Path, seed: int, every: int, count: int) -> None:
+    from bobing.engine.fairness import verify
+    from bobing.tables.export import record_of
+
+    rng = random.Random(seed)
+    url = f"sqlite+aiosqlite:///{folder / 'bobing.sqlite3'}"
+    db = Database(url)
+    await db.migrate()
+    store = EventStore(db)
+    broker = get_broker("memory://")
+    await broker.start()
+    limits = Limits(snapshot_every=every, max_events=0)
+    service = TableService(store, broker, limits=limits)
+    tables: list[tuple[str, str, dict[str, str]]] = []
+    try:
+        for _ in range(count):
+            created = await service.create_table(name="竞速", mode="online", prizes=SMALL)
+            tokens = {}
+            for name in rng.sample(NAMES, rng.randint(2, 4)):
+                tokens[name] = (await service.join(created.code, name))["player_token"]
+            host = hash_token(created.host_token)
+            await service.execute(created.code, Command("start", None, {}), [host])
+            tables.append((created.code, host, tokens))
+        await _throw_racing(service, tables, rng)
+        await service.close()  # a clean shutdown: the snapshots being written are written
+        # The restart: a new service on the same database folds snapshot + tail.
+        service = TableService(store, broker, limits=limits)
+        for code, host, tokens in tables:
+            runtime = await service.runtime(code)
+            throws = [f["throw"] for f in runtime.fair_throws]
+            assert throws == sorted(set(throws)), (code, throws)
+            if not runtime.over:
+                await service.execute(code, Command("end", None, {}), [host])
+            # Time called: the round is played out, then the seed is revealed.
+            while not (runtime := await service.runtime(code)).over:
+                assert runtime.game is not None and runtime.game.next_player is not None
+                token = hash_token(tokens[runtime.game.next_player])
+                await service.execute(code, Command("throw", None, {}), [token])
+            record = record_of(runtime)
+            assert record["fairness"]["server_seed"] is not None
+            verify(record)  # raises RecordError on a throw listed twice
+    finally:
+        await service.close()
+        await store.close()
+        await broker.close()
+        await db.dispose()

@@ -24,7 +24,9 @@ from bobing.storage import Database
 from bobing.tables.limits import Limits
 from bobing.web.settings import Settings
 
-UNLIMITED = Limits(create_per_minute=0, join_per_minute=0, open_tables_per_address=0)
+UNLIMITED = Limits(
+    create_per_minute=0, join_per_minute=0, open_tables_per_address=0, open_events_per_address=0
+)
 
 BOBING = str(Path(sys.executable).with_name("bobing"))
 ENGLISH = dict(os.environ, BOBING_LANG="en")
@@ -209,7 +211,9 @@ async def test_seat_claims(http: httpx.AsyncClient) -> None:
     created = await create(http, mode="online")
     code, table = created["code"], created["tables"][1]
     url = f"/api/events/{code}/tables/2/claim"
-    claimed = await http.post(url, json={"name": "戊"})
+    seats = await http.get(f"/api/events/{code}/seats", headers=bearer(created["organizer_token"]))
+    key = {s["name"]: s["claim_key"] for s in seats.json()["tables"][1]["seats"]}["戊"]
+    claimed = await http.post(url, json={"name": "戊", "key": key})
     assert claimed.status_code == 201
     token = claimed.json()["player_token"]
     assert claimed.json()["code"] == table["code"]
@@ -218,7 +222,7 @@ async def test_seat_claims(http: httpx.AsyncClient) -> None:
         f"/api/tables/{table['code']}/commands", json={"type": "start"}, headers=bearer(token)
     )
     assert (start.status_code, start.json()["code"]) == (403, "forbidden")
-    twice = await http.post(url, json={"name": "戊"})
+    twice = await http.post(url, json={"name": "戊", "key": key})
     assert (twice.status_code, twice.json()["code"]) == (409, "seat_claimed")
     assert (await http.post(url, json={"name": "甲"})).status_code == 422  # 甲 sits at table 1
     release = f"/api/events/{code}/tables/2/release"
@@ -227,8 +231,9 @@ async def test_seat_claims(http: httpx.AsyncClient) -> None:
         release, json={"name": "戊"}, headers=bearer(created["organizer_token"])
     )
     assert freed.json()["released"] is True
-    again = await http.post(url, json={"name": "戊"})
-    assert again.json()["player_token"] == token
+    again = await http.post(url, json={"name": "戊", "key": key})
+    # issue 16: a release revokes the seat's token; the new claim gets a new one
+    assert again.json()["player_token"] != token
     event = (await http.get(f"/api/events/{code}")).json()
     assert event["tables"][1]["claimed"] == ["戊"]
 
@@ -500,7 +505,15 @@ async def test_creating_events_and_claiming_seats_are_rate_limited(tmp_path: Pat
         assert int(refused.headers["Retry-After"]) >= 1
         first, second = event["tables"][0]["players"][:2]
         code = event["code"]
-        claimed = await http.post(f"/api/events/{code}/tables/1/claim", json={"name": first})
+        seats = await http.get(
+            f"/api/events/{code}/seats", headers=bearer(event["organizer_token"])
+        )
+        key = {s["name"]: s["claim_key"] for s in seats.json()["tables"][0]["seats"]}
+        claimed = await http.post(
+            f"/api/events/{code}/tables/1/claim", json={"name": first, "key": key[first]}
+        )
         assert claimed.status_code == 201, claimed.text
-        again = await http.post(f"/api/events/{code}/tables/1/claim", json={"name": second})
+        again = await http.post(
+            f"/api/events/{code}/tables/1/claim", json={"name": second, "key": key[second]}
+        )
         assert again.status_code == 429, again.text

@@ -343,5 +343,7 @@ async def command(
         runtime = await service_of(request).runtime(code)
         if not runtime.knows(hashes[0]):
             raise ApiError("invalid_token", f"the token does not belong to table {runtime.code}")
+    if parsed.type == "react":
+        await count_request(request, "react")
     outcome = await service_of(request).execute(code, parsed, hashes)
     return outcome.ack(parsed.id)

@@ -257,6 +257,11 @@ class Claim(BaseModel):
     name: Annotated[Any, _typed({**_TEXT, "maxLength": MAX_NAME_LENGTH})] = Field(
         description="the seated name", examples=["张三"]
     )
+    key: Annotated[Any, _optional({**_TEXT, "maxLength": 100})] = Field(
+        default=None,
+        description="the seat's claim key (in the QR beside the name on the table card); "
+        "not needed with the organiser's token",
+    )
 
 
 def events_of(request: Request) -> GatheringService:
@@ -274,10 +279,9 @@ def _lang(request: Request) -> str:
 @router.post("", status_code=201, summary="Create an event with its tables, seats named")
 async def create_event(body: CreateEvent, request: Request) -> JSONResponse:
     """Every table is created and seated at once; the organiser and host tokens are shown once."""
-    await count_request(
-        request, "create"
-    )  # an event counts as one creation against the address's rate
-    created = await events_of(request).create(body.model_dump())
+    # An event counts as one creation against the address's rate, and one open event.
+    creator = await count_request(request, "create")
+    created = await events_of(request).create(body.model_dump(), creator)
     return JSONResponse(
         created, status_code=201, headers={"Location": f"/api/events/{created['code']}"}
     )
@@ -385,10 +389,20 @@ async def playoff(
 
 
 @router.post("/{code}/tables/{number}/claim", status_code=201, summary="Claim your seat")
-async def claim(code: str, number: int, body: Claim, request: Request) -> JSONResponse:
-    """Tap your name at your table: that seat's player token, once."""
+async def claim(
+    code: str, number: int, body: Claim, request: Request, authorization: Auth = None
+) -> JSONResponse:
+    """Scan the QR beside your name: a new player token for that seat, once (the organiser's
+    token claims any seat on its person's behalf). Earlier tokens of the seat stop working."""
     await count_request(request, "join")
-    return JSONResponse(await events_of(request).claim(code, number, body.name), status_code=201)
+    claimed = await events_of(request).claim(code, number, body.name, body.key, authorization)
+    return JSONResponse(claimed, status_code=201)
+
+
+@router.get("/{code}/seats", summary="Every seat's claim key and whether it is claimed (organiser)")
+async def seats(code: str, request: Request, authorization: Auth = None) -> dict[str, Any]:
+    """What the table cards print (each seat's claim QR) and who claimed what."""
+    return await events_of(request).seats(code, authorization)
 
 
 @router.post("/{code}/tables/{number}/start_thrower", summary="Choose a table's start thrower")

@@ -18,6 +18,7 @@ from bobing.tables.runtime import Runtime
 from bobing.tables.service import TableService
 from bobing.tables.tokens import MAX_TOKEN_LENGTH, hash_token
 from bobing.web.hub import Connection, Hub
+from bobing.web.ratelimit import MISSES, count_miss, guard_code
 
 router = APIRouter()
 PREFIX = "/ws/tables/"
@@ -35,7 +36,10 @@ async def table_socket(ws: WebSocket, code: str) -> None:
     hub: Hub = ws.app.state.hub
     lang = _lang(ws)
     await ws.accept()
+    limiter = ws.app.state.rate_limiter
+    address = ws.client.host if ws.client is not None else None
     try:
+        await guard_code(limiter, address)  # a guesser out of misses learns nothing more
         # With several instances a cached runtime may be behind the log: welcome and clamp
         # ?after= against the real head.
         if service.broker.shared:
@@ -43,6 +47,8 @@ async def table_socket(ws: WebSocket, code: str) -> None:
         else:
             runtime = await service.runtime(code)
     except ApiError as exc:
+        if exc.code in MISSES:
+            await count_miss(limiter, address)
         await ws.send_text(dumps(exc.frame(lang, None)))
         await ws.close(4404)
         return
@@ -86,7 +92,7 @@ def _welcome(runtime: Runtime, conn: Connection) -> dict[str, object]:
         "type": "welcome",
         "code": conn.code,
         "roles": roles.names(),
-        "player": roles.players[0] if roles.players else None,
+        "player": (roles.players or roles.handed or (None,))[0],
         "last_seq": runtime.last_seq,
         "server_time": iso(utcnow()),
     }
@@ -125,6 +131,10 @@ async def _receive(ws: WebSocket, service: TableService, conn: Connection) -> No
                     conn.token_hashes.append(digest)
                 conn.send(_welcome(runtime, conn))
             else:
+                if command.type == "react":
+                    # Counted in the shared buckets: every instance allows an address one rate.
+                    address = ws.client.host if ws.client is not None else "?"
+                    await ws.app.state.rate_limiter.acquire("react", address)
                 outcome = await service.execute(conn.code, command, conn.token_hashes)
                 conn.send(outcome.ack(command.id))
         except ApiError as exc:

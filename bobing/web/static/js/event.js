@@ -63,8 +63,12 @@ export function rememberCreated(created) {
   }
 }
 
-export function claimUrl(eventCode, number) {
-  return publicUrl(`/e/${eventCode}/t/${number}`);
+/** The claim page of a table; with a seat's name and claim key, the link that claims it. */
+export function claimUrl(eventCode, number, seat = null) {
+  const base = publicUrl(`/e/${eventCode}/t/${number}`);
+  if (!seat || !seat.claim_key) return base;
+  const query = new URLSearchParams({ name: seat.name, key: seat.claim_key });
+  return `${base}?${query}`;
 }
 
 export function tableLabel(number) {
@@ -88,10 +92,12 @@ export const eventApi = {
     }),
   playoff: (code, throws, token) =>
     call("POST", `/api/events/${encodeURIComponent(code)}/playoff`, { body: { throws }, token }),
-  claim: (code, number, name) =>
+  claim: (code, number, name, key, token) =>
     call("POST", `/api/events/${encodeURIComponent(code)}/tables/${number}/claim`, {
-      body: { name },
+      body: key ? { name, key } : { name },
+      token,
     }),
+  seats: (code, token) => call("GET", `/api/events/${encodeURIComponent(code)}/seats`, { token }),
   release: (code, number, name, token) =>
     call("POST", `/api/events/${encodeURIComponent(code)}/tables/${number}/release`, {
       body: { name },

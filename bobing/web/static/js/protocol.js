@@ -149,7 +149,7 @@ export const MODE = Object.freeze({
   REFEREE: "referee",
 });
 
-export const ROLE = Object.freeze({ HOST: "host", PLAY: "play", PLAYER: "player" });
+export const ROLE = Object.freeze({ HOST: "host", PLAY: "play", PLAYER: "player", SEAT: "seat" });
 
 /** Event types that a `throw_undone` voids between its `from_seq` and itself. */
 export const VOIDABLE = Object.freeze(

@@ -232,7 +232,7 @@ export class AutoThrowNote {
 export function attachSeats(session) {
   let claiming = false;
   const claim = async () => {
-    if (claiming || !loadTable(session.code).claimSeat || !session.roles.includes(ROLE.PLAYER))
+    if (claiming || !loadTable(session.code).claimSeat || !session.roles.includes(ROLE.SEAT))
       return;
     claiming = true;
     try {

@@ -9,7 +9,7 @@ import { classify, handName, tierName } from "../rulebook.js";
 import { qrSvg } from "../qrcode.js";
 import { renderTopbar, showError, toast, icon } from "../ui.js";
 import { saveTable } from "../device_store.js";
-import { eventApi, claimUrl, tableLabel } from "../event.js";
+import { eventApi, claimUrl, organizerToken, tableLabel } from "../event.js";
 import { eventNav } from "./event_dash.js";
 import { loadInvite, inviteNotice } from "../invite.js";
 
@@ -57,6 +57,18 @@ export class EventCardsView {
       showError(err);
       return;
     }
+    // Each seat's claim QR is the organiser's to print: only its token reads the keys.
+    const token = organizerToken(this.code);
+    const keys = new Map();
+    if (token) {
+      try {
+        for (const tb of (await eventApi.seats(this.code, token)).tables)
+          for (const seat of tb.seats) keys.set(`${tb.number} ${seat.name}`, seat);
+      } catch (err) {
+        showError(err);
+      }
+    }
+    const seatOf = (tb, name) => keys.get(`${tb.number} ${name}`);
     renderTopbar({ title: ev.name });
     mount(
       this.main,
@@ -68,6 +80,7 @@ export class EventCardsView {
           { class: "no-print" },
           eventNav(ev.code, "cards"),
           inviteNotice(),
+          token ? null : h("p", { class: "hint ev-cards-no-keys" }, t("event.cards_no_keys")),
           h("p", { class: "hint" }, t("event.cards_hint")),
           h(
             "button",
@@ -95,7 +108,23 @@ export class EventCardsView {
               h(
                 "ol",
                 { class: "ev-card-names" },
-                tb.players.map((name) => h("li", {}, name)),
+                tb.players.map((name) => {
+                  const seat = seatOf(tb, name);
+                  return h(
+                    "li",
+                    { dataset: { name } },
+                    seat
+                      ? h(
+                          "span",
+                          { class: "ev-card-seat-qr" },
+                          qrSvg(claimUrl(ev.code, tb.number, seat), {
+                            label: t("event.seat_qr_label", { name }),
+                          }),
+                        )
+                      : null,
+                    name,
+                  );
+                }),
               ),
               h("p", { class: "ev-card-rules" }, rulesLine(ev)),
               tb.start_thrower
@@ -149,6 +178,13 @@ export class EventClaimView {
       return;
     }
     const claimed = new Set(tb.claimed);
+    // A seat is claimed with its own key (the QR beside the name on the card), or by the
+    // organiser on its person's behalf.
+    const params = new URLSearchParams(location.search);
+    this.key = params.get("key");
+    const keyName = params.get("name");
+    this.token = organizerToken(this.code);
+    const may = (name) => this.token || (this.key && name === keyName && !claimed.has(name));
     mount(
       this.main,
       h(
@@ -156,6 +192,7 @@ export class EventClaimView {
         { class: "card ev-claim" },
         h("h1", { class: "card-title" }, t("event.claim_title", { table: tableLabel(tb.number) })),
         h("p", { class: "hint" }, t(`event.claim_hint.${ev.mode}`)),
+        this.key || this.token ? null : h("p", { class: "hint" }, t("event.claim_scan_own")),
         h(
           "div",
           { class: "ev-claim-names" },
@@ -165,7 +202,7 @@ export class EventClaimView {
               {
                 type: "button",
                 class: "btn btn-big ev-claim-name",
-                disabled: claimed.has(name),
+                disabled: !may(name),
                 dataset: { name },
                 onclick: () => this.claim(name),
               },
@@ -187,7 +224,13 @@ export class EventClaimView {
 
   async claim(name) {
     try {
-      const seat = await eventApi.claim(this.code, this.number, name);
+      const seat = await eventApi.claim(
+        this.code,
+        this.number,
+        name,
+        this.token ? null : this.key,
+        this.token,
+      );
       saveTable(seat.code, { playerToken: seat.player_token, playerName: seat.name });
       toast(t("event.claimed_as", { name }));
       this.navigate(`/t/${seat.code}`);
