@@ -162,7 +162,7 @@ def run_bench(
         result["open_files_limit"] = limit
     if floor:
         # The servers have stopped: the relay gets the machine the server had.
-        with _relay_process(None) as relay, asyncio.Runner(loop_factory=loop_factory()) as runner:
+        with _relay_process() as relay, asyncio.Runner(loop_factory=loop_factory()) as runner:
             base = runner.run(
                 _bench([relay], tables, players, seconds, pace=pace, setup=_setup_relay_table)
             )
@@ -223,40 +223,47 @@ def _server(
         command += ["--schema", schema]
     if broker is not None:
         command += ["--broker", broker]
-    log_path = folder / f"server{index}.log"
-    log = log_path.open("w")
-    proc = subprocess.Popen(
-        command,
-        stdout=subprocess.PIPE,
-        stderr=log,
-        text=True,
-        env=dict(os.environ, PYTHONUNBUFFERED="1"),
-    )
-    try:
-        assert proc.stdout is not None
-        found = None
-        for line in proc.stdout:
-            match = re.search(r"serving on (http://\S+)", line)
-            if match:
-                found = match.group(1)
-            if "Ctrl+C" in line:
-                break
-        if found is None:
-            log.flush()
-            raise InputError(
-                "the benchmark server did not start: " + log_path.read_text()[-500:].strip()
-            )
-        yield ServerProcess(found, proc.pid)
-    finally:
-        proc.terminate()
+    with _process(command, folder / f"server{index}.log", "serving on (http://\\S+)") as found:
+        yield found
+
+
+@contextlib.contextmanager
+def _process(command: list[str], log_path: Path, pattern: str) -> Any:
+    """A server process of the bench (``bobing serve`` or the relay), until the block ends:
+    its address (``pattern``'s group in what it prints, up to "Ctrl+C") and its pid."""
+    with log_path.open("w") as log:
+        proc = subprocess.Popen(
+            command,
+            stdout=subprocess.PIPE,
+            stderr=log,
+            text=True,
+            env=dict(os.environ, PYTHONUNBUFFERED="1"),
+        )
         try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
-        if proc.stdout is not None:
-            proc.stdout.close()
-        log.close()
+            assert proc.stdout is not None
+            found = None
+            for line in proc.stdout:
+                match = re.search(pattern, line)
+                if match:
+                    found = match.group(1)
+                if "Ctrl+C" in line:
+                    break
+            if found is None:
+                log.flush()
+                raise InputError(
+                    f"the benchmark's {Path(command[0]).name} process did not start: "
+                    + log_path.read_text()[-500:].strip()
+                )
+            yield ServerProcess(found, proc.pid)
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(5)
+            if proc.stdout is not None:
+                proc.stdout.close()
 
 
 def _drop_schema(db: str, schema: str) -> None:
@@ -525,43 +532,12 @@ async def _setup_relay_table(
 
 
 @contextlib.contextmanager
-def _relay_process(folder: Path | None) -> Any:
+def _relay_process() -> Any:
     """The bare relay (:mod:`bobing.bench.relay`) in a process of its own, like a server."""
-    with contextlib.ExitStack() as stack:
-        if folder is None:
-            folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bobing-relay-")))
-        log = stack.enter_context((folder / "relay.log").open("w"))
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "bobing.bench.relay", "--port", "0"],
-            stdout=subprocess.PIPE,
-            stderr=log,
-            text=True,
-            env=dict(os.environ, PYTHONUNBUFFERED="1"),
-        )
-        try:
-            assert proc.stdout is not None
-            found = None
-            for line in proc.stdout:
-                match = re.search(r"relay serving on (ws://\S+)", line)
-                if match:
-                    found = match.group(1)
-                if "Ctrl+C" in line:
-                    break
-            if found is None:
-                log.flush()
-                raise InputError(
-                    "the relay did not start: " + (folder / "relay.log").read_text()[-500:]
-                )
-            yield ServerProcess(found, proc.pid)
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(5)
-            if proc.stdout is not None:
-                proc.stdout.close()
+    with tempfile.TemporaryDirectory(prefix="bobing-relay-") as folder:
+        command = [sys.executable, "-m", "bobing.bench.relay", "--port", "0"]
+        with _process(command, Path(folder) / "relay.log", "relay serving on (ws://\\S+)") as relay:
+            yield relay
 
 
 async def _reader(run: TableRun, ws: Any, observer: bool, traffic: Traffic) -> None:

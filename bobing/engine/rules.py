@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from bobing.engine.errors import RulesError
 from bobing.engine.hands import HANDS, ORDINARY_TIERS, TIERS, Hand, Tier
@@ -137,27 +137,26 @@ def _parse_chase(value: Any) -> Chase | None:
             )
         if Tier(item) not in tiers:
             tiers.append(Tier(item))
-    source = value.get("from", "nearest_before")
-    if not isinstance(source, str) or source not in {str(s) for s in ChaseFrom}:
-        raise RulesError(
-            f"invalid value {source!r} for chase.from; allowed: "
-            + ", ".join(str(s) for s in ChaseFrom),
-            code="invalid_switch_value",
-            key="chase.from",
-            value=source,
-            allowed=[str(s) for s in ChaseFrom],
-        )
-    until = value.get("until", "others_left")
-    if not isinstance(until, str) or until not in {str(u) for u in ChaseUntil}:
-        raise RulesError(
-            f"invalid value {until!r} for chase.until; allowed: "
-            + ", ".join(str(u) for u in ChaseUntil),
-            code="invalid_switch_value",
-            key="chase.until",
-            value=until,
-            allowed=[str(u) for u in ChaseUntil],
-        )
+    source = _choice("chase.from", value.get("from", "nearest_before"), ChaseFrom)
+    until = _choice("chase.until", value.get("until", "others_left"), ChaseUntil)
     return Chase(tuple(tiers), ChaseFrom(source), ChaseUntil(until))
+
+
+E = TypeVar("E", bound=StrEnum)
+
+
+def _choice(key: str, value: Any, enum: type[E]) -> E:
+    """One of ``enum``'s values for the key ``key`` of a nested switch, or a clear error."""
+    allowed = [str(v) for v in enum]
+    if isinstance(value, str) and value in allowed:
+        return enum(value)
+    raise RulesError(
+        f"invalid value {value!r} for {key}; allowed: " + ", ".join(allowed),
+        code="invalid_switch_value",
+        key=key,
+        value=value,
+        allowed=allowed,
+    )
 
 
 def _parse_values(value: Any) -> tuple[tuple[Tier, int | float], ...] | None:
