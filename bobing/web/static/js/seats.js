@@ -121,11 +121,14 @@ export class SeatTools {
   async standIn() {
     const st = this.session.state;
     const player = st.next;
-    const yes = await confirmDialog({
-      title: t("seats.stand_in_title", { player }),
-      body: t("seats.stand_in_body", { player, n: st.turn }),
-      yes: t("seats.stand_in_yes"),
-    });
+    // someone this device seated without a phone: standing in is the plan, not an exception
+    const yes =
+      this.session.isPhoneless(player) ||
+      (await confirmDialog({
+        title: t("seats.stand_in_title", { player }),
+        body: t("seats.stand_in_body", { player, n: st.turn }),
+        yes: t("seats.stand_in_yes"),
+      }));
     if (!yes || this.session.state.next !== player) return;
     try {
       await this.session.throwDice({ nonce: randomId(20), stand_in: true });
