@@ -1,9 +1,10 @@
 // An event as the organiser's screens follow it: GET /api/events/CODE for the plan and every
-// table's state, plus one read-only WebSocket per table (and the playoff) for live throws.
+// table's state, plus one read-only WebSocket for every table (and the playoff) for live throws
+// (/ws/watch: one socket per screen, however many tables).
 // The feed collects the notable throws across the hall ("3 号桌 张三 博出 状元插金花！").
 
 import { call, ApiError } from "./api.js";
-import { TableConnection } from "./conn.js";
+import { WatchConnection } from "./conn.js";
 import { lang, t } from "./i18n.js";
 import { EVENT } from "./protocol.js";
 import { describeThrow } from "./award.js";
@@ -115,7 +116,8 @@ export class EventWatcher extends EventTarget {
     this.event = null;
     this.error = null;
     this.feed = [];
-    this.conns = new Map();
+    this.socket = null;
+    this.numbers = new Map();
     this.timer = null;
     this.stopped = false;
     this.seen = new Set();
@@ -130,8 +132,8 @@ export class EventWatcher extends EventTarget {
     this.stopped = true;
     clearTimeout(this.timer);
     clearInterval(this.poll);
-    for (const conn of this.conns.values()) conn.close();
-    this.conns.clear();
+    if (this.socket) this.socket.close();
+    this.socket = null;
   }
 
   /** Fetch the event again soon (several table frames at once make one request). */
@@ -161,12 +163,18 @@ export class EventWatcher extends EventTarget {
   follow() {
     const codes = this.event.tables.map((tb) => [tb.code, tb.number]);
     if (this.event.playoff) codes.push([this.event.playoff.code, 0]);
-    for (const [code, number] of codes) {
-      if (this.conns.has(code)) continue;
-      const conn = new TableConnection(code, { tokens: [], after: 0, lang: lang() });
-      conn.addEventListener("events", (ev) => this.onFrame(number, ev.detail));
-      this.conns.set(code, conn);
-      conn.connect();
+    for (const [code, number] of codes) this.numbers.set(code, number);
+    if (!this.socket) {
+      this.socket = new WatchConnection(
+        codes.map(([code]) => code),
+        { lang: lang() },
+      );
+      this.socket.addEventListener("events", (ev) =>
+        this.onFrame(this.numbers.get(ev.detail.code), ev.detail),
+      );
+      this.socket.connect();
+    } else {
+      this.socket.watch(codes.map(([code]) => code));
     }
   }
 
