@@ -93,9 +93,25 @@ def test_a_screen_follows_every_table_on_one_socket(browser: Browser, server: Se
         assert len([u for u in urls if "/ws/watch" in u]) == 1, urls
         assert all(f"t={t['code']}" in urls[0] for t in created["tables"])
 
-    # every table over: the 王中王's table joins the hall's socket
+    # an undone throw leaves both feeds at once (issue 19 minor)
+    last = created["tables"][-1]
+    call(
+        server,
+        "POST",
+        f"/api/tables/{last['code']}/commands",
+        {"type": "undo", "throw": 1},
+        last["host_token"],
+    )
+    expect(hall.locator(".ev-hall-feed .ev-feed-item")).to_have_count(5)
+    expect(dash.locator(".ev-feed-item")).to_have_count(5)
+    throw(server, last, "123456")
+
+    # every table over: the 王中王's table joins the hall's socket; the dashboard offers no
+    # action on all tables any more
     for table in created["tables"]:
         throw(server, table, "444444")
+    expect(dash.locator(".ev-all-over")).to_have_text("所有桌都已博完。")
+    expect(dash.locator('.ev-all button[data-action="start"]')).to_have_count(0)
     playoff = call(server, "POST", f"/api/events/{code}/playoff", {"throws": 1}, organiser)
     expect(hall.locator(".ev-playoff-panel li")).to_have_count(6)
     players = call(server, "GET", f"/api/events/{code}")["playoff"]["players"]

@@ -195,8 +195,19 @@ export class EventWatcher extends EventTarget {
         dice: e.dice,
         live,
         key,
+        seq: e.seq,
       });
       notable = true;
+    }
+    // an undone throw leaves the feed (its dice event starts at the undo's from_seq; a screen
+    // opened later reads both in one frame)
+    for (const undo of events) {
+      if (undo.type !== EVENT.THROW_UNDONE) continue;
+      const before = this.feed.length;
+      this.feed = this.feed.filter(
+        (item) => item.table !== number || item.seq < undo.from_seq || item.seq > undo.seq,
+      );
+      if (this.feed.length !== before) notable = true;
     }
     if (this.feed.length > MAX_FEED) this.feed.length = MAX_FEED;
     if (events.length || notable) this.soon();

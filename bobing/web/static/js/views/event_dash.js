@@ -153,17 +153,21 @@ export class EventDashboardView {
         },
         t(`event.action.${action}`),
       );
-    const allButtons = organiser
-      ? h(
-          "div",
-          { class: "btn-row ev-all" },
-          h("span", { class: "field-label" }, t("event.all_tables")),
-          button("start", null, "btn-primary"),
-          button("pause"),
-          button("resume"),
-          button("close", null, "btn-danger-text"),
-        )
-      : h("p", { class: "hint" }, t("event.read_only"));
+    // on all tables, only the actions that apply to one of them (a finished event has none)
+    const has = (status) => ev.tables.some((tb) => tb.status === status);
+    const allButtons = !organiser
+      ? h("p", { class: "hint" }, t("event.read_only"))
+      : ev.tables.every((tb) => tb.status === "over")
+        ? h("p", { class: "hint ev-all-over" }, t("event.all_over"))
+        : h(
+            "div",
+            { class: "btn-row ev-all" },
+            h("span", { class: "field-label" }, t("event.all_tables")),
+            has("lobby") ? button("start", null, "btn-primary") : null,
+            has("playing") ? button("pause") : null,
+            has("paused") ? button("resume") : null,
+            button("close", null, "btn-danger-text"),
+          );
     const tables = ev.tables.map((tb) => {
       const actions = [];
       if (organiser) {
