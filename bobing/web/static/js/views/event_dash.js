@@ -177,6 +177,7 @@ export class EventDashboardView {
         if (tb.status !== "over") actions.push(button("close", tb.number, "btn-danger-text"));
       }
       const left = cakesLeft(tb.result);
+      const ranked = Boolean(ev.rules && ev.rules.award === "ranked");
       return h(
         "article",
         {
@@ -199,8 +200,9 @@ export class EventDashboardView {
           { class: "ev-facts" },
           h("dt", {}, t("event.fact.throws")),
           h("dd", { class: "ev-throws" }, String(tb.throw_count)),
-          h("dt", {}, t("event.fact.cakes_left")),
-          h("dd", { class: "ev-left" }, left === null ? "—" : String(left)),
+          // a ranked table has no cakes to count down
+          ranked ? null : h("dt", {}, t("event.fact.cakes_left")),
+          ranked ? null : h("dd", { class: "ev-left" }, left === null ? "—" : String(left)),
           h("dt", {}, t("event.fact.next")),
           h("dd", { class: "ev-next" }, tb.next || "—"),
           h("dt", {}, t("event.fact.claimed")),
@@ -295,7 +297,8 @@ export class EventDashboardView {
         h(
           "div",
           { class: "ev-side" },
-          this.playoffCard(ev, organiser),
+          // one table has no 王中王 to play
+          ev.tables.length > 1 ? this.playoffCard(ev, organiser) : null,
           feedCard,
           this.budgetCard(ev),
         ),

@@ -367,17 +367,20 @@ export class EventResultsView {
             ),
           ),
         ),
-        h(
-          "section",
-          { class: "ceremony ev-results-champion" },
-          h("h2", { class: "seal" }, t("event.wangzhongwang")),
-          w
-            ? [
-                h("p", { class: "winner-name" }, w.player),
-                h("p", { class: "winner-hand" }, handName(classify(w.dice, ev.rules))),
-              ]
-            : h("p", { class: "winner-name none" }, t("event.no_champion")),
-        ),
+        // a one-table event has no 王中王: no empty card saying so
+        w || ev.tables.length > 1
+          ? h(
+              "section",
+              { class: "ceremony ev-results-champion" },
+              h("h2", { class: "seal" }, t("event.wangzhongwang")),
+              w
+                ? [
+                    h("p", { class: "winner-name" }, w.player),
+                    h("p", { class: "winner-hand" }, handName(classify(w.dice, ev.rules))),
+                  ]
+                : h("p", { class: "winner-name none" }, t("event.no_champion")),
+            )
+          : null,
         h("h2", { class: "sub-title" }, t("event.by_table")),
         byTable,
         h(
