@@ -83,11 +83,19 @@ def test_a_screen_follows_every_table_on_one_socket(browser: Browser, server: Se
     expect(hall.locator(".ev-tile")).to_have_count(6)
     expect(dash.locator(".ev-table")).to_have_count(6)
 
+    # closing a table nobody has thrown at ends it at once: the dialog says so
+    dash.locator('.ev-table[data-table="1"] button[data-action="close"]').click()
+    expect(dash.get_by_role("dialog")).to_contain_text("立即结束")
+    dash.get_by_role("dialog").get_by_role("button", name="取消").click()
+
     for table in created["tables"]:
         throw(server, table, "123456")  # 对堂: a line in both feeds
     expect(dash.locator('.ev-table[data-table="6"] .ev-throws')).to_have_text("1")
     expect(hall.locator(".ev-hall-feed .ev-feed-item")).to_have_count(6)
     expect(dash.locator(".ev-feed-item")).to_have_count(6)
+    dash.locator('.ev-table[data-table="1"] button[data-action="close"]').click()
+    expect(dash.get_by_role("dialog")).to_contain_text("本轮博完后")
+    dash.get_by_role("dialog").get_by_role("button", name="取消").click()
     for urls in (dash_sockets, hall_sockets):
         assert [u for u in urls if "/ws/tables/" in u] == []
         assert len([u for u in urls if "/ws/watch" in u]) == 1, urls

@@ -91,6 +91,16 @@ export class EventDashboardView {
     return organizerToken(this.code);
   }
 
+  /** Whether closing ends at once: no table it closes has thrown yet (no round to finish). */
+  closesAtOnce(table) {
+    const ev = this.watcher.event;
+    if (!ev) return false;
+    const closing = ev.tables.filter(
+      (tb) => (table === null || tb.number === table) && tb.status !== "over",
+    );
+    return closing.every((tb) => tb.status === "lobby" || !tb.throw_count);
+  }
+
   async act(action, table = null) {
     try {
       if (action === "close") {
@@ -98,7 +108,9 @@ export class EventDashboardView {
           title: table
             ? t("event.confirm_close_one", { table: tableLabel(table) })
             : t("event.confirm_close_all"),
-          body: t("event.confirm_close_body"),
+          body: t(
+            this.closesAtOnce(table) ? "event.confirm_close_now" : "event.confirm_close_body",
+          ),
           yes: t("event.action.close"),
           danger: true,
         });
