@@ -36,6 +36,19 @@ export function rulesLine(ev) {
   });
 }
 
+/** The goods a table's cakes are, by tier: "状元 可爱公仔 · 对堂 洗发水×2、沐浴露×2 …" (the card
+ * tells the table what it plays for; the 组长 hands them out). */
+export function goodsLine(ev) {
+  const prizes = ev.prizes || {};
+  const parts = TIERS.filter((tier) => (prizes[tier] || []).length).map(
+    (tier) =>
+      `${tierName(tier)} ${prizes[tier]
+        .map((g) => (g.count > 1 ? `${g.name}×${g.count}` : g.name))
+        .join(t("list.sep"))}`,
+  );
+  return parts.join(" · ");
+}
+
 export class EventCardsView {
   constructor(main, { code }) {
     this.main = main;
@@ -97,6 +110,7 @@ export class EventCardsView {
                 tb.players.map((name) => h("li", {}, name)),
               ),
               h("p", { class: "ev-card-rules" }, rulesLine(ev)),
+              goodsLine(ev) ? h("p", { class: "ev-card-goods" }, goodsLine(ev)) : null,
               h("p", { class: "ev-card-url" }, claimUrl(ev.code, tb.number)),
             ),
           ),
