@@ -60,6 +60,8 @@ def test_an_online_table_seats_two_people_without_phones(browser: Browser, serve
         wait_turn(page, turn + 1)
         expect(page.locator(".log")).to_contain_text(f"主持人替 {name} 掷第 {turn} 掷")
     expect(page.get_by_role("dialog")).to_have_count(0)
+    # auto-throw is a setting in sight, not behind "someone's phone died?"
+    expect(page.get_by_label("缺席自动代掷")).to_be_visible()
     # then the host's own turn, then 小明 on his phone: the table goes on as any other
     state = api(server, "GET", f"/api/tables/{code}")
     assert state["next"] == "小明"

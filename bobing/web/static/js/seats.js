@@ -39,15 +39,20 @@ export class SeatTools {
       "div",
       { class: "seat-tools" },
       this.standInBox,
+      // auto-throw is a setting of the table, in sight (not behind "someone's phone died?")
+      h(
+        "div",
+        { class: "auto-throw-setting" },
+        h("label", { for: "auto-throw", class: "label" }, t("seats.auto_label")),
+        this.select,
+        h("p", { class: "hint" }, t("seats.auto_hint")),
+      ),
       h(
         "details",
         { class: "seat-tools-more" },
         h("summary", {}, t("seats.title")),
         h("p", { class: "hint" }, t("seats.hint")),
         this.list,
-        h("label", { for: "auto-throw", class: "label" }, t("seats.auto_label")),
-        this.select,
-        h("p", { class: "hint" }, t("seats.auto_hint")),
         h("p", { class: "hint" }, t("seats.latecomer")),
       ),
     );
