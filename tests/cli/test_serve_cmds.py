@@ -88,6 +88,9 @@ def test_serve_refuses_cleanly(tmp_path: Path) -> None:
     )
     assert no_pg.returncode == 2 and "cannot use the database" in no_pg.stderr
     assert "Traceback" not in no_pg.stderr
+    bad_public = run("serve", "--port", "0", "--public-url", "bobing.example")
+    assert bad_public.returncode == 2 and "not a public URL" in bad_public.stderr
+    assert "Traceback" not in bad_public.stderr
 
 
 def test_bench_server_json() -> None:

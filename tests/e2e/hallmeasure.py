@@ -8,7 +8,7 @@ from typing import Any
 from playwright.sync_api import Page
 
 MEASURE = """
-([rootSel, boxSel, areaSel, qrSel]) => {
+([rootSel, boxSel, areaSel, qrSel, skipSel]) => {
   const root = document.querySelector(rootSel);
   if (!root) return null;
   const vw = innerWidth, vh = innerHeight;
@@ -19,10 +19,14 @@ MEASURE = """
     if (!node.textContent.trim()) continue;
     const el = node.parentElement;
     if (!el.getClientRects().length || el.closest(".sr-only,[hidden]")) continue;
+    if (skipSel && el.closest(skipSel)) continue;
     const style = getComputedStyle(el);
     if (style.visibility === "hidden") continue;
     out.texts++;
-    const size = parseFloat(style.fontSize);
+    // computed sizes leave CSS zoom out (a screen scaled to fit): multiply it back in
+    let zoom = 1;
+    for (let a = el; a; a = a.parentElement) zoom *= parseFloat(getComputedStyle(a).zoom) || 1;
+    const size = parseFloat(style.fontSize) * zoom;
     if (size < out.minFont) { out.minFont = size; out.smallest = node.textContent.trim(); }
     const range = document.createRange();
     range.selectNodeContents(node);
@@ -59,9 +63,11 @@ def measure(
     box: str | None = None,
     area: str,
     qr: str = ".qr",
+    skip: str | None = None,
 ) -> dict[str, Any]:
     """The measures of the screen under ``root``: ``minFont`` (px) and its ``smallest`` text,
     ``cut`` (texts outside their ``box`` or the viewport), ``covered`` (the share of the
-    viewport the ``area`` elements cover), ``qrMin`` (px), ``scrolls``."""
-    result: dict[str, Any] = page.evaluate(MEASURE, [root, box, area, qr])
+    viewport the ``area`` elements cover), ``qrMin`` (px), ``scrolls``; texts inside ``skip``
+    are left out."""
+    result: dict[str, Any] = page.evaluate(MEASURE, [root, box, area, qr, skip])
     return result

@@ -232,3 +232,20 @@ def test_fairness_derivation_matches_the_engine(browser: Browser, server: Server
         for m in messages
     ]
     assert got == expected
+
+
+def test_a_count_of_one_has_its_own_sentence(browser: Browser, server: Server) -> None:
+    page = module_page(browser, server)
+    got = page.evaluate(
+        """async () => {
+            const i18n = await import('/js/i18n.js');
+            await i18n.setLang('en');
+            const out = [1, 2].map((n) => i18n.t('history.this_phone', { n }));
+            out.push(i18n.t('award.hand', { n: 1, tier: 'duitang' }));
+            await i18n.setLang('zh-Hans');
+            out.push(i18n.t('history.this_phone', { n: 1 }));
+            return out;
+        }"""
+    )
+    assert got[:3] == ["On this phone (1 game)", "On this phone (2 games)", "wins 1 duitang cake"]
+    assert got[3] == "这部手机（1 局）"

@@ -79,7 +79,7 @@ def test_a_prize_set_typed_with_the_keyboard_alone(browser: Browser, server: Ser
             page.keyboard.press("Tab")
     sums = page.locator(".ev-prizes .ev-total")
     expect(sums).to_contain_text(str(TOTAL))
-    expect(page.locator('.ev-tier[data-tier="duitang"] .badge')).to_have_text("4 份 · 160")
+    expect(page.locator('.ev-tier[data-tier="duitang"] .badge')).to_have_text("4 份 · 160 元")
     page.locator(".ev-prizes").scroll_into_view_if_needed()
     page.evaluate("document.querySelector('.ev-prizes').closest('fieldset').scrollIntoView()")
     browser.shot(page, "event-prize-editor")

@@ -122,6 +122,9 @@ def test_event_links_carry_the_public_address(
         card = page.locator(f'.ev-card[data-table="{number}"]')
         expect(card.locator(".qr")).to_have_attribute("data-payload", f"{base}/e/{code}/t/{number}")
         expect(card.locator(".ev-card-url")).to_have_text(f"{base}/e/{code}/t/{number}")
+        # the card says what the table plays for (its 组长 hands the goods out)
+        expect(card.locator(".ev-card-goods")).to_contain_text("状元 公仔 · 对堂 洗发水")
+        expect(card.locator(".ev-card-goods")).to_contain_text("一秀 可乐×2")
 
 
 def test_cards_warn_when_no_phone_can_reach_the_server(browser: Browser, server: Server) -> None:

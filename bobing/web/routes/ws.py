@@ -1,10 +1,14 @@
-"""The WebSocket of a table: ``/ws/tables/{code}?token=…&after=N&lang=…``."""
+"""The WebSocket of a table: ``/ws/tables/{code}?token=…&after=N&lang=…``, and a screen's one
+read-only socket for many tables: ``/ws/watch?t=CODE:N&t=CODE2:M&lang=…`` (docs/protocol.md)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
+from collections.abc import Coroutine
+from typing import Any
 
 from fastapi import APIRouter, WebSocket
 from starlette.websockets import WebSocketDisconnect
@@ -22,6 +26,9 @@ from bobing.web.ratelimit import MISSES, count_miss, guard_code
 
 router = APIRouter()
 PREFIX = "/ws/tables/"
+WATCH_PATH = "/ws/watch"
+MAX_WATCHED = 64
+"""Tables one watching socket may follow (an event's tables and its playoff)."""
 log = logging.getLogger("bobing.web")
 
 
@@ -145,3 +152,125 @@ async def _receive(ws: WebSocket, service: TableService, conn: Connection) -> No
             log.exception("command failed at table %s", conn.code)
             error = ApiError("unavailable", "the server could not store the command; retry")
             conn.send(error.frame(conn.lang, command_id))
+
+
+class TaggedSocket:
+    """One table's frames on a shared socket: each is sent as ``{"type": "table", "code": …,
+    "frame": <the table's frame, unchanged>}``, so the per-table protocol (and the hub's
+    fan-out, catch-up and back-pressure) stays as it is."""
+
+    def __init__(self, ws: WebSocket, code: str) -> None:
+        self.ws = ws
+        self.prefix = '{"type":"table","code":' + json.dumps(code) + ',"frame":'
+
+    def send_text(self, text: str) -> Coroutine[Any, Any, None]:
+        """Send one table frame inside its envelope."""
+        return self.ws.send_text(f"{self.prefix}{text}}}")
+
+    async def close(self, code: int = 1000, reason: str | None = None) -> None:
+        """Close the shared socket (a table that cannot be served makes the client resync)."""
+        with contextlib.suppress(Exception):
+            await self.ws.close(code, reason)
+
+
+def _watched(ws: WebSocket) -> list[tuple[str, int]]:
+    """The ``t=CODE`` or ``t=CODE:N`` parameters: each table once, at most MAX_WATCHED."""
+    out: dict[str, int] = {}
+    for value in ws.query_params.getlist("t")[:MAX_WATCHED]:
+        code, _, after_text = value.partition(":")
+        code = code.strip().upper()[:16]
+        after = int(after_text) if after_text.isdigit() and len(after_text) < 12 else 0
+        if code and code not in out:
+            out[code] = after
+    return list(out.items())
+
+
+@router.websocket(WATCH_PATH)
+async def watch_socket(ws: WebSocket) -> None:
+    """Push every event of several tables over one socket (read-only: a dashboard, a hall)."""
+    service: TableService = ws.app.state.service
+    hub: Hub = ws.app.state.hub
+    lang = _lang(ws)
+    await ws.accept()
+    conns: list[Connection] = []
+    senders: list[asyncio.Task[None]] = []
+    watched = _watched(ws)
+    await ws.send_text(
+        dumps(
+            {
+                "type": "welcome",
+                "code": None,
+                "tables": [code for code, _ in watched],
+                "roles": [],
+                "player": None,
+                "last_seq": 0,
+                "server_time": iso(utcnow()),
+            }
+        )
+    )
+    try:
+        for code, after in watched:
+            tagged = TaggedSocket(ws, code)
+            try:
+                runtime = await service.runtime(code)
+            except ApiError as exc:
+                await tagged.send_text(dumps(exc.frame(lang, None)))
+                continue
+            conn = Connection(
+                tagged,  # type: ignore[arg-type]  # sends and closes like a WebSocket
+                runtime.code,
+                lang,
+                [],
+                min(after, runtime.last_seq) if after else 0,
+            )
+            await tagged.send_text(dumps(_welcome(runtime, conn)))
+            hub.attach(conn)
+            conns.append(conn)
+            senders.append(asyncio.create_task(hub.sender(conn)))
+        await _receive_watching(ws, lang)
+    except Exception:
+        log.exception("watching socket failed")
+        with contextlib.suppress(Exception):
+            await ws.close(1011)
+    finally:
+        for conn in conns:
+            hub.detach(conn)
+        for sender in senders:
+            sender.cancel()
+        for sender in senders:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await sender
+
+
+async def _receive_watching(ws: WebSocket, lang: str) -> None:
+    """A watching socket answers pings; any other command is refused (it has no tokens)."""
+    while True:
+        try:
+            message = await ws.receive()
+        except (WebSocketDisconnect, RuntimeError):
+            return
+        if message["type"] == "websocket.disconnect":
+            return
+        data = message.get("text")
+        if data is None:
+            data = message.get("bytes") or b""
+        command_id = None
+        try:
+            frame = decode_frame(data, ws.app.state.settings.transport.max_frame_bytes)
+            raw_id = frame.get("id")
+            if isinstance(raw_id, str) and ID_PATTERN.fullmatch(raw_id):
+                command_id = raw_id
+            command = parse_command(frame)
+            if command.type != "ping":
+                raise ApiError(
+                    "forbidden",
+                    "a watching socket only reads; send commands on /ws/tables/{code}",
+                    action="command",
+                )
+            reply = dumps({"type": "pong", "id": command.id, "server_time": iso(utcnow())})
+        except ApiError as exc:
+            reply = dumps(exc.frame(lang, command_id))
+        except BobingError as exc:
+            reply = dumps(from_bobing(exc).frame(lang, command_id))
+        # a whole frame is written at once, so a pong may go out between two table frames
+        await ws.send_text(reply)

@@ -294,3 +294,79 @@ export class TableConnection extends EventTarget {
     this.pending.delete(id);
   }
 }
+
+/**
+ * One read-only socket for many tables (/ws/watch, docs/protocol.md): an event's dashboard or
+ * hall follows every table with it instead of one socket each. The reconnect loop, heartbeat
+ * and clock are TableConnection's; each table keeps its own last seq, and its frames (the
+ * per-table protocol, unchanged inside `{"type": "table", "code", "frame"}`) are told as
+ * `events` with the table's `code`.
+ */
+export class WatchConnection extends TableConnection {
+  /** @param {string[]} codes @param {{lang?: string}} options */
+  constructor(codes, { lang = "zh-Hans" } = {}) {
+    super("", { lang });
+    /** @type {Map<string, {lastSeq: number, welcomeSeq: number}>} */
+    this.tables = new Map();
+    for (const code of codes) this.tables.set(code, { lastSeq: 0, welcomeSeq: 0 });
+  }
+
+  /** Follow these tables too (a playoff that began): reconnects when the set grew. */
+  watch(codes) {
+    let grew = false;
+    for (const code of codes) {
+      if (this.tables.has(code)) continue;
+      this.tables.set(code, { lastSeq: 0, welcomeSeq: 0 });
+      grew = true;
+    }
+    if (grew && !this.stopped) {
+      this.attempt = 0;
+      this.connect();
+    }
+  }
+
+  url() {
+    const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+    const params = new URLSearchParams();
+    for (const [code, table] of this.tables) params.append("t", `${code}:${table.lastSeq}`);
+    params.set("lang", this.lang);
+    return `${scheme}//${location.host}/ws/watch?${params}`;
+  }
+
+  onMessage(msg) {
+    let frame;
+    try {
+      frame = JSON.parse(msg.data);
+    } catch {
+      return;
+    }
+    if (frame.type !== FRAME.TABLE) {
+      super.onMessage(msg);
+      return;
+    }
+    clearTimeout(this.pongTimer);
+    const table = this.tables.get(frame.code);
+    const inner = frame.frame || {};
+    if (!table) return;
+    if (inner.type === FRAME.WELCOME) table.welcomeSeq = inner.last_seq || 0;
+    else if (inner.type === FRAME.EVENTS) this.onTableEvents(frame.code, table, inner);
+    else if (inner.type === FRAME.ERROR)
+      this.dispatchEvent(
+        new CustomEvent("servererror", { detail: { ...inner, code: frame.code } }),
+      );
+  }
+
+  onTableEvents(code, table, frame) {
+    const events = (frame.events || []).filter((e) => e.seq > table.lastSeq);
+    if (events.length && events[0].seq > table.lastSeq + 1) {
+      this.attempt = 0;
+      this.connect(); // a gap: every table resumes from what it has
+      return;
+    }
+    if (events.length) table.lastSeq = events[events.length - 1].seq;
+    const live = events.length > 0 && events[0].seq > table.welcomeSeq;
+    this.dispatchEvent(
+      new CustomEvent("events", { detail: { code, events, state: frame.state || null, live } }),
+    );
+  }
+}

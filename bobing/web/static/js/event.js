@@ -1,9 +1,10 @@
 // An event as the organiser's screens follow it: GET /api/events/CODE for the plan and every
-// table's state, plus one read-only WebSocket per table (and the playoff) for live throws.
+// table's state, plus one read-only WebSocket for every table (and the playoff) for live throws
+// (/ws/watch: one socket per screen, however many tables).
 // The feed collects the notable throws across the hall ("3 号桌 张三 博出 状元插金花！").
 
 import { call, ApiError } from "./api.js";
-import { TableConnection } from "./conn.js";
+import { WatchConnection } from "./conn.js";
 import { lang, t } from "./i18n.js";
 import { EVENT } from "./protocol.js";
 import { describeThrow } from "./award.js";
@@ -133,7 +134,8 @@ export class EventWatcher extends EventTarget {
     this.event = null;
     this.error = null;
     this.feed = [];
-    this.conns = new Map();
+    this.socket = null;
+    this.numbers = new Map();
     this.timer = null;
     this.stopped = false;
     this.seen = new Set();
@@ -148,8 +150,8 @@ export class EventWatcher extends EventTarget {
     this.stopped = true;
     clearTimeout(this.timer);
     clearInterval(this.poll);
-    for (const conn of this.conns.values()) conn.close();
-    this.conns.clear();
+    if (this.socket) this.socket.close();
+    this.socket = null;
   }
 
   /** Fetch the event again soon (several table frames at once make one request). */
@@ -179,14 +181,18 @@ export class EventWatcher extends EventTarget {
   follow() {
     const codes = this.event.tables.map((tb) => [tb.code, tb.number]);
     if (this.event.playoff) codes.push([this.event.playoff.code, 0]);
-    for (const [code, number] of codes) {
-      if (this.conns.has(code)) continue;
-      const conn = new TableConnection(code, { tokens: [], after: 0, lang: lang() });
-      conn.addEventListener("events", (/** @type {CustomEvent} */ ev) =>
-        this.onFrame(number, ev.detail),
+    for (const [code, number] of codes) this.numbers.set(code, number);
+    if (!this.socket) {
+      this.socket = new WatchConnection(
+        codes.map(([code]) => code),
+        { lang: lang() },
       );
-      this.conns.set(code, conn);
-      conn.connect();
+      this.socket.addEventListener("events", (/** @type {CustomEvent} */ ev) =>
+        this.onFrame(this.numbers.get(ev.detail.code), ev.detail),
+      );
+      this.socket.connect();
+    } else {
+      this.socket.watch(codes.map(([code]) => code));
     }
   }
 
@@ -207,8 +213,19 @@ export class EventWatcher extends EventTarget {
         dice: e.dice,
         live,
         key,
+        seq: e.seq,
       });
       notable = true;
+    }
+    // an undone throw leaves the feed (its dice event starts at the undo's from_seq; a screen
+    // opened later reads both in one frame)
+    for (const undo of events) {
+      if (undo.type !== EVENT.THROW_UNDONE) continue;
+      const before = this.feed.length;
+      this.feed = this.feed.filter(
+        (item) => item.table !== number || item.seq < undo.from_seq || item.seq > undo.seq,
+      );
+      if (this.feed.length !== before) notable = true;
     }
     if (this.feed.length > MAX_FEED) this.feed.length = MAX_FEED;
     if (events.length || notable) this.soon();

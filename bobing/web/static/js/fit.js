@@ -97,3 +97,41 @@ export function listGrid(
   }
   return { ...best, font: Math.max(1, Math.floor(best.font * 10) / 10) };
 }
+
+/**
+ * Scale `el` (CSS zoom) so that it ends above the bottom of the window: a TV's end screen
+ * with 30 rows is read, not scrolled. Sets `data-fitted="yes"` once laid out.
+ * @param {HTMLElement} el
+ * @param {{floor?: number, margin?: number}} [options]
+ */
+export function fitToScreen(el, { floor = 0.35, margin = 8 } = {}) {
+  el.style.removeProperty("zoom");
+  let zoom = 1;
+  const first = el.getBoundingClientRect();
+  // what the page has below the element (the main area's padding, a footer) stays below it
+  const below = Math.max(
+    0,
+    document.documentElement.scrollHeight - (first.bottom + window.scrollY),
+  );
+  const fits = (z) => {
+    if (z === 1) el.style.removeProperty("zoom");
+    else el.style.setProperty("zoom", String(z));
+    const box = el.getBoundingClientRect();
+    return box.height <= window.innerHeight - (box.top + window.scrollY) - below - margin + 0.5;
+  };
+  // zooming out makes the content wider, which reflows it shorter: the largest zoom that fits
+  // is found by halving (eight layouts at most, once per end screen)
+  if (!fits(1)) {
+    let lo = floor;
+    let hi = 1;
+    for (let round = 0; round < 8; round++) {
+      const mid = Math.round(((lo + hi) / 2) * 1000) / 1000;
+      if (fits(mid)) lo = mid;
+      else hi = mid;
+    }
+    zoom = lo;
+    fits(zoom);
+  }
+  el.dataset.fitted = "yes";
+  return zoom;
+}

@@ -85,9 +85,12 @@ export function has(key) {
   return key in (catalogues.get(current) || {}) || key in (catalogues.get("en") || {});
 }
 
-/** The message `key` with `{field}`s replaced from `params`; English, then the key, as fallback. */
+/** The message `key` with `{field}`s replaced from `params` (`key.one` when `params.n` is 1 and
+ * the catalogue has it); English, then the key, as fallback. */
 export function t(key, params) {
   const cat = catalogues.get(current) || {};
+  // a count of one has its own sentence where a language needs one ("1 game", "1 cake")
+  if (params && params.n === 1 && has(`${key}.one`)) key = `${key}.one`;
   let template = cat[key];
   if (template === undefined) template = (catalogues.get("en") || {})[key];
   if (template === undefined) return key;

@@ -102,6 +102,8 @@ export const FRAME = Object.freeze({
   ACK: "ack",
   ERROR: "error",
   PONG: "pong",
+  /** A table's frame on a watching socket (/ws/watch): `{type, code, frame}`. */
+  TABLE: "table",
 });
 
 /** Commands a client sends. */

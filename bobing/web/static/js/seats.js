@@ -39,15 +39,20 @@ export class SeatTools {
       "div",
       { class: "seat-tools" },
       this.standInBox,
+      // auto-throw is a setting of the table, in sight (not behind "someone's phone died?")
+      h(
+        "div",
+        { class: "auto-throw-setting" },
+        h("label", { for: "auto-throw", class: "label" }, t("seats.auto_label")),
+        this.select,
+        h("p", { class: "hint" }, t("seats.auto_hint")),
+      ),
       h(
         "details",
         { class: "seat-tools-more" },
         h("summary", {}, t("seats.title")),
         h("p", { class: "hint" }, t("seats.hint")),
         this.list,
-        h("label", { for: "auto-throw", class: "label" }, t("seats.auto_label")),
-        this.select,
-        h("p", { class: "hint" }, t("seats.auto_hint")),
         h("p", { class: "hint" }, t("seats.latecomer")),
       ),
     );
@@ -121,11 +126,14 @@ export class SeatTools {
   async standIn() {
     const st = this.session.state;
     const player = st.next;
-    const yes = await confirmDialog({
-      title: t("seats.stand_in_title", { player }),
-      body: t("seats.stand_in_body", { player, n: st.turn }),
-      yes: t("seats.stand_in_yes"),
-    });
+    // someone this device seated without a phone: standing in is the plan, not an exception
+    const yes =
+      this.session.isPhoneless(player) ||
+      (await confirmDialog({
+        title: t("seats.stand_in_title", { player }),
+        body: t("seats.stand_in_body", { player, n: st.turn }),
+        yes: t("seats.stand_in_yes"),
+      }));
     if (!yes || this.session.state.next !== player) return;
     try {
       await this.session.throwDice({ nonce: randomId(20), stand_in: true });

@@ -292,6 +292,22 @@ export class TableSession extends EventTarget {
     return seat;
   }
 
+  /**
+   * Seat someone without a phone at an online table (host only): the seat is theirs, the host's
+   * device stands in for every throw of theirs, and remembers them as phone-less.
+   */
+  async addPhoneless(name) {
+    const seat = await api.join(this.code, name, this.hostToken || undefined);
+    const known = loadTable(this.code).phoneless || [];
+    saveTable(this.code, { phoneless: [...known.filter((n) => n !== seat.name), seat.name] });
+    return seat;
+  }
+
+  /** Whether this device seated `name` as someone without a phone. */
+  isPhoneless(name) {
+    return (loadTable(this.code).phoneless || []).includes(name);
+  }
+
   /** Undo the last throw (referee tables, host only); `n` is the throw the host saw as last. */
   undo(n) {
     return this.send(COMMAND.UNDO, { throw: n });

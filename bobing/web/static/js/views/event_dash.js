@@ -92,6 +92,16 @@ export class EventDashboardView {
     return organizerToken(this.code);
   }
 
+  /** Whether closing ends at once: no table it closes has thrown yet (no round to finish). */
+  closesAtOnce(table) {
+    const ev = this.watcher.event;
+    if (!ev) return false;
+    const closing = ev.tables.filter(
+      (tb) => (table === null || tb.number === table) && tb.status !== "over",
+    );
+    return closing.every((tb) => tb.status === "lobby" || !tb.throw_count);
+  }
+
   async act(action, table = null) {
     try {
       if (action === "close") {
@@ -99,7 +109,9 @@ export class EventDashboardView {
           title: table
             ? t("event.confirm_close_one", { table: tableLabel(table) })
             : t("event.confirm_close_all"),
-          body: t("event.confirm_close_body"),
+          body: t(
+            this.closesAtOnce(table) ? "event.confirm_close_now" : "event.confirm_close_body",
+          ),
           yes: t("event.action.close"),
           danger: true,
         });
@@ -263,17 +275,21 @@ export class EventDashboardView {
         },
         t(`event.action.${action}`),
       );
-    const allButtons = organiser
-      ? h(
-          "div",
-          { class: "btn-row ev-all" },
-          h("span", { class: "field-label" }, t("event.all_tables")),
-          button("start", null, "btn-primary"),
-          button("pause"),
-          button("resume"),
-          button("close", null, "btn-danger-text"),
-        )
-      : h("p", { class: "hint" }, t("event.read_only"));
+    // on all tables, only the actions that apply to one of them (a finished event has none)
+    const has = (status) => ev.tables.some((tb) => tb.status === status);
+    const allButtons = !organiser
+      ? h("p", { class: "hint" }, t("event.read_only"))
+      : ev.tables.every((tb) => tb.status === "over")
+        ? h("p", { class: "hint ev-all-over" }, t("event.all_over"))
+        : h(
+            "div",
+            { class: "btn-row ev-all" },
+            h("span", { class: "field-label" }, t("event.all_tables")),
+            has("lobby") ? button("start", null, "btn-primary") : null,
+            has("playing") ? button("pause") : null,
+            has("paused") ? button("resume") : null,
+            button("close", null, "btn-danger-text"),
+          );
     const tables = ev.tables.map((tb) => {
       const actions = [];
       if (organiser) {
@@ -283,6 +299,7 @@ export class EventDashboardView {
         if (tb.status !== "over") actions.push(button("close", tb.number, "btn-danger-text"));
       }
       const left = cakesLeft(tb.result);
+      const ranked = Boolean(ev.rules && ev.rules.award === "ranked");
       return h(
         "article",
         {
@@ -305,8 +322,9 @@ export class EventDashboardView {
           { class: "ev-facts" },
           h("dt", {}, t("event.fact.throws")),
           h("dd", { class: "ev-throws" }, String(tb.throw_count)),
-          h("dt", {}, t("event.fact.cakes_left")),
-          h("dd", { class: "ev-left" }, left === null ? "—" : String(left)),
+          // a ranked table has no cakes to count down
+          ranked ? null : h("dt", {}, t("event.fact.cakes_left")),
+          ranked ? null : h("dd", { class: "ev-left" }, left === null ? "—" : String(left)),
           h("dt", {}, t("event.fact.next")),
           h("dd", { class: "ev-next" }, tb.next || "—"),
           h("dt", {}, t("event.fact.claimed")),
@@ -432,7 +450,8 @@ export class EventDashboardView {
         h(
           "div",
           { class: "ev-side" },
-          this.playoffCard(ev, organiser),
+          // one table has no 王中王 to play
+          ev.tables.length > 1 ? this.playoffCard(ev, organiser) : null,
           feedCard,
           this.budgetCard(ev),
         ),

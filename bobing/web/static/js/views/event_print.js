@@ -36,6 +36,19 @@ export function rulesLine(ev) {
   });
 }
 
+/** The goods a table's cakes are, by tier: "状元 可爱公仔 · 对堂 洗发水×2、沐浴露×2 …" (the card
+ * tells the table what it plays for; the 组长 hands them out). */
+export function goodsLine(ev) {
+  const prizes = ev.prizes || {};
+  const parts = TIERS.filter((tier) => (prizes[tier] || []).length).map(
+    (tier) =>
+      `${tierName(tier)} ${prizes[tier]
+        .map((g) => (g.count > 1 ? `${g.name}×${g.count}` : g.name))
+        .join(t("list.sep"))}`,
+  );
+  return parts.join(" · ");
+}
+
 export class EventCardsView {
   /** @param {HTMLElement} main @param {{code: string, navigate?: Function}} options */
   constructor(main, { code }) {
@@ -136,6 +149,7 @@ export class EventCardsView {
                     }),
                   )
                 : null,
+              goodsLine(ev) ? h("p", { class: "ev-card-goods" }, goodsLine(ev)) : null,
               h("p", { class: "ev-card-url" }, claimUrl(ev.code, tb.number)),
             ),
           ),
@@ -455,17 +469,20 @@ export class EventResultsView {
             ),
           ),
         ),
-        h(
-          "section",
-          { class: "ceremony ev-results-champion" },
-          h("h2", { class: "seal" }, t("event.wangzhongwang")),
-          w
-            ? [
-                h("p", { class: "winner-name" }, w.player),
-                h("p", { class: "winner-hand" }, handName(classify(w.dice, ev.rules))),
-              ]
-            : h("p", { class: "winner-name none" }, t("event.no_champion")),
-        ),
+        // a one-table event has no 王中王: no empty card saying so
+        w || ev.tables.length > 1
+          ? h(
+              "section",
+              { class: "ceremony ev-results-champion" },
+              h("h2", { class: "seal" }, t("event.wangzhongwang")),
+              w
+                ? [
+                    h("p", { class: "winner-name" }, w.player),
+                    h("p", { class: "winner-hand" }, handName(classify(w.dice, ev.rules))),
+                  ]
+                : h("p", { class: "winner-name none" }, t("event.no_champion")),
+            )
+          : null,
         h("h2", { class: "sub-title" }, t("event.by_table")),
         byTable,
         h(

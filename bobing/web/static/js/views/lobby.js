@@ -91,6 +91,16 @@ export class LobbyPanel {
     this.startBox = h("div", { class: "start-box" });
     this.joinBox = h("div", { class: "join-box" });
     this.lockBox = h("div", { class: "lock-box" });
+    this.phonelessBox = h("div", { class: "phoneless-box" });
+    this.phonelessInput = h("input", {
+      id: "phoneless-name",
+      type: "text",
+      maxlength: NAME_MAX,
+      autocomplete: "off",
+      enterkeyhint: "done",
+      class: "input",
+      "data-fk": "phoneless-name",
+    });
     this.bowl = new Bowl();
     this.pad = null;
     this.rolling = false;
@@ -217,6 +227,7 @@ export class LobbyPanel {
       h("h2", { id: "seats-title", class: "card-title" }, t("lobby.seats"), this.seatCount),
       this.seats,
       this.joinBox,
+      this.phonelessBox,
       this.lockBox,
     );
     mount(
@@ -231,6 +242,7 @@ export class LobbyPanel {
     );
     this.paintSeats();
     this.paintJoin();
+    this.paintPhoneless();
     this.paintLock();
     this.paintStart(false);
   }
@@ -244,6 +256,7 @@ export class LobbyPanel {
     const rolled = live && events.some((e) => e.type === EVENT.START_DICE);
     this.paintSeats();
     this.paintJoin();
+    this.paintPhoneless();
     this.paintLock();
     for (const e of events) {
       if (e.type === EVENT.LOBBY_LOCKED && live)
@@ -372,6 +385,59 @@ export class LobbyPanel {
       ),
     );
     mount(this.joinBox, form);
+  }
+
+  /** An online table's host seats people without a phone (and stands in for their throws). */
+  paintPhoneless() {
+    const st = this.session.state;
+    const show =
+      this.session.isHost() && st.mode === MODE.ONLINE && (st.players || []).length < seatLimit(st);
+    if (!show) {
+      mount(this.phonelessBox);
+      return;
+    }
+    if (this.phonelessBox.contains(this.phonelessInput)) return;
+    mount(
+      this.phonelessBox,
+      h(
+        "form",
+        {
+          class: "join-form phoneless-form",
+          onsubmit: (ev) => {
+            ev.preventDefault();
+            this.addPhoneless();
+          },
+        },
+        h("label", { for: "phoneless-name", class: "field-label" }, t("lobby.phoneless")),
+        h(
+          "div",
+          { class: "input-row" },
+          this.phonelessInput,
+          h("button", { type: "submit", class: "btn btn-ghost" }, t("lobby.phoneless_add")),
+        ),
+        h("p", { class: "hint" }, t("lobby.phoneless_hint")),
+      ),
+    );
+  }
+
+  async addPhoneless() {
+    const name = this.phonelessInput.value.trim();
+    if (!name || BAD_NAME.test(name)) {
+      toast(name ? t("error.bad_name_chars", { name }) : t("error.invalid_name"), {
+        kind: "error",
+      });
+      this.phonelessInput.focus();
+      return;
+    }
+    this.phonelessInput.value = "";
+    try {
+      const seat = await this.session.addPhoneless(name);
+      announce(t("lobby.joined_as", { player: seat.name, seat: seat.seat }));
+      this.phonelessInput.focus();
+    } catch (err) {
+      if (!this.phonelessInput.value) this.phonelessInput.value = name;
+      showError(err);
+    }
   }
 
   async join() {

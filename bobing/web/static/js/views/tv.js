@@ -16,6 +16,10 @@ import { celebrateThrow, celebrateEnd } from "../celebrations.js";
 import { resultsTable, endReason } from "./end.js";
 import { CountdownBar } from "../countdown.js";
 import { isRanked, paintLeaderboard, PrizeCeremony, rankingTable } from "../ranked.js";
+import { fitToScreen } from "../fit.js";
+
+/** From this many people on, the end screen lays its lists out in columns. */
+const MANY = 12;
 
 export class TvView {
   constructor(main, session, ctx) {
@@ -36,10 +40,20 @@ export class TvView {
       }
     };
     session.addEventListener("update", this.onUpdate);
+    this.onResize = () => this.fitOver();
+    window.addEventListener("resize", this.onResize);
+  }
+
+  /** The end screen fits the window (columns for many people, then scaling): nobody scrolls
+   * a TV. */
+  fitOver() {
+    const over = this.main.querySelector(".tv-over");
+    if (over) fitToScreen(over);
   }
 
   destroy() {
     this.session.removeEventListener("update", this.onUpdate);
+    window.removeEventListener("resize", this.onResize);
     this.countdown.destroy();
     if (this.prizeCeremony) this.prizeCeremony.destroy();
     document.body.classList.remove("tv-mode");
@@ -155,6 +169,7 @@ export class TvView {
       );
       return;
     }
+    const many = (st.players || []).length > MANY;
     if (st.status === STATUS.OVER && isRanked(st)) {
       if (!this.prizeCeremony) this.prizeCeremony = new PrizeCeremony(st, { live, big: true });
       this.prizeCeremony.setReason(endReason(st));
@@ -162,11 +177,12 @@ export class TvView {
         this.main,
         h(
           "div",
-          { class: "tv tv-over tv-ranked" },
+          { class: ["tv tv-over tv-ranked", many ? "tv-many" : ""] },
           this.prizeCeremony.el,
           h("section", { class: "card" }, rankingTable(st)),
         ),
       );
+      this.fitOver();
       return;
     }
     if (this.prizeCeremony && st.status !== STATUS.OVER) {
@@ -179,7 +195,7 @@ export class TvView {
         this.main,
         h(
           "div",
-          { class: "tv tv-over" },
+          { class: ["tv tv-over", many ? "tv-many" : ""] },
           h(
             "section",
             { class: "ceremony tv-ceremony" },
@@ -202,6 +218,7 @@ export class TvView {
           h("div", { class: "tv-over-side" }, zhuangyuanRace(this.session), qr),
         ),
       );
+      this.fitOver();
       return;
     }
     if (!this.bowl.rolling && this.shown !== shownKey(st.last_throw)) {

@@ -1,0 +1,46 @@
+"""On a 390 px phone at a real-dice (referee) table the 组长's pad comes before the drawn bowl:
+the pad is what the 组长 needs at hand."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from typing import Any
+
+import pytest
+from e2etools import Browser, Server
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.browser
+
+
+def api(server: Server, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(server.url + path, data=data, method=method)
+    request.add_header("Content-Type", "application/json")
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.loads(response.read() or b"null")
+
+
+def test_the_pad_comes_first_on_a_phone(browser: Browser, server: Server) -> None:
+    created = api(server, "POST", "/api/tables", {"name": "真骰子", "mode": "referee"})
+    code, host = created["code"], created["host_token"]
+    for name in ("甲", "乙", "丙"):
+        api(server, "POST", f"/api/tables/{code}/join", {"name": name}, host)
+    api(server, "POST", f"/api/tables/{code}/commands", {"type": "start", "starter": "甲"}, host)
+    page = browser.page(name="leader")  # a 390×844 phone
+    page.goto(server.url + "/")
+    page.evaluate(
+        "([c, t]) => localStorage.setItem('bobing.t.' + c, JSON.stringify({hostToken: t}))",
+        [code, host],
+    )
+    page.goto(f"{server.url}/t/{code}")
+    pad = page.locator(".ref-pad")
+    expect(pad).to_be_visible()
+    pad_top = pad.bounding_box()
+    bowl_top = page.locator(".bowl-stage").bounding_box()
+    assert pad_top is not None and bowl_top is not None
+    assert pad_top["y"] < bowl_top["y"], (pad_top, bowl_top)
+    assert pad_top["y"] < 844, "the pad starts on the first screen"
