@@ -6,6 +6,7 @@ server only this machine can reach is a warning on the cards page."""
 from __future__ import annotations
 
 import json
+import re
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -120,7 +121,14 @@ def test_event_links_carry_the_public_address(
     expect(note).to_contain_text(base)
     for number in tables:
         card = page.locator(f'.ev-card[data-table="{number}"]')
-        expect(card.locator(".qr")).to_have_attribute("data-payload", f"{base}/e/{code}/t/{number}")
+        # the table's QR, then one beside each name (the seat's own claim link)
+        expect(card.locator(".qr").first).to_have_attribute(
+            "data-payload", f"{base}/e/{code}/t/{number}"
+        )
+        seat_qr = card.locator(".ev-card-seat-qr .qr").first
+        expect(seat_qr).to_have_attribute(
+            "data-payload", re.compile("^" + re.escape(f"{base}/e/{code}/t/{number}?name="))
+        )
         expect(card.locator(".ev-card-url")).to_have_text(f"{base}/e/{code}/t/{number}")
         # the card says what the table plays for (its 组长 hands the goods out)
         expect(card.locator(".ev-card-goods")).to_contain_text("状元 公仔 · 对堂 洗发水")
