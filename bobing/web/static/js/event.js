@@ -204,12 +204,13 @@ export class EventWatcher extends EventTarget {
       const key = `${number}:${e.seq}`;
       if (this.seen.has(key)) continue;
       this.seen.add(key);
-      const d = describeThrow(e, rules);
       this.feed.unshift({
         table: number,
         player: e.player,
         hand: e.hand,
-        name: d ? d.name : e.hand,
+        // named when shown: the rules' rulebook may arrive after the frame
+        event: e,
+        rules,
         dice: e.dice,
         live,
         key,
@@ -235,7 +236,8 @@ export class EventWatcher extends EventTarget {
 /** The feed line of one notable throw. */
 export function feedText(item) {
   const where = item.table === 0 ? t("event.playoff_short") : tableLabel(item.table);
-  return t("event.feed.line", { table: where, player: item.player, hand: item.name });
+  const d = describeThrow(item.event, item.rules);
+  return t("event.feed.line", { table: where, player: item.player, hand: d ? d.name : item.hand });
 }
 
 /** An error toast; the event model's refusals carry their own specific sentence (in the
