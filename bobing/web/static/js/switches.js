@@ -298,11 +298,14 @@ export class RuleSwitches {
               step: "any",
               "data-value-tier": tier,
               value: String(rules.values[tier] ?? 0),
-              onchange: (ev) => {
+              // Typing is kept at once, and an answer to an earlier edit (which would redraw
+              // this row with the old price) is dropped; leaving the field asks the server.
+              oninput: (ev) => {
                 const n = Number(ev.target.value);
                 rules.values[tier] = Number.isFinite(n) && n >= 0 ? n : 0;
-                this.paint();
+                this.generation++;
               },
+              onchange: () => this.paint(),
             }),
           ),
         ),
