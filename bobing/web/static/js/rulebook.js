@@ -28,8 +28,9 @@ const books = new Map();
 const pending = new Map();
 /** @type {Set<() => void>} */
 const listeners = new Set();
-/** Rulebooks a screen asked for before they were here: their arrival paints it again. */
-const missed = new Set();
+/** Rulebooks a screen asked for before they were here (by key, with their rules): their
+ * arrival paints it again. @type {Map<string, Rules>} */
+const missed = new Map();
 const KEEP = 24;
 
 /**
@@ -81,6 +82,28 @@ function remember(key, book) {
   books.delete(key);
   books.set(key, book);
   while (books.size > KEEP) books.delete(books.keys().next().value);
+  saveRecent();
+}
+
+// The last few rulebooks are kept on the device too, so a table reloaded without a network
+// still names its throws (they are the engine's words for the rules, not table state).
+const SAVED = "bobing.rulebooks";
+const SAVE = 3;
+
+function saveRecent() {
+  try {
+    const recent = [...books.entries()].slice(-SAVE);
+    localStorage.setItem(SAVED, JSON.stringify(recent));
+  } catch {
+    // no storage (private mode, full): the network will do
+  }
+}
+
+try {
+  const saved = typeof localStorage === "undefined" ? null : localStorage.getItem(SAVED);
+  for (const [key, book] of saved ? JSON.parse(saved) : []) books.set(key, book);
+} catch {
+  // a damaged entry: start without it
 }
 
 /**
@@ -93,9 +116,17 @@ export function rulebookOf(rules) {
   if (!rules) return null;
   const book = books.get(keyOf(rules, lang()));
   if (book) return book;
-  missed.add(keyOf(rules, lang()));
+  missed.set(keyOf(rules, lang()), rules);
   loadRulebook(rules).catch(() => {});
   return null;
+}
+
+// A rulebook asked for without a network is asked for again as soon as the network is back
+// (the screen then paints with it, like any late rulebook).
+if (typeof window !== "undefined") {
+  window.addEventListener("online", () => {
+    for (const rules of missed.values()) loadRulebook(rules).catch(() => {});
+  });
 }
 
 /** Run `fn` when a rulebook a screen asked for arrives. @param {() => void} fn */
