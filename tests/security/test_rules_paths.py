@@ -89,6 +89,20 @@ async def test_analysis_rules_are_never_a_path(tmp_path: Path, route: str) -> No
         assert (await server.http.get("/api/health")).status_code == 200
 
 
+async def test_rulebook_rules_are_never_a_path(tmp_path: Path) -> None:
+    """``POST /api/rulebook`` (the browser's rulebook) takes a preset name or a rule object:
+    a name is looked up, never opened, whether the file exists or not."""
+    async with served(tmp_path, "analysis_per_minute=0") as server:
+        _plant_files(server.cwd)
+        for path in PATHS:
+            for body in (path, {"preset": path}):
+                response = await server.http.post("/api/rulebook", json=body)
+                _leaks_nothing(problem_of(response, 422, "invalid_rules"), path)
+        response = await server.http.post("/api/rulebook", json="modern")
+        assert response.status_code == 200 and response.json()["rules"]["preset"] == "modern"
+        assert (await server.http.get("/api/health")).status_code == 200
+
+
 def test_the_web_reads_rules_with_a_function_that_opens_no_file(tmp_path: Path) -> None:
     """The root of the fix: the web's rule parser looks names up; it has no path to follow."""
     from bobing.tables.problems import ApiError

@@ -11,8 +11,7 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from bobing.engine.presets import DEFAULT_RULES, PRESETS
-from bobing.engine.rules import load_rules
-from bobing.i18n import normalize_lang
+from bobing.i18n import normalize_lang, request_language
 from bobing.i18n.rulebook import draft_spec, rulebook
 from bobing.tables.problems import ApiError
 from bobing.tables.protocol import (
@@ -23,6 +22,7 @@ from bobing.tables.protocol import (
 )
 from bobing.tables.service import PAGE, TableService
 from bobing.tables.tokens import bearer_token, hash_token
+from bobing.tables.validation import preset_rules, web_rules
 from bobing.web.qr import MAX_QR_TEXT, qr_path
 from bobing.web.ratelimit import count_request
 from bobing.web.serve import invite_base
@@ -158,14 +158,18 @@ async def rulebook_route(
     bonus, face, name, why, effect, rank — as ``bobing classify --json``), ``levels``,
     ``ranking``, ``order``, ``switches`` (each choice switch: label, options, meaning, whether
     it applies) and ``lines`` (every switch in words)."""
-    wanted = lang or (accept_language or "").split(",")[0].split(";")[0] or None
     spec = draft_spec(body) if isinstance(body, dict) else body
-    key = (json.dumps(spec, sort_keys=True, ensure_ascii=False), normalize_lang(wanted))
+    key = (
+        json.dumps(spec, sort_keys=True, ensure_ascii=False),
+        request_language(lang, accept_language),
+    )
     books = _rulebooks(request)
     text = books.get(key)
     if text is None:
         await count_request(request, "analysis")  # a new rule set costs work; a cached one is free
-        text = json.dumps(rulebook(load_rules(spec), key[1]), ensure_ascii=False)
+        # A name is a preset, never a path: nothing a request sends is opened.
+        rules = preset_rules(spec) if isinstance(spec, str) else web_rules(spec)
+        text = json.dumps(rulebook(rules, key[1]), ensure_ascii=False)
         books[key] = text
         while len(books) > MAX_RULEBOOKS:
             books.popitem(last=False)
