@@ -452,8 +452,9 @@ def read_command(data: str | bytes) -> Command:
     return parse_command(decode_frame(data))
 
 
-FRAMES = ("welcome", "events", "ack", "error", "pong")
-"""The frame types the server sends (docs/protocol.md, "Server → client")."""
+FRAMES = ("welcome", "events", "ack", "error", "pong", "table")
+"""The frame types the server sends (docs/protocol.md, "Server → client"); ``table`` wraps one
+table's frame on a screen's shared socket (``/ws/watch``)."""
 
 
 def pong(command_id: str | None) -> dict[str, Any]:
