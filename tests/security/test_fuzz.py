@@ -181,7 +181,8 @@ def requests(draw: st.DrawFn, live: dict[str, Any]) -> tuple[str, str, dict[str,
         if where == "path":
             path = path.replace("{" + name + "}", quote(str(value), safe="") or "_")
         elif where == "header":
-            value = value.strip()  # HTTP itself has no room for edge spaces or controls
+            # HTTP itself has no room for edge spaces or controls; a header is text
+            value = (value if isinstance(value, str) else json.dumps(value)).strip()
             if value and value.isascii() and value.isprintable():
                 headers[name] = value
         else:
