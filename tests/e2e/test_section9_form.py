@@ -4,10 +4,11 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from e2etools import Browser, Server
-from playwright.sync_api import expect
+from playwright.sync_api import Route, expect
 
 pytestmark = pytest.mark.browser
 
@@ -49,3 +50,47 @@ def test_create_form_and_rules_page_show_the_section9_switches(
     expect(switches).to_contain_text("终局时六勃红赢得状元，另拿走没人博走的对堂饼")
     expect(switches).to_contain_text("状元 88")
     expect(switches).to_contain_text("追到游戏结束为止")
+
+
+def test_a_price_field_keeps_its_focus_and_typing_when_an_earlier_answer_lands(
+    browser: Browser, server: Server
+) -> None:
+    """The server's answer to one price lands while the next price's text is selected: the
+    field, its selection and the key pressed next are kept (CI once lost 二举's price so)."""
+    host = browser.page(name="s9-answer")
+    host.goto(server.url + "/")
+    host.wait_for_selector(".order-statement .label")
+    host.get_by_text("自定义规则开关").click()
+    host.locator("#sw-money").select_option("pay")
+    sijin = host.locator('[data-value-tier="sijin"]')
+    erju = host.locator('[data-value-tier="erju"]')
+    expect(erju).to_have_count(1)
+    held: list[Route] = []
+
+    def hold(route: Route) -> None:
+        held.append(route)
+
+    rulebook = re.compile(r"/api/rulebook")
+    host.route(rulebook, hold)
+    sijin.fill("5")
+    sijin.dispatch_event("change")
+    for _ in range(250):  # the editor asks the server about 四进's price; its answer is held
+        if held:
+            break
+        host.wait_for_timeout(20)
+    assert len(held) == 1
+    old_row = sijin.element_handle()
+    erju.focus()
+    erju.select_text()
+    held[0].continue_()
+    host.unroute(rulebook, hold)
+    host.wait_for_function("el => !el.isConnected", arg=old_row)  # the editor was redrawn
+    host.keyboard.insert_text("2")
+    assert host.evaluate("document.activeElement.dataset.valueTier") == "erju"
+    host.keyboard.press("Tab")
+    expect(erju).to_have_value("2")
+    host.get_by_role("button", name="开桌").click()
+    host.wait_for_selector(".lobby")
+    code = host.url.rstrip("/").split("/")[-1]
+    state = json.loads(host.evaluate(f"fetch('/api/tables/{code}').then(r => r.text())"))
+    assert state["rules"]["values"]["sijin"] == 5 and state["rules"]["values"]["erju"] == 2

@@ -72,6 +72,9 @@ export class RuleSwitches {
       (err) => {
         if (generation !== this.generation) return;
         toast(err.message, { kind: "error" });
+        // Busy or offline is no verdict on the edit: it stays, and the next edit (or the
+        // table's creation) asks again. A refused edit is undone.
+        if (err.code === "rate_limited" || err.code === "network") return;
         this.rules = clone(this.book ? this.book.rules : this.base);
         if (this.book) this.draw();
       },
@@ -103,8 +106,26 @@ export class RuleSwitches {
         t("home.reset_rules"),
       ),
     );
-    mount(this.el, rows);
+    this.mountKeepingFocus(rows);
     this.onChange();
+  }
+
+  /**
+   * Paint `rows`, keeping the field the user is on: an answer to an earlier edit that
+   * lands while they are in a text field (or have just selected its text) must not take the
+   * field, its selection or the next key pressed away. Kept fields are marked `data-keep`
+   * and their handlers read `this.rules`, so the old element serves the new rules.
+   */
+  mountKeepingFocus(rows) {
+    const active = document.activeElement;
+    const key =
+      active instanceof HTMLElement && this.el.contains(active) ? active.dataset.keep : "";
+    mount(this.el, rows);
+    if (!key || !(active instanceof HTMLElement)) return;
+    const fresh = this.el.querySelector(`[data-keep="${key}"]`);
+    if (!fresh) return;
+    fresh.replaceWith(active);
+    active.focus();
   }
 
   orderRow(rules) {
@@ -297,12 +318,14 @@ export class RuleSwitches {
               min: "0",
               step: "any",
               "data-value-tier": tier,
+              "data-keep": `value-${tier}`,
               value: String(rules.values[tier] ?? 0),
               // Typing is kept at once, and an answer to an earlier edit (which would redraw
               // this row with the old price) is dropped; leaving the field asks the server.
               oninput: (ev) => {
                 const n = Number(ev.target.value);
-                rules.values[tier] = Number.isFinite(n) && n >= 0 ? n : 0;
+                if (this.rules.values)
+                  this.rules.values[tier] = Number.isFinite(n) && n >= 0 ? n : 0;
                 this.generation++;
               },
               onchange: () => this.paint(),
@@ -322,15 +345,16 @@ export class RuleSwitches {
         id: "sw-duitang",
         class: "input mono",
         type: "text",
+        "data-keep": "duitang",
         value: rules.duitang_patterns.join(" "),
         onchange: (ev) => {
           const patterns = ev.target.value.split(/[\s,，]+/).filter(Boolean);
           if (!patterns.length || patterns.some((p) => !/^[1-6]{6}$/.test(p))) {
             toast(t("home.bad_patterns", { value: ev.target.value }), { kind: "error" });
-            ev.target.value = rules.duitang_patterns.join(" ");
+            ev.target.value = this.rules.duitang_patterns.join(" ");
             return;
           }
-          rules.duitang_patterns = patterns;
+          this.rules.duitang_patterns = patterns;
           this.paint();
         },
       }),
