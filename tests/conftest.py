@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from pathlib import Path
 from typing import NoReturn
 
 import pytest
@@ -20,6 +21,7 @@ REDIS_URL = os.environ.get("BOBING_TEST_REDIS_URL", "")
 """e.g. redis://127.0.0.1:6379/0; .ci/run sets it."""
 REQUIRE_REDIS = _required("BOBING_REQUIRE_REDIS")
 REQUIRE_BROWSER = _required("BOBING_REQUIRE_BROWSER")
+REQUIRE_NODE = _required("BOBING_REQUIRE_NODE")
 CHROMIUM = os.environ.get("BOBING_CHROMIUM") or shutil.which("chromium") or ""
 BROWSER_RERUNS = 1
 """A test that drives Chromium (the ``browser`` marker or fixture) shares two cores with the
@@ -76,6 +78,18 @@ def need_redis_server() -> str:
             "BOBING_REQUIRE_REDIS",
         )
     return found
+
+
+def need_node_module(path: Path, what: str) -> Path:
+    """A file of the pinned front-end tools (``npm ci``, which ``dev.py test`` runs where Node
+    is), skipping (locally) or failing (in CI) when absent."""
+    if not path.exists():
+        _absent(
+            f"{what} needs the pinned front-end tools (npm ci; Node.js 20+)",
+            REQUIRE_NODE,
+            "BOBING_REQUIRE_NODE",
+        )
+    return path
 
 
 def need_chromium() -> str:

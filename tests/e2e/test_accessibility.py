@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2etools import Browser, Server
+from e2etools import Browser, Server, root_conftest
 from playwright.sync_api import Page
 
 pytestmark = pytest.mark.browser
@@ -87,8 +87,8 @@ def violations(page: Page) -> list[str]:
     ]
 
 
-@pytest.mark.skipif(not AXE.exists(), reason="axe-core is not installed (npm ci)")
 def test_no_screen_has_an_accessibility_violation(browser: Browser, server: Server) -> None:
+    root_conftest().need_node_module(AXE, "the accessibility test (axe-core)")
     urls = screens(server)
     failures: dict[str, list[str]] = {}
     for lang, locale in LANGS.items():

@@ -15,6 +15,7 @@ import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -23,6 +24,7 @@ from urllib.parse import urlencode
 import httpx
 import uvicorn
 import websockets
+from hypothesis import strategies as st
 
 from bobing.web.app import create_app
 from bobing.web.serve import WS_MAX_SIZE, bind
@@ -317,3 +319,82 @@ async def join(http: httpx.AsyncClient, code: str, name: str) -> dict[str, Any]:
 
 SMALL_PRIZES = {"zhuangyuan": 1, "duitang": 1, "sanhong": 1, "sijin": 1, "erju": 2, "yixiu": 3}
 """A short game: few cakes, so it ends within a few dozen throws."""
+
+
+@dataclass(frozen=True)
+class DropPlan:
+    """A game of ``players`` and at most ``throws`` throws, during which one player's phone
+    drops after the throws listed in ``drops`` (the throw's frames possibly still in flight)
+    and comes back with what it had seen (``"resync"``: ``?after=``) or with nothing
+    (``"fresh"``)."""
+
+    players: int
+    throws: int
+    drops: dict[int, str]
+
+
+def drop_plans() -> st.SearchStrategy[DropPlan]:
+    """Random games and random drop points (Hypothesis)."""
+    return st.integers(2, 4).flatmap(
+        lambda players: st.integers(1, 40).flatmap(
+            lambda throws: st.builds(
+                DropPlan,
+                st.just(players),
+                st.just(throws),
+                st.dictionaries(
+                    st.integers(0, throws), st.sampled_from(("resync", "fresh")), max_size=4
+                ),
+            )
+        )
+    )
+
+
+async def play_with_drops(bases: list[str], plan: DropPlan) -> tuple[Client, Client]:
+    """Play ``plan`` on a table created through ``bases[0]``; throws go over HTTP through each
+    instance in turn. Returns (the phone that dropped, a phone of the same player that never
+    did), both read up to the table's last event, and checks both saw the logged events."""
+    names = ["甲", "乙", "丙", "丁"][: plan.players]
+    async with httpx.AsyncClient(base_url=bases[0], timeout=TIMEOUT) as http:
+        created = await create_table(http, mode="online", prizes=SMALL_PRIZES)
+        code = created["code"]
+        tokens = {name: (await join(http, code, name))["player_token"] for name in names}
+        mine = tokens[names[0]]
+        steady = await Client.connect(bases[0], code, [mine], name="steady")
+        phone = await Client.connect(bases[-1], code, [mine], name="phone")
+        await command_over_http(http, code, created["host_token"], {"type": "start"})
+        comebacks = 0
+        for throw in range(plan.throws + 1):
+            if throw in plan.drops:
+                await phone.close()  # whatever was in flight to it is lost
+                comebacks += 1
+                history = phone.events if plan.drops[throw] == "resync" else None
+                base = bases[comebacks % len(bases)]
+                phone = await Client.connect(base, code, [mine], history=history, name="phone")
+            state = (await http.get(f"/api/tables/{code}")).json()
+            if throw == plan.throws or state["status"] != "playing":
+                break
+            via_base = bases[throw % len(bases)]
+            async with httpx.AsyncClient(base_url=via_base, timeout=TIMEOUT) as via:
+                await command_over_http(
+                    via, code, tokens[state["next"]], {"type": "throw", "turn": state["turn"]}
+                )
+        last = (await http.get(f"/api/tables/{code}")).json()["last_seq"]
+        logged = (await http.get(f"/api/tables/{code}/events", params={"limit": 1000})).json()
+    for client in (steady, phone):
+        await client.reach(last)
+        assert client.events == logged["events"], client.name
+    return phone, steady
+
+
+async def command_over_http(
+    http: httpx.AsyncClient, code: str, token: str, command: dict[str, Any]
+) -> dict[str, Any]:
+    """Send one command with ``token``; it must be applied."""
+    response = await http.post(
+        f"/api/tables/{code}/commands",
+        json={"id": new_id(), **command},
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert response.status_code == 200, response.text
+    reply: dict[str, Any] = response.json()
+    return reply
