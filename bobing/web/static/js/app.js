@@ -14,20 +14,12 @@
 import { $, mount, h } from "./dom.js";
 import { detectLang, setLang, onLangChange, t, lang } from "./i18n.js";
 import { onRulebook } from "./rulebook.js";
-import { normalizeCode, saveTable } from "./device_store.js";
+import { normalizeCode, saveTable, saveEvent } from "./device_store.js";
 import { TableSession } from "./session.js";
 import { unlock } from "./sound.js";
 import { HomeView } from "./views/home.js";
-import { RulesView } from "./views/rules.js";
-import { OddsView } from "./views/odds.js";
 import { TableView } from "./views/table.js";
-import { TvView } from "./views/tv.js";
 import { renderNetbar, announce, toast } from "./ui.js";
-import { EventNewView } from "./views/event_new.js";
-import { EventDashboardView } from "./views/event_dash.js";
-import { EventHallView } from "./views/event_hall.js";
-import { EventCardsView, EventClaimView, EventResultsView } from "./views/event_print.js";
-import { saveEvent } from "./event.js";
 import { attachSeats, takeSeatLink } from "./seats.js";
 import { attachTableLife } from "./celebrations.js";
 
@@ -83,8 +75,54 @@ function takeOrganizerToken(code) {
   }
 }
 
+/**
+ * The views a guest opening a table or the home page does not need, fetched when their route
+ * is first opened (the service worker keeps them for offline use like every other file): for
+ * each route, its module and how its view is made.
+ */
+const LATER = {
+  tv: [() => import("./views/tv.js"), (m, main) => new m.TvView(main, session, { navigate })],
+  rules: [
+    () => import("./views/rules.js"),
+    (m, main, r) => new m.RulesView(main, { session, preset: r.preset, navigate }),
+  ],
+  odds: [
+    () => import("./views/odds.js"),
+    (m, main, r) => new m.OddsView(main, { session, preset: r.preset, navigate }),
+  ],
+  event_new: [
+    () => import("./views/event_new.js"),
+    (m, main, r) =>
+      new m.EventNewView(main, { navigate, from: r.from ? normalizeCode(r.from) : null }),
+  ],
+  event_dashboard: [
+    () => import("./views/event_dash.js"),
+    (m, main, r) => new m.EventDashboardView(main, { code: r.event, navigate }),
+  ],
+  event_hall: [
+    () => import("./views/event_hall.js"),
+    (m, main, r) => new m.EventHallView(main, { code: r.event, navigate }),
+  ],
+  event_cards: [
+    () => import("./views/event_print.js"),
+    (m, main, r) => new m.EventCardsView(main, { code: r.event, navigate }),
+  ],
+  event_claim: [
+    () => import("./views/event_print.js"),
+    (m, main, r) => new m.EventClaimView(main, { code: r.event, number: r.number, navigate }),
+  ],
+  event_results: [
+    () => import("./views/event_print.js"),
+    (m, main, r) => new m.EventResultsView(main, { code: r.event, navigate }),
+  ],
+};
+
+/** Bumped by every route(): a view fetched for a route the user has since left is not shown. */
+let routing = 0;
+
 function route() {
   const r = parseRoute(location.pathname);
+  const current = ++routing;
   if (r.event) takeOrganizerToken(r.event);
   if (view && view.destroy) view.destroy();
   view = null;
@@ -115,40 +153,24 @@ function route() {
     renderNetbar(null);
   }
   const main = $("#main");
-  switch (r.name) {
-    case "table":
-      view = new TableView(main, session, { navigate });
-      break;
-    case "tv":
-      view = new TvView(main, session, { navigate });
-      break;
-    case "rules":
-      view = new RulesView(main, { session, preset: r.preset, navigate });
-      break;
-    case "odds":
-      view = new OddsView(main, { session, preset: r.preset, navigate });
-      break;
-    case "event_new":
-      view = new EventNewView(main, { navigate, from: r.from ? normalizeCode(r.from) : null });
-      break;
-    case "event_dashboard":
-      view = new EventDashboardView(main, { code: r.event, navigate });
-      break;
-    case "event_hall":
-      view = new EventHallView(main, { code: r.event, navigate });
-      break;
-    case "event_cards":
-      view = new EventCardsView(main, { code: r.event, navigate });
-      break;
-    case "event_claim":
-      view = new EventClaimView(main, { code: r.event, number: r.number, navigate });
-      break;
-    case "event_results":
-      view = new EventResultsView(main, { code: r.event, navigate });
-      break;
-    default:
-      view = new HomeView(main, { navigate });
-  }
+  if (r.name === "table") show(r, new TableView(main, session, { navigate }));
+  else if (r.name in LATER) {
+    const [load, make] = LATER[r.name];
+    load().then(
+      (module) => {
+        if (current === routing) show(r, make(module, main, r));
+      },
+      (err) => {
+        if (current !== routing) return;
+        console.warn("view not loaded", err);
+        toast(t("app.view_not_loaded"), { kind: "error" });
+      },
+    );
+  } else show(r, new HomeView(main, { navigate }));
+}
+
+function show(r, made) {
+  view = made;
   view.render();
   document.body.dataset.route = r.name;
 }

@@ -1,8 +1,10 @@
 // @ts-check
 // What a device remembers per table (localStorage): its tokens and the last state and events it
-// saw, so a reload shows the same screen at once and resyncs from the last seq.
+// saw, so a reload shows the same screen at once and resyncs from the last seq; and per event,
+// the organiser's token.
 
 const PREFIX = "bobing.t.";
+const EVENT_PREFIX = "bobing.e.";
 const RECENT = "bobing.recent";
 const PREFS = "bobing.prefs";
 const MAX_RECENT = 12;
@@ -92,4 +94,16 @@ export function prefs() {
 
 export function setPref(key, value) {
   write(PREFS, { ...prefs(), [key]: value });
+}
+
+/** What this device knows about event `code` (the organiser's token), {} when nothing. */
+export function loadEvent(code) {
+  return read(EVENT_PREFIX + code, {});
+}
+
+/** Remember `patch` for event `code` (over quota: the organiser keeps the token shown at creation). */
+export function saveEvent(code, patch) {
+  const data = { ...loadEvent(code), ...patch };
+  write(EVENT_PREFIX + code, data);
+  return data;
 }

@@ -8,11 +8,10 @@ import { WatchConnection } from "./conn.js";
 import { lang, t } from "./i18n.js";
 import { EVENT } from "./protocol.js";
 import { describeThrow } from "./award.js";
-import { saveTable } from "./device_store.js";
+import { saveTable, loadEvent, saveEvent } from "./device_store.js";
 import { showError, toast } from "./ui.js";
 import { publicUrl } from "./invite.js";
 
-const EVENT_PREFIX = "bobing.e.";
 const REFRESH_MS = 400;
 /** A new playoff or a seat claim makes no table frame: the event is read again this often. */
 const POLL_MS = 4000;
@@ -28,24 +27,6 @@ export const NOTABLE = new Set([
   "biandijin",
   "liubohong",
 ]);
-
-export function loadEvent(code) {
-  try {
-    return JSON.parse(localStorage.getItem(EVENT_PREFIX + code) || "{}");
-  } catch {
-    return {};
-  }
-}
-
-export function saveEvent(code, patch) {
-  const data = { ...loadEvent(code), ...patch };
-  try {
-    localStorage.setItem(EVENT_PREFIX + code, JSON.stringify(data));
-  } catch {
-    // over quota: the organiser keeps the token shown at creation
-  }
-  return data;
-}
 
 /** The organiser's token for this event on this device, or null. */
 export function organizerToken(code) {
