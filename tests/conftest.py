@@ -8,6 +8,13 @@ from pathlib import Path
 from typing import NoReturn
 
 import pytest
+from hypothesis import settings
+
+# No test is timed (speed is measured in benchmarks/): Hypothesis's default 200 ms deadline
+# per example only measures how busy the two cores are, and a slow example it then replays
+# fast is reported as Flaky (test_seating once failed so beside a running CI).
+settings.register_profile("bobing", deadline=None)
+settings.load_profile("bobing")
 
 
 def _required(var: str) -> bool:
