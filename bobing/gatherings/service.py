@@ -14,6 +14,7 @@ import hmac
 from collections.abc import Mapping
 from typing import Any
 
+from bobing.gatherings.collation import by_name
 from bobing.gatherings.draft import (
     Draft,
     draft_event,
@@ -761,6 +762,8 @@ class GatheringService:
         groups = {p["name"]: p.get("group") for p in spec.get("people", [])}
         for person in out["people"]:
             person["group"] = groups.get(person["name"])
+        # the by-name list's order, computed here only: the page shows it, the downloads use it
+        out["by_name"] = [person["name"] for person in by_name(out["people"])]
         budget = self._budget(
             gathering,
             table_prize_value(spec.get("rules") or {}, parse_prize_set(spec.get("prizes"))),
