@@ -3,7 +3,7 @@
 // prize-desk list by table and by name, each table's 状元, the 王中王, CSV and XLSX.
 
 import { h, mount, download } from "../dom.js";
-import { t, lang } from "../i18n.js";
+import { t } from "../i18n.js";
 import { TIERS } from "../protocol.js";
 import { classify, handName, tierName } from "../rulebook.js";
 import { qrSvg } from "../qrcode.js";
@@ -254,6 +254,8 @@ export class EventClaimView {
   }
 }
 
+/** One kind of prize a person takes home, counted by the server (``prize_counts``: the same
+ * rows as the CSV and XLSX): "一秀：可乐 ×9（18）". */
 function prizeText(prize, count = 1) {
   const tier =
     prize.tier === "wangzhongwang"
@@ -267,18 +269,6 @@ function prizeText(prize, count = 1) {
   return value
     ? t("event.prize_line_value", { tier, name, value })
     : t("event.prize_line", { tier, name });
-}
-
-/** One line per kind of prize: the 40 一秀 colas of a 六勃红 are "可乐 ×40". */
-function groupedPrizes(prizes) {
-  const groups = new Map();
-  for (const p of prizes) {
-    const key = `${p.tier}|${p.name}|${p.value}`;
-    const g = groups.get(key);
-    if (g) g.count += 1;
-    else groups.set(key, { prize: p, count: 1 });
-  }
-  return [...groups.values()];
 }
 
 /** RULES.md §9.4 at the prize desk: the no-shows with what they paid, each refund, the
@@ -347,12 +337,12 @@ export class EventResultsView {
         h("th", { scope: "row" }, p.name),
         h(
           "td",
-          {},
-          p.prizes.length
+          { class: "ev-prizes" },
+          p.prize_counts.length
             ? h(
                 "ul",
                 { class: "prize-list" },
-                groupedPrizes(p.prizes).map((g) => h("li", {}, prizeText(g.prize, g.count))),
+                p.prize_counts.map((g) => h("li", {}, prizeText(g, g.count))),
               )
             : h("span", { class: "hint" }, t("event.nothing")),
         ),
@@ -418,8 +408,9 @@ export class EventResultsView {
           : null,
       ),
     );
-    const collator = new Intl.Collator(lang() === "en" ? "en" : "zh-u-co-pinyin");
-    const sorted = res.people.slice().sort((a, b) => collator.compare(a.name, b.name));
+    // the server's name order (bobing/gatherings/collation.py), the downloads' order too
+    const byName = new Map(res.people.map((p) => [p.name, p]));
+    const sorted = res.by_name.map((name) => byName.get(name));
     mount(
       this.main,
       h(
