@@ -311,6 +311,7 @@ class GatheringService:
         prize_set = parse_prize_set(spec.get("prizes"))
         tables = []
         seat_of: dict[str, int] = {}
+        leaders = {p["name"] for p in spec.get("people", []) if p.get("leader")}
         for table, runtime in zip(gathering.tables, runtimes, strict=True):
             result = _result(runtime)
             for name in table["players"]:
@@ -333,6 +334,8 @@ class GatheringService:
                     "result": result,
                     "zhuangyuan": table_winner(result),
                     "start_thrower": table.get("start_thrower"),
+                    # the roster's 组长 at this table (its card names them)
+                    "leaders": [n for n in table["players"] if n in leaders],
                 }
             )
         people = [{**p, "table": seat_of.get(p["name"])} for p in spec.get("people", [])]

@@ -1,6 +1,6 @@
 """The class event on paper: 44 people at 4 tables of 11, every one of a table's 86 cakes won,
 the results printed to A4 fit a few pages (a person's cakes as counts, "可乐 ×9", a compact
-table, a heading you can read)."""
+table, a heading you can read); each table's card names its 组长."""
 
 from __future__ import annotations
 
@@ -141,6 +141,45 @@ def test_the_printed_results_fit_a_few_pages(browser: Browser, server: Server) -
     pages = len(re.findall(rb"/Type\s*/Page[^s]", pdf))
     print(f"printed results: {pages} A4 pages")  # 15 before the compact print
     assert pages <= MAX_PRINTED_PAGES, f"the results print to {pages} pages"
+
+
+def test_each_card_names_its_zuzhang(browser: Browser, server: Server) -> None:
+    created = api(
+        server,
+        "POST",
+        "/api/events",
+        {"name": "三年二班中秋博饼", "rules": "traditional", "mode": "referee",
+         "people": PEOPLE, "tables": 4, "seating": "in_order", "prizes": CLASS_PRIZES},
+    )  # fmt: skip
+    event = api(server, "GET", f"/api/events/{created['code']}")
+    assert {t["number"]: t["leaders"] for t in event["tables"]} == {
+        n: [name] for n, name in LEADERS.items()
+    }
+    # the organiser's browser: each name has its seat's QR beside it
+    ctx = browser.context(viewport={"width": 1100, "height": 900})
+    saved = json.dumps({"organizerToken": created["organizer_token"]})
+    ctx.add_init_script(f"localStorage.setItem('bobing.e.{created['code']}', {saved!r})")
+    cards = browser.page(ctx, name="cards")
+    cards.goto(f"{server.url}/e/{created['code']}/cards")
+    expect(cards.locator(".ev-card")).to_have_count(4)
+    expect(cards.locator(".ev-card-seat-qr .qr")).to_have_count(44)
+    for number, name in LEADERS.items():
+        expect(cards.locator(f'.ev-card[data-table="{number}"] .ev-card-leader')).to_have_text(
+            f"组长：{name}"
+        )
+    cards.emulate_media(media="print")
+    # on paper every line is inside its card's frame (a printed card is cut at its height):
+    # the seats with their QR codes, the 组长, the rules, the goods, the link
+    for number in LEADERS:
+        cut = cards.locator(f'.ev-card[data-table="{number}"]').evaluate(
+            """card => { const bottom = card.getBoundingClientRect().bottom;
+                         return [...card.querySelectorAll('.ev-card-side > *, .ev-card-body > *')]
+                           .filter(e => e.getBoundingClientRect().bottom > bottom)
+                           .map(e => e.className); }"""
+        )
+        assert cut == [], f"table {number}'s card cuts {cut}"
+    pdf = cards.pdf(format="A4")
+    assert len(re.findall(rb"/Type\s*/Page[^s]", pdf)) == 2
 
 
 def xlsx_sheet(data: bytes, number: int) -> list[list[str]]:

@@ -108,49 +108,66 @@ export class EventCardsView {
             h(
               "article",
               { class: "ev-card", dataset: { table: tb.number } },
-              h("p", { class: "ev-card-event" }, ev.name, ev.date ? ` · ${ev.date}` : ""),
-              h("h2", { class: "ev-card-no" }, tableLabel(tb.number)),
+              // on paper the side (the table and its QR) and the body (who sits, who leads,
+              // what is played for) stand side by side, so a card keeps to half a page
               h(
                 "div",
-                { class: "ev-card-qr" },
-                qrSvg(claimUrl(ev.code, tb.number), {
-                  label: t("event.qr_label", { table: tableLabel(tb.number) }),
-                }),
+                { class: "ev-card-side" },
+                h("p", { class: "ev-card-event" }, ev.name, ev.date ? ` · ${ev.date}` : ""),
+                h("h2", { class: "ev-card-no" }, tableLabel(tb.number)),
+                h(
+                  "div",
+                  { class: "ev-card-qr" },
+                  qrSvg(claimUrl(ev.code, tb.number), {
+                    label: t("event.qr_label", { table: tableLabel(tb.number) }),
+                  }),
+                ),
+                h("p", { class: "ev-card-scan" }, t(`event.card_scan.${ev.mode}`)),
               ),
-              h("p", { class: "ev-card-scan" }, t(`event.card_scan.${ev.mode}`)),
               h(
-                "ol",
-                { class: "ev-card-names" },
-                tb.players.map((name) => {
-                  const seat = seatOf(tb, name);
-                  return h(
-                    "li",
-                    { dataset: { name } },
-                    seat
-                      ? h(
-                          "span",
-                          { class: "ev-card-seat-qr" },
-                          qrSvg(claimUrl(ev.code, tb.number, seat), {
-                            label: t("event.seat_qr_label", { name }),
-                          }),
-                        )
-                      : null,
-                    name,
-                  );
-                }),
+                "div",
+                { class: "ev-card-body" },
+                h(
+                  "ol",
+                  { class: "ev-card-names" },
+                  tb.players.map((name) => {
+                    const seat = seatOf(tb, name);
+                    return h(
+                      "li",
+                      { dataset: { name } },
+                      seat
+                        ? h(
+                            "span",
+                            { class: "ev-card-seat-qr" },
+                            qrSvg(claimUrl(ev.code, tb.number, seat), {
+                              label: t("event.seat_qr_label", { name }),
+                            }),
+                          )
+                        : null,
+                      name,
+                    );
+                  }),
+                ),
+                tb.leaders && tb.leaders.length
+                  ? h(
+                      "p",
+                      { class: "ev-card-leader" },
+                      t("event.card_leader", { names: tb.leaders.join(t("list.sep")) }),
+                    )
+                  : null,
+                h("p", { class: "ev-card-rules" }, rulesLine(ev)),
+                tb.start_thrower
+                  ? h(
+                      "p",
+                      { class: "ev-card-thrower" },
+                      t(`event.card_thrower.${ev.mode === "referee" ? "referee" : "rolled"}`, {
+                        name: tb.start_thrower,
+                      }),
+                    )
+                  : null,
+                goodsLine(ev) ? h("p", { class: "ev-card-goods" }, goodsLine(ev)) : null,
+                h("p", { class: "ev-card-url" }, claimUrl(ev.code, tb.number)),
               ),
-              h("p", { class: "ev-card-rules" }, rulesLine(ev)),
-              tb.start_thrower
-                ? h(
-                    "p",
-                    { class: "ev-card-thrower" },
-                    t(`event.card_thrower.${ev.mode === "referee" ? "referee" : "rolled"}`, {
-                      name: tb.start_thrower,
-                    }),
-                  )
-                : null,
-              goodsLine(ev) ? h("p", { class: "ev-card-goods" }, goodsLine(ev)) : null,
-              h("p", { class: "ev-card-url" }, claimUrl(ev.code, tb.number)),
             ),
           ),
         ),
