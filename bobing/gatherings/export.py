@@ -52,7 +52,7 @@ def desk_rows(results: Mapping[str, Any], lang: str, *, by_name: bool = False) -
                     prize["name"] or _tier(prize["tier"], lang),
                     prize["count"],
                     value,
-                    value * prize["count"],
+                    round(value * prize["count"], 2),  # 0.1 元 × 3 is 0.3, not 0.30000000000000004
                 ]
             )
     return rows

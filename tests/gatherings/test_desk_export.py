@@ -116,3 +116,9 @@ def xlsx_sheet(data: bytes, number: int) -> list[list[str]]:
                 body = source.read(f"xl/worksheets/sheet{number}.xml")
             copy.writestr(item, body)
     return read_xlsx(out.getvalue())
+
+
+def test_a_rows_value_is_its_count_times_one_pieces_value_to_the_fen() -> None:
+    sweet = {"tier": "yixiu", "name": "糖", "value": 0.1}
+    results = {"people": [{"table": 1, "name": "甲", "prizes": [sweet] * 3}]}
+    assert desk_rows(results, "en")[1][3:] == ["Yixiu (one red)", "糖", 3, 0.1, 0.3]
