@@ -44,7 +44,8 @@ THIRD_PARTY: dict[str, set[str]] = {
     "storage": {"sqlalchemy", "alembic", "platformdirs"},
     "realtime": {"redis"},
     "tables": {"pydantic"},
-    "gatherings": {"pydantic"},
+    # pypinyin: the results' name order (bobing/gatherings/collation.py)
+    "gatherings": {"pydantic", "pypinyin"},
     # brotli, PIL and platformdirs: the static front end precompressed, its icons drawn, and
     # the compressed files kept between starts (bobing/web/assets.py)
     "web": {

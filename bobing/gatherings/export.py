@@ -1,4 +1,8 @@
-"""An event's results as a prize-desk list: CSV (one sheet) and XLSX (by table, by name)."""
+"""An event's results as a prize-desk list: CSV (one sheet) and XLSX (by table, by name).
+
+The rows are the results page's: a person's prizes counted (:func:`prize_counts`), in the
+page's order (:func:`bobing.gatherings.collation.by_name` for the by-name list).
+"""
 
 from __future__ import annotations
 
@@ -7,10 +11,14 @@ import io
 from collections.abc import Mapping
 from typing import Any
 
+from bobing.gatherings.collation import by_name as name_order
 from bobing.i18n import t
+from bobing.organizer.results import prize_counts
 from bobing.organizer.xlsx import Cell, write_xlsx
 
-COLUMNS = ("table", "name", "group", "tier", "prize", "value")
+COLUMNS = ("table", "name", "group", "tier", "prize", "count", "unit_value", "value")
+"""The prize-desk list's columns: one row per person and kind of prize, ``count`` pieces of
+``unit_value`` each, ``value`` in all."""
 
 
 def _tier(tier: str | None, lang: str) -> str:
@@ -22,10 +30,9 @@ def _tier(tier: str | None, lang: str) -> str:
 
 
 def desk_rows(results: Mapping[str, Any], lang: str, *, by_name: bool = False) -> list[list[Cell]]:
-    """One row per prize (a person with none gets one empty row), by table or by name."""
-    people = list(results["people"])
-    if by_name:
-        people.sort(key=lambda p: p["name"])
+    """One row per person and kind of prize (a person with none gets one empty row), in the
+    results page's order: by table in seat order, or by name (:mod:`~.collation`)."""
+    people = name_order(results["people"]) if by_name else results["people"]
     rows: list[list[Cell]] = [[t(f"event.export.{c}", lang) for c in COLUMNS]]
     for person in people:
         base: list[Cell] = [
@@ -33,15 +40,19 @@ def desk_rows(results: Mapping[str, Any], lang: str, *, by_name: bool = False) -
             person["name"],
             person.get("group") or "",
         ]
-        if not person["prizes"]:
-            rows.append([*base, "", t("event.export.nothing", lang), 0])
-        for prize in person["prizes"]:
+        counted = prize_counts(person["prizes"])
+        if not counted:
+            rows.append([*base, "", t("event.export.nothing", lang), 0, 0, 0])
+        for prize in counted:
+            value = prize["value"] or 0
             rows.append(
                 [
                     *base,
                     _tier(prize["tier"], lang),
                     prize["name"] or _tier(prize["tier"], lang),
-                    prize["value"],
+                    prize["count"],
+                    value,
+                    round(value * prize["count"], 2),  # 0.1 元 × 3 is 0.3, not 0.30000000000000004
                 ]
             )
     return rows

@@ -14,6 +14,7 @@ import hmac
 from collections.abc import Mapping
 from typing import Any
 
+from bobing.gatherings.collation import by_name
 from bobing.gatherings.draft import (
     Draft,
     draft_event,
@@ -310,6 +311,7 @@ class GatheringService:
         prize_set = parse_prize_set(spec.get("prizes"))
         tables = []
         seat_of: dict[str, int] = {}
+        leaders = {p["name"] for p in spec.get("people", []) if p.get("leader")}
         for table, runtime in zip(gathering.tables, runtimes, strict=True):
             result = _result(runtime)
             for name in table["players"]:
@@ -332,6 +334,8 @@ class GatheringService:
                     "result": result,
                     "zhuangyuan": table_winner(result),
                     "start_thrower": table.get("start_thrower"),
+                    # the roster's 组长 at this table (its card names them)
+                    "leaders": [n for n in table["players"] if n in leaders],
                 }
             )
         people = [{**p, "table": seat_of.get(p["name"])} for p in spec.get("people", [])]
@@ -761,6 +765,8 @@ class GatheringService:
         groups = {p["name"]: p.get("group") for p in spec.get("people", [])}
         for person in out["people"]:
             person["group"] = groups.get(person["name"])
+        # the by-name list's order, computed here only: the page shows it, the downloads use it
+        out["by_name"] = [person["name"] for person in by_name(out["people"])]
         budget = self._budget(
             gathering,
             table_prize_value(spec.get("rules") or {}, parse_prize_set(spec.get("prizes"))),

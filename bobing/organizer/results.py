@@ -29,6 +29,9 @@ def event_results(
 ) -> dict[str, Any]:
     """``{"people", "tables", "wangzhongwang"}`` of ``GET /api/events/{code}/results``.
 
+    Each person has ``prizes`` (one entry a cake or ranked prize) and ``prize_counts`` (the
+    same as :func:`prize_counts`: what the prize desk hands over, counted).
+
     ``tables``: ``{"number", "code", "players": [names in seat order], "result": §7 | None}``
     in table order; ``playoff``: the playoff table's §7 result (with ``ranking``) or None.
     """
@@ -62,7 +65,30 @@ def event_results(
             holder = by_name.get(str(first["player"]))
             if holder is not None and prize is not None:
                 holder["prizes"].append({**prize, "tier": WANGZHONGWANG})
+    for entry in people:
+        entry["prize_counts"] = prize_counts(entry["prizes"])
     return {"people": people, "tables": table_rows, "wangzhongwang": wangzhongwang}
+
+
+def prize_counts(prizes: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """One person's prizes counted: one ``{"tier", "name", "value", "count"}`` per kind of
+    prize (``value`` is one piece's), in the order of the first of each kind. The page, its
+    print and the downloads all show these rows.
+
+    >>> cola = {"tier": "yixiu", "name": "可乐", "value": 2}
+    >>> rows = prize_counts([{"tier": "erju", "name": "饼干", "value": 3}, cola, cola])
+    >>> [(row["name"], row["value"], row["count"]) for row in rows]
+    [('饼干', 3, 1), ('可乐', 2, 2)]
+    """
+    counted: dict[tuple[Any, Any, Any], dict[str, Any]] = {}
+    for prize in prizes:
+        key = (prize.get("tier"), prize.get("name"), prize.get("value"))
+        row = counted.get(key)
+        if row is None:
+            counted[key] = {"tier": key[0], "name": key[1], "value": key[2], "count": 1}
+        else:
+            row["count"] += 1
+    return list(counted.values())
 
 
 def _table_prizes(

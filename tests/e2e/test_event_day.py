@@ -228,7 +228,7 @@ def test_class_event(browser: Browser, server: Server) -> None:
     with organiser.expect_download() as got:
         organiser.locator("#ev-csv").click()
     rows = list(csv.reader(io.StringIO(got.value.path().read_text(encoding="utf-8-sig"))))
-    assert rows[0] == ["桌号", "姓名", "组别", "奖级", "奖品", "价值"]
+    assert rows[0] == ["桌号", "姓名", "组别", "奖级", "奖品", "数量", "单价", "价值"]
     assert {r[1] for r in rows[1:]} == {p.split("\t")[0] for p in PEOPLE}
     assert [winners[3] in r for r in rows if r[3] == "状元王中王"] == [True]
     with organiser.expect_download() as got:

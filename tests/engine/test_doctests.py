@@ -19,6 +19,8 @@ MODULES = [
     "bobing.i18n",
     "bobing.i18n.names",
     "bobing.analysis.odds",
+    "bobing.organizer.results",
+    "bobing.gatherings.collation",
 ]
 
 

@@ -279,6 +279,8 @@ async def test_results_playoff_and_record(http: httpx.AsyncClient, tmp_path: Pat
     assert set(results) >= {"people", "tables", "wangzhongwang"}
     by_name = {p["name"]: p for p in results["people"]}
     assert [p["name"] for p in results["people"]] == PEOPLE
+    # the by-name list in pinyin order (bing, ding, geng, ji, jia, wu, yi), the downloads' too
+    assert results["by_name"] == ["丙", "丁", "庚", "己", "甲", "戊", "乙"]
     assert by_name[w1]["table"] == 1
     # 六勃红 takes every cake of the table (traditional: take_all_end)
     assert len(by_name[w1]["prizes"]) == 1 + 2 + 2 + 2 + 3 + 4
@@ -318,15 +320,17 @@ async def test_results_playoff_and_record(http: httpx.AsyncClient, tmp_path: Pat
 
     desk = await http.get(f"/api/events/{code}/results.csv?lang=zh-Hans")
     rows = list(csv.reader(io.StringIO(desk.content.decode("utf-8-sig"))))
-    assert rows[0] == ["桌号", "姓名", "组别", "奖级", "奖品", "价值"]
-    assert ["1", w1, "", "状元", "公仔", "65"] in rows
+    assert rows[0] == ["桌号", "姓名", "组别", "奖级", "奖品", "数量", "单价", "价值"]
+    assert ["1", w1, "", "状元", "公仔", "1", "65", "65"] in rows
     loser = next(n for n in PEOPLE[:4] if n != w1)
-    assert ["1", loser, "", "", "（今年空手而归）", "0"] in rows
+    assert ["1", loser, "", "", "（今年空手而归）", "0", "0", "0"] in rows
     book = await http.get(f"/api/events/{code}/results.xlsx?lang=en")
     assert book.headers["content-type"].startswith("application/vnd.openxmlformats")
     sheet = read_xlsx(book.content)
-    assert sheet[0] == ["Table", "Name", "Group", "Tier", "Prize", "Value"]
+    assert sheet[0] == ["Table", "Name", "Group", "Tier", "Prize", "Count", "Unit value", "Value"]
     assert len(sheet) == len(rows)
+    # a 六勃红's whole table is counted: one row per kind of good, not one per cake
+    assert ["1", w1, "", "一秀", "可乐", "4", "2", "8"] in rows
 
     record = (await http.get(f"/api/events/{code}/record")).json()
     assert [t["code"] for t in record["tables"]] == [t["code"] for t in created["tables"]]

@@ -3,7 +3,7 @@
 // prize-desk list by table and by name, each table's 状元, the 王中王, CSV and XLSX.
 
 import { h, mount, download } from "../dom.js";
-import { t, lang } from "../i18n.js";
+import { t } from "../i18n.js";
 import { TIERS } from "../protocol.js";
 import { classify, handName, tierName } from "../rulebook.js";
 import { qrSvg } from "../qrcode.js";
@@ -108,49 +108,66 @@ export class EventCardsView {
             h(
               "article",
               { class: "ev-card", dataset: { table: tb.number } },
-              h("p", { class: "ev-card-event" }, ev.name, ev.date ? ` · ${ev.date}` : ""),
-              h("h2", { class: "ev-card-no" }, tableLabel(tb.number)),
+              // on paper the side (the table and its QR) and the body (who sits, who leads,
+              // what is played for) stand side by side, so a card keeps to half a page
               h(
                 "div",
-                { class: "ev-card-qr" },
-                qrSvg(claimUrl(ev.code, tb.number), {
-                  label: t("event.qr_label", { table: tableLabel(tb.number) }),
-                }),
+                { class: "ev-card-side" },
+                h("p", { class: "ev-card-event" }, ev.name, ev.date ? ` · ${ev.date}` : ""),
+                h("h2", { class: "ev-card-no" }, tableLabel(tb.number)),
+                h(
+                  "div",
+                  { class: "ev-card-qr" },
+                  qrSvg(claimUrl(ev.code, tb.number), {
+                    label: t("event.qr_label", { table: tableLabel(tb.number) }),
+                  }),
+                ),
+                h("p", { class: "ev-card-scan" }, t(`event.card_scan.${ev.mode}`)),
               ),
-              h("p", { class: "ev-card-scan" }, t(`event.card_scan.${ev.mode}`)),
               h(
-                "ol",
-                { class: "ev-card-names" },
-                tb.players.map((name) => {
-                  const seat = seatOf(tb, name);
-                  return h(
-                    "li",
-                    { dataset: { name } },
-                    seat
-                      ? h(
-                          "span",
-                          { class: "ev-card-seat-qr" },
-                          qrSvg(claimUrl(ev.code, tb.number, seat), {
-                            label: t("event.seat_qr_label", { name }),
-                          }),
-                        )
-                      : null,
-                    name,
-                  );
-                }),
+                "div",
+                { class: "ev-card-body" },
+                h(
+                  "ol",
+                  { class: "ev-card-names" },
+                  tb.players.map((name) => {
+                    const seat = seatOf(tb, name);
+                    return h(
+                      "li",
+                      { dataset: { name } },
+                      seat
+                        ? h(
+                            "span",
+                            { class: "ev-card-seat-qr" },
+                            qrSvg(claimUrl(ev.code, tb.number, seat), {
+                              label: t("event.seat_qr_label", { name }),
+                            }),
+                          )
+                        : null,
+                      name,
+                    );
+                  }),
+                ),
+                tb.leaders && tb.leaders.length
+                  ? h(
+                      "p",
+                      { class: "ev-card-leader" },
+                      t("event.card_leader", { names: tb.leaders.join(t("list.sep")) }),
+                    )
+                  : null,
+                h("p", { class: "ev-card-rules" }, rulesLine(ev)),
+                tb.start_thrower
+                  ? h(
+                      "p",
+                      { class: "ev-card-thrower" },
+                      t(`event.card_thrower.${ev.mode === "referee" ? "referee" : "rolled"}`, {
+                        name: tb.start_thrower,
+                      }),
+                    )
+                  : null,
+                goodsLine(ev) ? h("p", { class: "ev-card-goods" }, goodsLine(ev)) : null,
+                h("p", { class: "ev-card-url" }, claimUrl(ev.code, tb.number)),
               ),
-              h("p", { class: "ev-card-rules" }, rulesLine(ev)),
-              tb.start_thrower
-                ? h(
-                    "p",
-                    { class: "ev-card-thrower" },
-                    t(`event.card_thrower.${ev.mode === "referee" ? "referee" : "rolled"}`, {
-                      name: tb.start_thrower,
-                    }),
-                  )
-                : null,
-              goodsLine(ev) ? h("p", { class: "ev-card-goods" }, goodsLine(ev)) : null,
-              h("p", { class: "ev-card-url" }, claimUrl(ev.code, tb.number)),
             ),
           ),
         ),
@@ -254,6 +271,8 @@ export class EventClaimView {
   }
 }
 
+/** One kind of prize a person takes home, counted by the server (``prize_counts``: the same
+ * rows as the CSV and XLSX): "一秀：可乐 ×9（18）". */
 function prizeText(prize, count = 1) {
   const tier =
     prize.tier === "wangzhongwang"
@@ -267,18 +286,6 @@ function prizeText(prize, count = 1) {
   return value
     ? t("event.prize_line_value", { tier, name, value })
     : t("event.prize_line", { tier, name });
-}
-
-/** One line per kind of prize: the 40 一秀 colas of a 六勃红 are "可乐 ×40". */
-function groupedPrizes(prizes) {
-  const groups = new Map();
-  for (const p of prizes) {
-    const key = `${p.tier}|${p.name}|${p.value}`;
-    const g = groups.get(key);
-    if (g) g.count += 1;
-    else groups.set(key, { prize: p, count: 1 });
-  }
-  return [...groups.values()];
 }
 
 /** RULES.md §9.4 at the prize desk: the no-shows with what they paid, each refund, the
@@ -347,12 +354,12 @@ export class EventResultsView {
         h("th", { scope: "row" }, p.name),
         h(
           "td",
-          {},
-          p.prizes.length
+          { class: "ev-prizes" },
+          p.prize_counts.length
             ? h(
                 "ul",
                 { class: "prize-list" },
-                groupedPrizes(p.prizes).map((g) => h("li", {}, prizeText(g.prize, g.count))),
+                p.prize_counts.map((g) => h("li", {}, prizeText(g, g.count))),
               )
             : h("span", { class: "hint" }, t("event.nothing")),
         ),
@@ -418,8 +425,9 @@ export class EventResultsView {
           : null,
       ),
     );
-    const collator = new Intl.Collator(lang() === "en" ? "en" : "zh-u-co-pinyin");
-    const sorted = res.people.slice().sort((a, b) => collator.compare(a.name, b.name));
+    // the server's name order (bobing/gatherings/collation.py), the downloads' order too
+    const byName = new Map(res.people.map((p) => [p.name, p]));
+    const sorted = res.by_name.map((name) => byName.get(name));
     mount(
       this.main,
       h(
