@@ -187,6 +187,28 @@ def test_effects() -> None:
     )
 
 
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_playoff_throw_promises_no_cakes(lang: str) -> None:
+    # the 状元王中王 (one prize, the best throw takes it): a throw says where it ranks and
+    # what the one prize is, never a cake (a referee's preview shows this line)
+    from bobing.organizer.playoff import playoff_rules
+
+    rules = load_rules(playoff_rules(PRESETS["traditional"].to_json(), throws=1))
+    cake = {"zh-Hans": "饼", "zh-Hant": "餅", "en": "cake"}[lang]
+    for ms in MULTISETS:
+        text = effect(rules.classify(ms), rules, lang)
+        assert_rendered(text)
+        assert "状元王中王" in text and cake not in text, text
+    assert effect(rules.classify("444456"), rules) == (
+        "只有一份奖「状元王中王」，归最好的一把；这一掷在 34 等中排第 15 等"
+    )
+    # a ranked party with more prizes keeps its own words
+    party = load_rules(
+        {"award": "ranked", "ranked_prizes": [{"name": "一等奖", "count": 1}, {"name": "二等奖"}]}
+    )
+    assert "每人按自己最好的一掷领奖" in effect(party.classify("444456"), party)
+
+
 @pytest.mark.parametrize(
     ("value", "lang"),
     [

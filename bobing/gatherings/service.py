@@ -535,7 +535,8 @@ class GatheringService:
         return {"table": number, "start_thrower": thrower}
 
     async def playoff(self, code: str, authorization: str | None, throws: Any) -> dict[str, Any]:
-        """Start the 状元王中王 between the table winners (409 while a table is playing)."""
+        """Start the 状元王中王 between the table winners (409 while a table is playing): its
+        table is created with the winners seated in table order, locked and started."""
         gathering = await self.gathering(code)
         self.check_organizer(gathering, authorization)
         count = model_errors(check_throws, throws)
@@ -575,19 +576,23 @@ class GatheringService:
             name=table_name(gathering.name, 0).replace(" #0", " 王中王"),
             mode=spec.get("mode", "referee"),
             rules=rules,
+            gathering=gathering.code,
         )
-        tokens: dict[str, str] = {}
-        for name in field:
-            seat = await self.tables.join(created.code, name)
-            tokens[name] = seat["player_token"]
-        record = {
-            "code": created.code,
-            "throws": count,
-            "players": field,
-            "prize": prize,
-            "tokens": tokens,
-        }
-        if not await self.store.set_playoff(gathering.code, record):
+        try:
+            tokens = await self._seat_playoff(created.code, created.host_token, field)
+            record = {
+                "code": created.code,
+                "throws": count,
+                "players": field,
+                "prize": prize,
+                "tokens": tokens,
+            }
+            stored = await self.store.set_playoff(gathering.code, record)
+        except BaseException:
+            await self.tables.discard([created.code])
+            raise
+        if not stored:
+            await self.tables.discard([created.code])
             raise ApiError(
                 "playoff_exists",
                 f"event {gathering.code} already has its playoff",
@@ -599,6 +604,19 @@ class GatheringService:
             "play_token": created.play_token,
             "players": field,
         }
+
+    async def _seat_playoff(self, code: str, host_token: str, field: list[str]) -> dict[str, str]:
+        """Seat the field at the playoff table in table order, lock it and start it: nobody
+        else sits down and nobody starts it again; the first table's 状元 throws first. The
+        seats' player tokens, by name."""
+        tokens: dict[str, str] = {}
+        for name in field:
+            seat = await self.tables.join(code, name)
+            tokens[name] = seat["player_token"]
+        host = [hash_token(host_token)]
+        await self.tables.execute(code, Command("lock", None, {"locked": True}), host)
+        await self.tables.execute(code, Command("start", None, {}), host)
+        return tokens
 
     # -- seats ------------------------------------------------------------------------------
 

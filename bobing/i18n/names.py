@@ -96,9 +96,12 @@ def effect(c: Classification, rules: RuleSet, lang: str | None = None) -> str:
         from bobing.engine.ranked import rank_levels
 
         levels = rank_levels(rules)
-        return t(
-            "effect.ranked", lang, rank=levels.index(rank_key(rules, c)) + 1, ranks=len(levels)
-        )
+        rank = levels.index(rank_key(rules, c)) + 1
+        prizes = rules.ranked_prizes or ()
+        if sum(p.count for p in prizes) == 1:
+            # one prize for the best throw (a 状元王中王): nobody else takes anything
+            return t("effect.ranked.one", lang, prize=prizes[0].name, rank=rank, ranks=len(levels))
+        return t("effect.ranked", lang, rank=rank, ranks=len(levels))
     if c.hand in (Hand.LIUBOHONG, Hand.LIUBOHEI, Hand.BIANDIJIN):
         value = str(getattr(rules, str(c.hand)))
         if value != "zhuangyuan":

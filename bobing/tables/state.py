@@ -37,6 +37,7 @@ STATIC_KEYS = (
     "rules",
     "named_prizes",
     "time_limit",
+    "event",
 )
 """State keys that never change after creation (encoded once per runtime)."""
 
@@ -53,6 +54,7 @@ def static_state(runtime: Runtime) -> dict[str, Any]:
         "rules": runtime.info.rules,
         "named_prizes": settings.get("named_prizes") or {},
         "time_limit": runtime.time_limit,
+        "event": runtime.info.gathering,
     }
 
 

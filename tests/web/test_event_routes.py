@@ -107,6 +107,7 @@ async def test_create_seats_in_order_and_reads_back(http: httpx.AsyncClient) -> 
         state = (await http.get(f"/api/tables/{table['code']}")).json()
         assert [p["name"] for p in state["players"]] == table["players"]
         assert state["mode"] == "referee"
+        assert state["event"] == created["code"]  # its screens link back to the event
         # the prize set's counts are the table's prizes
         assert state["rules"]["prizes"]["duitang"] == 2
         assert state["named_prizes"]["duitang"]["name"] == "洗发水 / 沐浴露"
@@ -299,12 +300,20 @@ async def test_results_playoff_and_record(http: httpx.AsyncClient, tmp_path: Pat
     again = await http.post(playoff_url, json={"throws": 1}, headers=bearer(token))
     assert (again.status_code, again.json()["code"]) == (409, "playoff_exists")
     ply = {"code": playoff["code"], "host_token": playoff["host_token"]}
+    # the playoff table opens with the winners seated in table order, locked and started: the
+    # first table's 状元 throws first, nobody else sits down, nobody starts it again
+    state = (await http.get(f"/api/tables/{ply['code']}")).json()
+    assert [p["name"] for p in state["players"]] == [w1, w2]
+    assert (state["status"], state["lobby_locked"], state["next"]) == ("playing", True, w1)
+    assert state["event"] == code
+    crasher = await http.post(f"/api/tables/{ply['code']}/join", json={"name": "路人"})
+    assert (crasher.status_code, crasher.json()["code"]) == (409, "not_in_lobby")
     start = await http.post(
         f"/api/tables/{ply['code']}/commands",
         json={"type": "start", "starter": w1},
         headers=bearer(ply["host_token"]),
     )
-    assert start.status_code == 200, start.text
+    assert (start.status_code, start.json()["code"]) == (409, "not_in_lobby")
     await throw(http, ply, "444411")  # w1: 状元插金花
     assert (await throw(http, ply, "444456"))["status"] == "over"  # w2: 四红
     event = (await http.get(f"/api/events/{code}")).json()

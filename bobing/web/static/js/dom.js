@@ -76,6 +76,27 @@ export function $$(selector, root = document) {
   return Array.from(root.querySelectorAll(selector));
 }
 
+/** Entrances already played on this page, by key (see enterOnce). */
+const entered = new Set();
+
+/**
+ * A seal (or a winner's name) rises in once: its CSS entrance would play again each time its
+ * screen is painted (a re-inserted or re-created element starts its animation anew). The
+ * element is marked `is-entered` (no animation) once its entrance has played; with a `key`,
+ * a later element of the same key (the screen built again) starts out entered.
+ * @param {HTMLElement} el
+ * @param {string | null} [key]
+ */
+export function enterOnce(el, key = null) {
+  if (key !== null && entered.has(key)) {
+    el.classList.add("is-entered");
+    return el;
+  }
+  if (key !== null) entered.add(key);
+  el.addEventListener("animationend", () => el.classList.add("is-entered"), { once: true });
+  return el;
+}
+
 /** Whether the user asked the system for less motion. */
 export function reducedMotion() {
   return window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;

@@ -8,6 +8,7 @@ import { diceRow } from "./dice.js";
 import { classify, handName } from "./rulebook.js";
 import { cakes } from "./award.js";
 import { loadTable } from "./device_store.js";
+import { isRanked, rankingRows } from "./ranked.js";
 
 const KEY = "bobing.history";
 const MAX_GAMES = 60;
@@ -26,6 +27,9 @@ export function recordGame(session) {
   const st = session.state;
   if (!st || st.status !== STATUS.OVER || !st.result) return null;
   const z = st.result.zhuangyuan;
+  // a ranked table (the 状元王中王 too) has no 状元: its line names who took the top prize
+  const ranking = isRanked(st) ? rankingRows(st) : null;
+  const top = ranking && ranking[0] && ranking[0].unit ? ranking[0] : null;
   const entry = {
     code: st.code,
     name: st.name,
@@ -34,8 +38,12 @@ export function recordGame(session) {
     players: (st.players || []).map((p) => ({
       name: p.name,
       cakes: cakes((st.result.holdings || {})[p.name]),
+      ...(ranking ? { rank: (ranking.find((r) => r.player === p.name) || {}).rank || null } : {}),
     })),
     zhuangyuan: z ? { player: z.player, dice: z.dice || null } : null,
+    ...(ranking
+      ? { top: top ? { player: top.player, dice: top.dice, prize: top.unit.name } : null }
+      : {}),
     me: session.me || null,
     rematchOf: loadTable(st.code).rematchOf || null,
     rules: st.rules,
@@ -65,8 +73,24 @@ export function tableGames(code) {
   return out;
 }
 
+/** A game's line: its 状元 (cakes), or who took the top prize (ranked: the 王中王 …). */
+function winnerText(g) {
+  if (g.top) return t("ranked.call", { prize: g.top.prize, player: g.top.player });
+  if (g.top === null) return t("ranked.nobody");
+  return g.zhuangyuan
+    ? t("history.winner", { player: g.zhuangyuan.player })
+    : t("history.no_winner");
+}
+
+/** What this phone's player took home: cakes, or a ranked table's place. */
+function meText(g) {
+  const me = g.players.find((p) => p.name === g.me) || { cakes: 0, rank: null };
+  if ("top" in g) return t("history.me_ranked", { player: g.me, rank: me.rank || "—" });
+  return t("history.me", { player: g.me, n: me.cakes });
+}
+
 function gameItem(g, current) {
-  const winner = g.zhuangyuan;
+  const winner = g.top || g.zhuangyuan;
   const when = g.at ? new Date(g.at).toLocaleDateString() : "";
   return h(
     "li",
@@ -81,20 +105,11 @@ function gameItem(g, current) {
     h(
       "span",
       { class: "history-winner" },
-      winner ? t("history.winner", { player: winner.player }) : t("history.no_winner"),
+      winnerText(g),
       winner && winner.dice ? " · " + handName(classify(winner.dice, g.rules)) : "",
     ),
     winner && winner.dice ? diceRow(winner.dice, { size: "xs" }) : null,
-    g.me
-      ? h(
-          "span",
-          { class: "hint" },
-          t("history.me", {
-            player: g.me,
-            n: (g.players.find((p) => p.name === g.me) || { cakes: 0 }).cakes,
-          }),
-        )
-      : null,
+    g.me ? h("span", { class: "hint" }, meText(g)) : null,
   );
 }
 

@@ -13,6 +13,7 @@
  * @property {import("./rulebook.js").Rules} rules  the complete rule object (RULES.md §5)
  * @property {Record<string, {name: string, value?: number}>} named_prizes
  * @property {number | null} time_limit
+ * @property {string | null} event  the code of the event the table belongs to (or its playoff)
  * @property {"lobby" | "playing" | "paused" | "over"} status
  * @property {string | null} end_reason
  * @property {{seat: number, name: string}[]} players

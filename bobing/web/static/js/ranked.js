@@ -3,7 +3,7 @@
 // table and the prize-giving ceremony (lowest prize first, the top prize last). The server's
 // `result.ranking` decides everything; this only shows it.
 
-import { h, mount, sleep, reducedMotion } from "./dom.js";
+import { h, mount, sleep, reducedMotion, enterOnce } from "./dom.js";
 import { t, num } from "./i18n.js";
 import { diceRow } from "./dice.js";
 import { classify, handName } from "./rulebook.js";
@@ -234,7 +234,8 @@ export class PrizeCeremony {
         h("span", { class: "lantern l2" }),
       ),
       h("p", { class: "eyebrow" }, state.name),
-      h("h1", { id: "prize-ceremony-title", class: "seal" }, t("ranked.ceremony")),
+      // its screen is painted again on every update: the seal rises in once
+      enterOnce(h("h1", { id: "prize-ceremony-title", class: "seal" }, t("ranked.ceremony"))),
       this.rows.length
         ? h("ol", { class: "prize-calls", reversed: true }, this.items)
         : h("p", { class: "winner-name none" }, t("ranked.nobody")),

@@ -28,6 +28,7 @@ const ICONS = {
   backspace: "M21 5H9l-6 7 6 7h12z M12 9l6 6 M18 9l-6 6",
   undo: "M9 14L4 9l5-5 M4 9h11a5 5 0 0 1 0 10h-4",
   lock: "M6 11h12v9H6z M9 11V8a3 3 0 0 1 6 0v3",
+  tables: "M4 4h7v7H4z M13 4h7v7h-7z M4 13h7v7H4z M13 13h7v7h-7z",
 };
 
 export function icon(name, { label = null } = {}) {

@@ -5,7 +5,7 @@
 // a one-table party gets its leaderboard beside the tile and its prize-giving at the end, and
 // nothing is smaller than it must be or scrolls.
 
-import { h, mount } from "../dom.js";
+import { h, mount, enterOnce } from "../dom.js";
 import { t } from "../i18n.js";
 import { TIERS } from "../protocol.js";
 import { classify, handName, tierName } from "../rulebook.js";
@@ -326,7 +326,10 @@ export class EventHallView {
         "header",
         { class: "ev-hall-head" },
         h("h1", { class: "tv-title" }, ev.name),
-        h("p", { class: "seal ev-giving-seal" }, t("event.prize_giving")),
+        enterOnce(
+          h("p", { class: "seal ev-giving-seal" }, t("event.prize_giving")),
+          `giving:${ev.code}`,
+        ),
       ),
       h(
         "div",
@@ -356,8 +359,12 @@ export class EventHallView {
           h("span", { class: "lantern l2" }),
         ),
         h("p", { class: "eyebrow" }, ev.name),
-        h("h1", { class: "seal" }, t("event.wangzhongwang")),
-        h("p", { class: "winner-name" }, first.player),
+        // the seal and the name rise in once, not again whenever the hall is painted
+        enterOnce(h("h1", { class: "seal" }, t("event.wangzhongwang")), `crowned:${p.code}`),
+        enterOnce(
+          h("p", { class: "winner-name" }, first.player),
+          `crowned-name:${p.code}:${first.player}`,
+        ),
         h("p", { class: "winner-hand" }, handName(classify(first.dice, ev.rules))),
         diceRow(first.dice, { size: "lg" }),
         p.prize ? h("p", { class: "winner-prize" }, p.prize.name) : null,
@@ -372,7 +379,7 @@ export class EventHallView {
     return h(
       "section",
       { class: "ev-playoff-panel" },
-      h("h2", { class: "seal" }, t("event.wangzhongwang")),
+      enterOnce(h("h2", { class: "seal" }, t("event.wangzhongwang")), `playoff:${p.code}`),
       h(
         "p",
         {},

@@ -36,6 +36,21 @@ export function tableLinks(code) {
   ];
 }
 
+/** The way back from a table of an event (or its 状元王中王) to the event's page. */
+export function eventLink(event) {
+  return h(
+    "a",
+    {
+      href: `/e/${event}`,
+      "data-link": "",
+      class: "icon-btn table-event-link",
+      "aria-label": t("event.nav.dashboard"),
+      title: t("event.nav.dashboard"),
+    },
+    icon("tables"),
+  );
+}
+
 /**
  * A new screen (lobby → game → ceremony) opens at its top, whatever the previous one was
  * scrolled to: the bowl, the throw button and the 状元 seal are what people look for first.
@@ -86,13 +101,14 @@ export class TableView {
 
   topbar(force = false) {
     const st = this.session.state;
-    const key = `${st ? st.name : ""}|${this.session.status}`;
+    const event = (st && st.event) || null;
+    const key = `${st ? st.name : ""}|${this.session.status}|${event}`;
     if (!force && key === this.topKey) return;
     this.topKey = key;
     renderTopbar({
       title: st ? st.name : this.session.code,
       conn: this.session.status,
-      extra: tableLinks(this.session.code),
+      extra: [event ? eventLink(event) : null, ...tableLinks(this.session.code)],
     });
   }
 
