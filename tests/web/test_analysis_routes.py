@@ -316,7 +316,7 @@ async def test_openapi_documents_the_routes(http: httpx.AsyncClient) -> None:
     assert set(paths["/api/odds"]) == {"get", "post"}
     assert "/api/game-length" in paths and "/api/charts/{kind}.svg" in paths
     params = {p["name"] for p in paths["/api/game-length"]["get"]["parameters"]}
-    assert params == {"players", "rules", "table"}
+    assert params == {"players", "rules", "table", "minutes"}
     assert "422" in paths["/api/game-length"]["get"]["responses"]
 
 
