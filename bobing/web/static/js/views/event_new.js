@@ -598,8 +598,11 @@ export class EventNewView {
     this.lengthBox.removeAttribute("aria-busy");
     const f = lengthFacts(data);
     const min = (m) => String(Math.max(1, Math.round(m)));
+    // a share short of all (or of none) is never rounded to 100 % (or to 0 %)
     const pct = (p) =>
-      p > 0 && p < 0.01 ? t("event.new.length.under_1pct") : `${Math.round(p * 100)}%`;
+      p > 0 && p < 0.01
+        ? t("event.new.length.under_1pct")
+        : `${p < 1 ? Math.min(99, Math.round(p * 100)) : 100}%`;
     const limit = f.limit;
     const said = limit && {
       limit: limit.minutes,
