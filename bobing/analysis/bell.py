@@ -16,6 +16,10 @@ from bobing.engine.errors import InputError
 MAX_MINUTES = 24 * 60
 """The longest time limit accepted (a day)."""
 MAX_SECONDS_PER_THROW = 600.0
+SECONDS_PER_THROW = 10.0
+"""The pace assumed where none is given: about 10 s a throw (a table of real dice that threw
+620 times took about 1 h 40 min, issue 19). ``bobing plan``, ``bobing simulate --minutes``,
+``/api/game-length`` and the pages that turn throws into minutes all start from it."""
 
 
 @dataclass(frozen=True)

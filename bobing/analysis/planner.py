@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from bobing.analysis.bell import Bell
+from bobing.analysis.bell import SECONDS_PER_THROW, Bell
 from bobing.analysis.prizes import (
     Prize,
     PrizeList,
@@ -360,7 +360,7 @@ def plan(
     players: int,
     *,
     tables: int = 1,
-    seconds_per_throw: float = 10.0,
+    seconds_per_throw: float = SECONDS_PER_THROW,
     prizes: PrizeList | None = None,
     extra_cost: Decimal | float | str = 0,
     contribution: Decimal | float | str | None = None,

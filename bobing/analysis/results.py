@@ -65,6 +65,14 @@ class Distribution:
         need = max(1, math.ceil(round(q * self.total, 6)))
         return int(np.searchsorted(cumulative, need, side="left"))
 
+    def share_above(self, value: int) -> float:
+        """The share of games with more than ``value``.
+
+        >>> Distribution.of([1, 2, 2, 5]).share_above(2)
+        0.25
+        """
+        return float(self.counts[max(0, value + 1) :].sum() / self.total)
+
     def summary(self) -> dict[str, float | int]:
         """``{"mean", "p50", "p90", "p99", "max"}`` (plus ``std`` and ``min``)."""
         return {

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from bobing.analysis.bell import Bell
+from bobing.analysis.bell import SECONDS_PER_THROW, Bell
 from bobing.analysis.planner import Plan, plan, read_prizes, read_ranked_prizes
 from bobing.analysis.plots import FORMATS, write_plot
 from bobing.analysis.ranked import RankedResult, simulate_ranked
@@ -62,7 +62,7 @@ def simulate_command(
     ] = None,
     seconds_per_throw: Annotated[
         float, typer.Option("--seconds-per-throw", metavar="S", help=_help("sim_seconds"))
-    ] = 10.0,
+    ] = SECONDS_PER_THROW,
     start: Annotated[
         str, typer.Option("--start", metavar="first|dice", help=_help("start"))
     ] = "first",
@@ -334,7 +334,7 @@ def plan_command(
     tables: Annotated[int, typer.Option("--tables", "-t", help=_help("tables"))] = 1,
     seconds_per_throw: Annotated[
         float, typer.Option("--seconds-per-throw", metavar="S", help=_help("seconds"))
-    ] = 10.0,
+    ] = SECONDS_PER_THROW,
     rules: RulesOption = None,
     prizes: Annotated[
         Path | None, typer.Option("--prizes", metavar="PRIZES.csv", help=_help("prizes"))

@@ -86,10 +86,12 @@ class GatheringService:
         return draft_event(body)
 
     def preview(self, body: Mapping[str, Any]) -> dict[str, Any]:
-        """What a create body would make: the table sizes and the budget (nothing stored)."""
+        """What a create body would make: the table sizes, the rules every table gets and the
+        budget (nothing stored)."""
         draft = self.draft(body)
         return {
             "tables": [len(table) for table in draft.seated],
+            "rules": draft.rules_json,
             "prize_set_value": table_prize_value(draft.rules_json, draft.prize_set),
             "budget": draft.summary().to_json(),
         }

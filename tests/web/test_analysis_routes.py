@@ -15,6 +15,7 @@ from webtools import SMALL_PRIZES, create_table, running_server
 
 from bobing.analysis import plots
 from bobing.analysis import simulate as simulation
+from bobing.analysis.bell import SECONDS_PER_THROW
 from bobing.analysis.markov import expected_game_length
 from bobing.analysis.odds import odds
 from bobing.analysis.simulate import simulate
@@ -124,6 +125,46 @@ async def test_game_length_of_a_table_and_of_huge_prize_sets(http: httpx.AsyncCl
     mean = body["simulation"]["throws"]["mean"]
     assert 0.5 < mean * games / analysis.THROW_BUDGET < 2
     assert body["simulation"]["ended_by"]["exhausted"] < 0.01
+
+
+async def test_game_length_under_a_time_limit(http: httpx.AsyncClient) -> None:
+    """The pace is the analysis layer's; a time limit says how many games it cuts short."""
+    params = {"players": 4, "rules": SMALL}
+    plain = (await http.get("/api/game-length", params=params)).json()
+    assert plain["seconds_per_throw"] == SECONDS_PER_THROW
+    assert "time_limit" not in plain
+    result = simulate(
+        rules_from_json(json.loads(SMALL)),
+        4,
+        plain["simulation"]["games"],
+        seed=analysis.SEED,
+        workers=1,
+    )
+    p50 = result.throws.quantile(0.5)
+    # a limit of exactly the median game at that pace: about half of all games run past it
+    minutes = max(1, round(p50 * SECONDS_PER_THROW / 60))
+    reply = await http.get("/api/game-length", params={**params, "minutes": minutes})
+    assert reply.status_code == 200, reply.text
+    body = reply.json()
+    throws = int(minutes * 60 // SECONDS_PER_THROW)
+    assert body["time_limit"] == {
+        "minutes": minutes,
+        "seconds_per_throw": SECONDS_PER_THROW,
+        "throws": throws,
+        "runs_past": round(result.throws.share_above(throws), 4),
+    }
+    assert {k: v for k, v in body.items() if k != "time_limit"} == plain
+    # a whole day: no game runs past it; none of a minute's throws ends the game
+    day = (await http.get("/api/game-length", params={**params, "minutes": 1440})).json()
+    assert day["time_limit"]["runs_past"] == 0
+    minute = (await http.get("/api/game-length", params={**params, "minutes": 1})).json()
+    assert minute["time_limit"]["runs_past"] > 0.99
+    for bad in (0, 1441, "soon"):
+        problem(
+            await http.get("/api/game-length", params={**params, "minutes": bad}),
+            422,
+            "invalid_field",
+        )
 
 
 async def test_charts_are_svg_in_the_asked_language(http: httpx.AsyncClient) -> None:
@@ -275,7 +316,7 @@ async def test_openapi_documents_the_routes(http: httpx.AsyncClient) -> None:
     assert set(paths["/api/odds"]) == {"get", "post"}
     assert "/api/game-length" in paths and "/api/charts/{kind}.svg" in paths
     params = {p["name"] for p in paths["/api/game-length"]["get"]["parameters"]}
-    assert params == {"players", "rules", "table"}
+    assert params == {"players", "rules", "table", "minutes"}
     assert "422" in paths["/api/game-length"]["get"]["responses"]
 
 

@@ -159,6 +159,9 @@ async def test_preview_says_what_create_would_make(http: httpx.AsyncClient) -> N
     preview = (await http.post("/api/events/preview", json=body)).json()
     assert preview["tables"] == [12, 11, 11, 11]
     assert preview["prize_set_value"] == 212
+    # the rules every table gets, its cakes from the goods: what /api/game-length is asked
+    counts = {tier: sum(good["count"] for good in goods) for tier, goods in PRIZES.items()}
+    assert preview["rules"]["prizes"] == {**preview["rules"]["prizes"], **counts}
     assert preview["budget"]["balance"] == 45 * 50 - 100 - 4 * 212
     refused = await http.post("/api/events/preview", json={**body, "tables": 2})
     assert (refused.status_code, refused.json()["code"]) == (422, "invalid_event")

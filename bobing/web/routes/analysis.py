@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 from fastapi import APIRouter, Body, Query, Request
 from fastapi.responses import JSONResponse, Response
 
+from bobing.analysis.bell import MAX_MINUTES, SECONDS_PER_THROW, Bell
 from bobing.analysis.limits import MAX_PLAYERS, MIN_PLAYERS
 from bobing.analysis.odds import odds as exact_odds
 from bobing.engine.errors import BobingError
@@ -99,6 +100,15 @@ TableParam = Annotated[
 PlayersParam = Annotated[
     int,
     Query(ge=MIN_PLAYERS, le=MAX_PLAYERS, description="players at the table"),
+]
+MinutesParam = Annotated[
+    int | None,
+    Query(
+        ge=1,
+        le=MAX_MINUTES,
+        description="a time limit in minutes: the answer says how many games it would cut"
+        f" short at {SECONDS_PER_THROW:g} s a throw",
+    ),
 ]
 LangParam = Annotated[
     str | None,
@@ -199,6 +209,16 @@ def games_for(rules: RuleSet, exact_mean: float | None) -> int:
         ending = sum(oc.count for oc in classes if oc.effect) / OUTCOMES
         mean = min(slowest, 1 / ending) if ending else slowest
     return max(MIN_GAMES, min(GAMES, int(THROW_BUDGET / max(mean, 1.0))))
+
+
+def time_limit_share(report: GameLengthReport, minutes: int) -> dict[str, Any]:
+    """What a time limit of ``minutes`` does to these games at the assumed pace: the throw the
+    bell follows and the share of games still going then (RULES.md §8.1 calls time on them)."""
+    bell = Bell(minutes, SECONDS_PER_THROW)
+    return {
+        **bell.to_json(),
+        "runs_past": round(report.result.throws.share_above(bell.throws), 4),
+    }
 
 
 def _distribution(result: SimulationResult, name: str) -> dict[str, Any]:
@@ -461,14 +481,20 @@ async def game_length_get(
     players: PlayersParam = 10,
     rules: RulesParam = None,
     table: TableParam = None,
+    minutes: MinutesParam = None,
 ) -> JSONResponse:
     """``exact``: the Markov chain's means (null where it does not apply); ``simulation``:
     20 000 seeded games (fewer for huge prize sets) with p5/p50/p90/p95/p99, how games end
-    and the seats' fairness."""
+    and the seats' fairness; ``seconds_per_throw``: the pace that turns throws into minutes;
+    with ``minutes``, ``time_limit``: the throw time is called after at that pace and the
+    share of games still going then (``runs_past``)."""
     await limit_analysis(request)
     chosen = await requested_rules(request, rules, table)
     report = await cached_length(request, chosen, players)
-    return _cached_json(report.json)
+    body = {**report.json, "seconds_per_throw": SECONDS_PER_THROW}
+    if minutes is not None:
+        body["time_limit"] = time_limit_share(report, minutes)
+    return _cached_json(body)
 
 
 @router.get(

@@ -275,21 +275,24 @@ export class EventDashboardView {
         },
         t(`event.action.${action}`),
       );
-    // on all tables, only the actions that apply to one of them (a finished event has none)
+    // on all tables, only the actions that apply to one of them (a finished event has none,
+    // nor one still at the door: it has no tables yet)
     const has = (status) => ev.tables.some((tb) => tb.status === status);
     const allButtons = !organiser
       ? h("p", { class: "hint" }, t("event.read_only"))
-      : ev.tables.every((tb) => tb.status === "over")
+      : ev.all_over
         ? h("p", { class: "hint ev-all-over" }, t("event.all_over"))
-        : h(
-            "div",
-            { class: "btn-row ev-all" },
-            h("span", { class: "field-label" }, t("event.all_tables")),
-            has("lobby") ? button("start", null, "btn-primary") : null,
-            has("playing") ? button("pause") : null,
-            has("paused") ? button("resume") : null,
-            button("close", null, "btn-danger-text"),
-          );
+        : !ev.tables.length
+          ? null
+          : h(
+              "div",
+              { class: "btn-row ev-all" },
+              h("span", { class: "field-label" }, t("event.all_tables")),
+              has("lobby") ? button("start", null, "btn-primary") : null,
+              has("playing") ? button("pause") : null,
+              has("paused") ? button("resume") : null,
+              button("close", null, "btn-danger-text"),
+            );
     const tables = ev.tables.map((tb) => {
       const actions = [];
       if (organiser) {
@@ -433,6 +436,7 @@ export class EventDashboardView {
               )
             : null,
           allButtons,
+          organiser ? this.nextSteps(ev) : null,
           organiser
             ? h(
                 "button",
@@ -454,6 +458,54 @@ export class EventDashboardView {
           ev.tables.length > 1 ? this.playoffCard(ev, organiser) : null,
           feedCard,
           this.budgetCard(ev),
+        ),
+      ),
+    );
+  }
+
+  /**
+   * What comes next after creating the event, until a table starts: (check in,) print the
+   * cards, hand out the 组长 QR codes, start.
+   */
+  nextSteps(ev) {
+    if (ev.all_over || ev.tables.some((tb) => tb.status !== "lobby")) return null;
+    const door = ev.check_in && ev.check_in.open;
+    const here = ev.tables.some((tb) => loadTable(tb.code).hostToken);
+    const label = t("event.leader_qr");
+    return h(
+      "section",
+      { class: "ev-steps", "aria-labelledby": "ev-steps-title" },
+      h("h2", { id: "ev-steps-title", class: "field-label" }, t("event.next.title")),
+      h(
+        "ol",
+        { class: "ev-steps-list" },
+        door ? h("li", {}, t("event.next.check_in", { label: t("event.checkin.title") })) : null,
+        h(
+          "li",
+          { class: "ev-steps-cards" },
+          t("event.next.cards"),
+          " ",
+          h(
+            "a",
+            { href: `/e/${ev.code}/cards`, "data-link": "", class: "btn btn-ghost btn-small" },
+            t("event.nav.cards"),
+            " →",
+          ),
+        ),
+        h(
+          "li",
+          {},
+          here
+            ? t("event.next.leader_qr", { label })
+            : t("event.next.leader_qr_elsewhere", { label }),
+        ),
+        h(
+          "li",
+          {},
+          t("event.next.start", {
+            all: t("event.all_tables").replace(/[:：]$/, ""),
+            start: t("event.action.start"),
+          }),
         ),
       ),
     );

@@ -4,6 +4,8 @@
 
 import { h, mount } from "../dom.js";
 import { t, has } from "../i18n.js";
+import { getJson } from "../api.js";
+import { LatestAfterPause, lengthFacts, lengthPath } from "../game_length.js";
 import { TIERS } from "../protocol.js";
 import { tierName } from "../rulebook.js";
 import { renderTopbar, showError, toast } from "../ui.js";
@@ -13,6 +15,11 @@ import { RuleSwitches } from "../switches.js";
 import { PRIZES_2013 } from "../tableform.js";
 
 const MAX_ROSTER_BYTES = 1000000;
+/** A pause after the preview before asking how long a game takes (the analysis routes are
+ * rate-limited per address; a new prize set is a new simulation). */
+const LENGTH_PAUSE_MS = 1200;
+/** Seconds to wait before asking again when the server was busy or the limit was reached. */
+const LENGTH_RETRY_S = 10;
 
 /** The class event's set for one table (seed 003): 550 元 a table. */
 function classPrizes() {
@@ -74,6 +81,11 @@ export class EventNewView {
     this.rulesObject = null;
     this.switches = new RuleSwitches({ onChange: () => this.schedulePreview() });
     this.busy = false;
+    this.lengthAsked = null; // the last game-length question asked (the same one is not asked again)
+    this.lengths = new LatestAfterPause(LENGTH_PAUSE_MS, (question) => getJson(question), {
+      onAnswer: (data) => this.paintLength(data),
+      onError: (err, question) => this.lengthFailed(err, question),
+    });
     this.values = {
       name: t("event.new.default_name"),
       date: "",
@@ -97,7 +109,11 @@ export class EventNewView {
     };
   }
 
-  destroy() {}
+  destroy() {
+    clearTimeout(this.previewTimer);
+    clearTimeout(this.retryTimer);
+    this.lengths.cancel();
+  }
 
   async render() {
     renderTopbar({ title: t("event.new.title") });
@@ -243,6 +259,8 @@ export class EventNewView {
       );
     this.prizeBox = h("div", { class: "ev-prizes" });
     this.summaryLine = h("p", { class: "ev-summary", id: "ev-summary", "aria-live": "polite" });
+    this.lengthBox = h("div", { class: "ev-length", id: "ev-length", "aria-live": "polite" });
+    this.lengthAsked = null; // a new form: its box starts empty
     this.rankedBox = h("div", { class: "ev-ranked" });
     this.prizeSet = h(
       "fieldset",
@@ -475,6 +493,7 @@ export class EventNewView {
         t("event.new.start_thrower_hint"),
       ),
       this.summaryLine,
+      this.lengthBox,
       h(
         "button",
         { type: "submit", class: "btn btn-primary btn-big btn-block", id: "ev-create" },
@@ -501,6 +520,7 @@ export class EventNewView {
     await this.switches.settled();
     if (!this.values.people.trim()) {
       this.summaryLine.textContent = "";
+      this.askLength(null);
       return;
     }
     try {
@@ -522,10 +542,101 @@ export class EventNewView {
         spent: b.spent,
         money,
       });
+      this.askLength(p);
     } catch (err) {
       this.summaryLine.classList.add("is-error");
       this.summaryLine.textContent = err.detail || err.message;
+      this.askLength(null);
     }
+  }
+
+  /**
+   * How long one table's game takes under the rules the preview says every table gets, at its
+   * largest table, and what the time limit does to it (/api/game-length; a ranked session
+   * lasts its rounds, nothing to ask). The same question is not asked twice.
+   */
+  askLength(preview) {
+    const limit = Number(this.values.timeLimit);
+    const question =
+      preview && preview.tables.length && this.values.award === "cakes"
+        ? lengthPath({
+            players: Math.max(...preview.tables),
+            rules: preview.rules,
+            minutes: limit >= 1 ? Math.round(limit) : null,
+          })
+        : null;
+    if (question === this.lengthAsked) return;
+    this.lengthAsked = question;
+    clearTimeout(this.retryTimer);
+    if (question === null) {
+      this.lengths.cancel();
+      mount(this.lengthBox);
+      return;
+    }
+    this.lengthBox.setAttribute("aria-busy", "true");
+    if (!this.lengthBox.firstChild)
+      mount(this.lengthBox, h("p", { class: "hint" }, t("odds.computing")));
+    this.lengths.ask(question);
+  }
+
+  /** The server is busy or this address asked too often: say so and ask again later. */
+  lengthFailed(err, question) {
+    this.lengthBox.removeAttribute("aria-busy");
+    if (err.code === "rate_limited" || err.code === "busy" || err.code === "network") {
+      const wait = Number(err.params && err.params.retry_after) || LENGTH_RETRY_S;
+      mount(this.lengthBox, h("p", { class: "hint" }, t("event.new.length.later")));
+      this.retryTimer = setTimeout(() => {
+        if (question === this.lengthAsked) this.lengths.ask(question, { now: true });
+      }, wait * 1000);
+      return;
+    }
+    mount(this.lengthBox, h("p", { class: "hint is-error" }, err.detail || err.message));
+  }
+
+  /** One table's game: the median and the middle 90 % in throws and minutes; the time limit. */
+  paintLength(data) {
+    this.lengthBox.removeAttribute("aria-busy");
+    const f = lengthFacts(data);
+    const min = (m) => String(Math.max(1, Math.round(m)));
+    // a share short of all (or of none) is never rounded to 100 % (or to 0 %)
+    const pct = (p) =>
+      p > 0 && p < 0.01
+        ? t("event.new.length.under_1pct")
+        : `${p < 1 ? Math.min(99, Math.round(p * 100)) : 100}%`;
+    const limit = f.limit;
+    const said = limit && {
+      limit: limit.minutes,
+      throws: limit.throws,
+      share: pct(limit.runsPast),
+      high: min(f.minutes.p95),
+    };
+    const limitText = !limit
+      ? null
+      : limit.likely
+        ? t("event.new.length.limit_likely", said)
+        : limit.runsPast > 0
+          ? t("event.new.length.limit_some", said)
+          : t("event.new.length.limit_none", said);
+    mount(
+      this.lengthBox,
+      h(
+        "p",
+        { class: "ev-length-line" },
+        t("event.new.length.line", {
+          players: data.players,
+          throws: f.throws.p50,
+          seconds: f.seconds,
+          minutes: min(f.minutes.p50),
+          low: min(f.minutes.p5),
+          high: min(f.minutes.p95),
+          throws_low: f.throws.p5,
+          throws_high: f.throws.p95,
+        }),
+      ),
+      limit
+        ? h("p", { class: ["ev-length-limit", limit.likely ? "is-warning" : ""] }, limitText)
+        : null,
+    );
   }
 
   /**

@@ -7,6 +7,7 @@
 import { h, s, mount } from "../dom.js";
 import { t, lang, num } from "../i18n.js";
 import { getJson } from "../api.js";
+import { LatestAfterPause, lengthPath, throwMinutes } from "../game_length.js";
 import { TIERS } from "../protocol.js";
 import { handLabel, tierName } from "../rulebook.js";
 import { renderTopbar, icon, showError, errorText, announce } from "../ui.js";
@@ -15,7 +16,6 @@ const PRESETS = ["traditional", "modern", "jinhua"];
 const MIN_PLAYERS = 2;
 const MAX_PLAYERS = 30;
 const DEFAULT_PLAYERS = 10;
-const DEFAULT_SECONDS = 10;
 const ENDINGS = ["exhausted", "liubohong", "liubohei", "biandijin"];
 const KICKER_HANDS = ["sihong", "wuzi", "wuhong"];
 
@@ -79,7 +79,7 @@ export function fmtOneIn(n) {
 }
 
 function minutes(throws, seconds) {
-  const m = (throws * seconds) / 60;
+  const m = throwMinutes(throws, seconds);
   return m < 1 ? "<1" : fmtInt(m);
 }
 
@@ -95,10 +95,22 @@ export class OddsView {
     this.length = null;
     this.lengthError = null;
     this.players = null; // chosen by the user, or null for the default
-    this.seconds = DEFAULT_SECONDS;
+    this.seconds = null; // chosen by the user, or null for the server's pace
     this.loadingOdds = false;
-    this.requested = 0; // the newest game-length request (older answers are dropped)
-    this.timer = null;
+    this.destroyed = false;
+    // the newest game-length question only; typing "12" passes through "1": wait for a pause
+    this.lengths = new LatestAfterPause(250, (players) => getJson(this.lengthPath(players)), {
+      onAnswer: (length) => {
+        this.length = length;
+        this.lengthError = null;
+        this.lengthDone();
+      },
+      onError: (err) => {
+        this.lengthError = err;
+        showError(err);
+        this.lengthDone();
+      },
+    });
     this.lengthBox = h("div", { class: "odds-length-body" });
     this.onUpdate = () => {
       if (!this.seenState && this.session.state) {
@@ -110,9 +122,21 @@ export class OddsView {
   }
 
   destroy() {
-    clearTimeout(this.timer);
-    this.requested = -1;
+    this.lengths.cancel();
+    this.destroyed = true;
     if (this.session) this.session.removeEventListener("update", this.onUpdate);
+  }
+
+  /** The game-length question about `players` at this table or under this preset. */
+  lengthPath(players) {
+    return this.session
+      ? lengthPath({ players, table: this.session.code })
+      : lengthPath({ players, rules: this.preset });
+  }
+
+  /** The seconds a throw takes: the user's, else the pace the server assumes. */
+  pace() {
+    return this.seconds ?? (this.length && this.length.seconds_per_throw);
   }
 
   /** `rules=PRESET` or `table=CODE`. */
@@ -189,30 +213,23 @@ export class OddsView {
       return;
     }
     this.loadingOdds = false;
-    if (this.requested >= 0) this.render();
+    if (!this.destroyed) this.render();
   }
 
-  async loadLength({ speak = false } = {}) {
-    const players = this.playerCount();
-    const ticket = ++this.requested;
+  loadLength({ speak = false } = {}) {
+    this.speak = speak;
     this.lengthBox.setAttribute("aria-busy", "true");
     this.lengthBox.classList.add("is-busy");
     if (!this.length)
       mount(this.lengthBox, h("p", { class: "hint odds-computing" }, t("odds.computing")));
-    try {
-      const length = await getJson(`/api/game-length?players=${players}&${this.source()}`);
-      if (ticket !== this.requested) return;
-      this.length = length;
-      this.lengthError = null;
-    } catch (err) {
-      if (ticket !== this.requested) return;
-      this.lengthError = err;
-      showError(err);
-    }
+    this.lengths.ask(this.playerCount(), { now: !speak });
+  }
+
+  lengthDone() {
     this.lengthBox.removeAttribute("aria-busy");
     this.lengthBox.classList.remove("is-busy");
     const summary = this.paintLength();
-    if (speak && summary) announce(summary);
+    if (this.speak && summary) announce(summary);
   }
 
   setPlayers(n) {
@@ -222,9 +239,7 @@ export class OddsView {
     );
     this.players = value;
     if (this.playersInput) this.playersInput.value = String(value);
-    clearTimeout(this.timer);
-    // typing "12" passes through "1": wait for a pause before asking the server
-    this.timer = setTimeout(() => this.loadLength({ speak: true }), 250);
+    this.loadLength({ speak: true });
   }
 
   page(st) {
@@ -498,24 +513,24 @@ export class OddsView {
       value: String(players),
       onchange: (ev) => this.setPlayers(ev.target.value),
     });
-    const seconds = h("input", {
+    const seconds = (this.secondsInput = h("input", {
       id: "odds-seconds",
       class: "input input-num",
       type: "number",
       inputmode: "numeric",
       min: 1,
       max: 120,
-      value: String(this.seconds),
+      value: this.pace() ? String(this.pace()) : "",
       onchange: (ev) => {
         const value = Math.max(
           1,
-          Math.min(120, Math.round(Number(ev.target.value)) || DEFAULT_SECONDS),
+          Math.min(120, Math.round(Number(ev.target.value)) || this.pace()),
         );
         ev.target.value = String(value);
         this.seconds = value;
         this.paintLength();
       },
-    });
+    }));
     const step = (delta, key) =>
       h(
         "button",
@@ -571,7 +586,8 @@ export class OddsView {
     }
     const sim = data.simulation;
     const exact = data.exact;
-    const secs = this.seconds;
+    const secs = this.pace();
+    if (this.secondsInput && this.seconds === null) this.secondsInput.value = String(secs);
     const meanThrows = exact ? exact.throws_mean : sim.throws.mean;
     const meanRounds = exact ? exact.rounds_mean : sim.rounds.mean;
     const ended = exact ? exact.ended_by : sim.ended_by;
