@@ -598,6 +598,32 @@ class Game:
             return False
         return True
 
+    def close_until(self) -> int:
+        """The last turn index a close now leaves to play: the end of this round, or the turn
+        just played (the game ends at once) under ``end`` = ``immediate`` or when nobody has
+        thrown in this round yet.
+
+        >>> from bobing.engine.presets import TRADITIONAL
+        >>> game = Game(TRADITIONAL, ["甲", "乙", "丙"])
+        >>> _ = game.start()
+        >>> game.close_until(), game.closes_at_once()
+        (-1, True)
+        >>> _ = game.throw("444412")
+        >>> game.close_until(), game.closes_at_once()
+        (2, False)
+        """
+        state = self.state
+        size = len(state.players)
+        turn = state.turn
+        started_round = state.thrown_turn is not None and state.thrown_turn // size == turn // size
+        if self.rules.end is End.IMMEDIATE or not started_round:
+            return turn - 1
+        return (turn // size + 1) * size - 1
+
+    def closes_at_once(self) -> bool:
+        """Whether a close now ends the game at once (no turn is left to play)."""
+        return self.close_until() < self.state.turn
+
     def close(self) -> list[Event]:
         """Call time: the game ends at the end of the current round (at once under
         ``end`` = ``immediate``, or when nobody has thrown in this round yet).
@@ -613,14 +639,7 @@ class Game:
         """
         self.verify_close()
         state = self.state
-        size = len(state.players)
-        turn = state.turn
-        started_round = state.thrown_turn is not None and state.thrown_turn // size == turn // size
-        if self.rules.end is End.IMMEDIATE or not started_round:
-            until = turn - 1
-        else:
-            until = (turn // size + 1) * size - 1
-        event = Closed(state.throws or None, until)
+        event = Closed(state.throws or None, self.close_until())
         more, after = self._skips_after(apply(state, event))
         self.state = after
         self.events += [event, *more]

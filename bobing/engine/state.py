@@ -187,6 +187,17 @@ class GameState(NamedTuple):
         """Non-状元 cakes still in the pool."""
         return sum(self.pool[1:])
 
+    @property
+    def only_zhuangyuan_left(self) -> bool:
+        """Cakes in play: every ordinary cake is out and only the 状元 is still to be decided
+        (§4 step 7: the round ends once someone stands as 状元, the final phase)."""
+        return (
+            not self.ranked
+            and self.phase in (Phase.MAIN, Phase.FINAL)
+            and self.unclaimed_ordinary == 0
+            and self.pool[ZHUANGYUAN_INDEX] > 0
+        )
+
     def leader(self) -> Winner | None:
         """The best standing (ties to the earlier throw), or the awarded winner once over."""
         if self.winner is not None:

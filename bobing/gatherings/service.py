@@ -49,7 +49,7 @@ from bobing.tables.problems import ApiError
 from bobing.tables.protocol import Command
 from bobing.tables.runtime import Runtime
 from bobing.tables.service import TableService
-from bobing.tables.state import RESULT_KEYS
+from bobing.tables.state import RESULT_KEYS, close_at_once
 from bobing.tables.tokens import (
     bearer_token,
     hash_token,
@@ -120,6 +120,7 @@ class GatheringService:
                 time_limit=draft.time_limit,
                 creator=creator,
                 gathering=code,
+                event_tables=len(draft.seated),
             )
             made_codes.append(created.code)
             keys: dict[str, str] = {}
@@ -332,6 +333,7 @@ class GatheringService:
                     if runtime.game is not None and runtime.status == "playing"
                     else None,
                     "throw_count": runtime.game.throw_count if runtime.game is not None else 0,
+                    "close_at_once": close_at_once(runtime.game),
                     "last_throw": runtime.last_throw,
                     "result": result,
                     "zhuangyuan": table_winner(result),

@@ -325,12 +325,13 @@ class TableService:
         creator: str | None = None,
         time_limit: Any = None,
         gathering: str | None = None,
+        event_tables: int | None = None,
     ) -> Created:
         """Create a table; the host (and for pass-and-play the play) token is returned once.
 
         ``creator`` (a hash of the client's address) counts toward the open-table quota; a
         table of the event ``gathering`` counts toward its open-event quota instead (checked
-        by the event's creation).
+        by the event's creation), and its state names the event and its ``event_tables``.
         """
         table_name = check_display_text(name, field_name="name", max_length=MAX_TABLE_NAME)
         if mode not in MODES:
@@ -367,6 +368,8 @@ class TableService:
             "referee_thrower": referee_thrower,
             "time_limit": limit,
         }
+        if event_tables is not None:
+            settings["event_tables"] = event_tables
         rules_json = rule_set.to_json()
 
         async def create(code: str) -> Created:

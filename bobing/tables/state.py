@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from bobing.engine.game import Game, Phase
+from bobing.organizer.playoff import table_winner
 from bobing.storage.event_store import (
     iso,
 )
@@ -81,6 +82,8 @@ def dynamic_state(runtime: Runtime) -> dict[str, Any]:
         "last_throw": runtime.last_throw,
         "skipping": skipping(game),
         "final_round": final_round(game),
+        "only_zhuangyuan_left": game is not None and game.state.only_zhuangyuan_left,
+        "close_at_once": close_at_once(game),
         "deadline": running_deadline(runtime),
         "time_left": runtime.time_left if runtime.status == "paused" else None,
         "closing": None
@@ -91,11 +94,26 @@ def dynamic_state(runtime: Runtime) -> dict[str, Any]:
         "auto_throw": auto_throw(runtime),
         "throwers": who_may_throw(runtime),
         "rematch": runtime.rematch_code,
+        "event_table": event_table(runtime),
         "fairness": {
             "commitment": runtime.info.commitment,
             "server_seed": revealed_seed(runtime),
         },
     }
+
+
+def event_table(runtime: Runtime) -> dict[str, Any] | None:
+    """One of an event's tables (not its 状元王中王): how many tables the event has and, once
+    this one is over, who goes on to the 状元王中王 (the table's 状元 when the event has more
+    than one table: ``organizer.playoff.table_winner``); None for any other table."""
+    tables = runtime.info.settings.get("event_tables")
+    if runtime.info.gathering is None or not isinstance(tables, int):
+        return None
+    game = runtime.game
+    winner = None
+    if tables > 1 and game is not None and game.is_over:
+        winner = table_winner(game_result(game))
+    return {"tables": tables, "playoff_player": None if winner is None else winner["player"]}
 
 
 def auto_throw(runtime: Runtime) -> dict[str, Any] | None:
@@ -132,6 +150,14 @@ def skipping(game: Game | None) -> list[str]:
         return []
     state = game.state
     return [name for name, flag in zip(state.players, state.skip, strict=True) if flag]
+
+
+def close_at_once(game: Game | None) -> bool | None:
+    """Whether calling time now ends the game at once (nobody has thrown in this round yet,
+    or ``end`` = ``immediate``) rather than after the round; None when time cannot be called."""
+    if game is None or not game.can_close():
+        return None
+    return game.closes_at_once()
 
 
 def final_round(game: Game | None) -> dict[str, Any] | None:

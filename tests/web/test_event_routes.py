@@ -262,6 +262,47 @@ async def play_to_the_end(http: httpx.AsyncClient, created: dict[str, Any]) -> l
     return [first, last]
 
 
+async def test_an_events_table_names_it_and_who_goes_on(http: httpx.AsyncClient) -> None:
+    """A table's state names its event and, once over, who goes on to the 状元王中王 (its end
+    screen links back instead of a rematch); each table says whether closing ends it at once
+    (issue 19 minors)."""
+    created = await create(http)
+    code, token = created["code"], created["organizer_token"]
+    one, two = created["tables"]
+    state = (await http.get(f"/api/tables/{one['code']}")).json()
+    assert state["event"] == code
+    assert state["event_table"] == {"tables": 2, "playoff_player": None}
+    assert state["close_at_once"] is None and state["only_zhuangyuan_left"] is False
+    await http.post(
+        f"/api/events/{code}/control",
+        json={"action": "start", "table": 2},
+        headers=bearer(token),
+    )
+    assert (await http.get(f"/api/tables/{two['code']}")).json()["close_at_once"] is True
+    assert (await throw(http, two, "123456"))["close_at_once"] is False  # a round under way
+    event = (await http.get(f"/api/events/{code}")).json()
+    assert [t["close_at_once"] for t in event["tables"]] == [None, False]
+    w1, w2 = await play_to_the_end(http, created)
+    for table, winner in ((one, w1), (two, w2)):
+        state = (await http.get(f"/api/tables/{table['code']}")).json()
+        assert state["event_table"] == {"tables": 2, "playoff_player": winner}
+        assert state["close_at_once"] is None
+    single = await create(http, tables=1)
+    await http.post(
+        f"/api/events/{single['code']}/control",
+        json={"action": "start"},
+        headers=bearer(single["organizer_token"]),
+    )
+    (alone,) = single["tables"]
+    over = await throw(http, alone, "444444")
+    assert over["status"] == "over"  # one table: no 王中王, nobody goes on
+    assert over["event_table"] == {"tables": 1, "playoff_player": None}
+    plain = await http.post("/api/tables", json={"name": "家里"})
+    assert plain.status_code == 201, plain.text
+    state = (await http.get(f"/api/tables/{plain.json()['code']}")).json()
+    assert state["event"] is None and state["event_table"] is None
+
+
 async def test_results_playoff_and_record(http: httpx.AsyncClient, tmp_path: Path) -> None:
     created = await create(
         http, budget={"contribution": 50, "fixed_costs": [{"name": "场地", "amount": 20}]}
