@@ -26,6 +26,8 @@
  * @property {object | null} last_throw
  * @property {string[]} skipping
  * @property {object | null} final_round
+ * @property {boolean} only_zhuangyuan_left  every ordinary cake is out; only the 状元 is left
+ * @property {boolean | null} close_at_once  calling time now ends at once (null: it cannot)
  * @property {string | null} deadline
  * @property {number | null} time_left
  * @property {{by: string, at: string, throw: number} | null} closing
@@ -34,6 +36,8 @@
  * @property {object | null} auto_throw
  * @property {Throwers | null} throwers  who may send the next throw (null: nobody now)
  * @property {string | null} rematch
+ * @property {{code: string, tables: number | null, playoff_player: string | null} | null} event
+ *   the event of this table, and who goes on from it to the 状元王中王
  * @property {{commitment: string, server_seed: string | null}} fairness
  */
 
