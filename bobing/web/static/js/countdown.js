@@ -166,10 +166,14 @@ export class CountdownBar {
 /** What "end the game" will do at this table, for the host to read before confirming. */
 export function closeQuestion(session) {
   const st = session.state;
-  const immediate = st.rules.end === "immediate";
+  const byRules = st.rules.end === "immediate";
+  // the server says whether a close now ends at once: no throw yet in this round
+  const immediate = byRules || st.close_at_once === true;
   const lines = [];
-  if (immediate) {
+  if (byRules) {
     lines.push(t("close.now"));
+  } else if (immediate) {
+    lines.push(t("close.now_no_round"));
   } else {
     const fin = st.final_round;
     const last = fin && fin.last_thrower ? fin.last_thrower : roundEnder(session);

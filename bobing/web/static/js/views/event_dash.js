@@ -92,14 +92,28 @@ export class EventDashboardView {
     return organizerToken(this.code);
   }
 
-  /** Whether closing ends at once: no table it closes has thrown yet (no round to finish). */
-  closesAtOnce(table) {
+  /** What closing does: "none" (no table it closes has thrown yet), "now" (each ends at once:
+   * nobody has thrown in its round yet, as the server says) or "round" (a round is played out). */
+  closeKind(table) {
     const ev = this.watcher.event;
-    if (!ev) return false;
+    if (!ev) return "round";
     const closing = ev.tables.filter(
       (tb) => (table === null || tb.number === table) && tb.status !== "over",
     );
-    return closing.every((tb) => tb.status === "lobby" || !tb.throw_count);
+    if (closing.every((tb) => tb.status === "lobby" || !tb.throw_count)) return "none";
+    if (closing.every((tb) => tb.status === "lobby" || tb.close_at_once === true)) return "now";
+    return "round";
+  }
+
+  /** The close dialog's sentence for that kind, in the table's terms (places or cakes). */
+  closeBody(table) {
+    const ev = this.watcher.event;
+    const ranked = Boolean(ev && ev.rules && ev.rules.award === "ranked");
+    const kind = this.closeKind(table);
+    if (kind === "none") return t("event.confirm_close_now");
+    if (kind === "now")
+      return t(ranked ? "event.confirm_close_at_once_ranked" : "event.confirm_close_at_once");
+    return t(ranked ? "event.confirm_close_body_ranked" : "event.confirm_close_body");
   }
 
   async act(action, table = null) {
@@ -109,9 +123,7 @@ export class EventDashboardView {
           title: table
             ? t("event.confirm_close_one", { table: tableLabel(table) })
             : t("event.confirm_close_all"),
-          body: t(
-            this.closesAtOnce(table) ? "event.confirm_close_now" : "event.confirm_close_body",
-          ),
+          body: this.closeBody(table),
           yes: t("event.action.close"),
           danger: true,
         });
