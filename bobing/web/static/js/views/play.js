@@ -150,6 +150,13 @@ export function holdingsTable(state, { me = null } = {}) {
   );
 }
 
+/** Why a cake table plays on with nothing left to win but the 状元 (RULES.md §4 step 7, as
+ * the server's `only_zhuangyuan_left` says): whose throw ends it, or that this round does. */
+export function onlyZhuangyuanText(st) {
+  if (!st.only_zhuangyuan_left || st.closing || st.status === STATUS.OVER) return "";
+  return t(st.phase === PHASE.FINAL ? "play.only_zhuangyuan_final" : "play.only_zhuangyuan");
+}
+
 export class PlayPanel {
   constructor(session, ctx) {
     this.session = session;
@@ -168,6 +175,7 @@ export class PlayPanel {
     this.logBox = h("section", { class: "card log-card", "aria-labelledby": "log-title" });
     this.hostBox = h("div", { class: "host-bar" });
     this.pausedBox = h("div", { class: "paused-note", role: "status", hidden: true });
+    this.onlyBox = h("div", { class: "only-zhuangyuan", role: "status", hidden: true });
     this.nonceBox = h("div", { class: "nonce-alert", role: "alert", hidden: true });
     this.onNonce = (ev) => {
       this.paintNonceAlert();
@@ -214,6 +222,7 @@ export class PlayPanel {
         this.turnBar,
         this.nonceBox,
         this.pausedBox,
+        this.onlyBox,
         h("div", { class: "bowl-stage" }, this.bowl.el),
         this.autoNote.el,
         this.awardBox,
@@ -460,6 +469,9 @@ export class PlayPanel {
     mount(this.turnBar, parts);
     this.pausedBox.hidden = st.status !== STATUS.PAUSED;
     this.pausedBox.textContent = st.status === STATUS.PAUSED ? t("play.paused_note") : "";
+    const only = onlyZhuangyuanText(st);
+    this.onlyBox.hidden = !only;
+    if (this.onlyBox.textContent !== only) this.onlyBox.textContent = only;
   }
 
   paintBowl() {
@@ -969,7 +981,7 @@ async function askUndo(session) {
   if (!last) return;
   const d = describeThrow(last, st.rules);
   const body = [
-    t("host.undo_body", {
+    t(isRanked(st) ? "host.undo_body_ranked" : "host.undo_body", {
       n: last.throw,
       player: last.player,
       hand: d.name,

@@ -9,7 +9,7 @@ import { describeThrow, awardLines, leaderText } from "../award.js";
 import { qrSvg } from "../qrcode.js";
 import { renderTopbar, announce, icon } from "../ui.js";
 import { rattle, settle, gong } from "../sound.js";
-import { poolView, holdingsTable, shownKey } from "./play.js";
+import { poolView, holdingsTable, shownKey, onlyZhuangyuanText } from "./play.js";
 import { inviteUrl } from "./lobby.js";
 import { recentThrows, zhuangyuanRace } from "../tv_race.js";
 import { celebrateThrow, celebrateEnd } from "../celebrations.js";
@@ -301,6 +301,9 @@ export class TvView {
           { class: "tv-left" },
           this.countdown.el,
           h("p", { class: "tv-next" }, rolling ? t("play.rolling") : next),
+          onlyZhuangyuanText(st)
+            ? h("p", { class: "only-zhuangyuan tv-only-zhuangyuan" }, onlyZhuangyuanText(st))
+            : null,
           this.bowl.el,
           award || h("div", { class: "tv-award" }),
         ),
