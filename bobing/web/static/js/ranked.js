@@ -93,7 +93,7 @@ export function leaderboard(state, { me = null, compact = false } = {}) {
         h(
           "span",
           { class: "rank-best" },
-          row.dice ? diceRow(row.dice, { size: "xs" }) : null,
+          row.dice ? diceRow(row.dice, { size: "rank" }) : null,
           h("span", { class: "rank-hand" }, bestName(row, state.rules)),
           row.throw
             ? h("span", { class: "hint rank-throw" }, t("play.at_throw", { n: row.throw }))
@@ -123,7 +123,13 @@ export function prizeList(state) {
         { class: "ranked-prize" },
         h("span", { class: "ranked-prize-name" }, prize.name),
         prize.count > 1 ? h("span", { class: "pool-of" }, ` ×${prize.count}`) : null,
-        prize.value ? h("span", { class: "hint" }, ` · ${t("end.value")} ${prize.value}`) : null,
+        prize.value
+          ? h(
+              "span",
+              { class: "hint" },
+              ` · ${t("end.value")} ${t("money.yuan", { n: prize.value })}`,
+            )
+          : null,
         h(
           "span",
           { class: "ranked-prize-who" },
@@ -189,7 +195,7 @@ export function rankingTable(state) {
               ? h(
                   "td",
                   { class: "value" },
-                  row.unit && row.unit.value ? String(row.unit.value) : "",
+                  row.unit && row.unit.value ? t("money.yuan", { n: row.unit.value }) : "",
                 )
               : null,
           ),

@@ -1,5 +1,5 @@
 // The share card: an image of the result (the 状元's dice and name, the table, the top
-// cakes) drawn on a canvas in the browser; shared through the system share sheet with the
+// cakes, or at a ranked table the top places and their prizes) drawn on a canvas in the browser; shared through the system share sheet with the
 // image where the browser can (navigator.share with files), saved as a PNG otherwise.
 
 import { h, mount, download } from "./dom.js";
@@ -8,6 +8,7 @@ import { classify, handName, tierName } from "./rulebook.js";
 import { cakes } from "./award.js";
 import { icon, showError, toast } from "./ui.js";
 import { TIERS } from "./protocol.js";
+import { isRanked, rankingRows } from "./ranked.js";
 
 const W = 1080;
 const H = 1350;
@@ -110,17 +111,23 @@ export function drawCard(state) {
   ctx.fillStyle = "#fff3cf";
   fit(ctx, state.name, W - 160, 54, FONT, "700");
   ctx.fillText(state.name, W / 2, 130);
-  const z = state.result && state.result.zhuangyuan;
+  // a ranked table (RULES.md §8.2) has places and prizes, no 状元 cake: its top place instead
+  const ranked = isRanked(state);
+  const places = ranked ? rankingRows(state) : [];
+  const z = ranked
+    ? places.find((row) => row.dice && row.unit) || null
+    : state.result && state.result.zhuangyuan;
+  const seal = ranked ? t("ranked.ceremony") : tierName("zhuangyuan");
   // the seal
   ctx.strokeStyle = "#f6d37c";
   ctx.lineWidth = 6;
   roundRect(ctx, W / 2 - 250, 300, 500, 170, 24);
   ctx.stroke();
   ctx.fillStyle = "#f6d37c";
-  fit(ctx, tierName("zhuangyuan"), 440, 120, SERIF);
-  ctx.fillText(tierName("zhuangyuan"), W / 2, 430);
+  fit(ctx, seal, 440, 120, SERIF);
+  ctx.fillText(seal, W / 2, 430);
   ctx.fillStyle = "#ffffff";
-  const who = z ? z.player : t("end.no_winner");
+  const who = z ? z.player : t(ranked ? "ranked.nobody" : "end.no_winner");
   fit(ctx, who, W - 160, 110, SERIF);
   ctx.fillText(who, W / 2, 620);
   if (z && z.dice) {
@@ -135,19 +142,26 @@ export function drawCard(state) {
   }
   // the top of the table
   const holdings = (state.result && state.result.holdings) || {};
-  const ranked = (state.players || [])
-    .map((p) => ({ name: p.name, n: cakes(holdings[p.name]) }))
-    .sort((a, b) => b.n - a.n)
-    .slice(0, 3);
+  const top = ranked
+    ? places
+        .slice(0, 3)
+        .map((row) => ({ name: row.player, what: row.unit ? row.unit.name : t("ranked.no_prize") }))
+    : (state.players || [])
+        .map((p) => ({ name: p.name, n: cakes(holdings[p.name]) }))
+        .sort((a, b) => b.n - a.n)
+        .slice(0, 3)
+        .map((p) => ({ name: p.name, what: t("share.cakes", { n: p.n }) }));
   ctx.font = `700 44px ${FONT}`;
-  ranked.forEach((p, i) => {
+  top.forEach((p, i) => {
     const y = 1020 + i * 66;
     ctx.textAlign = "left";
     ctx.fillStyle = "#fff3cf";
     ctx.fillText(`${i + 1}. ${p.name}`, 170, y);
     ctx.textAlign = "right";
     ctx.fillStyle = "#f6d37c";
-    ctx.fillText(t("share.cakes", { n: p.n }), W - 170, y);
+    fit(ctx, p.what, W / 2 - 200, 44, FONT, "700");
+    ctx.fillText(p.what, W - 170, y);
+    ctx.font = `700 44px ${FONT}`;
   });
   ctx.textAlign = "center";
   ctx.fillStyle = "rgba(255, 243, 207, 0.75)";
@@ -208,7 +222,7 @@ export function shareSection(session) {
       const canvas = drawCard(st);
       const img = h("img", {
         class: "share-img",
-        alt: t("share.alt", { name: st.name }),
+        alt: t(isRanked(st) ? "share.alt_ranked" : "share.alt", { name: st.name }),
         src: canvas.toDataURL("image/png"),
         width: W / 4,
         height: H / 4,

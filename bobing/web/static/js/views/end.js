@@ -25,8 +25,10 @@ export function endReason(state) {
   const called = state.closing
     ? t(state.closing.by === "deadline" ? "end.time_up" : "end.host_called")
     : "";
+  // a ranked table has no cakes left on it: called time gives the prizes by the places then
+  const why = by === "closed" && isRanked(state) ? t("end.by.closed_ranked") : t(`end.by.${by}`);
   if (by === "closed" || (called && by === "exhausted"))
-    return [called, t(`end.by.${by}`)].filter(Boolean).join(t("list.sentence"));
+    return [called, why].filter(Boolean).join(t("list.sentence"));
   return by ? t(`end.by.${by}`) : "";
 }
 
@@ -129,6 +131,31 @@ export function resultsTable(state) {
   );
 }
 
+/** The end of an event's table: back to the event, and who goes on to the 状元王中王. */
+export function eventCard(st) {
+  const ev = st.event;
+  const playoff = typeof ev.tables === "number" && ev.tables > 1;
+  return h(
+    "section",
+    { class: "card event-back-card" },
+    playoff
+      ? h(
+          "p",
+          { class: "event-goes-on" },
+          ev.playoff_player
+            ? t("end.event_goes_on", { player: ev.playoff_player })
+            : t("end.event_none_goes_on"),
+        )
+      : null,
+    h("p", { class: "hint" }, t("end.event_hint", { code: ev.code })),
+    h(
+      "a",
+      { href: `/e/${ev.code}`, "data-link": "", class: "btn btn-primary event-back" },
+      t("end.event_back"),
+    ),
+  );
+}
+
 export class EndPanel {
   constructor(session, ctx, { live = false } = {}) {
     this.session = session;
@@ -218,7 +245,11 @@ export class EndPanel {
                   " ",
                   named[tier].name,
                   named[tier].value
-                    ? h("span", { class: "hint" }, ` · ${t("end.value")} ${named[tier].value}`)
+                    ? h(
+                        "span",
+                        { class: "hint" },
+                        ` · ${t("end.value")} ${t("money.yuan", { n: named[tier].value })}`,
+                      )
                     : null,
                 ),
               ),
@@ -323,7 +354,8 @@ export class EndPanel {
       this.el,
       ceremony,
       this.reactions,
-      rematchCard(this.session, this.ctx.navigate),
+      // an event's table plays on in its event: a rematch here would leave it
+      st.event ? eventCard(st) : rematchCard(this.session, this.ctx.navigate),
       this.share,
       h("div", { class: "end-grid" }, results, fairness),
       log,
