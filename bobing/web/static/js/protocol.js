@@ -36,8 +36,8 @@
  * @property {object | null} auto_throw
  * @property {Throwers | null} throwers  who may send the next throw (null: nobody now)
  * @property {string | null} rematch
- * @property {{code: string, tables: number | null, playoff_player: string | null} | null} event
- *   the event of this table, and who goes on from it to the 状元王中王
+ * @property {{tables: number, playoff_player: string | null} | null} event_table  one of an
+ *   event's tables: how many the event has, and who goes on from it to the 状元王中王
  * @property {{commitment: string, server_seed: string | null}} fairness
  */
 

@@ -131,26 +131,27 @@ export function resultsTable(state) {
   );
 }
 
-/** The end of an event's table: back to the event, and who goes on to the 状元王中王. */
+/** The end of an event's table (or its 状元王中王): back to the event, and who goes on to the
+ * 状元王中王 when the event holds one (the server's `event_table`). */
 export function eventCard(st) {
-  const ev = st.event;
-  const playoff = typeof ev.tables === "number" && ev.tables > 1;
+  const code = st.event;
+  const table = st.event_table;
   return h(
     "section",
     { class: "card event-back-card" },
-    playoff
+    table && table.tables > 1
       ? h(
           "p",
           { class: "event-goes-on" },
-          ev.playoff_player
-            ? t("end.event_goes_on", { player: ev.playoff_player })
+          table.playoff_player
+            ? t("end.event_goes_on", { player: table.playoff_player })
             : t("end.event_none_goes_on"),
         )
       : null,
-    h("p", { class: "hint" }, t("end.event_hint", { code: ev.code })),
+    h("p", { class: "hint" }, t("end.event_hint", { code })),
     h(
       "a",
-      { href: `/e/${ev.code}`, "data-link": "", class: "btn btn-primary event-back" },
+      { href: `/e/${code}`, "data-link": "", class: "btn btn-primary event-back" },
       t("end.event_back"),
     ),
   );
