@@ -30,7 +30,7 @@ REQUIRE_REDIS = _required("BOBING_REQUIRE_REDIS")
 REQUIRE_BROWSER = _required("BOBING_REQUIRE_BROWSER")
 REQUIRE_NODE = _required("BOBING_REQUIRE_NODE")
 CHROMIUM = os.environ.get("BOBING_CHROMIUM") or shutil.which("chromium") or ""
-BROWSER_RERUNS = 1
+BROWSER_RERUNS = int(os.environ.get("BOBING_BROWSER_RERUNS", "1"))
 """A test that drives Chromium (the ``browser`` marker or fixture) shares two cores with the
 server processes and everything else: one that fails is run once more from scratch (its own
 pages, a fresh fixture server where it asks for one), and the summary lists it as ``RERUN``.

@@ -322,8 +322,10 @@ def test_the_thrower_s_browser_flags_a_server_that_ignores_its_nonce(
         expect(page.locator(".nonce-alert")).to_be_visible()
         # after the game the fairness card fails, naming the throw
         # two players, two throws: the host calls time between rounds, which ends it at once
+        # (and the dialog says so)
         page.get_by_role("button", name="结束本局").click()
-        page.get_by_role("dialog").get_by_role("button", name="叫停").click()
+        expect(page.get_by_role("dialog")).to_contain_text("这一轮还没有人掷：游戏立即结束。")
+        page.get_by_role("dialog").get_by_role("button", name="现在结束").click()
         wait_status(page, "over")
         page.get_by_role("button", name="验证每一掷").click()
         expect(page.locator(".verdict")).to_have_text(
