@@ -125,6 +125,14 @@ export class LobbyPanel {
     if (this.pad) this.pad.destroy();
   }
 
+  /** New words (language, rulebook): paint again, keeping the inputs and what they hold. */
+  relabel() {
+    // the forms are kept across paints (so is their input); let them be made in the new words
+    mount(this.joinBox);
+    mount(this.phonelessBox);
+    this.build();
+  }
+
   build() {
     const st = this.session.state;
     const code = this.session.code;

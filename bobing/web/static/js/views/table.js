@@ -4,7 +4,7 @@ import { h, mount } from "../dom.js";
 import { t } from "../i18n.js";
 import { STATUS } from "../protocol.js";
 import { renderTopbar, icon, toast, errorText } from "../ui.js";
-import { LobbyPanel } from "./lobby.js";
+import { LobbyPanel, keepFocus } from "./lobby.js";
 import { PlayPanel } from "./play.js";
 import { EndPanel } from "./end.js";
 
@@ -123,6 +123,13 @@ export class TableView {
 
   render() {
     this.topbar(true);
+    // New words (the language, or the rulebook of the table's rules arriving): a screen that
+    // can repaint its words in place does so, keeping what is being typed into it and the
+    // focus (the lobby lost a name typed as its rulebook came in, on a busy machine).
+    if (this.panel && this.panel.relabel && this.kind === this.panelKind() && !this.finishing) {
+      keepFocus(this.main, () => this.panel.relabel());
+      return;
+    }
     this.kind = null;
     this.update({ events: [], live: false });
   }

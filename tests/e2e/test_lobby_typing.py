@@ -1,0 +1,46 @@
+"""What a host is typing in the lobby stays when the words around it are painted again: the
+rulebook of the table's rules arriving late (a slow network, a busy server) once re-created
+the lobby, and the name being typed was gone before 添加 was pressed."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from e2etools import Browser, Server, create_table
+from playwright.sync_api import Route, expect
+
+pytestmark = pytest.mark.browser
+
+
+def test_a_name_typed_as_the_rulebook_arrives_is_kept(browser: Browser, server: Server) -> None:
+    maker = browser.page(name="maker")
+    code = create_table(maker, server.url, mode="referee", name="慢网")
+    host_token = maker.evaluate(
+        "code => JSON.parse(localStorage.getItem('bobing.t.' + code)).hostToken", code
+    )
+    host = browser.page(name="host")  # a new device: no rulebook kept yet
+    held: list[Route] = []
+
+    def hold(route: Route) -> None:
+        held.append(route)
+
+    rulebook = re.compile(r"/api/rulebook")
+    host.route(rulebook, hold)
+    host.goto(f"{server.url}/t/{code}#host={host_token}")
+    expect(host.locator(".order-line")).to_contain_text("…")  # the rulebook is on its way
+    for _ in range(250):
+        if held:
+            break
+        host.wait_for_timeout(20)
+    assert held, "the lobby asks for its rulebook"
+    field = host.get_by_label("玩家名字")
+    field.fill("甲")
+    for route in held:
+        route.continue_()
+    host.unroute(rulebook, hold)
+    expect(host.locator(".order-line")).not_to_contain_text("…")  # painted in its words
+    expect(field).to_have_value("甲")
+    expect(field).to_be_focused()
+    host.get_by_role("button", name="添加").click()
+    expect(host.locator(".seat-name")).to_have_text(["甲"])
