@@ -82,3 +82,11 @@ export const api = {
   command: (code, command, token) =>
     request("POST", `/api/tables/${enc(code)}/commands`, { body: command, token }),
 };
+
+let presetCache = null;
+
+/** The rule presets (GET /api/presets), asked once a page. */
+export async function loadPresets() {
+  if (!presetCache) presetCache = await api.presets();
+  return presetCache;
+}

@@ -271,3 +271,32 @@ export async function copyText(text) {
   area.remove();
   return ok;
 }
+
+/** A bar-chart icon (inline SVG, like ui.js's icons). */
+export function chartIcon() {
+  return s(
+    "svg",
+    { viewBox: "0 0 24 24", class: "icon icon-chart", "aria-hidden": "true" },
+    s("path", { d: "M4 20h16 M7 20v-6 M12 20V8 M17 20v-9 M6 9l5-4 5 3 4-4" }),
+  );
+}
+
+/** The top-bar button to 规则与概率 (/odds: the home page's bar). */
+export function oddsNavLink(href = "/odds") {
+  return h(
+    "a",
+    { href, "data-link": "", class: "icon-btn", "aria-label": t("nav.odds"), title: t("nav.odds") },
+    chartIcon(),
+  );
+}
+
+/** The link from a rules page to 规则与概率 for the same rules. */
+export function oddsLink(href) {
+  return h(
+    "a",
+    { href, "data-link": "", class: "odds-link" },
+    chartIcon(),
+    h("span", {}, t("odds.link")),
+    h("span", { "aria-hidden": "true" }, "→"),
+  );
+}

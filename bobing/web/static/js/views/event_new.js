@@ -4,12 +4,11 @@
 
 import { h, mount } from "../dom.js";
 import { t, has } from "../i18n.js";
-import { getJson } from "../api.js";
+import { getJson, loadPresets } from "../api.js";
 import { LatestAfterPause, lengthFacts, lengthPath } from "../game_length.js";
 import { TIERS } from "../protocol.js";
 import { tierName } from "../rulebook.js";
 import { renderTopbar, showError, toast } from "../ui.js";
-import { loadPresets } from "./rules.js";
 import { eventApi, rememberCreated, showEventError } from "../event.js";
 import { RuleSwitches } from "../switches.js";
 import { PRIZES_2013 } from "../tableform.js";

@@ -3,14 +3,12 @@
 
 import { h, mount } from "../dom.js";
 import { t } from "../i18n.js";
-import { api } from "../api.js";
+import { api, loadPresets } from "../api.js";
 import { MODE, TIERS, CODE_ALPHABET, TABLE_NAME_MAX } from "../protocol.js";
 import { tierName } from "../rulebook.js";
 import { saveTable, recentTables, rememberRecent, normalizeCode } from "../device_store.js";
-import { renderTopbar, icon, showError, toast } from "../ui.js";
+import { renderTopbar, icon, showError, toast, oddsNavLink } from "../ui.js";
 import { Bowl } from "../dice.js";
-import { loadPresets } from "./rules.js";
-import { oddsNavLink } from "./odds.js";
 import { BAD_NAME } from "./lobby.js";
 import { TableTerms } from "../tableform.js";
 import { RuleSwitches } from "../switches.js";

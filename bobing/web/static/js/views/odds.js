@@ -4,7 +4,7 @@
 // Numbers come from /api/odds and /api/game-length (docs/protocol.md, "Analysis"); the charts
 // are SVG images drawn by the server (/api/charts/{length,seats}.svg).
 
-import { h, s, mount } from "../dom.js";
+import { h, mount } from "../dom.js";
 import { t, lang, num } from "../i18n.js";
 import { getJson } from "../api.js";
 import { LatestAfterPause, lengthPath, throwMinutes } from "../game_length.js";
@@ -18,37 +18,6 @@ const MAX_PLAYERS = 30;
 const DEFAULT_PLAYERS = 10;
 const ENDINGS = ["exhausted", "liubohong", "liubohei", "biandijin"];
 const KICKER_HANDS = ["sihong", "wuzi", "wuhong"];
-
-// ---- small helpers (also used by the rules and home pages' links) -----------------------------
-
-/** A bar-chart icon (inline SVG, like ui.js's icons). */
-export function chartIcon() {
-  return s(
-    "svg",
-    { viewBox: "0 0 24 24", class: "icon icon-chart", "aria-hidden": "true" },
-    s("path", { d: "M4 20h16 M7 20v-6 M12 20V8 M17 20v-9 M6 9l5-4 5 3 4-4" }),
-  );
-}
-
-/** The top-bar button to this page (the home page's bar). */
-export function oddsNavLink(href = "/odds") {
-  return h(
-    "a",
-    { href, "data-link": "", class: "icon-btn", "aria-label": t("nav.odds"), title: t("nav.odds") },
-    chartIcon(),
-  );
-}
-
-/** The link from a rules page to this page for the same rules. */
-export function oddsLink(href) {
-  return h(
-    "a",
-    { href, "data-link": "", class: "odds-link" },
-    chartIcon(),
-    h("span", {}, t("odds.link")),
-    h("span", { "aria-hidden": "true" }, "→"),
-  );
-}
 
 function numberFormat(options) {
   return new Intl.NumberFormat(lang() === "en" ? "en" : lang(), options);

@@ -4,7 +4,7 @@
 import { h, mount } from "../dom.js";
 import { prizeList } from "../ranked.js";
 import { t } from "../i18n.js";
-import { api } from "../api.js";
+import { loadPresets } from "../api.js";
 import { TIERS } from "../protocol.js";
 import { diceRow } from "../dice.js";
 import {
@@ -16,15 +16,7 @@ import {
   effect,
   tierName,
 } from "../rulebook.js";
-import { renderTopbar, icon, showError } from "../ui.js";
-import { oddsLink } from "./odds.js";
-
-let presetCache = null;
-
-export async function loadPresets() {
-  if (!presetCache) presetCache = await api.presets();
-  return presetCache;
-}
+import { renderTopbar, icon, showError, oddsLink } from "../ui.js";
 
 export class RulesView {
   constructor(main, { session, preset, navigate }) {
