@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import json
 import os
 import random
 import re
@@ -309,3 +310,15 @@ def wait_throws(page: Page, count: int) -> None:
     page.wait_for_function(
         "n => window.bobing.state && window.bobing.state.throw_count >= n", arg=count
     )
+
+
+def call(server: Server, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
+    """One JSON request to ``server`` (the organiser's or host's ``token`` as Bearer), its
+    JSON answer (``None`` for an empty one); an error status raises ``HTTPError``."""
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(server.url + path, data=data, method=method)
+    request.add_header("Content-Type", "application/json")
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    with urllib.request.urlopen(request, timeout=60) as response:
+        return json.loads(response.read() or b"null")

@@ -3,14 +3,11 @@ in both colour schemes and the three languages: no WCAG 2.1 A/AA violation (issu
 
 from __future__ import annotations
 
-import json
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 import pytest
-from e2etools import Browser, Server, root_conftest
+from e2etools import Browser, Server, call, root_conftest
 from playwright.sync_api import Page
 
 pytestmark = pytest.mark.browser
@@ -19,16 +16,6 @@ AXE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.m
 WCAG = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 LANGS = {"zh-Hans": "zh-CN", "zh-Hant": "zh-TW", "en": "en-GB"}
 BOOTED = "() => !document.querySelector('#main .boot-moon') && document.querySelector('#main > *')"
-
-
-def call(server: Server, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(server.url + path, data=data, method=method)
-    request.add_header("Content-Type", "application/json")
-    if token:
-        request.add_header("Authorization", f"Bearer {token}")
-    with urllib.request.urlopen(request, timeout=30) as response:
-        return json.loads(response.read() or b"null")
 
 
 def screens(server: Server) -> dict[str, tuple[str, str]]:

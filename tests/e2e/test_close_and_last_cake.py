@@ -6,28 +6,16 @@ on the TV."""
 
 from __future__ import annotations
 
-import json
-import urllib.request
 from typing import Any
 
 import pytest
-from e2etools import Browser, Server, wait_status, wait_throws
+from e2etools import Browser, Server, call, wait_status, wait_throws
 from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.browser
 
 PHONE = {"width": 390, "height": 844}
 FAMILY = ["阿公", "阿嬷", "阿明"]
-
-
-def call(server: Server, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(server.url + path, data=data, method=method)
-    request.add_header("Content-Type", "application/json")
-    if token:
-        request.add_header("Authorization", f"Bearer {token}")
-    with urllib.request.urlopen(request, timeout=60) as response:
-        return json.loads(response.read() or b"null")
 
 
 def family_table(server: Server, prizes: dict[str, int] | None = None) -> dict[str, Any]:

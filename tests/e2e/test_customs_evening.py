@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from e2etools import Browser, Server
+from e2etools import Browser, Server, call
 from playwright.sync_api import expect
-from test_event_day import call, host_token, throw
+from test_event_day import host_token, throw
 
 pytestmark = pytest.mark.browser
 

@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import re
-import urllib.request
 from typing import Any
 
 import pytest
-from e2etools import Browser, Server
+from e2etools import Browser, Server, call
 from playwright.sync_api import Page, expect
 
 from bobing.organizer.xlsx import read_xlsx
@@ -21,16 +19,6 @@ pytestmark = pytest.mark.browser
 
 PEOPLE = [f"同学{i:02d}\t{'一二三四'[i % 4]}组" for i in range(1, 45)]
 PROJECTOR = {"width": 1600, "height": 900}
-
-
-def call(server: Server, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(server.url + path, data=data, method=method)
-    request.add_header("Content-Type", "application/json")
-    if token:
-        request.add_header("Authorization", f"Bearer {token}")
-    with urllib.request.urlopen(request, timeout=30) as response:
-        return json.loads(response.read() or b"null")
 
 
 def throw(server: Server, code: str, host: str, dice: str) -> dict[str, Any]:

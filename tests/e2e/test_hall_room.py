@@ -6,12 +6,8 @@ one-table party has its leaderboard beside the tile and a prize-giving filling t
 
 from __future__ import annotations
 
-import json
-import urllib.request
-from typing import Any
-
 import pytest
-from e2etools import Browser, Server
+from e2etools import Browser, Server, call
 from hallmeasure import measure
 from playwright.sync_api import expect
 
@@ -32,16 +28,6 @@ PARTY_PRIZES = [
     {"name": "三等奖 行李车", "count": 1, "value": 89},
     {"name": "七等奖 雪莲水壶／决明子枕头", "count": 10, "value": 27},
 ]
-
-
-def call(server: Server, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(server.url + path, data=data, method=method)
-    request.add_header("Content-Type", "application/json")
-    if token:
-        request.add_header("Authorization", f"Bearer {token}")
-    with urllib.request.urlopen(request, timeout=60) as response:
-        return json.loads(response.read() or b"null")
 
 
 def playing_event(server: Server, tables: int) -> str:

@@ -4,12 +4,10 @@ table joins the same socket when it begins."""
 
 from __future__ import annotations
 
-import json
-import urllib.request
 from typing import Any
 
 import pytest
-from e2etools import Browser, Server
+from e2etools import Browser, Server, call
 from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.browser
@@ -22,16 +20,6 @@ PRIZES = {
     "erju": [{"name": "饼干", "count": 1, "value": 3}],
     "yixiu": [{"name": "可乐", "count": 2, "value": 2}],
 }
-
-
-def call(server: Server, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(server.url + path, data=data, method=method)
-    request.add_header("Content-Type", "application/json")
-    if token:
-        request.add_header("Authorization", f"Bearer {token}")
-    with urllib.request.urlopen(request, timeout=30) as response:
-        return json.loads(response.read() or b"null")
 
 
 def throw(server: Server, table: dict[str, Any], dice: str) -> None:

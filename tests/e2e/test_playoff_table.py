@@ -5,12 +5,8 @@ however often their screen is painted, and the phone's history names the 王中�
 
 from __future__ import annotations
 
-import json
-import urllib.request
-from typing import Any
-
 import pytest
-from e2etools import Browser, Server
+from e2etools import Browser, Server, call
 from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.browser
@@ -43,16 +39,6 @@ SEAL_AT_REST = """sel => {
   const el = document.querySelector(sel);
   return Boolean(el) && el.getAnimations().every(a => a.playState !== "running");
 }"""
-
-
-def call(server: Server, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(server.url + path, data=data, method=method)
-    request.add_header("Content-Type", "application/json")
-    if token:
-        request.add_header("Authorization", f"Bearer {token}")
-    with urllib.request.urlopen(request, timeout=30) as response:
-        return json.loads(response.read() or b"null")
 
 
 def entrances(page: Page) -> list[str]:

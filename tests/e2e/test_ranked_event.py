@@ -7,12 +7,10 @@ prize values say 元."""
 
 from __future__ import annotations
 
-import json
-import urllib.request
 from typing import Any
 
 import pytest
-from e2etools import Browser, Server, wait_status, wait_throws
+from e2etools import Browser, Server, call, wait_status, wait_throws
 from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.browser
@@ -25,16 +23,6 @@ PRIZES = [
     {"name": "二等奖 电饭煲", "count": 1, "value": 199},
     {"name": "三等奖 水壶", "count": 2, "value": 27},
 ]
-
-
-def call(server: Server, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(server.url + path, data=data, method=method)
-    request.add_header("Content-Type", "application/json")
-    if token:
-        request.add_header("Authorization", f"Bearer {token}")
-    with urllib.request.urlopen(request, timeout=60) as response:
-        return json.loads(response.read() or b"null")
 
 
 def ranked_event(server: Server, tables: int) -> dict[str, Any]:
