@@ -182,3 +182,10 @@ def test_an_event_table_sends_its_zhuangyuan_on(browser: Browser, server: Server
     )
     expect(page.get_by_role("button", name="再来一局（同样的人）")).to_have_count(0)
     no_cakes(page, "the end screen", playoff=True)
+    # table 2, nobody has thrown: closing it ends it at once, and nobody takes a prize there
+    dash = browser.page(browser.context(viewport=LAPTOP), name="dashboard")
+    dash.goto(f"{server.url}/e/{created['code']}#o={created['organizer_token']}")
+    dash.locator('.ev-table[data-table="2"] button[data-action="close"]').click()
+    body = dash.get_by_role("dialog").inner_text()
+    assert "没有人得奖" in body and "状元" not in body and "饼" not in body, body
+    dash.get_by_role("dialog").get_by_role("button", name="取消").click()

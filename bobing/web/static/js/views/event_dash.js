@@ -110,7 +110,8 @@ export class EventDashboardView {
     const ev = this.watcher.event;
     const ranked = Boolean(ev && ev.rules && ev.rules.award === "ranked");
     const kind = this.closeKind(table);
-    if (kind === "none") return t("event.confirm_close_now");
+    if (kind === "none")
+      return t(ranked ? "event.confirm_close_now_ranked" : "event.confirm_close_now");
     if (kind === "now")
       return t(ranked ? "event.confirm_close_at_once_ranked" : "event.confirm_close_at_once");
     return t(ranked ? "event.confirm_close_body_ranked" : "event.confirm_close_body");
