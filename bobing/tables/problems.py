@@ -47,6 +47,7 @@ STATUS: dict[str, int] = {
     "not_last_throw": 409,
     "reaction_too_soon": 429,
     "rematch_exists": 409,
+    "event_table": 409,
     "no_rematch": 409,
     "time_called": 409,
     "closed_after": 409,

@@ -689,6 +689,14 @@ class TableService:
                 f"table {runtime.code} already continues at {runtime.rematch_code}",
                 code=runtime.rematch_code,
             )
+        if runtime.info.gathering is not None:
+            # a new table outside the event would leave its roster, prizes and 王中王
+            raise ApiError(
+                "event_table",
+                f"table {runtime.code} is one of event {runtime.info.gathering}'s tables: "
+                "what comes next is the organiser's",
+                event=runtime.info.gathering,
+            )
         settings = runtime.info.settings
         created = await self.create_table(
             name=runtime.info.name,

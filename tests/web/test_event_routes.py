@@ -297,6 +297,16 @@ async def test_an_events_table_names_it_and_who_goes_on(http: httpx.AsyncClient)
     over = await throw(http, alone, "444444")
     assert over["status"] == "over"  # one table: no 王中王, nobody goes on
     assert over["event_table"] == {"tables": 1, "playoff_player": None}
+    # its 组长 cannot open a rematch outside the event (the end screen offers none either)
+    rematch = await http.post(
+        f"/api/tables/{alone['code']}/commands",
+        json={"type": "rematch", "id": "again-1"},
+        headers={**bearer(alone["host_token"]), "Accept-Language": "zh-CN"},
+    )
+    assert rematch.status_code == 409, rematch.text
+    problem = rematch.json()
+    assert problem["code"] == "event_table" and problem["params"]["event"] == single["code"]
+    assert "组织者" in problem["detail"]
     plain = await http.post("/api/tables", json={"name": "家里"})
     assert plain.status_code == 201, plain.text
     state = (await http.get(f"/api/tables/{plain.json()['code']}")).json()
