@@ -18,9 +18,11 @@ PHONE = {"width": 390, "height": 844}
 FAMILY = ["阿公", "阿嬷", "阿明"]
 
 
-def family_table(server: Server, prizes: dict[str, int] | None = None) -> dict[str, Any]:
+def family_table(
+    server: Server, prizes: dict[str, int] | None = None, **switches: Any
+) -> dict[str, Any]:
     """A referee table of three, started with 阿公 first."""
-    rules: dict[str, Any] = {"preset": "traditional"}
+    rules: dict[str, Any] = {"preset": "traditional", **switches}
     if prizes is not None:
         rules["prizes"] = prizes
     made = call(server, "POST", "/api/tables", {"name": "家里", "mode": "referee", "rules": rules})
@@ -117,3 +119,18 @@ def test_a_family_game_says_only_the_zhuangyuan_is_left(browser: Browser, server
     wait_status(page, "over")
     expect(page.locator(".ceremony .winner-name")).to_have_text("阿嬷")
     expect(tv.locator(".tv-only-zhuangyuan")).to_have_count(0)
+
+
+def test_a_shared_zhuangyuan_cake_is_shared_in_the_last_round_words(
+    browser: Browser, server: Server
+) -> None:
+    """分状元 (RULES.md §9.3): the last round still names the 状元, but its cake is shared."""
+    prizes = {"zhuangyuan": 1, "duitang": 0, "sanhong": 0, "sijin": 0, "erju": 0, "yixiu": 1}
+    table = family_table(server, prizes, zhuangyuan_cake="shared")
+    page = browser.page(browser.context(viewport=PHONE), name="host")
+    page.goto(f"{server.url}/t/{table['code']}#host={table['host_token']}")
+    page.wait_for_selector(".play")
+    throw(server, table, "412235")  # 阿公: 一秀, the last ordinary cake
+    throw(server, table, "444412")  # 阿嬷: 四红, the last round
+    banner = page.locator(".only-zhuangyuan")
+    expect(banner).to_have_text("只剩状元：普通饼都博完了。这一轮博完评出状元，状元饼由全桌均分。")

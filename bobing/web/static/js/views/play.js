@@ -154,7 +154,10 @@ export function holdingsTable(state, { me = null } = {}) {
  * the server's `only_zhuangyuan_left` says): whose throw ends it, or that this round does. */
 export function onlyZhuangyuanText(st) {
   if (!st.only_zhuangyuan_left || st.closing || st.status === STATUS.OVER) return "";
-  return t(st.phase === PHASE.FINAL ? "play.only_zhuangyuan_final" : "play.only_zhuangyuan");
+  if (st.phase !== PHASE.FINAL) return t("play.only_zhuangyuan");
+  // 分状元 (RULES.md §9.3): the 状元 is still named, but its cake is the whole table's
+  const shared = st.rules && st.rules.zhuangyuan_cake === "shared";
+  return t(shared ? "play.only_zhuangyuan_final_shared" : "play.only_zhuangyuan_final");
 }
 
 export class PlayPanel {
