@@ -134,3 +134,37 @@ def test_a_shared_zhuangyuan_cake_is_shared_in_the_last_round_words(
     throw(server, table, "444412")  # 阿嬷: 四红, the last round
     banner = page.locator(".only-zhuangyuan")
     expect(banner).to_have_text("只剩状元：普通饼都博完了。这一轮博完评出状元，状元饼由全桌均分。")
+
+
+SEAL_AT_REST = """sel => {
+  const el = document.querySelector(sel);
+  return Boolean(el) && el.getAnimations().every(a => a.playState !== "running");
+}"""
+SEAL_ANIMATIONS = """sel => document.querySelector(sel).getAnimations().filter(
+  a => a.playState === "running").length"""
+
+
+def test_the_zhuangyuan_seal_rises_once(browser: Browser, server: Server) -> None:
+    """The ceremony is painted again at every update (a reaction too): its seal rises in
+    once, on the phone and on the TV, not again at every repaint."""
+    prizes = {"zhuangyuan": 1, "duitang": 0, "sanhong": 0, "sijin": 0, "erju": 0, "yixiu": 1}
+    table = family_table(server, prizes)
+    page = browser.page(browser.context(viewport=PHONE, reduced_motion=False), name="host")
+    page.goto(f"{server.url}/t/{table['code']}#host={table['host_token']}")
+    page.wait_for_selector(".play")
+    tv = browser.page(
+        browser.context(viewport={"width": 1920, "height": 1080}, reduced_motion=False), name="tv"
+    )
+    tv.goto(f"{server.url}/t/{table['code']}/tv")
+    for dice in ("412235", "444412", "112236"):  # 一秀, then 阿嬷's 四红 wins in the last round
+        throw(server, table, dice)
+    wait_status(page, "over")
+    wait_status(tv, "over")
+    for screen, seal in ((page, ".ceremony .seal"), (tv, ".tv-ceremony .seal")):
+        screen.wait_for_function(SEAL_AT_REST, arg=seal)
+        screen.evaluate(f"document.querySelector('{seal}').dataset.before = 'yes'")
+    page.locator(".reaction-btn").first.click()
+    for screen, seal in ((page, ".ceremony .seal"), (tv, ".tv-ceremony .seal")):
+        # painted again (a new seal), and at rest from the start
+        expect(screen.locator(seal)).not_to_have_attribute("data-before", "yes")
+        assert screen.evaluate(SEAL_ANIMATIONS, seal) == 0, seal

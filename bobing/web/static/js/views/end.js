@@ -1,7 +1,7 @@
 // The end: the 状元 ceremony, the results (with named prizes), downloads, and the fairness
 // reveal with an in-browser check of every throw.
 
-import { h, mount } from "../dom.js";
+import { h, mount, enterOnce } from "../dom.js";
 import { t, lang } from "../i18n.js";
 import { TIERS, MODE } from "../protocol.js";
 import { api } from "../api.js";
@@ -204,7 +204,11 @@ export class EndPanel {
             h("span", { class: "lantern l2" }),
           ),
           h("p", { class: "eyebrow" }, st.name),
-          h("h1", { id: "ceremony-title", class: "seal" }, t("tier.zhuangyuan")),
+          // it rises once: the ceremony is painted again on every update (reactions too)
+          enterOnce(
+            h("h1", { id: "ceremony-title", class: "seal" }, t("tier.zhuangyuan")),
+            `ceremony:${this.session.code}`,
+          ),
           z
             ? [
                 h("p", { class: "winner-name" }, z.player),

@@ -1,6 +1,6 @@
 // The big screen (/t/CODE/tv): read-only, large type, for a TV or a projector.
 
-import { h, mount } from "../dom.js";
+import { h, mount, enterOnce } from "../dom.js";
 import { t } from "../i18n.js";
 import { EVENT, STATUS, PHASE } from "../protocol.js";
 import { Bowl, diceRow } from "../dice.js";
@@ -205,7 +205,7 @@ export class TvView {
               h("span", { class: "lantern l1" }),
               h("span", { class: "lantern l2" }),
             ),
-            h("h1", { class: "seal" }, t("tier.zhuangyuan")),
+            enterOnce(h("h1", { class: "seal" }, t("tier.zhuangyuan")), `tv:${this.session.code}`),
             z
               ? h("p", { class: "winner-name" }, z.player)
               : h("p", { class: "winner-name none" }, t("end.no_winner")),
