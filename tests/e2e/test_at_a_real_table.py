@@ -5,14 +5,12 @@ pressed 跳猴, voice and confetti, the share card, the rematch, history, reacti
 
 from __future__ import annotations
 
-import json
 import statistics
 import time
-import urllib.request
 from typing import Any
 
 import pytest
-from e2etools import PHONE, Browser, Server, state, wait_status, wait_throws, wait_turn
+from e2etools import PHONE, Browser, Server, call, state, wait_status, wait_throws, wait_turn
 from playwright.sync_api import BrowserContext, Page, expect
 
 pytestmark = pytest.mark.browser
@@ -20,28 +18,18 @@ pytestmark = pytest.mark.browser
 TV = {"width": 1920, "height": 1080}
 
 
-def api(server: Server, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
-    data = None if body is None else json.dumps(body).encode("utf-8")
-    request = urllib.request.Request(server.url + path, data=data, method=method)
-    request.add_header("Content-Type", "application/json")
-    if token:
-        request.add_header("Authorization", f"Bearer {token}")
-    with urllib.request.urlopen(request, timeout=20) as response:
-        return json.loads(response.read().decode("utf-8"))
-
-
 def command(server: Server, code: str, token: str, kind: str, **fields: Any) -> Any:
-    return api(server, "POST", f"/api/tables/{code}/commands", {"type": kind, **fields}, token)
+    return call(server, "POST", f"/api/tables/{code}/commands", {"type": kind, **fields}, token)
 
 
 def new_table(
     server: Server, names: list[str], *, mode: str = "online", name: str = "月下博饼", **body: Any
 ) -> tuple[str, str, dict[str, str]]:
     """A table with seated names (through REST); returns its code, host token, player tokens."""
-    created = api(server, "POST", "/api/tables", {"name": name, "mode": mode, **body})
+    created = call(server, "POST", "/api/tables", {"name": name, "mode": mode, **body})
     code = created["code"]
     tokens = {
-        n: api(server, "POST", f"/api/tables/{code}/join", {"name": n})["player_token"]
+        n: call(server, "POST", f"/api/tables/{code}/join", {"name": n})["player_token"]
         for n in names
     }
     return code, created["host_token"], tokens
@@ -292,7 +280,7 @@ def test_referee_keys_typed_while_sending_wait_for_the_next_throw(
     page.keyboard.type("345612")
     page.keyboard.press("Enter")
     wait_throws(page, 3)
-    events = api(server, "GET", f"/api/tables/{code}/events")["events"]
+    events = call(server, "GET", f"/api/tables/{code}/events")["events"]
     assert [e["dice"] for e in events if e["type"] == "thrown"] == ["123456", "234561", "345612"]
 
 

@@ -8,12 +8,10 @@ import io
 import json
 import random
 import re
-import urllib.request
 import zipfile
-from typing import Any
 
 import pytest
-from e2etools import Browser, Server
+from e2etools import Browser, Server, call
 from playwright.sync_api import expect
 
 from bobing.organizer.xlsx import read_xlsx
@@ -50,20 +48,10 @@ NOTHING = "112235"
 MAX_PRINTED_PAGES = 5
 
 
-def api(server: Server, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(server.url + path, data=data, method=method)
-    request.add_header("Content-Type", "application/json")
-    if token:
-        request.add_header("Authorization", f"Bearer {token}")
-    with urllib.request.urlopen(request, timeout=60) as response:
-        return json.loads(response.read() or b"null")
-
-
 def played_class_event(server: Server) -> str:
     """The class event created and every table played until its cakes are gone: each throw
     wins a cake of a tier (in a seeded random order, some throws win nothing)."""
-    created = api(
+    created = call(
         server,
         "POST",
         "/api/events",
@@ -78,7 +66,7 @@ def played_class_event(server: Server) -> str:
         },
     )
     code, token = created["code"], created["organizer_token"]
-    api(server, "POST", f"/api/events/{code}/control", {"action": "start"}, token)
+    call(server, "POST", f"/api/events/{code}/control", {"action": "start"}, token)
     rng = random.Random(19)
     for table in created["tables"]:
         throws = [WINS[tier] for tier, goods in CLASS_PRIZES.items() for g in goods
@@ -87,23 +75,23 @@ def played_class_event(server: Server) -> str:
         rng.shuffle(throws)
         throws += [NOTHING] * 11  # the round after the last cake
         for dice in throws:
-            state = api(server, "GET", f"/api/tables/{table['code']}")
+            state = call(server, "GET", f"/api/tables/{table['code']}")
             if state["status"] == "over":
                 break
-            api(
+            call(
                 server,
                 "POST",
                 f"/api/tables/{table['code']}/commands",
                 {"type": "throw", "turn": state["turn"], "dice": dice},
                 table["host_token"],
             )
-        assert api(server, "GET", f"/api/tables/{table['code']}")["status"] == "over"
+        assert call(server, "GET", f"/api/tables/{table['code']}")["status"] == "over"
     return str(code)
 
 
 def test_the_printed_results_fit_a_few_pages(browser: Browser, server: Server) -> None:
     code = played_class_event(server)
-    results = api(server, "GET", f"/api/events/{code}/results")
+    results = call(server, "GET", f"/api/events/{code}/results")
     assert sum(len(p["prizes"]) for p in results["people"]) == 4 * 86
     page = browser.page(browser.context(viewport={"width": 1100, "height": 900}), name="desk")
     page.goto(f"{server.url}/e/{code}/results")
@@ -149,14 +137,14 @@ def test_the_printed_results_fit_a_few_pages(browser: Browser, server: Server) -
 
 
 def test_each_card_names_its_zuzhang(browser: Browser, server: Server) -> None:
-    created = api(
+    created = call(
         server,
         "POST",
         "/api/events",
         {"name": "三年二班中秋博饼", "rules": "traditional", "mode": "referee",
          "people": PEOPLE, "tables": 4, "seating": "in_order", "prizes": CLASS_PRIZES},
     )  # fmt: skip
-    event = api(server, "GET", f"/api/events/{created['code']}")
+    event = call(server, "GET", f"/api/events/{created['code']}")
     assert {t["number"]: t["leaders"] for t in event["tables"]} == {
         n: [name] for n, name in LEADERS.items()
     }

@@ -4,29 +4,15 @@ lobby and stands in for their throws from the host's phone, without a confirmati
 
 from __future__ import annotations
 
-import json
-import urllib.request
-from typing import Any
-
 import pytest
-from e2etools import Browser, Server, wait_turn
+from e2etools import Browser, Server, call, wait_turn
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
 
-def api(server: Server, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(server.url + path, data=data, method=method)
-    request.add_header("Content-Type", "application/json")
-    if token:
-        request.add_header("Authorization", f"Bearer {token}")
-    with urllib.request.urlopen(request, timeout=30) as response:
-        return json.loads(response.read() or b"null")
-
-
 def test_an_online_table_seats_two_people_without_phones(browser: Browser, server: Server) -> None:
-    created = api(server, "POST", "/api/tables", {"name": "家里博饼", "mode": "online"})
+    created = call(server, "POST", "/api/tables", {"name": "家里博饼", "mode": "online"})
     code, host = created["code"], created["host_token"]
     page = browser.page(name="host")
     page.goto(server.url + "/")
@@ -43,11 +29,11 @@ def test_an_online_table_seats_two_people_without_phones(browser: Browser, serve
         page.locator("#phoneless-name").press("Enter")
         expect(page.locator(".seats")).to_contain_text(name)
     # a player with a phone of their own
-    phone = api(server, "POST", f"/api/tables/{code}/join", {"name": "小明"})
-    names = [p["name"] for p in api(server, "GET", f"/api/tables/{code}")["players"]]
+    phone = call(server, "POST", f"/api/tables/{code}/join", {"name": "小明"})
+    names = [p["name"] for p in call(server, "GET", f"/api/tables/{code}")["players"]]
     assert names == ["妈妈", "外婆", "外公", "小明"]
 
-    api(
+    call(
         server,
         "POST",
         f"/api/tables/{code}/commands",
@@ -63,9 +49,9 @@ def test_an_online_table_seats_two_people_without_phones(browser: Browser, serve
     # auto-throw is a setting in sight, not behind "someone's phone died?"
     expect(page.get_by_label("缺席自动代掷")).to_be_visible()
     # then the host's own turn, then 小明 on his phone: the table goes on as any other
-    state = api(server, "GET", f"/api/tables/{code}")
+    state = call(server, "GET", f"/api/tables/{code}")
     assert state["next"] == "小明"
-    events = api(server, "GET", f"/api/tables/{code}/events?after=0")["events"]
+    events = call(server, "GET", f"/api/tables/{code}/events?after=0")["events"]
     stood_in = [e["player"] for e in events if e["type"] == "thrown"]
     assert stood_in == ["外婆", "外公"]
     assert phone["name"] == "小明"

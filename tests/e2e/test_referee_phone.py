@@ -3,33 +3,19 @@ the pad is what the 组长 needs at hand."""
 
 from __future__ import annotations
 
-import json
-import urllib.request
-from typing import Any
-
 import pytest
-from e2etools import Browser, Server
+from e2etools import Browser, Server, call
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
 
-def api(server: Server, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(server.url + path, data=data, method=method)
-    request.add_header("Content-Type", "application/json")
-    if token:
-        request.add_header("Authorization", f"Bearer {token}")
-    with urllib.request.urlopen(request, timeout=30) as response:
-        return json.loads(response.read() or b"null")
-
-
 def test_the_pad_comes_first_on_a_phone(browser: Browser, server: Server) -> None:
-    created = api(server, "POST", "/api/tables", {"name": "真骰子", "mode": "referee"})
+    created = call(server, "POST", "/api/tables", {"name": "真骰子", "mode": "referee"})
     code, host = created["code"], created["host_token"]
     for name in ("甲", "乙", "丙"):
-        api(server, "POST", f"/api/tables/{code}/join", {"name": name}, host)
-    api(server, "POST", f"/api/tables/{code}/commands", {"type": "start", "starter": "甲"}, host)
+        call(server, "POST", f"/api/tables/{code}/join", {"name": name}, host)
+    call(server, "POST", f"/api/tables/{code}/commands", {"type": "start", "starter": "甲"}, host)
     page = browser.page(name="leader")  # a 390×844 phone
     page.goto(server.url + "/")
     page.evaluate(

@@ -4,16 +4,16 @@ total too) without scrolling sideways."""
 from __future__ import annotations
 
 import pytest
-from e2etools import Browser, Server
+from e2etools import Browser, Server, call
 from playwright.sync_api import expect
-from test_tv_end_fits import api, finished_table
+from test_tv_end_fits import finished_table
 
 pytestmark = pytest.mark.browser
 
 
 def test_the_results_fit_a_phone_in_english(browser: Browser, server: Server) -> None:
     code = finished_table(server, 6, ranked=False)
-    host = api(server, "GET", f"/api/tables/{code}")
+    host = call(server, "GET", f"/api/tables/{code}")
     assert host["status"] == "over"
     page = browser.page(browser.context(locale="en-US"), name="phone")
     page.goto(f"{server.url}/t/{code}")

@@ -4,9 +4,8 @@ mouse, not on a touch screen."""
 from __future__ import annotations
 
 import pytest
-from e2etools import Browser, Server
+from e2etools import Browser, Server, call
 from playwright.sync_api import expect
-from test_tv_end_fits import api
 
 pytestmark = pytest.mark.browser
 
@@ -15,11 +14,11 @@ pytestmark = pytest.mark.browser
 def test_the_key_hint_only_where_there_are_keys(
     browser: Browser, server: Server, touch: bool
 ) -> None:
-    created = api(server, "POST", "/api/tables", {"name": "家里", "mode": "online"})
+    created = call(server, "POST", "/api/tables", {"name": "家里", "mode": "online"})
     code = created["code"]
-    seat = api(server, "POST", f"/api/tables/{code}/join", {"name": "甲"})
-    api(server, "POST", f"/api/tables/{code}/join", {"name": "乙"})
-    api(
+    seat = call(server, "POST", f"/api/tables/{code}/join", {"name": "甲"})
+    call(server, "POST", f"/api/tables/{code}/join", {"name": "乙"})
+    call(
         server,
         "POST",
         f"/api/tables/{code}/commands",

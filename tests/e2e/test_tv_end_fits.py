@@ -4,28 +4,16 @@ still readable across a room; a 30-person cakes session too."""
 
 from __future__ import annotations
 
-import json
-import urllib.request
 from typing import Any
 
 import pytest
-from e2etools import Browser, Server
+from e2etools import Browser, Server, call
 from hallmeasure import measure
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
 DICE = ["444456", "123456", "441122", "444412", "112233", "412356", "445566", "123345"]
-
-
-def api(server: Server, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(server.url + path, data=data, method=method)
-    request.add_header("Content-Type", "application/json")
-    if token:
-        request.add_header("Authorization", f"Bearer {token}")
-    with urllib.request.urlopen(request, timeout=60) as response:
-        return json.loads(response.read() or b"null")
 
 
 def finished_table(server: Server, people: int, *, ranked: bool) -> str:
@@ -43,23 +31,23 @@ def finished_table(server: Server, people: int, *, ranked: bool) -> str:
                 {"name": "七等奖 雪莲水壶／决明子枕头", "count": people - 5, "value": 27},
             ],
         }
-    created = api(
+    created = call(
         server, "POST", "/api/tables", {"name": "公司中秋博饼", "mode": "referee", "rules": rules}
     )
     code, host = created["code"], created["host_token"]
     names = [f"员工{i:02d}" for i in range(1, people + 1)]
     for name in names:
-        api(server, "POST", f"/api/tables/{code}/join", {"name": name})
-    api(
+        call(server, "POST", f"/api/tables/{code}/join", {"name": name})
+    call(
         server, "POST", f"/api/tables/{code}/commands", {"type": "start", "starter": names[0]}, host
     )
     throws = 0
     while True:
-        state = api(server, "GET", f"/api/tables/{code}")
+        state = call(server, "GET", f"/api/tables/{code}")
         if state["status"] == "over":
             break
         dice = "444444" if not ranked and throws >= people else DICE[throws % len(DICE)]
-        api(
+        call(
             server,
             "POST",
             f"/api/tables/{code}/commands",
