@@ -1,6 +1,7 @@
-// The share card: an image of the result (the 状元's dice and name, the table, the top
-// cakes, or at a ranked table the top places and their prizes) drawn on a canvas in the browser; shared through the system share sheet with the
-// image where the browser can (navigator.share with files), saved as a PNG otherwise.
+// The share card: an image of the result (the 状元's dice and name, the table, the top cakes,
+// or at a ranked table the top places and their prizes) drawn on a canvas in the browser;
+// shared through the system share sheet with the image where the browser can (navigator.share
+// with files), saved as a PNG otherwise.
 
 import { h, mount, download } from "./dom.js";
 import { t } from "./i18n.js";
