@@ -1,8 +1,7 @@
 """An event's results as a prize-desk list: CSV (one sheet) and XLSX (by table, by name).
 
-The rows are the results page's: a person's ``prize_counts``
-(:func:`bobing.organizer.results.prize_counts`, counted once by the results), in the page's
-order (:func:`bobing.gatherings.collation.by_name` for the by-name list).
+The rows are the results page's: a person's prizes counted (:func:`prize_counts`), in the
+page's order (:func:`bobing.gatherings.collation.by_name` for the by-name list).
 """
 
 from __future__ import annotations
@@ -14,6 +13,7 @@ from typing import Any
 
 from bobing.gatherings.collation import by_name as name_order
 from bobing.i18n import t
+from bobing.organizer.results import prize_counts
 from bobing.organizer.xlsx import Cell, write_xlsx
 
 COLUMNS = ("table", "name", "group", "tier", "prize", "count", "unit_value", "value")
@@ -40,7 +40,7 @@ def desk_rows(results: Mapping[str, Any], lang: str, *, by_name: bool = False) -
             person["name"],
             person.get("group") or "",
         ]
-        counted = person["prize_counts"]  # counted once, by the results
+        counted = prize_counts(person["prizes"])
         if not counted:
             rows.append([*base, "", t("event.export.nothing", lang), 0, 0, 0])
         for prize in counted:

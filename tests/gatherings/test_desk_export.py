@@ -120,7 +120,5 @@ def xlsx_sheet(data: bytes, number: int) -> list[list[str]]:
 
 def test_a_rows_value_is_its_count_times_one_pieces_value_to_the_fen() -> None:
     sweet = {"tier": "yixiu", "name": "糖", "value": 0.1}
-    prizes = [sweet] * 3
-    person = {"table": 1, "name": "甲", "prizes": prizes, "prize_counts": prize_counts(prizes)}
-    results = {"people": [person]}
+    results = {"people": [{"table": 1, "name": "甲", "prizes": [sweet] * 3}]}
     assert desk_rows(results, "en")[1][3:] == ["Yixiu (one red)", "糖", 3, 0.1, 0.3]
