@@ -99,6 +99,18 @@ def need_node_module(path: Path, what: str) -> Path:
     return path
 
 
+def need_node() -> str:
+    """The ``node`` executable, skipping (locally) or failing (in CI) when absent."""
+    found = shutil.which("node")
+    if not found:
+        _absent(
+            "this test runs the browser's modules in Node.js 20+",
+            REQUIRE_NODE,
+            "BOBING_REQUIRE_NODE",
+        )
+    return str(found)
+
+
 def need_chromium() -> str:
     """The Chromium executable, skipping (locally) or failing (in CI) when absent."""
     if not CHROMIUM:

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from bobing.engine.errors import InputError
+from bobing.tables.frames import StaleBase, decode_events, expand_events
 from bobing.web.serve import loop_factory, raise_open_files
 
 BENCH_RULES: dict[str, Any] = {
@@ -63,7 +64,6 @@ FLOOR_KEYS = (
     "frames_per_throw",
 )
 """What ``--floor`` reports of the relay's run (the same keys as the server's)."""
-_THROWN = re.compile(r'"type":"thrown","at":"[^"]*","throw":(\d+)')
 
 
 @dataclass
@@ -78,6 +78,8 @@ class TableRun:
     ready: asyncio.Event = field(default_factory=asyncio.Event)
     latencies: list[tuple[float, float]] = field(default_factory=list)  # (sent, ms)
     failed: str | None = None
+    state: dict[str, Any] | None = None
+    """The table state as the first phone holds it (the frames' patches applied)."""
 
 
 @dataclass
@@ -499,7 +501,9 @@ async def _setup_table(
             open_timeout=60,
         )
         await ws.recv()  # welcome
-        await ws.recv()  # the backlog and state
+        backlog = await ws.recv()  # the backlog and the state
+        if not run.sockets:
+            run.state = decode_events(json.loads(backlog), None)[1]
         run.sockets[name] = ws
     status, reply = await http.request(
         "POST", f"/api/tables/{code}/commands", {"type": "start"}, token=created["host_token"]
@@ -509,9 +513,11 @@ async def _setup_table(
     _, state = await http.request("GET", f"/api/tables/{code}")
     run.next_player = state["next"]
     run.turn = state["turn"]
-    # Drain the 'started' frame every socket receives.
-    for ws in run.sockets.values():
-        await ws.recv()
+    # Drain the 'started' frame every socket receives (the first phone's state follows it).
+    for index, ws in enumerate(run.sockets.values()):
+        started = await ws.recv()
+        if index == 0:
+            run.state = decode_events(json.loads(started), run.state)[1]
     return run
 
 
@@ -540,10 +546,33 @@ def _relay_process() -> Any:
             yield relay
 
 
+def _thrown(run: TableRun, message: str, observer: bool) -> int | None:
+    """The throw a frame tells of (None if none); the observer also follows the state."""
+    frame = json.loads(message)
+    if frame["type"] == "thrown":  # the relay's frame
+        throw: int | None = frame["throw"]
+        state = frame["state"]
+    else:
+        if observer:
+            try:
+                events, state = decode_events(frame, run.state)
+            except StaleBase as exc:
+                run.failed = f"table {run.code}: {exc}"
+                return None
+        else:
+            events, state = expand_events(frame), None
+        throw = next((e["throw"] for e in events if e["type"] == "thrown"), None)
+    if observer and state is not None:
+        run.state = state
+        run.next_player = state["next"]
+        run.turn = state["turn"]
+    return throw
+
+
 async def _reader(run: TableRun, ws: Any, observer: bool, traffic: Traffic) -> None:
     async for message in ws:
         if traffic.measuring:
-            traffic.bytes_in += len(message)
+            traffic.bytes_in += len(message.encode("utf-8"))  # bytes, not characters
             traffic.frames_in += 1
         if message.startswith('{"type":"ack"'):
             continue
@@ -551,18 +580,16 @@ async def _reader(run: TableRun, ws: Any, observer: bool, traffic: Traffic) -> N
             run.failed = message[:300]
             run.ready.set()
             continue
-        found = _THROWN.search(message)
-        if found is None:
+        if not observer and '"thrown"' not in message:
+            continue  # the observer reads every frame: each patch follows the one before
+        throw = _thrown(run, message, observer)
+        if run.failed is not None:
+            run.ready.set()
             continue
-        throw = int(found.group(1))
         now = time.perf_counter()
-        entry = run.pending.get(throw)
-        if entry is None:
+        entry = None if throw is None else run.pending.get(throw)
+        if throw is None or entry is None:
             continue
-        if observer:
-            state = json.loads(message)["state"]
-            run.next_player = state["next"]
-            run.turn = state["turn"]
         entry[1] -= 1
         entry[2] = max(entry[2], now)
         if entry[1] == 0:

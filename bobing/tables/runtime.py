@@ -22,6 +22,7 @@ from bobing.storage.event_store import (
     TableInfo,
     iso,
 )
+from bobing.tables.frames import THROWN_FIELDS
 from bobing.tables.protocol import dumps
 
 RECENT_COMMANDS = 1024
@@ -109,9 +110,15 @@ class Runtime:
     """Time called (by the host or the clock): ``{"by", "at", "seq"}``; the game ends at the
     end of the round (RULES.md §8.1)."""
     static_json: str | None = None
-    state_json: str = "{}"
-    """The state after the last committed event, as JSON text (built once per commit; text
-    rather than dicts keeps the garbage collector's long-lived generation small)."""
+    """The state's fixed half as JSON text, without its closing brace (encoded once)."""
+    dynamic: dict[str, Any] | None = None
+    """The state's moving half after the last committed event (``tables.state``)."""
+    patch: tuple[int, str] | None = None
+    """The last commit's change of the state: the seq it applies after, and the patch as JSON
+    text (``tables.frames``); None when the runtime was loaded rather than changed."""
+    state_cache: str | None = None
+    """The whole state as JSON text, once asked for since the last commit (a join, a resync,
+    ``GET``): live frames carry only the patch."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     evicted: bool = False
 
@@ -214,12 +221,7 @@ def note_event(runtime: Runtime, event: StoredEvent) -> None:
     else:
         runtime.reactions += 1
     if event.type == "thrown":
-        runtime.last_throw = {
-            "throw": data.get("throw"),
-            "player": data.get("player"),
-            "dice": data.get("dice"),
-            "hand": data.get("hand"),
-        }
+        runtime.last_throw = {key: data.get(key) for key in THROWN_FIELDS}
     elif event.type == "dice":
         runtime.throw_seqs[data["throw"]] = event.seq
         if data.get("nonce") is not None:
@@ -283,12 +285,6 @@ def note_event(runtime: Runtime, event: StoredEvent) -> None:
         runtime.remember_command(
             event.command_id, CommandRecord(event.seq, event.sender, event.digest)
         )
-
-
-def events_frame(events: Iterable[StoredEvent], state_json: str | None) -> str:
-    """The ``events`` frame as text; the state is spliced in as already-encoded JSON."""
-    head = '{"type":"events","events":' + dumps([e.to_json() for e in events])
-    return head + ("}" if state_json is None else ',"state":' + state_json + "}")
 
 
 def snapshot_of(runtime: Runtime) -> FoldSnapshot:

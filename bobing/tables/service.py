@@ -57,21 +57,21 @@ from bobing.storage.event_store import (
 from bobing.tables.clock import Clocks, time_up_command_id
 from bobing.tables.commands import AUTO_THROW, PLANS, Plan, need_seated, plan_time_up
 from bobing.tables.export import record_of, results_csv
+from bobing.tables.frames import events_frame
 from bobing.tables.limits import Limits
 from bobing.tables.problems import ApiError, from_bobing
-from bobing.tables.protocol import Command, dumps
+from bobing.tables.protocol import Command
 from bobing.tables.runtime import (
     Roles,
     Runtime,
     auto_throw_deadline,
-    events_frame,
     last_thrown,
     note_event,
     restore,
     snapshot_of,
     throw_index,
 )
-from bobing.tables.state import build_state, state_text
+from bobing.tables.state import build_state, refresh_state, state_text
 from bobing.tables.tokens import hash_token, new_token, normalize_code, with_free_code
 from bobing.tables.validation import (
     MAX_TABLE_NAME,
@@ -85,13 +85,10 @@ from bobing.tables.validation import (
 log = logging.getLogger("bobing.web")
 
 COMMIT_ATTEMPTS = 4
-log = logging.getLogger("bobing.web")
 
 ALWAYS_ROOM = frozenset({"end"})
 """Commands a full log still takes: the host can always end the game (a few events, and the
 table is over: nothing follows that a full log would have to refuse)."""
-
-log = logging.getLogger("bobing.web")
 
 
 PAGE = 1000
@@ -403,7 +400,7 @@ class TableService:
                 info=info, rules=rule_set, seats=[], status="lobby", last_seq=len(stored)
             )
             state = build_state(runtime)
-            runtime.state_json = dumps(state)
+            refresh_state(runtime)
             self._remember(runtime)
             return Created(code, host_token, play_token, state)
 
@@ -638,7 +635,7 @@ class TableService:
         for event in stored:
             note_event(runtime, event)
         runtime.last_seq = stored[-1].seq
-        runtime.state_json = state_text(runtime)
+        refresh_state(runtime, stored)
         self._arm(runtime)
 
     # -- absent players: the server throws once the table's auto-throw time runs out --------
@@ -787,7 +784,15 @@ class TableService:
         return await self._run(target, None, (), claim)
 
     async def _publish(self, runtime: Runtime, stored: list[StoredEvent]) -> None:
-        frame = events_frame(stored, runtime.state_json)
+        """Signal the committed ``stored`` (the runtime's last events) with their frame: the
+        patch of the commit that made them, else (another instance's events, found in the
+        log) the whole state."""
+        after = stored[0].seq - 1
+        patch = runtime.patch
+        if patch is not None and patch[0] == after and runtime.last_seq == stored[-1].seq:
+            frame = events_frame(stored, after=after, patch_json=patch[1])
+        else:
+            frame = events_frame(stored, after=after, state_json=state_text(runtime))
         message = f"{stored[0].seq} {stored[-1].seq} {frame}"
         # The log is committed: if the signal is lost, clients still resync from the log.
         with contextlib.suppress(Exception):
@@ -797,7 +802,7 @@ class TableService:
 
     async def state_json(self, code: str) -> str:
         """The table state as JSON text (RULES.md §7 result inside, see docs/protocol.md)."""
-        return (await self.fresh_runtime(code)).state_json
+        return state_text(await self.fresh_runtime(code))
 
     async def events(self, code: str, after: int, limit: int) -> dict[str, Any]:
         """A page of the log after ``after``."""
@@ -887,5 +892,5 @@ def fold(snapshot: TableSnapshot) -> Runtime:
     if game_events:
         runtime.game = Game.replay(runtime.rules, runtime.names, game_events)
         runtime.last_throw = last_thrown(game_events)
-    runtime.state_json = state_text(runtime)
+    refresh_state(runtime)
     return runtime

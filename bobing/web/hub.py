@@ -18,9 +18,10 @@ from typing import Any
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from bobing.realtime.broker import Broker, table_channel
+from bobing.tables.frames import events_frame
 from bobing.tables.protocol import dumps
-from bobing.tables.runtime import events_frame
 from bobing.tables.service import PAGE, TableService
+from bobing.tables.state import state_text
 
 log = logging.getLogger("bobing.web")
 
@@ -236,21 +237,29 @@ class Hub:
         return True
 
     async def _catch_up(self, conn: Connection, *, always: bool = False) -> None:
+        """Send the events after ``conn.last_sent`` from the log, the last frame with the whole
+        state as of its last event: live frames that follow carry only a patch from it."""
         # On connect the state is always sent (with the backlog, possibly empty).
         owed_state = always
         while True:
-            events = await self.service.store.events_after(conn.code, conn.last_sent, PAGE)
+            after = conn.last_sent
+            events = await self.service.store.events_after(conn.code, after, PAGE)
             if not events and not owed_state:
                 return
             if events:
                 conn.last_sent = events[-1].seq
-            if len(events) == PAGE:
                 owed_state = True
-                await conn.ws.send_text(events_frame(events, None))
-                continue
             runtime = await self.service.runtime(conn.code)
-            if runtime.last_seq != conn.last_sent:
+            if len(events) < PAGE and runtime.last_seq != conn.last_sent:
                 runtime = await self.service.fresh_runtime(conn.code)
-            state = runtime.state_json if runtime.last_seq == conn.last_sent else None
-            await conn.ws.send_text(events_frame(events, state))
-            return
+            if len(events) < PAGE and runtime.last_seq == conn.last_sent:
+                await conn.ws.send_text(
+                    events_frame(events, after=after, state_json=state_text(runtime))
+                )
+                return
+            # A page of a long log, or more events were committed meanwhile: read on. (With
+            # nothing read, the fold is not at the log's head, say a table being deleted:
+            # nothing more to send.)
+            await conn.ws.send_text(events_frame(events, after=after))
+            if not events:
+                return

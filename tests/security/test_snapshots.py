@@ -26,6 +26,7 @@ from bobing.tables.problems import ApiError
 from bobing.tables.protocol import Command
 from bobing.tables.runtime import Runtime, snapshot_of
 from bobing.tables.service import TableService, fold
+from bobing.tables.state import state_text
 from bobing.tables.tokens import hash_token
 
 NAMES = ["甲", "乙", "丙", "丁", "戊"]
@@ -35,7 +36,7 @@ SMALL = {"zhuangyuan": 1, "duitang": 1, "sanhong": 2, "sijin": 2, "erju": 3, "yi
 def view(runtime: Runtime) -> dict[str, Any]:
     """Everything a fold decides."""
     return {
-        "state": runtime.state_json,
+        "state": state_text(runtime),
         "game": None if runtime.game is None else [e.to_json() for e in runtime.game.events],
         "start_dice": runtime.start_dice,
         "fair_throws": runtime.fair_throws,
@@ -192,13 +193,13 @@ async def test_a_snapshot_this_version_cannot_read_is_ignored(tmp_path: Path) ->
         created = await service.create_table(name="旧快照")
         for name in ("甲", "乙"):
             await service.join(created.code, name)
-        before = (await service.runtime(created.code)).state_json
+        before = state_text(await service.runtime(created.code))
         head = (await service.runtime(created.code)).last_seq
         assert await store.save_snapshot(created.code, FoldSnapshot(head, {"version": 99}))
         # An older snapshot does not replace a newer one.
         assert not await store.save_snapshot(created.code, FoldSnapshot(head - 1, {}))
         service.evict(created.code)
-        assert (await service.runtime(created.code)).state_json == before
+        assert state_text(await service.runtime(created.code)) == before
     finally:
         await store.close()
         await broker.close()

@@ -19,6 +19,7 @@ from bobing.tables.problems import ApiError
 from bobing.tables.protocol import Command
 from bobing.tables.runtime import Runtime
 from bobing.tables.service import TableService, fold
+from bobing.tables.state import state_text
 from bobing.tables.tokens import hash_token
 
 
@@ -26,7 +27,7 @@ def view(runtime: Runtime) -> dict[str, Any]:
     """What a runtime decides from: the game, the state clients see, the bookkeeping."""
     game = runtime.game
     return {
-        "state": runtime.state_json,
+        "state": state_text(runtime),
         "game": None if game is None else (game.state, [e.to_json() for e in game.events]),
         "fair_throws": runtime.fair_throws,
         "last_throw": runtime.last_throw,

@@ -12,11 +12,17 @@ import httpx
 import websockets
 from webtools import TIMEOUT, Client, create_table, join
 
+from bobing.tables.frames import expand_events
+
 
 async def frames_until(ws: Any, done: Any) -> list[dict[str, Any]]:
+    """Frames until ``done``; each table's ``events`` with its events as the log has them."""
     seen: list[dict[str, Any]] = []
     while not done(seen):
-        seen.append(json.loads(await asyncio.wait_for(ws.recv(), TIMEOUT)))
+        frame = json.loads(await asyncio.wait_for(ws.recv(), TIMEOUT))
+        if frame["type"] == "table" and frame["frame"]["type"] == "events":
+            frame["frame"]["events"] = expand_events(frame["frame"])
+        seen.append(frame)
     return seen
 
 

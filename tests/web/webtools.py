@@ -26,6 +26,7 @@ import uvicorn
 import websockets
 from hypothesis import strategies as st
 
+from bobing.tables.frames import StaleBase, decode_events
 from bobing.web.app import create_app
 from bobing.web.serve import WS_MAX_SIZE, bind
 from bobing.web.settings import Settings
@@ -249,16 +250,23 @@ class Client:
         await self.ws.close()
 
     async def recv(self, timeout: float = TIMEOUT) -> dict[str, Any]:
+        """The next frame; an ``events`` frame decoded (docs/protocol.md): its events as the
+        log has them, and ``state`` the whole state after them (a patch applied)."""
         frame: dict[str, Any] = json.loads(await asyncio.wait_for(self.ws.recv(), timeout))
         if frame["type"] == "events":
-            for event in frame["events"]:
+            try:
+                events, state = decode_events(frame, self.state)
+            except StaleBase as exc:
+                raise AssertionError(f"{self.name}: {exc}") from None
+            for event in events:
                 expected = self.last_seq + 1
                 assert event["seq"] == expected, (
                     f"{self.name}: got seq {event['seq']}, expected {expected}"
                 )
                 self.events.append(event)
-            if "state" in frame:
-                self.state = frame["state"]
+            frame["events"] = events
+            if state is not None:
+                self.state = frame["state"] = state
         elif frame["type"] in ("ack", "error", "pong") and frame.get("id"):
             self.replies[frame["id"]] = frame
         else:

@@ -6,6 +6,7 @@
 import { FRAME, COMMAND } from "./protocol.js";
 import { randomId } from "./dom.js";
 import { noteServerTime } from "./clock.js";
+import { decodeEvents } from "./frames.js";
 
 export const CONN = Object.freeze({
   CONNECTING: "connecting",
@@ -47,6 +48,8 @@ export class TableConnection extends EventTarget {
     this.roles = [];
     this.player = null;
     this.welcomeSeq = 0;
+    /** @type {Record<string, any> | null} the state after lastSeq, as the server sent it */
+    this.base = null;
     this.pending = new Map();
     this.ws = null;
     this.timer = null;
@@ -261,23 +264,13 @@ export class TableConnection extends EventTarget {
   }
 
   onEvents(frame) {
-    const events = (frame.events || []).filter((e) => e.seq > this.lastSeq);
-    if (events.length && events[0].seq > this.lastSeq + 1) {
-      // a gap: ask again from what we have (the server never skips, but a frame may be lost)
+    const told = takeEvents(frame, this);
+    if (!told) {
       this.attempt = 0;
       this.connect();
       return;
     }
-    if (events.length) this.lastSeq = events[events.length - 1].seq;
-    if (frame.state && frame.state.last_seq > this.lastSeq && !events.length) {
-      // state ahead of the events we hold: resync to fetch the missing ones
-      this.connect();
-      return;
-    }
-    const live = events.length > 0 && events[0].seq > this.welcomeSeq;
-    this.dispatchEvent(
-      new CustomEvent("events", { detail: { events, state: frame.state || null, live } }),
-    );
+    this.dispatchEvent(new CustomEvent("events", { detail: told }));
   }
 
   /** Send a command; resolves with its ack, rejects with CommandError. Queued while offline. */
@@ -306,7 +299,7 @@ export class WatchConnection extends TableConnection {
   /** @param {string[]} codes @param {{lang?: string}} options */
   constructor(codes, { lang = "zh-Hans" } = {}) {
     super("", { lang });
-    /** @type {Map<string, {lastSeq: number, welcomeSeq: number}>} */
+    /** @type {Map<string, {lastSeq: number, welcomeSeq: number, base?: Record<string, any> | null}>} */
     this.tables = new Map();
     for (const code of codes) this.tables.set(code, { lastSeq: 0, welcomeSeq: 0 });
   }
@@ -357,16 +350,34 @@ export class WatchConnection extends TableConnection {
   }
 
   onTableEvents(code, table, frame) {
-    const events = (frame.events || []).filter((e) => e.seq > table.lastSeq);
-    if (events.length && events[0].seq > table.lastSeq + 1) {
+    const told = takeEvents(frame, table);
+    if (!told) {
       this.attempt = 0;
-      this.connect(); // a gap: every table resumes from what it has
+      this.connect(); // every table resumes from what it has
       return;
     }
-    if (events.length) table.lastSeq = events[events.length - 1].seq;
-    const live = events.length > 0 && events[0].seq > table.welcomeSeq;
-    this.dispatchEvent(
-      new CustomEvent("events", { detail: { code, events, state: frame.state || null, live } }),
-    );
+    this.dispatchEvent(new CustomEvent("events", { detail: { code, ...told } }));
   }
+}
+
+/**
+ * One table's `events` frame, decoded against what `table` holds (its last seq and the state
+ * after it), which it updates: the new events, the state after them (null for a page of a
+ * long resync) and whether they are live (after the welcome). Null when the frame does not
+ * follow what the table holds (a gap, a patch on another state, a state ahead of its events):
+ * the caller reconnects with `?after=` (the server never skips, but a frame may be lost).
+ * @param {import("./protocol.js").EventsFrame} frame
+ * @param {{lastSeq: number, welcomeSeq: number, base?: Record<string, any> | null}} table
+ */
+function takeEvents(frame, table) {
+  const decoded = decodeEvents(frame, table.base || null);
+  if (!decoded) return null;
+  const events = decoded.events.filter((e) => e.seq > table.lastSeq);
+  if (events.length && events[0].seq > table.lastSeq + 1) return null;
+  if (events.length) table.lastSeq = events[events.length - 1].seq;
+  const state = decoded.state;
+  if (state && state.last_seq > table.lastSeq && !events.length) return null;
+  table.base = decoded.base;
+  const live = events.length > 0 && events[0].seq > table.welcomeSeq;
+  return { events, state, live };
 }

@@ -56,7 +56,9 @@
  * Frames the server sends on the table socket.
  * @typedef {{type: "welcome", code: string, roles: string[], player: string | null,
  *   last_seq: number, server_time: string}} WelcomeFrame
- * @typedef {{type: "events", events: LogEvent[], state: TableState | null}} EventsFrame
+ * @typedef {{type: "events", seq: number, common?: Record<string, any>,
+ *   events: Record<string, any>[], state?: TableState, patch?: any[][]}} EventsFrame
+ *   (compact on the wire: `frames.js` decodes it into the log's events and the whole state)
  * @typedef {{type: "ack", id: string, seq: number, last_seq: number, duplicate: boolean,
  *   reply?: Record<string, any>}} AckFrame
  * @typedef {{type: "error", id: string | null, code: string, status: number, title: string,
