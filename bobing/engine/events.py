@@ -171,10 +171,22 @@ def event_to_json(event: Event) -> dict[str, Any]:
     True
     """
     out: dict[str, Any] = {"type": event.type}
-    for f in fields(event):
-        value = getattr(event, f.name)
-        out[_JSON_NAME.get(f.name, f.name)] = list(value) if isinstance(value, tuple) else value
+    for name, key in _json_names(type(event)):
+        value = getattr(event, name)
+        out[key] = list(value) if isinstance(value, tuple) else value
     return out
+
+
+_NAMES: dict[type[Any], tuple[tuple[str, str], ...]] = {}
+
+
+def _json_names(kind: type[Any]) -> tuple[tuple[str, str], ...]:
+    """An event class's fields and their JSON names (looked up once per class: a table server
+    turns every event into JSON)."""
+    names = _NAMES.get(kind)
+    if names is None:
+        names = _NAMES[kind] = tuple((f.name, _JSON_NAME.get(f.name, f.name)) for f in fields(kind))
+    return names
 
 
 def event_from_json(data: dict[str, Any]) -> Event:

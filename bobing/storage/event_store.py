@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import sqlite3
 from collections.abc import Callable, Sequence
@@ -45,8 +46,10 @@ def utcnow() -> datetime:
     return now.replace(microsecond=now.microsecond // 1000 * 1000)
 
 
+@functools.lru_cache(maxsize=1024)
 def iso(moment: datetime) -> str:
-    """``2025-10-06T12:00:00.123Z``."""
+    """``2025-10-06T12:00:00.123Z``. (Remembered: the events of one commit, and the states
+    and frames built from them, share their moment.)"""
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")

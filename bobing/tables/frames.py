@@ -31,7 +31,6 @@ import copy
 from collections.abc import Sequence
 from typing import Any
 
-from bobing.storage.event_store import StoredEvent
 from bobing.tables.protocol import dumps
 
 HOISTED = ("at", "throw", "player")
@@ -52,16 +51,16 @@ def compact_events(events: Sequence[dict[str, Any]]) -> tuple[dict[str, Any], li
 
 
 def events_frame(
-    events: Sequence[StoredEvent],
+    events: Sequence[dict[str, Any]],
     *,
     after: int,
     state_json: str | None = None,
     patch_json: str | None = None,
 ) -> str:
-    """The ``events`` frame as text: the events after ``after`` (consecutive) and either the
-    state (already encoded), a patch from the state after ``after`` (already encoded), or
-    neither (a page of a long resync)."""
-    common, rest = compact_events([e.to_json() for e in events])
+    """The ``events`` frame as text: the events after ``after`` (consecutive, as the log has
+    them: ``StoredEvent.to_json``) and either the state (already encoded), a patch from the
+    state after ``after`` (already encoded), or neither (a page of a long resync)."""
+    common, rest = compact_events(events)
     head = '{"type":"events","seq":' + str(after + 1)
     if common:
         head += ',"common":' + dumps(common)

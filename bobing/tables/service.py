@@ -297,7 +297,7 @@ class TableService:
             runtime = await self.runtime(code)
             stored = await self.store.events_after(runtime.code, seen, PAGE)
             if stored and stored[-1].seq == runtime.last_seq:
-                await self._publish(runtime, stored)
+                await self._publish(runtime, [e.to_json() for e in stored])
         return True
 
     async def close(self) -> None:
@@ -583,9 +583,9 @@ class TableService:
                 except Exception:
                     self.evict(runtime.code)
                     raise
-                self._committed(runtime, plan, stored)
+                logged = self._committed(runtime, plan, stored)
                 self._maybe_snapshot(runtime)
-                await self._publish(runtime, stored)
+                await self._publish(runtime, logged)
                 return Outcome(stored[0].seq, runtime.last_seq, reply=plan.reply)
         raise ApiError("conflict", "the table kept changing; send the command again")
 
@@ -627,7 +627,10 @@ class TableService:
                 limit=limit,
             )
 
-    def _committed(self, runtime: Runtime, plan: Plan, stored: list[StoredEvent]) -> None:
+    def _committed(
+        self, runtime: Runtime, plan: Plan, stored: list[StoredEvent]
+    ) -> list[dict[str, Any]]:
+        """Bring the runtime up to the committed ``stored``; their JSON (as the log has them)."""
         if plan.commit is not None:
             plan.commit(runtime)
         if plan.status is not None:
@@ -635,8 +638,10 @@ class TableService:
         for event in stored:
             note_event(runtime, event)
         runtime.last_seq = stored[-1].seq
-        refresh_state(runtime, stored)
+        logged = [event.to_json() for event in stored]
+        refresh_state(runtime, logged)
         self._arm(runtime)
+        return logged
 
     # -- absent players: the server throws once the table's auto-throw time runs out --------
 
@@ -783,17 +788,17 @@ class TableService:
 
         return await self._run(target, None, (), claim)
 
-    async def _publish(self, runtime: Runtime, stored: list[StoredEvent]) -> None:
-        """Signal the committed ``stored`` (the runtime's last events) with their frame: the
-        patch of the commit that made them, else (another instance's events, found in the
-        log) the whole state."""
-        after = stored[0].seq - 1
+    async def _publish(self, runtime: Runtime, logged: list[dict[str, Any]]) -> None:
+        """Signal the committed events ``logged`` (the runtime's last, as JSON) with their
+        frame: the patch of the commit that made them, else (another instance's events, found
+        in the log) the whole state."""
+        first, last = logged[0]["seq"], logged[-1]["seq"]
         patch = runtime.patch
-        if patch is not None and patch[0] == after and runtime.last_seq == stored[-1].seq:
-            frame = events_frame(stored, after=after, patch_json=patch[1])
+        if patch is not None and patch[0] == first - 1 and runtime.last_seq == last:
+            frame = events_frame(logged, after=first - 1, patch_json=patch[1])
         else:
-            frame = events_frame(stored, after=after, state_json=state_text(runtime))
-        message = f"{stored[0].seq} {stored[-1].seq} {frame}"
+            frame = events_frame(logged, after=first - 1, state_json=state_text(runtime))
+        message = f"{first} {last} {frame}"
         # The log is committed: if the signal is lost, clients still resync from the log.
         with contextlib.suppress(Exception):
             await self.broker.publish(table_channel(runtime.code), message)

@@ -7,7 +7,7 @@ from typing import Any
 
 from bobing.engine.game import Game, Phase
 from bobing.organizer.playoff import table_winner
-from bobing.storage.event_store import StoredEvent, iso
+from bobing.storage.event_store import iso
 from bobing.tables.frames import implied_state, state_patch
 from bobing.tables.protocol import dumps
 from bobing.tables.runtime import Runtime, auto_throw_deadline, who_may_throw
@@ -202,16 +202,17 @@ def build_state(runtime: Runtime) -> dict[str, Any]:
     return {**static_state(runtime), **dynamic_state(runtime)}
 
 
-def refresh_state(runtime: Runtime, events: Sequence[StoredEvent] = ()) -> None:
-    """After a commit of ``events`` (or a load): the moving half of the state again, and the
-    patch that leads to it from the one before, past what the events imply (the patch a live
-    ``events`` frame carries instead of the state: ``tables.frames``)."""
+def refresh_state(runtime: Runtime, events: Sequence[dict[str, Any]] = ()) -> None:
+    """After a commit of ``events`` (as the log has them; none after a load): the moving half
+    of the state again, and the patch that leads to it from the one before, past what the
+    events imply (the patch a live ``events`` frame carries instead of the state:
+    ``tables.frames``)."""
     new = dynamic_state(runtime)
     old = runtime.dynamic
     if old is None or not events:
         runtime.patch = None
     else:
-        implied = implied_state(old, [e.to_json() for e in events])
+        implied = implied_state(old, events)
         runtime.patch = (old["last_seq"], dumps(state_patch(implied, new)))
     runtime.dynamic = new
     runtime.state_cache = None

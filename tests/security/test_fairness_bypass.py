@@ -274,8 +274,9 @@ def test_the_thrower_s_browser_flags_a_server_that_ignores_its_nonce(
         def down(message: str | bytes) -> None:
             if isinstance(message, str) and ('"dice"' in message or '"start_dice"' in message):
                 frame = json.loads(message)
+                common = frame.get("common", {})  # fields the frame's events share (protocol.md)
                 for event in frame.get("events", []):
-                    if event["type"] == "dice" and event.get("throw") == 2:
+                    if event["type"] == "dice" and event.get("throw", common.get("throw")) == 2:
                         event["nonce"] = "server-chosen"
                     if event["type"] == "start_dice":
                         event["nonce"] = "start-chosen"
