@@ -20,10 +20,12 @@ from hypothesis import strategies as st
 from webtools import (
     SMALL_PRIZES,
     TIMEOUT,
+    Client,
     command_over_http,
     create_table,
     join,
     root_conftest,
+    running_server,
     ws_url,
 )
 
@@ -36,6 +38,10 @@ from bobing.tables.frames import (
     implied_state,
     state_patch,
 )
+from bobing.web.app import create_app
+from bobing.web.hub import text_frame
+from bobing.web.serve import uvicorn_options as serve_uvicorn_options
+from bobing.web.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 FRAMES_JS = ROOT / "bobing" / "web" / "static" / "js" / "frames.js"
@@ -211,3 +217,44 @@ console.log(JSON.stringify({{ out, stale }}));
     result = json.loads(done.stdout)
     assert result["stale"] is None
     assert result["out"] == states
+
+
+@pytest.mark.parametrize("size", [0, 1, 125, 126, 65535, 65536, 70000])
+def test_a_frame_is_framed_as_rfc_6455_says(size: int) -> None:
+    payload = b"x" * size
+    framed = text_frame(payload)
+    assert framed[0] == 0x81  # FIN, text
+    length, rest = framed[1], framed[2:]
+    assert length & 0x80 == 0  # a server's frames are not masked
+    if size < 126:
+        assert length == size
+    elif size < 65536:
+        assert length == 126 and int.from_bytes(rest[:2], "big") == size
+        rest = rest[2:]
+    else:
+        assert length == 127 and int.from_bytes(rest[:8], "big") == size
+        rest = rest[8:]
+    assert rest == payload
+
+
+async def test_table_frames_are_written_once_framed_to_every_socket(db_url: str) -> None:
+    """Under Uvicorn as ``bobing serve`` runs it, a table socket writes the table's framed
+    frame to its transport directly, and the phones read what they would have read."""
+    settings = Settings(db_url=db_url)
+    app = create_app(settings)
+    async with (
+        running_server(settings, app=app, **serve_uvicorn_options(settings)) as base,
+        httpx.AsyncClient(base_url=base, timeout=TIMEOUT) as http,
+    ):
+        created = await create_table(http, mode="online")
+        code = created["code"]
+        phones = [await Client.connect(base, code, name=f"phone {i}") for i in range(3)]
+        connections = app.state.hub.tables[code]
+        assert len(connections) == 3
+        assert all(c.writer is not None for c in connections), "the direct path is not taken"
+        for name in ("甲", "乙"):
+            await join(http, code, name)
+        state = (await http.get(f"/api/tables/{code}")).json()
+        for phone in phones:
+            await phone.reach(state["last_seq"])
+            assert phone.state == state

@@ -59,15 +59,18 @@ def new_id(prefix: str = "c") -> str:
 
 
 @contextlib.asynccontextmanager
-async def running_server(settings: Settings, **options: Any) -> AsyncIterator[str]:
+async def running_server(
+    settings: Settings, *, app: Any = None, **options: Any
+) -> AsyncIterator[str]:
     """A real Uvicorn server on an ephemeral 127.0.0.1 port in this event loop.
 
-    ``options`` go to ``uvicorn.Config`` (e.g. ``ws_ping_interval=None``).
+    ``app`` is the application to serve (by default one made from ``settings``); ``options``
+    go to ``uvicorn.Config`` (e.g. ``ws_ping_interval=None``).
     """
     sock = bind("127.0.0.1", 0)
     port = sock.getsockname()[1]
     config = uvicorn.Config(
-        create_app(settings),
+        app if app is not None else create_app(settings),
         **{
             "log_level": "warning",
             "ws_max_size": WS_MAX_SIZE,
