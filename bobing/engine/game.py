@@ -73,6 +73,9 @@ from bobing.engine.switches import (
 
 _DICE_TEXT: dict[tuple[int, ...], str] = {}  # at most 6^6 entries
 
+TIER_IDS: tuple[str, ...] = tuple(str(tier) for tier in TIERS)
+"""The tiers' RULES.md ids, highest first (the keys of a result's holdings and pool)."""
+
 
 def _dice_text(faces: tuple[int, ...]) -> str:
     text = _DICE_TEXT[faces] = dice_text(faces)
@@ -101,6 +104,15 @@ class Game:
         self.rules = rules
         self.state = new_state(rules, players)
         self.events: list[Event] = []
+
+    def copy(self) -> Game:
+        """A game to go on from this one without changing it: the state is an immutable fold,
+        so the copy shares it and copies only the list of events."""
+        other = Game.__new__(Game)
+        other.rules = self.rules
+        other.state = self.state
+        other.events = list(self.events)
+        return other
 
     # -- views -------------------------------------------------------------------------------
 
@@ -790,9 +802,10 @@ class Game:
                 "throw": leader.throw,
             },
             "holdings": {
-                name: {str(t): n for t, n in state.holdings(name).items()} for name in state.players
+                name: {TIER_IDS[i]: n for i, n in enumerate(state.held[seat]) if n}
+                for seat, name in enumerate(state.players)
             },
-            "pool": {str(t): n for t, n in zip(TIERS, state.pool, strict=True)},
+            "pool": dict(zip(TIER_IDS, state.pool, strict=True)),
         }
         if state.ranked:
             out["holdings"] = {name: {} for name in state.players}

@@ -79,10 +79,7 @@ def need_seated(runtime: Runtime, name: str) -> None:
 
 def _draft(game: Game) -> Game:
     """A copy of ``game`` to decide on: the runtime's game is only replaced on commit."""
-    draft = Game(game.rules, game.players)
-    draft.state = game.state
-    draft.events = list(game.events)
-    return draft
+    return game.copy()
 
 
 def _adopt(game: Game) -> Callable[[Runtime], None]:

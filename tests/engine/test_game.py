@@ -446,3 +446,15 @@ def test_a_twelve_player_game_ends() -> None:
         else:
             game.roll(dice)
     assert game.is_over and conserved(game.state)
+
+
+def test_a_copy_goes_on_without_changing_the_game() -> None:
+    game = started()
+    game.throw("444412")
+    state, events = game.state, list(game.events)
+    draft = game.copy()
+    draft.throw("123456")
+    assert game.state is state and game.events == events
+    assert draft.throw_count == 2 and game.throw_count == 1
+    assert draft.events[: len(events)] == events and len(draft.events) > len(events)
+    assert draft.rules is game.rules
