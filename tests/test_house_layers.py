@@ -28,7 +28,8 @@ ALLOWED: dict[str, set[str]] = {
     "web": {
         "engine", "i18n", "organizer", "analysis", "storage", "realtime", "tables", "gatherings",
     },
-    "bench": {"engine", "realtime", "storage", "web"},
+    # tables: the frames' decoder (tables/frames.py), as every Python client of the socket
+    "bench": {"engine", "realtime", "storage", "tables", "web"},
     "cli": {
         "engine", "i18n", "organizer", "analysis", "storage", "realtime", "tables", "gatherings",
         "web", "bench",
@@ -47,7 +48,8 @@ THIRD_PARTY: dict[str, set[str]] = {
     # pypinyin: the results' name order (bobing/gatherings/collation.py)
     "gatherings": {"pydantic", "pypinyin"},
     # brotli, PIL and platformdirs: the static front end precompressed, its icons drawn, and
-    # the compressed files kept between starts (bobing/web/assets.py)
+    # the compressed files kept between starts (bobing/web/assets.py); websockets: the state
+    # of a socket the hub writes to directly (Uvicorn's protocol is built on it, web/hub.py)
     "web": {
         "fastapi",
         "starlette",
@@ -59,6 +61,7 @@ THIRD_PARTY: dict[str, set[str]] = {
         "brotli",
         "PIL",
         "platformdirs",
+        "websockets",
     },
     "bench": {"websockets"},
     "cli": {"typer", "rich", "click"},
