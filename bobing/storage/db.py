@@ -14,7 +14,7 @@ from sqlalchemy import Table, create_engine, event, select, text
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection, Engine, make_url
-from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, DisconnectionError, SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.pool import StaticPool
 
@@ -83,14 +83,19 @@ class Database:
                 kwargs["connect_args"] = {"server_settings": {"search_path": schema}}
             kwargs["pool_size"] = 10
             kwargs["max_overflow"] = 10
-            # A pooled connection PostgreSQL dropped (a restart, pg_terminate_backend, a
-            # failover) is found at checkout and replaced, instead of failing one request.
-            kwargs["pool_pre_ping"] = True
         self.engine: AsyncEngine = create_async_engine(self.url, **kwargs)
+        self._reader: AsyncEngine = self.engine
         self._sync_writer: Engine | None = None
         self._writer_thread: ThreadPoolExecutor | None = None
         if self.dialect == "sqlite":
             event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
+        else:
+            # A pooled connection PostgreSQL dropped (a restart, pg_terminate_backend, a
+            # failover) is found at checkout and replaced, instead of failing one request.
+            event.listen(self.engine.sync_engine.pool, "checkout", _ping_postgresql)
+            # Reads need no transaction: at READ COMMITTED every statement of one takes its
+            # own snapshot anyway, and BEGIN and ROLLBACK are two round trips more.
+            self._reader = self.engine.execution_options(isolation_level="AUTOCOMMIT")
 
     @property
     def display_url(self) -> str:
@@ -136,8 +141,9 @@ class Database:
         return True
 
     def connect(self) -> AsyncConnection:
-        """A connection (use ``async with``)."""
-        return self.engine.connect()
+        """A connection for reads (use ``async with``); on PostgreSQL each statement commits
+        on its own. Writes that belong together use ``engine.begin()``."""
+        return self._reader.connect()
 
     async def drop_schema(self) -> None:
         """Drop this database's PostgreSQL schema and everything in it (tests)."""
@@ -198,6 +204,16 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     # background instead (Database.checkpoint), this is only the safety net.
     cursor.execute("PRAGMA wal_autocheckpoint=20000")
     cursor.close()
+
+
+def _ping_postgresql(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
+    # What pool_pre_ping does, in one round trip instead of three: the driver's own ping
+    # wraps its query in BEGIN and ROLLBACK (for pgbouncer's transaction mode), and under
+    # load every round trip is an event-loop turn that a pooled connection stays out for.
+    try:
+        dbapi_connection.run_async(lambda driver: driver.execute("SELECT 1"))
+    except Exception as exc:
+        raise DisconnectionError(f"the pooled connection is gone: {exc}") from exc
 
 
 def _upgrade(connection: Connection) -> None:
