@@ -150,6 +150,8 @@ class TableService:
         self._loading: dict[str, asyncio.Future[Runtime | None]] = {}
         self._heads: dict[str, int] = {}
         """Log heads other instances signalled past a cached runtime (:meth:`signal`)."""
+        self._catching: set[str] = set()
+        """Tables whose cached runtime is catching up in the background."""
         self._background: set[asyncio.Task[None]] = set()
         self.clocks = Clocks(self._time_up)
         """The time limits' timers (``deadline_set`` in the log)."""
@@ -274,10 +276,31 @@ class TableService:
 
     def signal(self, code: str, last_seq: int) -> None:
         """A broker message said the log reached ``last_seq``: a cached runtime behind it
-        catches up before its next use (:meth:`_caught_up`)."""
+        catches up (:meth:`_caught_up`) now, in the background, so that the next command here
+        (the next player's throw, typically) does not wait for the read; and in any case
+        before its next use."""
         runtime = self._runtimes.get(code)
-        if runtime is not None and last_seq > max(runtime.last_seq, self._heads.get(code, 0)):
-            self._heads[code] = last_seq
+        if runtime is None or last_seq <= max(runtime.last_seq, self._heads.get(code, 0)):
+            return
+        self._heads[code] = last_seq
+        if code in self._catching:
+            return  # the running catch-up reads on to this head
+        self._catching.add(code)
+
+        async def catch_up_now() -> None:
+            try:
+                seen = -1
+                while not runtime.evicted and seen < runtime.last_seq < self._heads.get(code, 0):
+                    seen = runtime.last_seq
+                    await self._caught_up(runtime)
+            except Exception:  # the next command reads the log itself
+                log.warning("could not catch up table %s", code, exc_info=True)
+            finally:
+                self._catching.discard(code)
+
+        task = asyncio.create_task(catch_up_now())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     # -- time limits ------------------------------------------------------------------------
 

@@ -3,12 +3,13 @@
 Two services on one database stand for two server instances. When one commits, the other
 hears of it only through the broker's signal (``TableService.signal``, what the hub calls); its
 next use of the table must then see exactly the fold of the log. A throw's or a reaction's
-events are applied to the cached runtime (one read of the tail, no reload); anything that needs
-the table's row (seats, status) reloads it.
+events are applied to the cached runtime (one read of the tail, no reload), at once rather than
+at the next command; anything that needs the table's row (seats, status) reloads it.
 """
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +69,8 @@ async def test_the_other_instance_applies_throws_and_reloads_for_the_rest(
             head = await service.store.last_seq(code)
             assert head is not None
             service.signal(code, head)
+            # It catches up at once, in the background: not when its next command comes.
+            await asyncio.gather(*service._background)
             runtime = await service.runtime(code)
             loaded = await service.store.load(code, use_snapshot=False)
             service.store.loads -= 1  # type: ignore[attr-defined]  # the check's own load
@@ -93,6 +96,13 @@ async def test_the_other_instance_applies_throws_and_reloads_for_the_rest(
                 await here.execute(code, react, tokens[player])
             await the_other_sees_the_log(there)
         # Every throw and the reaction were applied from the tail: no more whole loads.
+        assert [s.loads for s in stores] == [0, 1]
+        # ... and before either instance's next command: the signal started it.
+        behind = await one.runtime(code)
+        await two.execute(code, Command("react", "r2", {"emoji": "🎉"}), host)
+        one.signal(code, behind.last_seq + 1)
+        await asyncio.gather(*one._background)
+        assert behind.last_seq == await one.store.last_seq(code)
         assert [s.loads for s in stores] == [0, 1]
 
         # Seats and status live in the table's row: the host's end makes the other reload.
