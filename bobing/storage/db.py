@@ -26,6 +26,9 @@ R = TypeVar("R")
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 VERSION_TABLE = "bobing_alembic_version"
 _SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
+COMMIT_WRITERS = 4
+"""PostgreSQL: the event store's group-commit writers, each with a pooled connection of its
+own (:attr:`Database.commit_engine`)."""
 
 
 def default_url() -> str:
@@ -84,6 +87,9 @@ class Database:
             kwargs["pool_size"] = 10
             kwargs["max_overflow"] = 10
         self.engine: AsyncEngine = create_async_engine(self.url, **kwargs)
+        self.commit_engine: AsyncEngine = self.engine
+        """Where the event store's writers commit: on PostgreSQL a pool of their own, so a
+        throw's commit never queues behind reads for a connection."""
         self._reader: AsyncEngine = self.engine
         self._sync_writer: Engine | None = None
         self._writer_thread: ThreadPoolExecutor | None = None
@@ -92,7 +98,10 @@ class Database:
         else:
             # A pooled connection PostgreSQL dropped (a restart, pg_terminate_backend, a
             # failover) is found at checkout and replaced, instead of failing one request.
-            event.listen(self.engine.sync_engine.pool, "checkout", _ping_postgresql)
+            kwargs.update(pool_size=COMMIT_WRITERS, max_overflow=0)
+            self.commit_engine = create_async_engine(self.url, **kwargs)
+            for engine in (self.engine, self.commit_engine):
+                event.listen(engine.sync_engine.pool, "checkout", _ping_postgresql)
             # Reads need no transaction: at READ COMMITTED every statement of one takes its
             # own snapshot anyway, and BEGIN and ROLLBACK are two round trips more.
             self._reader = self.engine.execution_options(isolation_level="AUTOCOMMIT")
@@ -179,6 +188,8 @@ class Database:
     async def dispose(self) -> None:
         """Close every pooled connection (and the SQLite writer)."""
         await self.engine.dispose()
+        if self.commit_engine is not self.engine:
+            await self.commit_engine.dispose()
         if self._writer_thread is not None:
             engine, thread = self._sync_writer, self._writer_thread
             self._writer_thread = self._sync_writer = None

@@ -96,6 +96,10 @@ log = logging.getLogger("bobing.web")
 
 
 PAGE = 1000
+CATCH_UPS_AT_ONCE = 8
+"""Background catch-ups (:meth:`TableService.signal`) reading at one time: each holds a pooled
+connection, and a burst of signals must not take every one (a command that finds its table
+still behind reads the tail itself)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +155,7 @@ class TableService:
         self._heads: dict[str, int] = {}
         """Log heads other instances signalled past a cached runtime (:meth:`signal`)."""
         self._catching: set[str] = set()
+        self._catch_up_slots = asyncio.Semaphore(CATCH_UPS_AT_ONCE)
         """Tables whose cached runtime is catching up in the background."""
         self._background: set[asyncio.Task[None]] = set()
         self.clocks = Clocks(self._time_up)
@@ -292,7 +297,8 @@ class TableService:
                 seen = -1
                 while not runtime.evicted and seen < runtime.last_seq < self._heads.get(code, 0):
                     seen = runtime.last_seq
-                    await self._caught_up(runtime)
+                    async with self._catch_up_slots:
+                        await self._caught_up(runtime)
             except Exception:  # the next command reads the log itself
                 log.warning("could not catch up table %s", code, exc_info=True)
             finally:

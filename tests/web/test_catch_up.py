@@ -18,7 +18,7 @@ from bobing.storage import Database, EventStore
 from bobing.storage.event_store import TableSnapshot
 from bobing.tables.protocol import Command
 from bobing.tables.runtime import Runtime, snapshot_of
-from bobing.tables.service import TableService, fold
+from bobing.tables.service import CATCH_UPS_AT_ONCE, TableService, fold
 from bobing.tables.tokens import hash_token
 
 
@@ -117,4 +117,40 @@ async def test_the_other_instance_applies_throws_and_reloads_for_the_rest(
             await store.close()
         for broker in brokers:
             await broker.close()
+        await db.dispose()
+
+
+async def test_a_burst_of_signals_reads_a_few_tables_at_a_time(tmp_path: Path) -> None:
+    """Each background catch-up holds a pooled connection while it reads: a burst of signals
+    must leave connections for the commands (at most CATCH_UPS_AT_ONCE read at once)."""
+    db = Database(f"sqlite+aiosqlite:///{tmp_path / 'bobing.sqlite3'}")
+    await db.migrate()
+    store = EventStore(db)
+    broker = get_broker("memory://")
+    service = TableService(store, broker)
+    reading = most = 0
+    events_after = store.events_after
+
+    async def counted(code: str, after: int, limit: int | None = None) -> Any:
+        nonlocal reading, most
+        reading += 1
+        most = max(most, reading)
+        try:
+            for _ in range(5):
+                await asyncio.sleep(0)
+            return await events_after(code, after, limit)
+        finally:
+            reading -= 1
+
+    store.events_after = counted  # type: ignore[method-assign]
+    try:
+        codes = [(await service.create_table(name=f"桌{i}")).code for i in range(24)]
+        for code in codes:
+            service.signal(code, 99)  # further than the log: each reads, then reloads
+        await asyncio.gather(*service._background)
+        assert most == CATCH_UPS_AT_ONCE
+    finally:
+        await service.close()
+        await store.close()
+        await broker.close()
         await db.dispose()
