@@ -96,10 +96,10 @@ class Database:
         if self.dialect == "sqlite":
             event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
         else:
-            # A pooled connection PostgreSQL dropped (a restart, pg_terminate_backend, a
-            # failover) is found at checkout and replaced, instead of failing one request.
             kwargs.update(pool_size=COMMIT_WRITERS, max_overflow=0)
             self.commit_engine = create_async_engine(self.url, **kwargs)
+            # A pooled connection PostgreSQL dropped (a restart, pg_terminate_backend, a
+            # failover) is found at checkout and replaced, instead of failing one request.
             for engine in (self.engine, self.commit_engine):
                 event.listen(engine.sync_engine.pool, "checkout", _ping_postgresql)
             # Reads need no transaction: at READ COMMITTED every statement of one takes its

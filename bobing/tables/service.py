@@ -155,8 +155,8 @@ class TableService:
         self._heads: dict[str, int] = {}
         """Log heads other instances signalled past a cached runtime (:meth:`signal`)."""
         self._catching: set[str] = set()
-        self._catch_up_slots = asyncio.Semaphore(CATCH_UPS_AT_ONCE)
         """Tables whose cached runtime is catching up in the background."""
+        self._catch_up_slots = asyncio.Semaphore(CATCH_UPS_AT_ONCE)
         self._background: set[asyncio.Task[None]] = set()
         self.clocks = Clocks(self._time_up)
         """The time limits' timers (``deadline_set`` in the log)."""
