@@ -832,6 +832,15 @@ class Game:
         game._emit(list(events))
         return game
 
+    def extended(self, events: Iterable[Event]) -> Game:
+        """A copy of this game with ``events`` applied after its own (a log that grew
+        elsewhere; nothing is re-decided, this game is left as it was)."""
+        game = Game(self.rules, self.players)
+        game.state = self.state
+        game.events = list(self.events)
+        game._emit(list(events))
+        return game
+
     def to_record(self, *, seed: int | None = None, **extra: Any) -> dict[str, Any]:
         """This game as a RULES.md §6 record (replayable with :meth:`from_record`)."""
         return write_record(self.rules, self.players, self.events, seed=seed, **extra)

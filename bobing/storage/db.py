@@ -14,7 +14,7 @@ from sqlalchemy import Table, create_engine, event, select, text
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection, Engine, make_url
-from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, DisconnectionError, SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.pool import StaticPool
 
@@ -26,6 +26,9 @@ R = TypeVar("R")
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 VERSION_TABLE = "bobing_alembic_version"
 _SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
+COMMIT_WRITERS = 4
+"""PostgreSQL: the event store's group-commit writers, each with a pooled connection of its
+own (:attr:`Database.commit_engine`)."""
 
 
 def default_url() -> str:
@@ -83,14 +86,25 @@ class Database:
                 kwargs["connect_args"] = {"server_settings": {"search_path": schema}}
             kwargs["pool_size"] = 10
             kwargs["max_overflow"] = 10
-            # A pooled connection PostgreSQL dropped (a restart, pg_terminate_backend, a
-            # failover) is found at checkout and replaced, instead of failing one request.
-            kwargs["pool_pre_ping"] = True
         self.engine: AsyncEngine = create_async_engine(self.url, **kwargs)
+        self.commit_engine: AsyncEngine = self.engine
+        """Where the event store's writers commit: on PostgreSQL a pool of their own, so a
+        throw's commit never queues behind reads for a connection."""
+        self._reader: AsyncEngine = self.engine
         self._sync_writer: Engine | None = None
         self._writer_thread: ThreadPoolExecutor | None = None
         if self.dialect == "sqlite":
             event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
+        else:
+            kwargs.update(pool_size=COMMIT_WRITERS, max_overflow=0)
+            self.commit_engine = create_async_engine(self.url, **kwargs)
+            # A pooled connection PostgreSQL dropped (a restart, pg_terminate_backend, a
+            # failover) is found at checkout and replaced, instead of failing one request.
+            for engine in (self.engine, self.commit_engine):
+                event.listen(engine.sync_engine.pool, "checkout", _ping_postgresql)
+            # Reads need no transaction: at READ COMMITTED every statement of one takes its
+            # own snapshot anyway, and BEGIN and ROLLBACK are two round trips more.
+            self._reader = self.engine.execution_options(isolation_level="AUTOCOMMIT")
 
     @property
     def display_url(self) -> str:
@@ -136,8 +150,9 @@ class Database:
         return True
 
     def connect(self) -> AsyncConnection:
-        """A connection (use ``async with``)."""
-        return self.engine.connect()
+        """A connection for reads (use ``async with``); on PostgreSQL each statement commits
+        on its own. Writes that belong together use ``engine.begin()``."""
+        return self._reader.connect()
 
     async def drop_schema(self) -> None:
         """Drop this database's PostgreSQL schema and everything in it (tests)."""
@@ -173,6 +188,8 @@ class Database:
     async def dispose(self) -> None:
         """Close every pooled connection (and the SQLite writer)."""
         await self.engine.dispose()
+        if self.commit_engine is not self.engine:
+            await self.commit_engine.dispose()
         if self._writer_thread is not None:
             engine, thread = self._sync_writer, self._writer_thread
             self._writer_thread = self._sync_writer = None
@@ -198,6 +215,16 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     # background instead (Database.checkpoint), this is only the safety net.
     cursor.execute("PRAGMA wal_autocheckpoint=20000")
     cursor.close()
+
+
+def _ping_postgresql(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
+    # What pool_pre_ping does, in one round trip instead of three: the driver's own ping
+    # wraps its query in BEGIN and ROLLBACK (for pgbouncer's transaction mode), and under
+    # load every round trip is an event-loop turn that a pooled connection stays out for.
+    try:
+        dbapi_connection.run_async(lambda driver: driver.execute("SELECT 1"))
+    except Exception as exc:
+        raise DisconnectionError(f"the pooled connection is gone: {exc}") from exc
 
 
 def _upgrade(connection: Connection) -> None:

@@ -24,7 +24,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from bobing.storage.db import Database
+from bobing.storage.db import COMMIT_WRITERS, Database
 from bobing.storage.models import EventRow, SeatRow, SnapshotRow, TableRow
 
 
@@ -172,7 +172,7 @@ class EventStore:
         )
         self._writers: list[asyncio.Task[None]] = []
         # One writer for SQLite (it has a single write lock anyway); a few for PostgreSQL.
-        self._writer_count = 1 if db.dialect == "sqlite" else 4
+        self._writer_count = 1 if db.dialect == "sqlite" else COMMIT_WRITERS
 
     # -- tables ---------------------------------------------------------------------------
 
@@ -503,7 +503,7 @@ class EventStore:
             for r, events in zip(requests, stored, strict=True)
             for e in events
         ]
-        async with self.db.engine.connect() as conn:
+        async with self.db.commit_engine.connect() as conn:
             auto = await conn.execution_options(isolation_level="AUTOCOMMIT")
             moved = await auto.execute(
                 text(_MOVE_AND_APPEND),
@@ -527,7 +527,7 @@ class EventStore:
     ) -> list[list[StoredEvent] | None]:
         # One UPDATE for the whole batch; RETURNING names the tables whose head was still
         # where the writer read it (optimistic concurrency across server instances).
-        async with self.db.engine.begin() as conn:
+        async with self.db.commit_engine.begin() as conn:
             moved = await conn.execute(
                 text(
                     "UPDATE bobing_tables AS t SET last_seq = v.new_seq, updated_at = v.at, "

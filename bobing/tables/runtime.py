@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from bobing.engine.events import Event, Thrown, event_from_json
+from bobing.engine.events import EVENT_TYPES, Event, Thrown, event_from_json
 from bobing.engine.game import Game, Phase
 from bobing.engine.rules import RuleSet
 from bobing.organizer.text import name_key
@@ -285,6 +285,47 @@ def note_event(runtime: Runtime, event: StoredEvent) -> None:
         runtime.remember_command(
             event.command_id, CommandRecord(event.seq, event.sender, event.digest)
         )
+
+
+CATCH_UP_TYPES = frozenset(
+    {
+        "dice",
+        "thrown",
+        "skipped",
+        "awarded",
+        "standing",
+        "skip_next",
+        "final",
+        "grab_open",
+        "zhuangyuan",
+        "reaction",
+        "nonce_disputed",
+    }
+)
+"""Events a cached runtime can apply itself when another instance committed them: a throw's
+and a reaction's. Every other kind comes with what only the table's row holds (seats, status,
+settings) or rewinds the game, so a runtime behind such an event is reloaded instead."""
+
+
+def catch_up(runtime: Runtime, events: list[StoredEvent]) -> bool:
+    """Apply ``events``, the log right after ``runtime.last_seq`` (committed by another
+    instance), as a load of the whole log would; False, with ``runtime`` untouched, when one
+    of them is not in :data:`CATCH_UP_TYPES` (reload the table). The caller holds the lock
+    and refreshes the state (``tables.state.refresh_state``)."""
+    if not events or any(
+        event.seq != runtime.last_seq + i or event.type not in CATCH_UP_TYPES
+        for i, event in enumerate(events, start=1)
+    ):
+        return False
+    moves = [event_from_json(e.data) for e in events if e.type in EVENT_TYPES]
+    if moves:
+        if runtime.game is None:
+            return False
+        runtime.game = runtime.game.extended(moves)
+    for event in events:
+        note_event(runtime, event)
+    runtime.last_seq = events[-1].seq
+    return True
 
 
 def snapshot_of(runtime: Runtime) -> FoldSnapshot:

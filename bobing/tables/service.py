@@ -65,6 +65,7 @@ from bobing.tables.runtime import (
     Roles,
     Runtime,
     auto_throw_deadline,
+    catch_up,
     last_thrown,
     note_event,
     restore,
@@ -92,6 +93,10 @@ table is over: nothing follows that a full log would have to refuse)."""
 
 
 PAGE = 1000
+CATCH_UPS_AT_ONCE = 8
+"""Background catch-ups (:meth:`TableService.signal`) reading at one time: each holds a pooled
+connection, and a burst of signals must not take every one (a command that finds its table
+still behind reads the tail itself)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +149,11 @@ class TableService:
         self.limits = limits or Limits()
         self._runtimes: OrderedDict[str, Runtime] = OrderedDict()
         self._loading: dict[str, asyncio.Future[Runtime | None]] = {}
+        self._heads: dict[str, int] = {}
+        """Log heads other instances signalled past a cached runtime (:meth:`signal`)."""
+        self._catching: set[str] = set()
+        """Tables whose cached runtime is catching up in the background."""
+        self._catch_up_slots = asyncio.Semaphore(CATCH_UPS_AT_ONCE)
         self._background: set[asyncio.Task[None]] = set()
         self.clocks = Clocks(self._time_up)
         """The time limits' timers (``deadline_set`` in the log)."""
@@ -158,7 +168,9 @@ class TableService:
         cached = self._runtimes.get(code)
         if cached is not None:
             self._runtimes.move_to_end(code)
-            return cached
+            if self._heads.get(code, 0) <= cached.last_seq:
+                return cached
+            return await self._caught_up(cached)
         pending = self._loading.get(code)
         if pending is None:
             pending = asyncio.get_running_loop().create_future()
@@ -187,6 +199,31 @@ class TableService:
             raise ApiError("table_not_found", f"no table {code!r}", code=code)
         return runtime
 
+    async def _caught_up(self, runtime: Runtime) -> Runtime:
+        """A cached runtime another instance's signal left behind, brought to the log's head:
+        the events after it read (one query) and applied under its lock; reloaded instead when
+        they need more than the events (:func:`catch_up`). A reload per signal used to be what
+        a table whose phones are on several instances paid for every throw."""
+        code = runtime.code
+        async with runtime.lock:
+            if not runtime.evicted and self._heads.get(code, 0) > runtime.last_seq:
+                events = await self.store.events_after(code, runtime.last_seq, PAGE)
+                try:
+                    done = catch_up(runtime, events)
+                except Exception:  # the full load below says what is wrong, if anything
+                    log.warning("cannot catch up table %s: reloading", code, exc_info=True)
+                    done = False
+                if done:
+                    refresh_state(runtime, [event.to_json() for event in events])
+                    self._arm(runtime)
+                else:
+                    self.evict(code)
+            if not runtime.evicted:
+                if self._heads.get(code, 0) <= runtime.last_seq:
+                    self._heads.pop(code, None)
+                return runtime
+        return await self.runtime(code)
+
     async def fresh_runtime(self, code: str) -> Runtime:
         """The runtime, reloaded if another instance has written to the log since."""
         runtime = await self.runtime(code)
@@ -208,6 +245,7 @@ class TableService:
     def evict(self, code: str) -> None:
         """Forget a cached runtime (it is reloaded from the log on next use)."""
         runtime = self._runtimes.pop(code, None)
+        self._heads.pop(code, None)
         if runtime is not None:
             runtime.evicted = True
 
@@ -239,10 +277,33 @@ class TableService:
         task.add_done_callback(self._background.discard)
 
     def signal(self, code: str, last_seq: int) -> None:
-        """A broker message said the log reached ``last_seq``: drop a stale cached runtime."""
+        """A broker message said the log reached ``last_seq``: a cached runtime behind it
+        catches up (:meth:`_caught_up`) now, in the background, so that the next command here
+        (the next player's throw, typically) does not wait for the read; and in any case
+        before its next use."""
         runtime = self._runtimes.get(code)
-        if runtime is not None and last_seq > runtime.last_seq and not runtime.lock.locked():
-            self.evict(code)
+        if runtime is None or last_seq <= max(runtime.last_seq, self._heads.get(code, 0)):
+            return
+        self._heads[code] = last_seq
+        if code in self._catching:
+            return  # the running catch-up reads on to this head
+        self._catching.add(code)
+
+        async def catch_up_now() -> None:
+            try:
+                seen = -1
+                while not runtime.evicted and seen < runtime.last_seq < self._heads.get(code, 0):
+                    seen = runtime.last_seq
+                    async with self._catch_up_slots:
+                        await self._caught_up(runtime)
+            except Exception:  # the next command reads the log itself
+                log.warning("could not catch up table %s", code, exc_info=True)
+            finally:
+                self._catching.discard(code)
+
+        task = asyncio.create_task(catch_up_now())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     # -- time limits ------------------------------------------------------------------------
 

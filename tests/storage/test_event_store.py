@@ -183,3 +183,28 @@ async def test_every_write_path_stores_the_command_binding(store: EventStore) ->
     snapshot = await store.load("ABC234")
     assert snapshot is not None
     assert [e.sender for e in snapshot.events[1:]] == ["s1" * 32, None, "s2" * 32]
+
+
+async def test_commits_do_not_wait_for_a_connection_behind_reads(store: EventStore) -> None:
+    """Issue 21: the writers commit on a pool of their own (PostgreSQL), so reads holding
+    every connection of the main pool (a burst of catch-ups, say) do not hold up a throw."""
+    db = store.db
+    if db.dialect != "postgresql":
+        pytest.skip("SQLite commits in its own writer thread")
+    await store.create_table(info(), [{"type": "table_created"}])
+    pool = db.engine.sync_engine.pool
+    held = []
+    try:
+        for _ in range(pool.size() + pool._max_overflow):  # type: ignore[attr-defined]
+            held.append(await db.connect().__aenter__())
+        stored = await store.append(
+            Append("ABC234", 1, [{"type": "throw"}, {"type": "thrown"}, {"type": "awarded"}])
+        )
+        assert [e.seq for e in stored] == [2, 3, 4]
+        # Both appends (one statement, and with seats one transaction) take that way.
+        seats = [Seat("甲", 1, "t" * 64)]
+        stored = await store.append(Append("ABC234", 4, [{"type": "joined"}], seats=seats))
+        assert [e.seq for e in stored] == [5]
+    finally:
+        for conn in held:
+            await conn.__aexit__(None, None, None)

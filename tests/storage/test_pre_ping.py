@@ -1,7 +1,8 @@
 """Issue 16, low: after PostgreSQL drops the pool's connections the next request still works.
 
 Before the fix the first query on each dropped pooled connection failed (one 503 per instance
-after a PostgreSQL restart or ``pg_terminate_backend``); the pool now pings at checkout.
+after a PostgreSQL restart or ``pg_terminate_backend``); the pool now pings at checkout, in one
+round trip (issue 21).
 """
 
 from __future__ import annotations
@@ -9,7 +10,11 @@ from __future__ import annotations
 import importlib.util
 import uuid
 from pathlib import Path
+from typing import Any
 
+import pytest
+from asyncpg import Connection
+from asyncpg.transaction import Transaction
 from sqlalchemy import text
 
 from bobing.storage import Database, EventStore
@@ -53,3 +58,38 @@ async def test_a_terminated_pooled_connection_is_replaced_at_checkout() -> None:
         await db.drop_schema()
         await db.dispose()
         await other.dispose()
+
+
+async def test_checkout_and_a_read_take_one_round_trip_each(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 21: under load every round trip is an event-loop turn a pooled connection stays
+    out for. The checkout's ping is one query (the driver's own ping wraps it in BEGIN and
+    ROLLBACK), and a read runs without a transaction (BEGIN and ROLLBACK are two more)."""
+    url = need_postgres()
+    db = Database(url)
+    calls: list[str] = []
+
+    def counting(name: str, method: Any) -> Any:
+        async def wrapper(*args: Any, **kwargs: Any) -> Any:
+            calls.append(name)
+            return await method(*args, **kwargs)
+
+        return wrapper
+
+    try:
+        async with db.connect() as conn:  # a fresh connection, then pooled
+            await conn.execute(text("SELECT 1"))
+        monkeypatch.setattr(Transaction, "start", counting("BEGIN", Transaction.start))
+        monkeypatch.setattr(Transaction, "rollback", counting("ROLLBACK", Transaction.rollback))
+        monkeypatch.setattr(Connection, "execute", counting("execute", Connection.execute))
+        monkeypatch.setattr(Connection, "fetchrow", counting("fetchrow", Connection.fetchrow))
+        async with db.connect() as conn:
+            assert calls == ["execute"]  # the ping
+            raw = await conn.get_raw_connection()
+            assert (await conn.execute(text("SELECT 2"))).scalar_one() == 2
+            assert raw.driver_connection is not None
+            assert not raw.driver_connection.is_in_transaction()
+        assert "BEGIN" not in calls and "ROLLBACK" not in calls
+    finally:
+        await db.dispose()
