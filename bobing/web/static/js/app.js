@@ -11,7 +11,7 @@
 //   /e/CODE/hall      the hall view for a projector; /e/CODE/cards the printable table cards
 //   /e/CODE/t/N       claim your seat at table N; /e/CODE/results who takes home what
 
-import { $, mount, h } from "./dom.js";
+import { $, mount, h, stylesheet } from "./dom.js";
 import { detectLang, setLang, onLangChange, t, lang } from "./i18n.js";
 import { onRulebook } from "./rulebook.js";
 import { normalizeCode, saveTable, saveEvent } from "./device_store.js";
@@ -75,6 +75,14 @@ function takeOrganizerToken(code) {
   }
 }
 
+/** The event views' stylesheet: fetched with them, a table or the home page does not need it. */
+const EVENT_STYLES = "/css/events.css";
+
+/** An event view's module, once its stylesheet applies too. */
+function eventView(load) {
+  return () => Promise.all([load(), stylesheet(EVENT_STYLES)]).then(([module]) => module);
+}
+
 /**
  * The views a guest opening a table or the home page does not need, fetched when their route
  * is first opened (the service worker keeps them for offline use like every other file): for
@@ -91,28 +99,28 @@ const LATER = {
     (m, main, r) => new m.OddsView(main, { session, preset: r.preset, navigate }),
   ],
   event_new: [
-    () => import("./views/event_new.js"),
+    eventView(() => import("./views/event_new.js")),
     (m, main, r) =>
       new m.EventNewView(main, { navigate, from: r.from ? normalizeCode(r.from) : null }),
   ],
   event_dashboard: [
-    () => import("./views/event_dash.js"),
+    eventView(() => import("./views/event_dash.js")),
     (m, main, r) => new m.EventDashboardView(main, { code: r.event, navigate }),
   ],
   event_hall: [
-    () => import("./views/event_hall.js"),
+    eventView(() => import("./views/event_hall.js")),
     (m, main, r) => new m.EventHallView(main, { code: r.event, navigate }),
   ],
   event_cards: [
-    () => import("./views/event_print.js"),
+    eventView(() => import("./views/event_print.js")),
     (m, main, r) => new m.EventCardsView(main, { code: r.event, navigate }),
   ],
   event_claim: [
-    () => import("./views/event_print.js"),
+    eventView(() => import("./views/event_print.js")),
     (m, main, r) => new m.EventClaimView(main, { code: r.event, number: r.number, navigate }),
   ],
   event_results: [
-    () => import("./views/event_print.js"),
+    eventView(() => import("./views/event_print.js")),
     (m, main, r) => new m.EventResultsView(main, { code: r.event, navigate }),
   ],
 };

@@ -1,6 +1,8 @@
 // @ts-check
 // One catalogue per language (i18n/<lang>.json); t(key, params) fills {name} fields.
 
+import { staticUrl } from "./dom.js";
+
 export const LANGS = ["zh-Hans", "zh-Hant", "en"];
 export const DEFAULT_LANG = "zh-Hans";
 const STORAGE_KEY = "bobing.lang";
@@ -42,7 +44,8 @@ export function detectLang() {
 
 async function load(lang) {
   if (!catalogues.has(lang)) {
-    const response = await fetch(`/i18n/${lang}.json`);
+    // by its hashed name (the one the page preloads, kept by the browser for good)
+    const response = await fetch(staticUrl(`/i18n/${lang}.json`));
     if (!response.ok) throw new Error(`catalogue ${lang}: HTTP ${response.status}`);
     catalogues.set(lang, await response.json());
   }
