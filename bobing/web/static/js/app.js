@@ -18,10 +18,9 @@ import { normalizeCode, saveTable, saveEvent } from "./device_store.js";
 import { TableSession } from "./session.js";
 import { unlock } from "./sound.js";
 import { HomeView } from "./views/home.js";
-import { TableView } from "./views/table.js";
+import { TableView, gameReady, loadGame } from "./views/table.js";
 import { renderNetbar, announce, toast } from "./ui.js";
 import { attachSeats, takeSeatLink } from "./seats.js";
-import { attachTableLife } from "./celebrations.js";
 
 let view = null;
 let session = null;
@@ -152,7 +151,14 @@ function route() {
         toast(text);
       });
       attachSeats(session);
-      attachTableLife(session, { navigate });
+      // the table's life comes with the game's screens (views/table.js fetches them once the
+      // lobby is complete); the big screen and the table's other pages want it at once
+      const s = session;
+      gameReady.then(({ attachTableLife }) => {
+        attachTableLife(s, { navigate });
+        if (s.state) s.emit({ events: [], live: false }); // the table as it is, to the late comer
+      });
+      if (r.name !== "table") loadGame().catch(() => {});
       session.start();
     }
   } else if (session) {
