@@ -10,7 +10,8 @@ and compressed (gzip and brotli), and ``index.html`` is rewritten around what wa
   "./x.js"`` statements inside the modules stay as written and are still safe to cache forever;
 - a ``<link rel="modulepreload">`` for every module the first screen imports, read from the
   import graph of the entry module (so the browser fetches them all at once instead of one
-  import at a time);
+  import at a time); a route whose view the entry fetches on demand (the home page) gets a page
+  of its own that preloads that view's graph too, so the table's page carries none of it;
 - the favicon inline (a data: URL), one request less before a phone's first screen;
 - the stylesheet a first paint needs is written into ``<head>`` (``<style>``), so the page
   paints with the page alone; the others move to the end of ``<body>``, where they no longer
@@ -47,6 +48,8 @@ REVALIDATE = "no-cache"
 HASH_LENGTH = 10
 ENTRY = "/js/app.js"
 """The module ``index.html`` starts; the first screen needs everything it imports."""
+ROUTE_VIEWS = {"/": "/js/views/home.js"}
+"""Paths whose first screen is a view ``app.js`` imports on demand: their page preloads it."""
 WORKER = "/sw.js"
 FIRST_PAINT_STYLES = ("/css/app.css",)
 """Stylesheets written into the page: the boot screen and the page frame are drawn by them."""
@@ -244,20 +247,40 @@ class StaticSite:
             if path.startswith("/js/") and path.endswith(".js"):
                 sources[path] = body.decode("utf-8")
         self.first_screen = import_graph(sources, ENTRY) if sources else []
-        """Modules the first screen imports (preloaded), entry first."""
+        """Modules the first screen of a table (and of any route but ROUTE_VIEWS) imports."""
+        self.route_screens = {
+            path: self.first_screen
+            + [m for m in import_graph(sources, view) if m not in self.first_screen]
+            for path, view in ROUTE_VIEWS.items()
+            if view in sources
+        }
+        """Modules the first screen of each path of ROUTE_VIEWS imports (preloaded)."""
         self.catalogues = {lang: self._catalogue(lang) for lang in LANGS}
         has_page = (root / "index.html").is_file()
         self.index = {
-            lang: Asset.of(self._index(lang).encode(), "text/html")
+            lang: Asset.of(self._index(lang, self.first_screen).encode(), "text/html")
             for lang in (LANGS if has_page else ())
         }
+        """The page in each language, for every client route but those of ROUTE_VIEWS."""
+        self.route_index = {
+            path: {
+                lang: Asset.of(self._index(lang, screen).encode(), "text/html")
+                for lang in (LANGS if has_page else ())
+            }
+            for path, screen in self.route_screens.items()
+        }
+        """The page of each path of ROUTE_VIEWS, in each language."""
         self.robots = Asset.of(ROBOTS.encode(), "text/plain; charset=utf-8")
         self.manifests = {
             lang: Asset.of(self._manifest(lang).encode(), "application/manifest+json")
             for lang in LANGS
         }
         self.version = content_hash(
-            "\n".join(sorted(self.names.values()) + [a.etag for a in self.index.values()]).encode()
+            "\n".join(
+                sorted(self.names.values())
+                + [a.etag for a in self.index.values()]
+                + [a.etag for pages in self.route_index.values() for a in pages.values()]
+            ).encode()
         )
         """One hash over every file: the service worker's cache name."""
         self.worker = (
@@ -281,7 +304,7 @@ class StaticSite:
 
     # ---- the generated documents -------------------------------------------------------------
 
-    def _index(self, lang: str) -> str:
+    def _index(self, lang: str, screen: list[str]) -> str:
         source = (self.root / "index.html").read_text("utf-8")
         late: list[str] = []
 
@@ -308,7 +331,7 @@ class StaticSite:
             '<script type="importmap">'
             + json.dumps({"imports": imports}, separators=(",", ":"))
             + "</script>",
-            *(f'<link rel="modulepreload" href="{self.url(m)}" />' for m in self.first_screen),
+            *(f'<link rel="modulepreload" href="{self.url(m)}" />' for m in screen),
             f'<script type="module" src="{self.url(ENTRY)}"></script>',
         ]
         html = _ENTRY_SCRIPT.sub(lambda _m: "".join(f"\n    {tag}" for tag in head), html, count=1)
@@ -396,9 +419,10 @@ class StaticSite:
             return self.icons[path], REVALIDATE
         return None
 
-    def page(self, lang: str) -> Asset | None:
-        """``index.html`` in a language (every client route answers it); None without one."""
-        return self.index.get(normalize_lang(lang))
+    def page(self, lang: str, path: str = "") -> Asset | None:
+        """``index.html`` for a client route in a language; None without one."""
+        pages = self.route_index.get(path, self.index)
+        return pages.get(normalize_lang(lang))
 
 
 def media_type_of(path: str) -> str:

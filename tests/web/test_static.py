@@ -64,6 +64,19 @@ async def test_every_first_screen_module_is_preloaded_by_its_hashed_name(
     assert imports["/js/views/play.js"] not in announced
 
 
+async def test_the_home_page_preloads_its_view_and_a_table_does_not(
+    http: httpx.AsyncClient,
+) -> None:
+    home = (await http.get("/")).text
+    table = (await http.get("/t/ABCD")).text
+    view = import_map(home)["/js/views/home.js"]
+    assert sorted(preloads(home)) == sorted(
+        import_map(home)[m] for m in graph_on_disk() | graph_on_disk("js/views/home.js")
+    )
+    assert view not in preloads(table)
+    assert import_map(home) == import_map(table)
+
+
 async def test_catalogues_and_stylesheets_are_fetched_by_their_hashed_names(
     http: httpx.AsyncClient,
 ) -> None:

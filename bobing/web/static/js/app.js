@@ -17,7 +17,6 @@ import { onRulebook } from "./rulebook.js";
 import { normalizeCode, saveTable, saveEvent } from "./device_store.js";
 import { TableSession } from "./session.js";
 import { unlock } from "./sound.js";
-import { HomeView } from "./views/home.js";
 import { TableView, gameReady, loadGame } from "./views/table.js";
 import { renderNetbar, announce, toast } from "./ui.js";
 import { attachSeats, takeSeatLink } from "./seats.js";
@@ -83,11 +82,13 @@ function eventView(load) {
 }
 
 /**
- * The views a guest opening a table or the home page does not need, fetched when their route
- * is first opened (the service worker keeps them for offline use like every other file): for
- * each route, its module and how its view is made.
+ * The views a guest opening a table does not need, fetched when their route is first opened
+ * (the service worker keeps them for offline use like every other file): for each route, its
+ * module and how its view is made. The home page's own page preloads its view
+ * (bobing/web/assets.py, ROUTE_VIEWS), so it does not wait for it either.
  */
 const LATER = {
+  home: [() => import("./views/home.js"), (m, main) => new m.HomeView(main, { navigate })],
   tv: [() => import("./views/tv.js"), (m, main) => new m.TvView(main, session, { navigate })],
   rules: [
     () => import("./views/rules.js"),
@@ -168,7 +169,7 @@ function route() {
   }
   const main = $("#main");
   if (r.name === "table") show(r, new TableView(main, session, { navigate }));
-  else if (r.name in LATER) {
+  else {
     const [load, make] = LATER[r.name];
     load().then(
       (module) => {
@@ -180,7 +181,7 @@ function route() {
         toast(t("app.view_not_loaded"), { kind: "error" });
       },
     );
-  } else show(r, new HomeView(main, { navigate }));
+  }
 }
 
 function show(r, made) {
