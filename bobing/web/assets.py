@@ -13,6 +13,8 @@ and compressed (gzip and brotli), and ``index.html`` is rewritten around what wa
   import at a time); a route whose view the entry fetches on demand (the home page) gets a page
   of its own that preloads that view's graph too, so the table's page carries none of it;
 - the favicon inline (a data: URL), one request less before a phone's first screen;
+- the title and the boot screen's words in the page's language (from the catalogue), so the
+  first paint already speaks it;
 - the stylesheet a first paint needs is written into ``<head>`` (``<style>``), so the page
   paints with the page alone; the others move to the end of ``<body>``, where they no longer
   hold the first paint (module scripts still wait for them); a stylesheet only some views use
@@ -35,6 +37,7 @@ import os
 import re
 from dataclasses import dataclass
 from functools import cached_property
+from html import escape
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -99,6 +102,8 @@ _IMPORT = re.compile(
     re.MULTILINE,
 )
 _STYLESHEET = re.compile(r'\s*<link rel="stylesheet" href="([^"]+)" />')
+_BOOT_WORDS = re.compile(r'(<div class="boot"[^>]*>.*?<p>)(.*?)(</p>)', re.S)
+_TITLE = re.compile(r"<title>.*?</title>")
 _ENTRY_SCRIPT = re.compile(r'\s*<script type="module" src="' + re.escape(ENTRY) + r'"></script>')
 
 
@@ -336,6 +341,10 @@ class StaticSite:
         ]
         html = _ENTRY_SCRIPT.sub(lambda _m: "".join(f"\n    {tag}" for tag in head), html, count=1)
         html = html.replace('<html lang="zh-Hans">', f'<html lang="{lang}">', 1)
+        title = escape(self.text(lang, "app.title", "博饼"))
+        html = _TITLE.sub(lambda _m: f"<title>{title}</title>", html, count=1)
+        loading = escape(self.text(lang, "app.loading", "博饼 · 加载中…"))
+        html = _BOOT_WORDS.sub(lambda m: m.group(1) + loading + m.group(3), html, count=1)
         html = html.replace('href="/favicon.svg"', f'href="{self._favicon()}"', 1)
         if late:
             html = html.replace("</body>", "".join(f"  {t}\n" for t in late) + "  </body>", 1)

@@ -94,6 +94,24 @@ async def test_catalogues_and_stylesheets_are_fetched_by_their_hashed_names(
     assert re.fullmatch(r"/css/events\.[0-9a-f]{10}\.css", imports["/css/events.css"])
 
 
+@pytest.mark.parametrize(
+    ("lang", "title", "loading"),
+    [
+        ("zh-Hans", "博饼", "博饼 · 加载中…"),
+        ("zh-Hant", "博餅", "博餅 · 載入中…"),
+        ("en", "Bobing", "Bobing · loading…"),
+    ],
+)
+async def test_the_first_paint_speaks_the_page_language(
+    http: httpx.AsyncClient, lang: str, title: str, loading: str
+) -> None:
+    page = (await http.get("/t/ABCD", params={"lang": lang})).text
+    found = re.search(r"<title>(.*?)</title>", page)
+    assert found and found.group(1).startswith(title)
+    boot = re.search(r'<div class="boot" aria-busy="true">.*?<p>(.*?)</p>', page, re.S)
+    assert boot and boot.group(1) == loading
+
+
 async def test_the_page_paints_without_asking_for_a_stylesheet_or_an_icon(
     http: httpx.AsyncClient,
 ) -> None:
