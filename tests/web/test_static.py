@@ -99,7 +99,7 @@ async def test_catalogues_and_stylesheets_are_fetched_by_their_hashed_names(
     [
         ("zh-Hans", "博饼", "博饼 · 加载中…"),
         ("zh-Hant", "博餅", "博餅 · 載入中…"),
-        ("en", "Bobing", "Bobing · loading…"),
+        ("en", "Bobing", "博饼 Bobing · loading…"),
     ],
 )
 async def test_the_first_paint_speaks_the_page_language(
