@@ -5,8 +5,10 @@
 Reads ``bobing/web/static`` the way the server does (:class:`bobing.web.assets.StaticSite`:
 the same brotli the server sends) and prints the modules ``index.html`` preloads (the import
 graph of ``js/app.js``) against every module of the app, the baseline measured in the same
-run: the views fetched later (TV, rules, odds, events) are the difference. Lighthouse's whole
-picture is ``benchmarks/bench_frontend.py`` (six minutes); this takes a second.
+run. The difference is what a table's page does not preload: the views fetched when their
+route opens (the home page's own page preloads its view) and the game's screens, fetched once
+the lobby is complete. Lighthouse's whole picture is ``benchmarks/bench_frontend.py`` (a few
+minutes); this takes a second.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ def main() -> None:
     print(f"{'first screen':14}{len(first):8}{raw_first:9.1f}{br_first:9.1f}")
     print(f"first screen / every module (br): {br_first / br_all:.2f}")
     later = sorted(set(every) - set(first))
-    print("fetched when their route opens:", " ".join(p.removeprefix("/js/") for p in later))
+    print("not preloaded by a table's page:", " ".join(p.removeprefix("/js/") for p in later))
 
 
 if __name__ == "__main__":

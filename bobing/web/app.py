@@ -84,7 +84,7 @@ class SpaStatic:
         if found is None:
             if path.startswith(RESERVED_PREFIXES) or path.startswith(("/js/", "/css/", "/i18n/")):
                 raise StarletteHTTPException(404)
-            page = self.site.page(request_lang(request))
+            page = self.site.page(request_lang(request), path)
             if page is None:
                 raise StarletteHTTPException(404)
             found = (page, REVALIDATE)

@@ -10,9 +10,17 @@ and compressed (gzip and brotli), and ``index.html`` is rewritten around what wa
   "./x.js"`` statements inside the modules stay as written and are still safe to cache forever;
 - a ``<link rel="modulepreload">`` for every module the first screen imports, read from the
   import graph of the entry module (so the browser fetches them all at once instead of one
-  import at a time);
-- the stylesheets a first paint needs stay in ``<head>``; the others move to the end of
-  ``<body>``, where they no longer hold the first paint (module scripts still wait for them);
+  import at a time); a route whose view the entry fetches on demand (the home page) gets a page
+  of its own that preloads that view's graph too, so the table's page carries none of it;
+- the favicon inline (a data: URL), one request less before a phone's first screen;
+- the title and the boot screen's words in the page's language (from the catalogue), so the
+  first paint already speaks it;
+- the stylesheet a first paint needs is written into ``<head>`` (``<style>``), so the page
+  paints with the page alone; the others move to the end of ``<body>``, where they no longer
+  hold the first paint (module scripts still wait for them); a stylesheet only some views use
+  (the events') is not in the page: app.js adds it with those views;
+- the import map also names the catalogues and the stylesheets, so the scripts fetch them by
+  their hashed names too (``import.meta.resolve``, dom.js ``staticUrl``);
 - ``/robots.txt``, ``/manifest.webmanifest`` (in the page's language), the icons, and
   ``/sw.js`` (the service worker, given the list of hashed files as its version).
 """
@@ -29,8 +37,10 @@ import os
 import re
 from dataclasses import dataclass
 from functools import cached_property
+from html import escape
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import brotli
 
@@ -41,9 +51,11 @@ REVALIDATE = "no-cache"
 HASH_LENGTH = 10
 ENTRY = "/js/app.js"
 """The module ``index.html`` starts; the first screen needs everything it imports."""
+ROUTE_VIEWS = {"/": "/js/views/home.js"}
+"""Paths whose first screen is a view ``app.js`` imports on demand: their page preloads it."""
 WORKER = "/sw.js"
 FIRST_PAINT_STYLES = ("/css/app.css",)
-"""Stylesheets that stay render-blocking: the boot screen and the page frame are drawn by them."""
+"""Stylesheets written into the page: the boot screen and the page frame are drawn by them."""
 THEME_COLOR = "#10163a"
 BACKGROUND_COLOR = "#10163a"
 ICON_SIZES = (192, 512)
@@ -90,6 +102,8 @@ _IMPORT = re.compile(
     re.MULTILINE,
 )
 _STYLESHEET = re.compile(r'\s*<link rel="stylesheet" href="([^"]+)" />')
+_BOOT_WORDS = re.compile(r'(<div class="boot"[^>]*>.*?<p>)(.*?)(</p>)', re.S)
+_TITLE = re.compile(r"<title>.*?</title>")
 _ENTRY_SCRIPT = re.compile(r'\s*<script type="module" src="' + re.escape(ENTRY) + r'"></script>')
 
 
@@ -238,20 +252,40 @@ class StaticSite:
             if path.startswith("/js/") and path.endswith(".js"):
                 sources[path] = body.decode("utf-8")
         self.first_screen = import_graph(sources, ENTRY) if sources else []
-        """Modules the first screen imports (preloaded), entry first."""
+        """Modules the first screen of a table (and of any route but ROUTE_VIEWS) imports."""
+        self.route_screens = {
+            path: self.first_screen
+            + [m for m in import_graph(sources, view) if m not in self.first_screen]
+            for path, view in ROUTE_VIEWS.items()
+            if view in sources
+        }
+        """Modules the first screen of each path of ROUTE_VIEWS imports (preloaded)."""
         self.catalogues = {lang: self._catalogue(lang) for lang in LANGS}
         has_page = (root / "index.html").is_file()
         self.index = {
-            lang: Asset.of(self._index(lang).encode(), "text/html")
+            lang: Asset.of(self._index(lang, self.first_screen).encode(), "text/html")
             for lang in (LANGS if has_page else ())
         }
+        """The page in each language, for every client route but those of ROUTE_VIEWS."""
+        self.route_index = {
+            path: {
+                lang: Asset.of(self._index(lang, screen).encode(), "text/html")
+                for lang in (LANGS if has_page else ())
+            }
+            for path, screen in self.route_screens.items()
+        }
+        """The page of each path of ROUTE_VIEWS, in each language."""
         self.robots = Asset.of(ROBOTS.encode(), "text/plain; charset=utf-8")
         self.manifests = {
             lang: Asset.of(self._manifest(lang).encode(), "application/manifest+json")
             for lang in LANGS
         }
         self.version = content_hash(
-            "\n".join(sorted(self.names.values()) + [a.etag for a in self.index.values()]).encode()
+            "\n".join(
+                sorted(self.names.values())
+                + [a.etag for a in self.index.values()]
+                + [a.etag for pages in self.route_index.values() for a in pages.values()]
+            ).encode()
         )
         """One hash over every file: the service worker's cache name."""
         self.worker = (
@@ -275,37 +309,61 @@ class StaticSite:
 
     # ---- the generated documents -------------------------------------------------------------
 
-    def _index(self, lang: str) -> str:
+    def _index(self, lang: str, screen: list[str]) -> str:
         source = (self.root / "index.html").read_text("utf-8")
         late: list[str] = []
 
         def stylesheet(match: re.Match[str]) -> str:
             href = match.group(1)
-            tag = f'<link rel="stylesheet" href="{self.url(href)}" />'
             if href in FIRST_PAINT_STYLES:
-                return f"\n    {tag}"
-            late.append(tag)
+                return f"\n    <style>{self._inline_css(href)}</style>"
+            late.append(f'<link rel="stylesheet" href="{self.url(href)}" />')
             return ""
 
         html = _STYLESHEET.sub(stylesheet, source)
-        imports = {path: self.url(path) for path in self.names if path.endswith(".js")}
+        # the modules, and the files scripts fetch by their hashed names (import.meta.resolve)
+        imports = {
+            path: self.url(path)
+            for path in self.names
+            if path.endswith(".js") or path.startswith(("/i18n/", "/css/"))
+        }
         head = [
             f'<link rel="manifest" href="/manifest.webmanifest?lang={lang}" />',
             f'<link rel="apple-touch-icon" href="{icon_path(180)}" />',
-            # i18n.js fetches its catalogue by the plain name: announce that one
-            f'<link rel="preload" href="/i18n/{lang}.json" as="fetch" crossorigin="anonymous" />',
+            # i18n.js fetches its catalogue by the hashed name the import map gives it
+            f'<link rel="preload" href="{self.url(f"/i18n/{lang}.json")}" as="fetch"'
+            ' crossorigin="anonymous" />',
             '<script type="importmap">'
             + json.dumps({"imports": imports}, separators=(",", ":"))
             + "</script>",
-            *(f'<link rel="modulepreload" href="{self.url(m)}" />' for m in self.first_screen),
+            *(f'<link rel="modulepreload" href="{self.url(m)}" />' for m in screen),
             f'<script type="module" src="{self.url(ENTRY)}"></script>',
         ]
         html = _ENTRY_SCRIPT.sub(lambda _m: "".join(f"\n    {tag}" for tag in head), html, count=1)
         html = html.replace('<html lang="zh-Hans">', f'<html lang="{lang}">', 1)
-        html = html.replace('href="/favicon.svg"', f'href="{self.url("/favicon.svg")}"', 1)
+        title = escape(self.text(lang, "app.title", "博饼"))
+        html = _TITLE.sub(lambda _m: f"<title>{title}</title>", html, count=1)
+        loading = escape(self.text(lang, "app.loading", "博饼 · 加载中…"))
+        html = _BOOT_WORDS.sub(lambda m: m.group(1) + loading + m.group(3), html, count=1)
+        html = html.replace('href="/favicon.svg"', f'href="{self._favicon()}"', 1)
         if late:
             html = html.replace("</body>", "".join(f"  {t}\n" for t in late) + "  </body>", 1)
         return html
+
+    def _inline_css(self, path: str) -> str:
+        """A stylesheet's text for a ``<style>`` element (it must not close the element)."""
+        css = self.plain[path].body.decode("utf-8")
+        if "</style" in css.lower():
+            raise ValueError(f"{path!r} cannot be written into the page: it holds '</style'")
+        return css
+
+    def _favicon(self) -> str:
+        """The favicon as a data: URL (a small SVG: the phone need not ask for it)."""
+        asset = self.plain.get("/favicon.svg")
+        if asset is None:
+            return "/favicon.svg"
+        svg = " ".join(asset.body.decode("utf-8").split()).replace('"', "'")
+        return "data:image/svg+xml," + quote(svg, safe=" =:/',.-")
 
     def _manifest(self, lang: str) -> str:
         name = self.text(lang, "app.name", "博饼")
@@ -370,9 +428,10 @@ class StaticSite:
             return self.icons[path], REVALIDATE
         return None
 
-    def page(self, lang: str) -> Asset | None:
-        """``index.html`` in a language (every client route answers it); None without one."""
-        return self.index.get(normalize_lang(lang))
+    def page(self, lang: str, path: str = "") -> Asset | None:
+        """``index.html`` for a client route in a language; None without one."""
+        pages = self.route_index.get(path, self.index)
+        return pages.get(normalize_lang(lang))
 
 
 def media_type_of(path: str) -> str:

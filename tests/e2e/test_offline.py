@@ -78,6 +78,45 @@ def test_first_load_announces_every_module_and_caches_it(browser: Browser, serve
     assert page.evaluate("() => navigator.serviceWorker.controller.scriptURL").endswith("/sw.js")
 
 
+SHIFTS = """
+    window.__shifts = [];
+    new PerformanceObserver((list) => {
+        for (const e of list.getEntries()) window.__shifts.push(e.value);
+    }).observe({ type: "layout-shift", buffered: true });
+"""
+
+
+def test_a_table_opens_on_its_lobby_alone_and_nothing_moves(
+    browser: Browser, server: Server
+) -> None:
+    """What a guest opening a table's QR code waits for: the page paints with itself alone (no
+    stylesheet, no icon to ask for), the lobby needs none of the game's modules (they come once
+    it is complete, so the start does not wait for them), and nothing on screen moves meanwhile
+    (no banner for a first connection that takes a moment)."""
+    code = create_table(browser.page(name="host"), server.url)
+    guest = browser.page(name="guest")
+    asked: list[str] = []
+    guest.on("request", lambda r: asked.append(re.sub(r"^https?://[^/]+", "", r.url)))
+    guest.add_init_script(SHIFTS)
+    guest.goto(f"{server.url}/t/{code}")
+    expect(guest.locator(".order-line")).to_contain_text("六勃红")  # its rulebook's words
+    before = list(asked)
+    assert not [p for p in before if p.startswith(("/css/app.", "/favicon"))], before
+    assert not [p for p in before if p.startswith(("/js/views/play.", "/js/celebrations."))]
+    # each catalogue comes once, by its hashed name (the one the page preloads)
+    catalogues = [p for p in before if p.startswith("/i18n/")]
+    assert len(catalogues) == len(set(catalogues)), catalogues
+    assert all(re.fullmatch(r"/i18n/[\w-]+\.[0-9a-f]{10}\.json", p) for p in catalogues)
+    # then the game's screens arrive by themselves
+    guest.wait_for_function(
+        """() => performance.getEntriesByType("resource")
+            .some((e) => new URL(e.name).pathname.startsWith("/js/views/play."))"""
+    )
+    expect(guest.locator("#netbar")).to_be_hidden()
+    moved = sum(guest.evaluate("window.__shifts"))
+    assert moved < 0.01, moved
+
+
 def test_a_reload_without_network_shows_the_table_then_resyncs(
     browser: Browser, server: Server
 ) -> None:

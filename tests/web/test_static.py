@@ -16,7 +16,11 @@ from PIL import Image
 from bobing.web.assets import IMMUTABLE
 from bobing.web.settings import STATIC_DIR
 
-IMPORT = re.compile(r"""^(?:import|export)\b[^"';]*?["'](\.{1,2}/[^"']+)["']""", re.M)
+# `import ... from "./x.js"`, `export ... from "./x.js"`, `import "./x.js"` (not a dynamic
+# `import("./x.js")` inside an exported function: that one is fetched on demand)
+IMPORT = re.compile(
+    r"""^(?:(?:import|export)\b[^"';(]*?\bfrom\s*|import\s*)["'](\.{1,2}/[^"']+)["']""", re.M
+)
 
 
 def graph_on_disk(entry: str = "js/app.js") -> set[str]:
@@ -54,15 +58,79 @@ async def test_every_first_screen_module_is_preloaded_by_its_hashed_name(
     # every module the graph holds is in the map (an import outside it would not be cached)
     assert set(graph_on_disk()) <= set(imports)
     for plain, hashed in imports.items():
-        stem = plain.removesuffix(".js")
-        assert re.fullmatch(re.escape(stem) + r"\.[0-9a-f]{10}\.js", hashed), hashed
+        stem, _, suffix = plain.rpartition(".")
+        assert re.fullmatch(re.escape(stem) + r"\.[0-9a-f]{10}\." + suffix, hashed), hashed
+    # the game's screens come once the lobby is complete (views/table.js), not with the page
+    assert imports["/js/views/play.js"] not in announced
+
+
+async def test_the_home_page_preloads_its_view_and_a_table_does_not(
+    http: httpx.AsyncClient,
+) -> None:
+    home = (await http.get("/")).text
+    table = (await http.get("/t/ABCD")).text
+    view = import_map(home)["/js/views/home.js"]
+    assert sorted(preloads(home)) == sorted(
+        import_map(home)[m] for m in graph_on_disk() | graph_on_disk("js/views/home.js")
+    )
+    assert view not in preloads(table)
+    assert import_map(home) == import_map(table)
+
+
+async def test_catalogues_and_stylesheets_are_fetched_by_their_hashed_names(
+    http: httpx.AsyncClient,
+) -> None:
+    page = (await http.get("/t/ABCD", headers={"Accept-Language": "en"})).text
+    imports = import_map(page)
+    for lang in ("en", "zh-Hans", "zh-Hant"):
+        assert re.fullmatch(rf"/i18n/{lang}\.[0-9a-f]{{10}}\.json", imports[f"/i18n/{lang}.json"])
+    # the page's catalogue is preloaded by the name i18n.js asks for (import.meta.resolve), so
+    # the browser uses the preload, or its cache, instead of asking again
+    catalogue = imports["/i18n/en.json"]
+    assert f'<link rel="preload" href="{catalogue}" as="fetch" crossorigin="anonymous" />' in page
+    r = await http.get(catalogue)
+    assert r.headers["cache-control"] == IMMUTABLE
+    assert r.json()["app.name"]
+    assert re.fullmatch(r"/css/events\.[0-9a-f]{10}\.css", imports["/css/events.css"])
+
+
+@pytest.mark.parametrize(
+    ("lang", "title", "loading"),
+    [
+        ("zh-Hans", "博饼", "博饼 · 加载中…"),
+        ("zh-Hant", "博餅", "博餅 · 載入中…"),
+        ("en", "Bobing", "博饼 Bobing · loading…"),
+    ],
+)
+async def test_the_first_paint_speaks_the_page_language(
+    http: httpx.AsyncClient, lang: str, title: str, loading: str
+) -> None:
+    page = (await http.get("/t/ABCD", params={"lang": lang})).text
+    found = re.search(r"<title>(.*?)</title>", page)
+    assert found and found.group(1).startswith(title)
+    boot = re.search(r'<div class="boot" aria-busy="true">.*?<p>(.*?)</p>', page, re.S)
+    assert boot and boot.group(1) == loading
+
+
+async def test_the_page_paints_without_asking_for_a_stylesheet_or_an_icon(
+    http: httpx.AsyncClient,
+) -> None:
+    page = (await http.get("/t/ABCD")).text
+    head = page.split("</head>")[0]
+    # app.css is written into the page: the first paint needs no other request
+    style = re.search(r"<style>(.*?)</style>", head, re.S)
+    assert style and style.group(1) == (STATIC_DIR / "css" / "app.css").read_text("utf-8")
+    assert 'rel="stylesheet"' not in head
+    icon = re.search(r'<link rel="icon" href="([^"]+)" type="image/svg\+xml" />', head)
+    assert icon and icon.group(1).startswith("data:image/svg+xml,%3Csvg ")
+    assert '"' not in icon.group(1)
 
 
 async def test_hashed_files_are_immutable_and_precompressed(http: httpx.AsyncClient) -> None:
     page = (await http.get("/")).text
-    styles = re.findall(r'<link rel="stylesheet" href="([^"]+)"', page)
+    styles = [v for k, v in import_map(page).items() if k.startswith("/css/")]
     assert len(styles) == 4
-    for hashed in [*import_map(page).values(), *styles]:
+    for hashed in import_map(page).values():
         plain = re.sub(r"\.[0-9a-f]{10}\.", ".", hashed)
         on_disk = (STATIC_DIR / plain.lstrip("/")).read_bytes()
         for accept, coding in (("br, gzip", "br"), ("gzip", "gzip"), ("identity", None)):
@@ -73,7 +141,9 @@ async def test_hashed_files_are_immutable_and_precompressed(http: httpx.AsyncCli
             assert "accept-encoding" in r.headers["vary"].lower()
             assert r.content == on_disk  # httpx undoes the coding
         raw = await http.get(hashed, headers={"Accept-Encoding": "br"})
-        assert raw.headers["content-type"].startswith(("text/javascript", "text/css"))
+        assert raw.headers["content-type"].startswith(
+            ("text/javascript", "text/css", "application/json")
+        )
         assert int(raw.headers["content-length"]) < len(on_disk)
     r = await http.get(styles[0], headers={"Accept-Encoding": "br"})
     async with http.stream("GET", styles[0], headers={"Accept-Encoding": "br"}) as streamed:
@@ -101,9 +171,9 @@ async def test_stylesheets_a_first_paint_does_not_need_come_after_the_content(
 ) -> None:
     page = (await http.get("/")).text
     head, body = page.split("</head>")
-    assert re.findall(r'rel="stylesheet" href="/css/(\w+)\.', head) == ["app"]
+    assert re.findall(r'rel="stylesheet" href="/css/(\w+)\.', head) == []
+    # the events' stylesheet comes with the event views (app.js), not with every page
     assert sorted(re.findall(r'rel="stylesheet" href="/css/([\w-]+)\.', body)) == [
-        "events",
         "live",
         "table-life",
     ]

@@ -6,6 +6,7 @@ import json
 from collections import OrderedDict
 from typing import Annotated, Any
 
+import brotli
 from fastapi import APIRouter, Body, Header, Query, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
@@ -23,6 +24,7 @@ from bobing.tables.protocol import (
 from bobing.tables.service import PAGE, TableService
 from bobing.tables.tokens import bearer_token, hash_token
 from bobing.tables.validation import preset_rules, web_rules
+from bobing.web.assets import accepted_encodings
 from bobing.web.qr import MAX_QR_TEXT, qr_path
 from bobing.web.ratelimit import count_request
 from bobing.web.serve import invite_base
@@ -164,27 +166,37 @@ async def rulebook_route(
         request_language(lang, accept_language),
     )
     books = _rulebooks(request)
-    text = books.get(key)
-    if text is None:
+    book = books.get(key)
+    if book is None:
         await count_request(request, "analysis")  # a new rule set costs work; a cached one is free
         # A name is a preset, never a path: nothing a request sends is opened.
         rules = preset_rules(spec) if isinstance(spec, str) else web_rules(spec)
-        text = json.dumps(rulebook(rules, key[1]), ensure_ascii=False)
-        books[key] = text
+        text = json.dumps(rulebook(rules, key[1]), ensure_ascii=False).encode()
+        book = books[key] = (text, brotli.compress(text, quality=RULEBOOK_BROTLI_QUALITY))
         while len(books) > MAX_RULEBOOKS:
             books.popitem(last=False)
     else:
         books.move_to_end(key)
-    return Response(text, media_type="application/json")
+    text, packed = book
+    if "br" in accepted_encodings(request.headers.get("accept-encoding", "")):
+        headers = {"Content-Encoding": "br", "Vary": "Accept-Encoding"}
+        return Response(packed, media_type="application/json", headers=headers)
+    return Response(text, media_type="application/json")  # gzipped by the middleware
 
 
 MAX_RULEBOOKS = 64
 """Rulebooks kept (a table's phones ask for the same rules, in one of three languages)."""
+RULEBOOK_BROTLI_QUALITY = 5
+"""Quick enough for a rulebook's first request (115 KB of JSON in about 2 ms), and a quarter
+smaller than gzip: a table's lobby waits for its rulebook's words on a phone's first load."""
 
 
-def _rulebooks(request: Request) -> OrderedDict[tuple[str, str], str]:
-    """The app's rulebooks by rule object and language, most recently asked last."""
-    books: OrderedDict[tuple[str, str], str] | None = getattr(request.app.state, "rulebooks", None)
+def _rulebooks(request: Request) -> OrderedDict[tuple[str, str], tuple[bytes, bytes]]:
+    """The app's rulebooks by rule object and language (as sent: plain and brotli), most
+    recently asked last."""
+    books: OrderedDict[tuple[str, str], tuple[bytes, bytes]] | None = getattr(
+        request.app.state, "rulebooks", None
+    )
     if books is None:
         books = request.app.state.rulebooks = OrderedDict()
     return books

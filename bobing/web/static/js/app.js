@@ -11,17 +11,15 @@
 //   /e/CODE/hall      the hall view for a projector; /e/CODE/cards the printable table cards
 //   /e/CODE/t/N       claim your seat at table N; /e/CODE/results who takes home what
 
-import { $, mount, h } from "./dom.js";
+import { $, mount, h, stylesheet } from "./dom.js";
 import { detectLang, setLang, onLangChange, t, lang } from "./i18n.js";
 import { onRulebook } from "./rulebook.js";
 import { normalizeCode, saveTable, saveEvent } from "./device_store.js";
 import { TableSession } from "./session.js";
 import { unlock } from "./sound.js";
-import { HomeView } from "./views/home.js";
-import { TableView } from "./views/table.js";
+import { TableView, gameReady, loadGame } from "./views/table.js";
 import { renderNetbar, announce, toast } from "./ui.js";
 import { attachSeats, takeSeatLink } from "./seats.js";
-import { attachTableLife } from "./celebrations.js";
 
 let view = null;
 let session = null;
@@ -75,12 +73,22 @@ function takeOrganizerToken(code) {
   }
 }
 
+/** The event views' stylesheet: fetched with them, a table or the home page does not need it. */
+const EVENT_STYLES = "/css/events.css";
+
+/** An event view's module, once its stylesheet applies too. */
+function eventView(load) {
+  return () => Promise.all([load(), stylesheet(EVENT_STYLES)]).then(([module]) => module);
+}
+
 /**
- * The views a guest opening a table or the home page does not need, fetched when their route
- * is first opened (the service worker keeps them for offline use like every other file): for
- * each route, its module and how its view is made.
+ * The views a guest opening a table does not need, fetched when their route is first opened
+ * (the service worker keeps them for offline use like every other file): for each route, its
+ * module and how its view is made. The home page's own page preloads its view
+ * (bobing/web/assets.py, ROUTE_VIEWS), so it does not wait for it either.
  */
 const LATER = {
+  home: [() => import("./views/home.js"), (m, main) => new m.HomeView(main, { navigate })],
   tv: [() => import("./views/tv.js"), (m, main) => new m.TvView(main, session, { navigate })],
   rules: [
     () => import("./views/rules.js"),
@@ -91,28 +99,28 @@ const LATER = {
     (m, main, r) => new m.OddsView(main, { session, preset: r.preset, navigate }),
   ],
   event_new: [
-    () => import("./views/event_new.js"),
+    eventView(() => import("./views/event_new.js")),
     (m, main, r) =>
       new m.EventNewView(main, { navigate, from: r.from ? normalizeCode(r.from) : null }),
   ],
   event_dashboard: [
-    () => import("./views/event_dash.js"),
+    eventView(() => import("./views/event_dash.js")),
     (m, main, r) => new m.EventDashboardView(main, { code: r.event, navigate }),
   ],
   event_hall: [
-    () => import("./views/event_hall.js"),
+    eventView(() => import("./views/event_hall.js")),
     (m, main, r) => new m.EventHallView(main, { code: r.event, navigate }),
   ],
   event_cards: [
-    () => import("./views/event_print.js"),
+    eventView(() => import("./views/event_print.js")),
     (m, main, r) => new m.EventCardsView(main, { code: r.event, navigate }),
   ],
   event_claim: [
-    () => import("./views/event_print.js"),
+    eventView(() => import("./views/event_print.js")),
     (m, main, r) => new m.EventClaimView(main, { code: r.event, number: r.number, navigate }),
   ],
   event_results: [
-    () => import("./views/event_print.js"),
+    eventView(() => import("./views/event_print.js")),
     (m, main, r) => new m.EventResultsView(main, { code: r.event, navigate }),
   ],
 };
@@ -144,7 +152,14 @@ function route() {
         toast(text);
       });
       attachSeats(session);
-      attachTableLife(session, { navigate });
+      // the table's life comes with the game's screens (views/table.js fetches them once the
+      // lobby is complete); the big screen and the table's other pages want it at once
+      const s = session;
+      gameReady.then(({ attachTableLife }) => {
+        attachTableLife(s, { navigate });
+        if (s.state) s.emit({ events: [], live: false }); // the table as it is, to the late comer
+      });
+      if (r.name !== "table") loadGame().catch(() => {});
       session.start();
     }
   } else if (session) {
@@ -154,7 +169,7 @@ function route() {
   }
   const main = $("#main");
   if (r.name === "table") show(r, new TableView(main, session, { navigate }));
-  else if (r.name in LATER) {
+  else {
     const [load, make] = LATER[r.name];
     load().then(
       (module) => {
@@ -166,7 +181,7 @@ function route() {
         toast(t("app.view_not_loaded"), { kind: "error" });
       },
     );
-  } else show(r, new HomeView(main, { navigate }));
+  }
 }
 
 function show(r, made) {

@@ -125,3 +125,46 @@ export function download(blob, filename) {
   a.remove();
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
+
+/**
+ * A static file's content-hashed URL, from the page's import map (bobing/web/assets.py puts
+ * every file there): cached for good, and preloaded by that name. The plain name where the
+ * browser has no import.meta.resolve.
+ * @param {string} path such as "/i18n/en.json"
+ * @returns {string}
+ */
+export function staticUrl(path) {
+  try {
+    return import.meta.resolve(path);
+  } catch {
+    return path;
+  }
+}
+
+/** @type {Map<string, Promise<void>>} */
+const sheets = new Map();
+
+/**
+ * Add a stylesheet only some views use (once), after the page's own: resolves when it applies,
+ * so a view drawn then is never seen unstyled.
+ * @param {string} path such as "/css/events.css"
+ * @returns {Promise<void>}
+ */
+export function stylesheet(path) {
+  if (!sheets.has(path)) {
+    const link = document.createElement("link");
+    link.rel = "stylesheet";
+    link.href = staticUrl(path);
+    const loaded = new Promise((resolve, reject) => {
+      link.onload = () => resolve();
+      link.onerror = () => {
+        sheets.delete(path);
+        link.remove();
+        reject(new Error(`stylesheet ${path} not loaded`));
+      };
+    });
+    sheets.set(path, /** @type {Promise<void>} */ (loaded));
+    document.body.append(link);
+  }
+  return sheets.get(path);
+}

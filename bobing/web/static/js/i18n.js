@@ -1,6 +1,8 @@
 // @ts-check
 // One catalogue per language (i18n/<lang>.json); t(key, params) fills {name} fields.
 
+import { staticUrl } from "./dom.js";
+
 export const LANGS = ["zh-Hans", "zh-Hant", "en"];
 export const DEFAULT_LANG = "zh-Hans";
 const STORAGE_KEY = "bobing.lang";
@@ -42,17 +44,23 @@ export function detectLang() {
 
 async function load(lang) {
   if (!catalogues.has(lang)) {
-    const response = await fetch(`/i18n/${lang}.json`);
+    // by its hashed name (the one the page preloads, kept by the browser for good)
+    const response = await fetch(staticUrl(`/i18n/${lang}.json`));
     if (!response.ok) throw new Error(`catalogue ${lang}: HTTP ${response.status}`);
     catalogues.set(lang, await response.json());
   }
   return catalogues.get(lang);
 }
 
-/** Load `lang` (and English as the fallback) and make it current. */
+/**
+ * Load `lang` and make it current. English is the fallback for a key a catalogue lacks (none
+ * does: tests/e2e/test_catalogues.py), so a Chinese page does not wait for it: it comes when
+ * the browser has a moment (the page preloads only its own catalogue).
+ */
 export async function setLang(lang, { remember = false } = {}) {
   if (!LANGS.includes(lang)) lang = DEFAULT_LANG;
-  await Promise.all([load(lang), load("en"), ...[...preparers].map((fn) => fn(lang))]);
+  await Promise.all([load(lang), ...[...preparers].map((fn) => fn(lang))]);
+  if (!catalogues.has("en")) whenIdle(() => load("en").catch(() => {}));
   current = lang;
   document.documentElement.lang = lang;
   if (remember) {
@@ -63,6 +71,12 @@ export async function setLang(lang, { remember = false } = {}) {
     }
   }
   for (const fn of listeners) fn(lang);
+}
+
+/** Run `fn` when the browser has a moment (Safari has no requestIdleCallback). */
+function whenIdle(fn) {
+  if (typeof requestIdleCallback === "function") requestIdleCallback(fn, { timeout: 5000 });
+  else setTimeout(fn, 1000);
 }
 
 export function lang() {

@@ -206,10 +206,30 @@ export function renderTopbar({ title = null, conn = null, extra = [] } = {}) {
   );
 }
 
+/**
+ * How long a first connection may take before the banner says so: it usually takes less, and a
+ * banner that comes and goes at once only moves the page under the reader (the table's own
+ * card says it is connecting, and the top bar's dot).
+ */
+const CONNECTING_BANNER_DELAY_MS = 1000;
+let connectingBanner = null;
+
 /** The connection banner under the top bar: hidden while connected. */
 export function renderNetbar(status, { attempt = 0, onRetry = null } = {}) {
   const bar = $("#netbar");
   if (!bar) return;
+  clearTimeout(connectingBanner);
+  if (status === "connecting" && bar.hidden && navigator.onLine !== false) {
+    connectingBanner = setTimeout(
+      () => paintNetbar(bar, status, { attempt, onRetry }),
+      CONNECTING_BANNER_DELAY_MS,
+    );
+    return;
+  }
+  paintNetbar(bar, status, { attempt, onRetry });
+}
+
+function paintNetbar(bar, status, { attempt, onRetry }) {
   if (!status || status === "open" || status === "closed") {
     bar.hidden = true;
     bar.replaceChildren();

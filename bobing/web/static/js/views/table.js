@@ -1,12 +1,67 @@
 // /t/CODE: the lobby, the game or the ceremony, whichever the table's status calls for.
+// The lobby comes with the page; the game's screens and the table's life (celebrations,
+// reactions, the rematch, the history) are fetched once the lobby is complete, or at once for
+// a table already playing: a guest opening the QR code's link waits only for the lobby.
 
 import { h, mount } from "../dom.js";
 import { t } from "../i18n.js";
 import { STATUS } from "../protocol.js";
+import { loadRulebook } from "../rulebook.js";
 import { renderTopbar, icon, toast, errorText } from "../ui.js";
 import { LobbyPanel, keepFocus } from "./lobby.js";
-import { PlayPanel } from "./play.js";
-import { EndPanel } from "./end.js";
+
+/**
+ * @typedef {object} Game the modules a table needs past its lobby
+ * @property {typeof import("./play.js").PlayPanel} PlayPanel
+ * @property {typeof import("./end.js").EndPanel} EndPanel
+ * @property {typeof import("../celebrations.js").attachTableLife} attachTableLife
+ */
+
+/** @type {Promise<Game> | null} */
+let gameLoad = null;
+/** @type {Game | null} */
+let game = null;
+/** @type {(game: Game) => void} */
+let gameLoaded;
+/** Resolves with the game's modules once loadGame() has fetched them (it does not fetch). */
+export const gameReady = /** @type {Promise<Game>} */ (
+  new Promise((resolve) => {
+    gameLoaded = resolve;
+  })
+);
+
+/** Fetch the game's modules (once; again after a failure). @returns {Promise<Game>} */
+export function loadGame() {
+  if (!gameLoad) {
+    gameLoad = Promise.all([import("./play.js"), import("./end.js"), import("../celebrations.js")])
+      .then(([play, end, life]) => {
+        game = {
+          PlayPanel: play.PlayPanel,
+          EndPanel: end.EndPanel,
+          attachTableLife: life.attachTableLife,
+        };
+        gameLoaded(game);
+        return game;
+      })
+      .catch((err) => {
+        gameLoad = null;
+        throw err;
+      });
+  }
+  return gameLoad;
+}
+
+/**
+ * How long a complete lobby leaves the network to its own late requests (the QR code, the invite
+ * address) before the game's screens are fetched: gathering a table takes far longer.
+ */
+const GAME_PREFETCH_DELAY_MS = 1500;
+
+/** When the browser has a moment (Safari has no requestIdleCallback). @param {() => void} fn */
+function whenIdle(fn) {
+  if ("requestIdleCallback" in window) window.requestIdleCallback(fn, { timeout: 2000 });
+  else setTimeout(fn, 0);
+}
 
 /** Top-bar links of a table: its rules and its big screen. */
 export function tableLinks(code) {
@@ -93,6 +148,7 @@ export class TableView {
   }
 
   destroy() {
+    this.destroyed = true;
     this.session.removeEventListener("update", this.onUpdate);
     this.session.removeEventListener("servererror", this.onServerError);
     this.session.removeEventListener("nonce", this.onNonce);
@@ -137,7 +193,12 @@ export class TableView {
   update(detail) {
     this.topbar();
     if (this.finishing) return;
-    const kind = this.panelKind();
+    let kind = this.panelKind();
+    if ((kind === "play" || kind === "over") && !game) {
+      this.awaitGame(detail);
+      if (this.kind !== null) return; // the screen shown stays until the game's screens are here
+      kind = "loading";
+    }
     if (
       kind === "over" &&
       this.kind === "play" &&
@@ -160,9 +221,41 @@ export class TableView {
       mount(this.main, this.panel.el);
       document.body.dataset.screen = kind;
       showFromTop(this.main);
+      if (kind === "lobby") this.prefetchGame();
       return;
     }
     if (this.panel.update) this.panel.update(detail);
+  }
+
+  /** The game's screens are needed now: show them when they are here. */
+  awaitGame(detail) {
+    if (this.waiting) return;
+    this.waiting = true;
+    loadGame().then(
+      () => {
+        this.waiting = false;
+        if (!this.destroyed) this.update(detail);
+      },
+      (err) => {
+        this.waiting = false;
+        console.warn("game screens not loaded", err);
+        toast(t("app.view_not_loaded"), { kind: "error" });
+      },
+    );
+  }
+
+  /**
+   * A lobby is on screen: fetch the game's screens while people take their seats, behind what
+   * the lobby still asks for (its rulebook), so that the start of the game does not wait.
+   */
+  prefetchGame() {
+    if (game || this.prefetching) return;
+    this.prefetching = true;
+    // a failure is left for later: the game's screens are fetched again when they are needed
+    const later = () =>
+      setTimeout(() => whenIdle(() => loadGame().catch(() => {})), GAME_PREFETCH_DELAY_MS);
+    const st = this.session.state;
+    loadRulebook(st.rules).then(later, later);
   }
 
   makePanel(kind, detail) {
@@ -171,9 +264,9 @@ export class TableView {
       case "lobby":
         return new LobbyPanel(s, this.ctx);
       case "play":
-        return new PlayPanel(s, this.ctx);
+        return new game.PlayPanel(s, this.ctx);
       case "over":
-        return new EndPanel(s, this.ctx, { live: detail.live });
+        return new game.EndPanel(s, this.ctx, { live: detail.live });
       case "gone":
         return {
           el: h(
