@@ -8,7 +8,9 @@ Two layers, because some limits must act before a request exists:
   problem and is closed at once. A request whose headers have not all arrived within
   ``header_timeout`` seconds of its first byte (or of the connection, for a silent one) gets a
   408 problem and is closed: a half-sent request no longer holds a socket forever. Headers
-  over ``max_header_bytes`` get a 431.
+  over ``max_header_bytes`` get a 431. A WebSocket is pinged only once it has been silent for
+  Uvicorn's ``ws_ping_interval`` (phones ping the table themselves), and closed if it does not
+  answer.
 * **Requests** (:class:`RequestLimits`, ASGI middleware): a control character in the path is a
   400; the body is read here, whatever its framing (``Content-Length`` or chunked), and one
   over ``max_body_bytes`` is a 413; a body that stalls for ``idle_timeout`` seconds between
@@ -240,11 +242,30 @@ def guarded_protocols(
         return GuardedHTTP, None
 
     class GuardedWebSocket(ws_base):  # type: ignore[valid-type,misc]
+        _heard_at = 0.0
+        """When the client last sent anything (the event loop's clock)."""
+
         def connection_lost(self, exc: Exception | None) -> None:
             transport = getattr(self, "transport", None)
             if transport is not None:
                 guard.release(transport)
             super().connection_lost(exc)
+
+        def data_received(self, data: bytes) -> None:
+            self._heard_at = self.loop.time()
+            super().data_received(data)
+
+        def send_keepalive_ping(self) -> None:
+            # One heartbeat a socket: Uvicorn pings every socket every ws_ping_interval, but a
+            # client heard from within it (a phone pings the table every 20 s itself) is
+            # plainly there; only a silent one is pinged, and closed if it does not answer.
+            quiet = self.loop.time() - self._heard_at
+            if quiet < self.ping_interval and not self.transport.is_closing():
+                self.ping_timer = self.loop.call_later(
+                    self.ping_interval - quiet, self.send_keepalive_ping
+                )
+                return
+            super().send_keepalive_ping()
 
     return GuardedHTTP, GuardedWebSocket
 

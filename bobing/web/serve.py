@@ -21,6 +21,16 @@ from bobing.web.settings import Settings
 WS_MAX_SIZE = 1 << 20
 """The test servers' frame ceiling (``bobing serve`` uses its transport limits instead)."""
 
+WS_PING_INTERVAL = 25.0
+"""Seconds a WebSocket may stay silent before the server pings it. Longer than the phones'
+own heartbeat (``PING_EVERY_MS`` in static/js/conn.js, 20 s), so a phone is never pinged
+twice over: its ping every 20 s is all the heartbeat its socket has (one heartbeat a socket,
+not two; tests/web/test_heartbeat.py holds the two numbers apart)."""
+
+WS_PING_TIMEOUT = 20.0
+"""Seconds a pinged socket has to answer before it is closed (1011): a phone that vanished
+without closing its socket is let go at most 45 s after it was last heard."""
+
 
 def bind(host: str, port: int) -> socket.socket:
     """A listening socket, or a clear error (port in use, unknown host)."""
@@ -271,6 +281,11 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
         "ws_max_size": settings.transport.ws_max_size,
         # Frames are small JSON on a LAN; compressing each costs more CPU than it saves.
         "ws_per_message_deflate": False,
+        # A socket silent this long is pinged, and closed if no pong comes within the timeout
+        # (a phone that left without a word). Phones ping the table themselves more often
+        # than this, so the server pings only clients that do not (limits_transport).
+        "ws_ping_interval": WS_PING_INTERVAL,
+        "ws_ping_timeout": WS_PING_TIMEOUT,
         # Behind a reverse proxy every client has the proxy's address; trusted proxies'
         # X-Forwarded-For then names the phone (docs/deploy.md). Nobody else is believed.
         "proxy_headers": bool(settings.forwarded_allow_ips),
