@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import json
 import re
+from collections.abc import AsyncIterator
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -111,56 +112,48 @@ class RawSocket:
             await self.writer.wait_closed()
 
 
-async def served_socket(settings: Settings, base: str) -> RawSocket:
-    async with httpx.AsyncClient(base_url=base, timeout=TIMEOUT) as http:
-        code = (await create_table(http, mode="online"))["code"]
-    return await RawSocket.open(ws_url(base, code))
-
-
-def fast_options(settings: Settings) -> dict[str, object]:
-    """``bobing serve``'s Uvicorn options with a short ping interval and timeout."""
-    return {
+@contextlib.asynccontextmanager
+async def table_socket(db_url: str) -> AsyncIterator[RawSocket]:
+    """A raw socket on a new table of a server run as ``bobing serve`` runs it, but with a
+    ping interval and timeout of ``INTERVAL``."""
+    settings = Settings(db_url=db_url)
+    options = {
         **serve_uvicorn_options(settings),
         "ws_ping_interval": INTERVAL,
         "ws_ping_timeout": INTERVAL,
     }
+    async with (
+        running_server(settings, **options) as base,
+        httpx.AsyncClient(base_url=base, timeout=TIMEOUT) as http,
+    ):
+        code = (await create_table(http, mode="online"))["code"]
+        raw = await RawSocket.open(ws_url(base, code))
+        try:
+            yield raw
+        finally:
+            await raw.close()
 
 
 async def test_a_socket_that_keeps_talking_is_never_pinged(db_url: str) -> None:
-    settings = Settings(db_url=db_url)
-    async with running_server(settings, **fast_options(settings)) as base:
-        phone = await served_socket(settings, base)
-        try:
-            await phone.listen(INTERVAL * 4, answer=True, chatty=True)
-            assert not phone.closed
-            assert phone.pings == 0
-        finally:
-            await phone.close()
+    async with table_socket(db_url) as phone:
+        await phone.listen(INTERVAL * 4, answer=True, chatty=True)
+        assert not phone.closed
+        assert phone.pings == 0
 
 
 async def test_a_silent_socket_is_pinged_and_kept_while_it_answers(db_url: str) -> None:
-    settings = Settings(db_url=db_url)
-    async with running_server(settings, **fast_options(settings)) as base:
-        quiet = await served_socket(settings, base)
-        try:
-            await quiet.listen(INTERVAL * 4, answer=True)
-            assert not quiet.closed
-            assert quiet.pings >= 2
-        finally:
-            await quiet.close()
+    async with table_socket(db_url) as quiet:
+        await quiet.listen(INTERVAL * 4, answer=True)
+        assert not quiet.closed
+        assert quiet.pings >= 2
 
 
 async def test_a_silent_socket_that_does_not_answer_is_closed(db_url: str) -> None:
-    settings = Settings(db_url=db_url)
-    async with running_server(settings, **fast_options(settings)) as base:
-        gone = await served_socket(settings, base)
-        try:
-            await gone.listen(INTERVAL * 8, answer=False)
-            assert gone.pings >= 1
-            assert gone.closed
-            assert gone.close_code == 1011  # keepalive ping timeout
-        finally:
-            await gone.close()
+    async with table_socket(db_url) as gone:
+        await gone.listen(INTERVAL * 8, answer=False)
+        assert gone.pings >= 1
+        assert gone.closed
+        assert gone.close_code == 1011  # keepalive ping timeout
 
 
 def test_the_server_waits_longer_than_a_phone_between_pings() -> None:
