@@ -15,6 +15,14 @@ built to lose nothing without needing Redis to be reliable:
   becomes active (at first, and again after every reconnect) the hub is told to read the log
   of that table (:attr:`Broker.on_resync`), so whatever was published while the instance was
   not listening reaches its sockets from the log.
+- **Nothing sent that nobody hears.** With table affinity (deploy/nginx) a table's phones are
+  all on one instance, and each of its messages went to Redis only to come back to the same
+  instance and be skipped. PUBLISH answers how many connections received a message; when the
+  only one was this instance's own listener, the channel is *quiet* and its messages stay
+  local. Another instance that subscribes says so first: once its subscription is active
+  (and it has read the log) it publishes ``hello`` on the channel; the quiet instance, hearing
+  it, publishes again, starting with the latest message it kept to itself, so the newcomer
+  learns the head it has missed and reads the events from the log.
 """
 
 from __future__ import annotations
@@ -25,7 +33,7 @@ import logging
 import secrets
 from collections import deque
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from bobing.engine.errors import InputError
 from bobing.realtime.broker import Broker, Handler
@@ -43,6 +51,9 @@ OUTBOX_LIMIT = 100_000
 are in the log, and every subscriber reads it when its subscription comes back)."""
 BATCH = 512
 CONNECT_TIMEOUT = 3.0
+HELLO = "hello"
+"""The payload an instance publishes on a channel once its subscription is active (never a
+table message: those start with a sequence number)."""
 
 
 def _redis_module() -> Any:
@@ -85,10 +96,20 @@ class RedisBroker(Broker):
         self.backoff_min = backoff_min
         self.backoff_max = backoff_max
         self._handlers: dict[str, list[Handler]] = {}
-        self._outbox: deque[tuple[str, str]] = deque(maxlen=outbox_limit)
+        self._outbox: deque[Outgoing] = deque(maxlen=outbox_limit)
         self._wake = asyncio.Event()
         self._control: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
         self._confirmed: set[str] = set()
+        self._quiet: set[str] = set()
+        """Channels on which only this instance listens (their messages stay local)."""
+        self._epochs: dict[str, int] = {}
+        """A new number whenever who listens on a channel may have changed (never reused),
+        so a PUBLISH answer from before the change cannot make the channel quiet."""
+        self._changes = 0
+        self._kept: dict[str, str] = {}
+        """The latest message of a quiet channel that went to nobody else."""
+        self.published = 0
+        """Messages sent to Redis (for tests and the benchmarks)."""
         self._pubsub: Any = None
         self._tasks: list[asyncio.Task[None]] = []
         self._clients: list[Any] = []
@@ -143,13 +164,33 @@ class RedisBroker(Broker):
     # -- the Broker interface ----------------------------------------------------------------
 
     async def publish(self, channel: str, message: str) -> None:
-        """Deliver to this instance's subscribers now; queue for Redis (the other instances)."""
+        """Deliver to this instance's subscribers now; queue for Redis (the other instances),
+        unless the channel is quiet (nobody else listens: kept until one says hello)."""
         for handler in list(self._handlers.get(channel, ())):
             handler(message)
+        if channel in self._quiet:
+            self._kept[channel] = message
+            return
+        self._send(channel, message, counted=channel in self._confirmed)
+
+    def _send(self, channel: str, message: str, *, counted: bool = False) -> None:
+        """Queue ``message`` for Redis; ``counted``: its PUBLISH answer may make the channel
+        quiet (this instance's subscription was active, so the answer counts it)."""
         if len(self._outbox) == self._outbox.maxlen:
             log.warning("Redis unreachable too long: dropping the oldest queued signal")
-        self._outbox.append((channel, f"{self.instance} {message}"))
+        epoch = self._epochs.get(channel, 0) if counted else None
+        self._outbox.append(Outgoing(channel, f"{self.instance} {message}", epoch))
         self._wake.set()
+
+    def _listeners_may_have_changed(self, channel: str) -> None:
+        """Publish on ``channel`` again (someone else may listen now), and say first what was
+        kept from Redis meanwhile: its latest message."""
+        self._changes += 1
+        self._epochs[channel] = self._changes
+        self._quiet.discard(channel)
+        kept = self._kept.pop(channel, None)
+        if kept is not None:
+            self._send(channel, kept)
 
     def subscribe(self, channel: str, handler: Handler) -> Callable[[], None]:
         """Add ``handler``; the Redis subscription follows (its activation calls on_resync)."""
@@ -237,6 +278,9 @@ class RedisBroker(Broker):
             finally:
                 self.connected = False
                 self._pubsub = None
+                # Deaf until it reconnects: a newcomer's hello would go unheard meanwhile.
+                for channel in list(self._quiet):
+                    self._listeners_may_have_changed(channel)
                 with contextlib.suppress(Exception):
                     await pubsub.aclose()
 
@@ -253,6 +297,8 @@ class RedisBroker(Broker):
                     await pubsub.subscribe(channel)
             elif channel not in self._handlers:
                 self._confirmed.discard(channel)
+                self._listeners_may_have_changed(channel)
+                del self._epochs[channel]
                 await pubsub.unsubscribe(channel)
 
     def _on_message(self, message: dict[str, Any]) -> None:
@@ -264,7 +310,10 @@ class RedisBroker(Broker):
                 return
             again = channel in self._confirmed
             self._confirmed.add(channel)
+            self._listeners_may_have_changed(channel)
             self._tell_resync(channel, again)
+            # Heard by any instance that kept this channel's messages to itself until now.
+            self._send(channel, HELLO)
             return
         if kind != "message":
             return
@@ -274,6 +323,9 @@ class RedisBroker(Broker):
         origin, _, payload = data.partition(" ")
         if origin == self.instance:
             return  # delivered locally when it was published
+        if payload == HELLO:
+            self._listeners_may_have_changed(channel)
+            return
         for handler in list(self._handlers.get(channel, ())):
             try:
                 handler(payload)
@@ -290,13 +342,24 @@ class RedisBroker(Broker):
                     await self._wake.wait()
                 batch = [self._outbox[i] for i in range(min(BATCH, len(self._outbox)))]
                 pipe = client.pipeline(transaction=False)
-                for channel, text in batch:
-                    pipe.publish(channel, text)
-                await pipe.execute()
+                for item in batch:
+                    pipe.publish(item.channel, item.text)
+                heard = await pipe.execute()
+                self.published += len(batch)
                 # Sent: drop them (unless a full queue already pushed them out).
                 for item in batch:
                     if self._outbox and self._outbox[0] is item:
                         self._outbox.popleft()
+                for item, receivers in zip(batch, heard, strict=True):
+                    # Only this instance's own listener heard it, and nobody has said hello
+                    # or left since it was queued: keep the channel's messages local.
+                    if (
+                        receivers == 1
+                        and item.epoch is not None
+                        and item.epoch == self._epochs.get(item.channel, 0)
+                        and item.channel in self._confirmed
+                    ):
+                        self._quiet.add(item.channel)
                 progressed()
 
         def failed(exc: BaseException) -> None:
@@ -308,6 +371,15 @@ class RedisBroker(Broker):
             )
 
         await self._reconnecting(module, session, failed)
+
+
+class Outgoing(NamedTuple):
+    """A message queued for Redis."""
+
+    channel: str
+    text: str
+    epoch: int | None
+    """The channel's epoch when queued, if its PUBLISH answer may make it quiet."""
 
 
 def _reason(exc: BaseException) -> str:

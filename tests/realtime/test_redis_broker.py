@@ -152,3 +152,68 @@ async def test_closing_sends_what_is_queued(brokers: Callable[[], RedisBroker]) 
     await a.close()  # an instance stopping right after its last commits
     await until(lambda: len(got) == 50)
     assert got[-1] == "50 50 last-words"
+
+
+async def test_a_channel_nobody_else_hears_stays_local_until_another_instance_says_hello(
+    brokers: Callable[[], RedisBroker],
+) -> None:
+    """Table affinity: the only listener is the publisher itself, so nothing goes to Redis;
+    an instance that subscribes later learns the head it missed, then gets every message."""
+    a, b = brokers(), brokers()
+    await a.start()
+    await b.start()
+    channel = f"bobing:table:Q{uuid.uuid4().hex[:8]}"
+    got_a: list[str] = []
+    got_b: list[str] = []
+    a.subscribe(channel, got_a.append)
+    await until(lambda: channel in a._confirmed)
+    await a.publish(channel, "1 1 first")
+    await until(lambda: channel in a._quiet)  # PUBLISH said: only a's own listener heard it
+    sent = a.published
+    await a.publish(channel, "2 2 second")
+    await a.publish(channel, "3 3 third")
+    assert got_a == ["1 1 first", "2 2 second", "3 3 third"]  # local delivery as before
+    assert not a._outbox and a.published == sent  # and nothing queued for Redis
+
+    resynced: list[str] = []
+    b.on_resync(lambda ch, _again: resynced.append(ch))
+    leave = b.subscribe(channel, got_b.append)
+    # b reads the log when its subscription is active, and a, hearing b's hello, says the
+    # latest message it kept to itself: b knows the head even if a commit came in between.
+    await until(lambda: got_b == ["3 3 third"])
+    assert resynced == [channel]
+    assert channel not in a._quiet
+    await a.publish(channel, "4 4 fourth")
+    await until(lambda: got_b == ["3 3 third", "4 4 fourth"])
+    await b.publish(channel, "5 5 from-b")
+    await until(lambda: got_a[-1:] == ["5 5 from-b"])
+    assert got_a == ["1 1 first", "2 2 second", "3 3 third", "4 4 fourth", "5 5 from-b"]
+
+    # b leaves: a's next PUBLISH is heard by a alone, and the channel is quiet again.
+    leave()
+    await until(lambda: channel not in b._confirmed)
+    await a.publish(channel, "6 6 sixth")
+    await until(lambda: channel in a._quiet)
+    sent = a.published
+    await a.publish(channel, "7 7 seventh")
+    assert a.published == sent and not a._outbox
+    assert got_b == ["3 3 third", "4 4 fourth", "5 5 from-b"]
+
+
+async def test_a_quiet_channel_is_not_quiet_for_an_instance_that_was_not_listening(
+    brokers: Callable[[], RedisBroker],
+) -> None:
+    """PUBLISH counts the publisher's own listener only once its subscription is active:
+    an instance that publishes without listening never keeps a message to itself."""
+    a, b = brokers(), brokers()
+    await a.start()
+    await b.start()
+    channel = f"bobing:table:R{uuid.uuid4().hex[:8]}"
+    got_b: list[str] = []
+    b.subscribe(channel, got_b.append)
+    await until(lambda: channel in b._confirmed)
+    for i in range(1, 21):
+        await a.publish(channel, f"{i} {i} m{i}")
+    await until(lambda: len(got_b) == 20)
+    assert got_b == [f"{i} {i} m{i}" for i in range(1, 21)]
+    assert channel not in a._quiet
