@@ -6,8 +6,8 @@ Two brokers stand for two instances. ``--messages`` messages of a throw's size (
 ``events`` frame of a throw at a table of ten, about 0.45 KB) are published by one and must all
 arrive, in order, at the other; the rate is messages per second end to end, and the CPU time of
 this process per message (both brokers live here, so it is the cost of publishing plus
-receiving — what an instance pays for each of its throws with table affinity, where the copy
-Redis echoes back is read and skipped). Measured in the same run:
+receiving: what the instances pay for a throw at a table whose phones are on both; with table
+affinity a table's channel is quiet and costs nothing). Measured in the same run:
 
 - ``memory://``: the in-process broker (a function call per subscriber) — the baseline;
 - ``redis://``, two ways of reading Redis's replies: redis-py's own parser in Python, and
