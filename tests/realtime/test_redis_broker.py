@@ -42,6 +42,14 @@ async def brokers() -> AsyncIterator[Callable[[], RedisBroker]]:
         await broker.close()
 
 
+async def two_instances(brokers: Callable[[], RedisBroker]) -> tuple[RedisBroker, RedisBroker]:
+    """Two started brokers: two instances on one Redis."""
+    a, b = brokers(), brokers()
+    await a.start()
+    await b.start()
+    return a, b
+
+
 async def until(condition: Callable[[], bool], timeout: float = 30) -> None:
     async def wait() -> None:
         while not condition():
@@ -90,9 +98,7 @@ async def test_unreachable_redis_is_one_clear_error() -> None:
 async def test_messages_cross_instances_in_order_and_reach_the_sender_once(
     brokers: Callable[[], RedisBroker],
 ) -> None:
-    a, b = brokers(), brokers()
-    await a.start()
-    await b.start()
+    a, b = await two_instances(brokers)
     channel = f"bobing:table:T{uuid.uuid4().hex[:8]}"
     got_a: list[str] = []
     got_b: list[str] = []
@@ -118,9 +124,7 @@ async def test_messages_cross_instances_in_order_and_reach_the_sender_once(
 async def test_unsubscribed_channels_are_not_delivered(
     brokers: Callable[[], RedisBroker],
 ) -> None:
-    a, b = brokers(), brokers()
-    await a.start()
-    await b.start()
+    a, b = await two_instances(brokers)
     channel = f"bobing:table:U{uuid.uuid4().hex[:8]}"
     other = f"bobing:table:V{uuid.uuid4().hex[:8]}"
     got: list[str] = []
@@ -140,9 +144,7 @@ async def test_unsubscribed_channels_are_not_delivered(
 
 
 async def test_closing_sends_what_is_queued(brokers: Callable[[], RedisBroker]) -> None:
-    a, b = brokers(), brokers()
-    await a.start()
-    await b.start()
+    a, b = await two_instances(brokers)
     channel = f"bobing:table:W{uuid.uuid4().hex[:8]}"
     got: list[str] = []
     b.subscribe(channel, got.append)
@@ -159,9 +161,7 @@ async def test_a_channel_nobody_else_hears_stays_local_until_another_instance_sa
 ) -> None:
     """Table affinity: the only listener is the publisher itself, so nothing goes to Redis;
     an instance that subscribes later learns the head it missed, then gets every message."""
-    a, b = brokers(), brokers()
-    await a.start()
-    await b.start()
+    a, b = await two_instances(brokers)
     channel = f"bobing:table:Q{uuid.uuid4().hex[:8]}"
     got_a: list[str] = []
     got_b: list[str] = []
@@ -205,9 +205,7 @@ async def test_a_quiet_channel_is_not_quiet_for_an_instance_that_was_not_listeni
 ) -> None:
     """PUBLISH counts the publisher's own listener only once its subscription is active:
     an instance that publishes without listening never keeps a message to itself."""
-    a, b = brokers(), brokers()
-    await a.start()
-    await b.start()
+    a, b = await two_instances(brokers)
     channel = f"bobing:table:R{uuid.uuid4().hex[:8]}"
     got_b: list[str] = []
     b.subscribe(channel, got_b.append)
