@@ -171,11 +171,11 @@ class RedisBroker(Broker):
         if channel in self._quiet:
             self._kept[channel] = message
             return
-        self._send(channel, message, counted=channel in self._confirmed)
+        self._send(channel, message, counted=self.connected and channel in self._confirmed)
 
     def _send(self, channel: str, message: str, *, counted: bool = False) -> None:
         """Queue ``message`` for Redis; ``counted``: its PUBLISH answer may make the channel
-        quiet (this instance's subscription was active, so the answer counts it)."""
+        quiet (this instance was listening on it, so the answer counts its listener)."""
         if len(self._outbox) == self._outbox.maxlen:
             log.warning("Redis unreachable too long: dropping the oldest queued signal")
         epoch = self._epochs.get(channel, 0) if counted else None
@@ -357,6 +357,7 @@ class RedisBroker(Broker):
                         receivers == 1
                         and item.epoch is not None
                         and item.epoch == self._epochs.get(item.channel, 0)
+                        and self.connected
                         and item.channel in self._confirmed
                     ):
                         self._quiet.add(item.channel)
