@@ -46,6 +46,25 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.flaky(reruns=BROWSER_RERUNS, reruns_delay=1))
 
 
+_FIRST_ATTEMPTS: list[pytest.TestReport] = []
+"""The failed first attempt of every rerun test: pytest-rerunfailures reports it as ``rerun``
+and prints none of it, so a flake's cause would be lost with the run."""
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.outcome == "rerun":
+        _FIRST_ATTEMPTS.append(report)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    for report in _FIRST_ATTEMPTS:
+        terminalreporter.write_sep("_", f"first attempt of {report.nodeid} ({report.when})")
+        terminalreporter.write_line(report.longreprtext)
+        for title, content in report.sections:
+            terminalreporter.write_sep("-", title)
+            terminalreporter.write_line(content[-4000:])
+
+
 def _absent(message: str, required: bool, variable: str) -> NoReturn:
     """Skip locally; fail where ``variable`` (set by .ci/run) makes the service required."""
     if required:

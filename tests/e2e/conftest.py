@@ -49,6 +49,21 @@ def shots_dir(tmp_path: Path) -> Path:
     return tmp_path
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item) -> Iterator[None]:
+    """A failed browser test's report shows what each of its pages showed when it failed."""
+    report: pytest.TestReport = yield
+    browser = getattr(item, "funcargs", {}).get("browser")
+    if report.when == "call" and report.failed and isinstance(browser, Browser):
+        report.sections.append(("pages when it failed", browser.describe()))
+        for name in ("server", "fresh_server"):
+            server = item.funcargs.get(name)
+            if isinstance(server, Server) and server.log_path.exists():
+                tail = server.log_path.read_text(errors="replace").splitlines()[-30:]
+                report.sections.append((f"{name} log (last lines)", "\n".join(tail)))
+    return report
+
+
 @pytest.fixture
 def browser(playwright_instance: Playwright, chromium: str, shots_dir: Path) -> Iterator[Browser]:
     b = Browser(playwright_instance, chromium, shots_dir)

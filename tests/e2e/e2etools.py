@@ -173,6 +173,16 @@ def running_server(tmp: Path, **options: Any) -> Iterator[Server]:
         server.stop()
 
 
+DESCRIBE_JS = """() => {
+  const s = window.bobing && window.bobing.state;
+  const brief = s ? JSON.stringify({status: s.status, phase: s.phase, turn: s.turn,
+      throw_count: s.throw_count, next: s.next}) : "no table state";
+  const el = document.activeElement;
+  const focus = el ? el.tagName + "." + el.className : "none";
+  return `state ${brief}\\nfocus ${focus}\\n` + document.body.innerText.slice(0, 3000);
+}"""
+
+
 class Browser:
     """Contexts and pages of one test, with every console error and page error collected."""
 
@@ -227,6 +237,19 @@ class Browser:
         path = self.shots / f"{name}.png"
         page.screenshot(path=str(path), full_page=full_page, animations="disabled")
         return path
+
+    def describe(self) -> str:
+        """What every open page shows (address, table state, focus, text), for a failure."""
+        lines = []
+        for ctx in self.contexts:
+            for page in ctx.pages:
+                try:
+                    seen = page.evaluate(DESCRIBE_JS)
+                except Exception as exc:  # a closed or crashed page still gets its line
+                    seen = f"(cannot read: {exc})"
+                lines.append(f"--- {page.url}\n{seen}")
+        lines += ["--- console and page errors:", *self.errors]
+        return "\n".join(lines)
 
     def assert_clean(self) -> None:
         assert not self.errors, "console or page errors:\n" + "\n".join(self.errors)
