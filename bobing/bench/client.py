@@ -11,7 +11,9 @@ received its ``thrown`` event. Two ways to pace the tables:
 
 The servers run as separate ``bobing serve`` processes (``instances`` of them, on one
 PostgreSQL database with a Redis broker when there are several; tables and phones spread
-over them), unless ``url`` points at one already running.
+over them), unless ``url`` points at one already running. To measure how throughput scales
+with instances, each can be given the same CPU budget (:mod:`bobing.bench.cpu`): a core of
+its own (``pin``) or a cgroup quota (``cpu_limit``).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bobing.bench import cpu
 from bobing.engine.errors import InputError
 from bobing.tables.frames import StaleBase, decode_events
 from bobing.web.serve import loop_factory, raise_open_files
@@ -111,6 +114,8 @@ def run_bench(
     broker: str | None = None,
     spread: str = "phones",
     floor: bool = False,
+    pin: bool = False,
+    cpu_limit: float | None = None,
 ) -> dict[str, Any]:
     """Run the benchmark and return its measurements.
 
@@ -118,8 +123,32 @@ def run_bench(
     WebSocket relay (:mod:`bobing.bench.relay`) started the same way, and the result gains
     ``floor`` (its measurements) and ``cpu_ratio_to_floor`` (server CPU per throw, ours ÷ the
     relay's): what the game costs above the transport, on this machine, in this run.
+
+    With ``pin``, server ``i`` (and the relay) runs on core ``i`` and the client on the cores
+    left; with ``cpu_limit``, each gets that share of one core. The result then says so
+    (``pinned``, ``cpu_limit``).
     """
     _check_options(db=db, url=url, instances=instances, broker=broker, spread=spread, pace=pace)
+    if (pin or cpu_limit is not None) and url is not None:
+        raise InputError(
+            "--pin and --cpu-limit apply to the servers the benchmark starts, not to --url",
+            code="bench_url_alone",
+        )
+    if pin and cpu_limit is not None:
+        raise InputError("give --pin or --cpu-limit, not both", code="bench_pin_and_limit")
+    server_cores, client_cores = cpu.plan_pins(instances) if pin else ([], [])
+    if cpu_limit is not None:
+        cpu.check_cpu_limit(cpu_limit)
+
+    def confine(index: int) -> Any:
+        """How the ``index``-th started process is held to its budget (None: not at all)."""
+        if pin:
+            return lambda pid: _pinned(pid, [server_cores[index]])
+        if cpu_limit is not None:
+            group = f"bobing-bench-{os.getpid()}-{index}"
+            return lambda pid: cpu.cpu_limited(pid, cpu_limit, group)
+        return None
+
     sockets = tables * players
     limit = raise_open_files(sockets + SPARE_FILES)
     if limit < sockets + SPARE_FILES:
@@ -143,11 +172,15 @@ def run_bench(
                 schema = f"bobing_bench_{os.getpid()}_{int(time.time())}"
                 stack.callback(_drop_schema, db, schema)
             servers = [
-                stack.enter_context(_server(db, Path(folder), index, schema, broker))
+                stack.enter_context(
+                    _server(db, Path(folder), index, schema, broker, confine(index))
+                )
                 for index in range(instances)
             ]
         else:
             servers = [ServerProcess(url.rstrip("/"), None)]
+        if pin:
+            stack.enter_context(_pinned(0, client_cores))
         try:
             with asyncio.Runner(loop_factory=loop_factory()) as runner:
                 result = runner.run(
@@ -162,9 +195,17 @@ def run_bench(
         result["db"] = db_label
         result["broker"] = (broker or "memory://").split("://", 1)[0]
         result["open_files_limit"] = limit
+    if pin:
+        result["pinned"] = {"servers": server_cores, "client": client_cores}
+    if cpu_limit is not None:
+        result["cpu_limit"] = cpu_limit
     if floor:
-        # The servers have stopped: the relay gets the machine the server had.
-        with _relay_process() as relay, asyncio.Runner(loop_factory=loop_factory()) as runner:
+        # The servers have stopped: the relay gets the machine (and the budget) the server had.
+        with (
+            _relay_process(confine(0)) as relay,
+            _pinned(0, client_cores) if pin else contextlib.nullcontext(),
+            asyncio.Runner(loop_factory=loop_factory()) as runner,
+        ):
             base = runner.run(
                 _bench([relay], tables, players, seconds, pace=pace, setup=_setup_relay_table)
             )
@@ -212,7 +253,12 @@ def _check_options(
 
 @contextlib.contextmanager
 def _server(
-    db: str, folder: Path, index: int, schema: str | None = None, broker: str | None = None
+    db: str,
+    folder: Path,
+    index: int,
+    schema: str | None = None,
+    broker: str | None = None,
+    confine: Any = None,
 ) -> Any:
     bobing = Path(sys.executable).with_name("bobing")
     # Every simulated phone connects from 127.0.0.1: lift the per-address connection cap.
@@ -225,15 +271,30 @@ def _server(
         command += ["--schema", schema]
     if broker is not None:
         command += ["--broker", broker]
-    with _process(command, folder / f"server{index}.log", "serving on (http://\\S+)") as found:
+    log = folder / f"server{index}.log"
+    with _process(command, log, "serving on (http://\\S+)", confine) as found:
         yield found
 
 
 @contextlib.contextmanager
-def _process(command: list[str], log_path: Path, pattern: str) -> Any:
+def _pinned(pid: int, core_ids: list[int]) -> Any:
+    """Process ``pid`` (0: this one) runs on ``core_ids`` until the block ends."""
+    before = os.sched_getaffinity(pid)
+    cpu.pin(pid, core_ids)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):  # a server has ended by now
+            cpu.pin(pid, sorted(before))
+
+
+@contextlib.contextmanager
+def _process(command: list[str], log_path: Path, pattern: str, confine: Any = None) -> Any:
     """A server process of the bench (``bobing serve`` or the relay), until the block ends:
-    its address (``pattern``'s group in what it prints, up to "Ctrl+C") and its pid."""
-    with log_path.open("w") as log:
+    its address (``pattern``'s group in what it prints, up to "Ctrl+C") and its pid.
+    ``confine(pid)``, when given, is the context that holds it to its CPU budget (left after
+    the process has stopped)."""
+    with log_path.open("w") as log, contextlib.ExitStack() as budget:
         proc = subprocess.Popen(
             command,
             stdout=subprocess.PIPE,
@@ -242,6 +303,8 @@ def _process(command: list[str], log_path: Path, pattern: str) -> Any:
             env=dict(os.environ, PYTHONUNBUFFERED="1"),
         )
         try:
+            if confine is not None:
+                budget.enter_context(confine(proc.pid))
             assert proc.stdout is not None
             found = None
             for line in proc.stdout:
@@ -538,11 +601,12 @@ async def _setup_relay_table(
 
 
 @contextlib.contextmanager
-def _relay_process() -> Any:
+def _relay_process(confine: Any = None) -> Any:
     """The bare relay (:mod:`bobing.bench.relay`) in a process of its own, like a server."""
     with tempfile.TemporaryDirectory(prefix="bobing-relay-") as folder:
         command = [sys.executable, "-m", "bobing.bench.relay", "--port", "0"]
-        with _process(command, Path(folder) / "relay.log", "relay serving on (ws://\\S+)") as relay:
+        log = Path(folder) / "relay.log"
+        with _process(command, log, "relay serving on (ws://\\S+)", confine) as relay:
             yield relay
 
 

@@ -261,6 +261,10 @@ def bench_server(
     url: Annotated[str | None, typer.Option(help=_h("bench.opt.url"))] = None,
     as_json: Annotated[bool, typer.Option("--json", help=_h("bench.opt.json"))] = False,
     floor: Annotated[bool, typer.Option("--floor", help=_h("bench.opt.floor"))] = False,
+    pin: Annotated[bool, typer.Option("--pin", help=_h("bench.opt.pin"))] = False,
+    cpu_limit: Annotated[
+        float | None, typer.Option("--cpu-limit", help=_h("bench.opt.cpu_limit"), min=0.01)
+    ] = None,
 ) -> None:
     """Drive TABLES x PLAYERS simulated players over WebSockets; report throws/s and latency."""
     from bobing.bench.client import run_bench
@@ -276,6 +280,8 @@ def bench_server(
         broker=broker,
         spread=spread,
         floor=floor,
+        pin=pin,
+        cpu_limit=cpu_limit,
     )
     if as_json:
         typer.echo(json.dumps(result))
@@ -295,6 +301,13 @@ def bench_server(
             f"server: {cpu:.2f} cores, {result['server_cpu_ms_per_throw']:.3f} ms CPU per "
             f"throw, {memory} MiB resident; client: {result['client_cpu_cores']:.2f} cores"
         )
+    if pin:
+        pinned = result["pinned"]
+        typer.echo(
+            t("bench.pin.line", lang_from_env(), servers=pinned["servers"], client=pinned["client"])
+        )
+    if cpu_limit is not None:
+        typer.echo(t("bench.cpu_limit.line", lang_from_env(), share=f"{cpu_limit:g}"))
     if floor:
         bare = result["floor"]
         typer.echo(

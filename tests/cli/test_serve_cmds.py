@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from bobing.engine.fairness import commitment, derive_faces
 
 BOBING = str(Path(sys.executable).with_name("bobing"))
@@ -176,8 +178,52 @@ def test_bench_server_refuses_impossible_setups() -> None:
     assert spread.returncode == 2 and "'diagonal'" in spread.stderr
     alone = run("bench", "server", "--url", "http://127.0.0.1:1", "--instances", "2")
     assert alone.returncode == 2 and "--url" in alone.stderr
-    for result in (several, no_redis, spread, alone):
+    pinned_url = run("bench", "server", "--url", "http://127.0.0.1:1", "--pin")
+    assert pinned_url.returncode == 2 and "not to --url" in pinned_url.stderr
+    both = run("bench", "server", "--pin", "--cpu-limit", "0.5")
+    assert both.returncode == 2 and "not both" in both.stderr
+    for result in (several, no_redis, spread, alone, pinned_url, both):
         assert "Traceback" not in result.stderr
+
+
+def test_bench_server_pin_needs_a_core_for_the_client() -> None:
+    cores = len(os.sched_getaffinity(0))
+    if cores > 16:
+        pytest.skip("--instances stops at 16: this machine has a core for the client beside them")
+    many = ("--db", "postgresql+asyncpg://u@h/d", "--broker", "redis://h:1/0")
+    result = run("bench", "server", "--pin", "--instances", str(max(cores, 2)), *many)
+    assert result.returncode == 2 and "use --cpu-limit" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_bench_server_pins_the_server_and_the_client_apart() -> None:
+    cores = sorted(os.sched_getaffinity(0))
+    if len(cores) < 2:
+        pytest.skip("--pin needs two cores: one for the server, one for the client")
+    args = ("--tables", "2", "--players", "2", "--seconds", "1", "--json")
+    result = run("bench", "server", "--pin", *args, timeout=120)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["pinned"] == {"servers": cores[:1], "client": cores[1:]}
+    assert report["throws"] > 0
+    assert sorted(os.sched_getaffinity(0)) == cores  # the test process is not the client
+
+
+def test_bench_server_cpu_limit_holds_each_server_to_its_share() -> None:
+    group_root = Path("/sys/fs/cgroup")
+    if not os.access(group_root / "cpu", os.W_OK) and not os.access(group_root, os.W_OK):
+        pytest.skip("--cpu-limit needs a writable cgroup CPU controller (Linux, root)")
+    args = ("--tables", "4", "--players", "3", "--seconds", "2", "--json")
+    result = run("bench", "server", "--cpu-limit", "0.15", "--floor", *args, timeout=180)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["cpu_limit"] == 0.15
+    # Closed loop, the server would take all the CPU it could get; the quota holds it back
+    # (what it used is measured over the run, from /proc).
+    assert 0 < report["server_cpu_cores"] <= 0.2
+    assert 0 < report["floor"]["server_cpu_cores"] <= 0.2
+    left = [p.name for p in group_root.glob("**/bobing-bench-*")]
+    assert left == []  # every cgroup the run made is gone
 
 
 def test_bench_server_floor_measures_a_bare_relay_in_the_same_run() -> None:
