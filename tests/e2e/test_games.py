@@ -162,7 +162,7 @@ def test_referee_game_to_the_ceremony(browser: Browser, server: Server, tmp_path
     pad.get_by_role("button", name="确认").click()
     expect(host.locator(".start-result")).to_have_text("甲 掷出 3 + 4 = 7，由 甲 先掷")
     host.get_by_role("button", name="开始博饼").click()
-    expect(host.locator(".ref-pad")).to_be_visible()
+    expect(host.locator(".play .ref-pad")).to_be_visible()  # not the lobby's start pad
 
     # throw 1: 甲 四红带三 — shown before it is confirmed
     host.locator("body").click(position={"x": 2, "y": 200})

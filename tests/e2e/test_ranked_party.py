@@ -80,7 +80,7 @@ def test_thirteen_people_ranked_to_the_prize_ceremony(browser: Browser, server: 
     expect(host.locator(".join-box")).to_contain_text("已满")
     no_sideways_scroll(host)
     host.get_by_role("button", name="开始博饼").click()
-    expect(host.locator(".ref-pad")).to_be_visible()
+    expect(host.locator(".play .ref-pad")).to_be_visible()  # not the lobby's start pad
 
     tv = browser.page(name="tv", viewport={"width": 1920, "height": 1080}, device_scale_factor=1)
     tv.goto(f"{server.url}/t/{code}/tv")

@@ -53,7 +53,7 @@ def test_referee_undoes_a_mistyped_throw(browser: Browser, server: Server) -> No
         host.get_by_role("button", name="添加").click()
         expect(host.locator(".seat-name").last).to_have_text(name)
     host.get_by_role("button", name="开始博饼").click()
-    expect(host.locator(".ref-pad")).to_be_visible()
+    expect(host.locator(".play .ref-pad")).to_be_visible()  # not the lobby's start pad
     watcher = browser.page(name="watcher")
     watcher.goto(f"{server.url}/t/{code}")
     expect(watcher.locator(".play")).to_be_visible()
