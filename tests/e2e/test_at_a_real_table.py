@@ -285,6 +285,58 @@ def test_referee_keys_typed_while_sending_wait_for_the_next_throw(
     assert [e["dice"] for e in events if e["type"] == "thrown"] == ["123456", "234561", "345612"]
 
 
+HOLD_START = """
+window.startHeld = [];
+const send = WebSocket.prototype.send;
+WebSocket.prototype.send = function (data) {
+  if (window.holdStart && JSON.parse(data).type === "start") window.startHeld.push([this, data]);
+  else send.call(this, data);
+};
+window.releaseStart = () => {
+  window.holdStart = false;
+  for (const [ws, data] of window.startHeld.splice(0)) send.call(ws, data);
+};
+"""
+
+
+def test_referee_keys_typed_while_the_start_is_on_its_way_are_the_first_throw(
+    browser: Browser, server: Server
+) -> None:
+    code, host, _ = new_table(server, ["甲", "乙"], mode="referee")
+    ctx = browser.context()
+    ctx.add_init_script(HOLD_START)
+    page = open_table(browser, server, code, name="referee", ctx=ctx, hostToken=host)
+    expect(page.locator(".start-card .ref-pad")).to_be_visible()
+    # the start leaves only when the test says: everything typed before is typed "too early"
+    page.evaluate("window.holdStart = true")
+    page.get_by_role("button", name="开始博饼").click()
+    page.keyboard.type("44441")
+    page.keyboard.press("Backspace")
+    page.keyboard.type("12")
+    page.keyboard.press("Enter")
+    # the lobby's start pad did not take them (it would show 4 + 4 = 8)
+    expect(page.locator(".start-card .ref-preview .ref-name")).to_have_count(0)
+    assert page.evaluate("window.startHeld.length") == 1
+    page.evaluate("window.releaseStart()")
+    # the game's pad took them, Enter included: the first throw is in
+    wait_throws(page, 1)
+    expect(page.locator(".play .award-name")).to_have_text("四红带三")
+    thrown = [e for e in call(server, "GET", f"/api/tables/{code}/events")["events"]]
+    assert [e["dice"] for e in thrown if e["type"] == "thrown"] == ["444412"]
+
+
+def test_a_failed_start_gives_the_start_pad_its_keys_back(browser: Browser, server: Server) -> None:
+    code, host, _ = new_table(server, ["甲"], mode="referee")  # one seat: the start is refused
+    page = open_table(browser, server, code, name="referee", hostToken=host)
+    expect(page.locator(".start-card .ref-pad")).to_be_visible()
+    page.evaluate("document.querySelector('.start-btn').disabled = false")
+    page.locator(".start-btn").click()
+    expect(page.locator(".toast")).to_be_visible()  # the server's refusal
+    page.locator("#main").focus()
+    page.keyboard.type("34")
+    expect(page.locator(".start-card .ref-preview .ref-name")).to_have_text("3 + 4 = 7")
+
+
 def test_english_seal_fits_and_a_pressed_tiaohou_stays_red(
     browser: Browser, server: Server
 ) -> None:

@@ -1,11 +1,20 @@
 // The referee's pad for real dice: tap six faces (or 跳猴), see what they make, confirm.
 // Keys: 1-6 add a face, Backspace removes one, Escape clears, Enter confirms.
+//
+// A referee does not wait for the screen: keys typed after 开始博饼 while the start is on its
+// way belong to the first throw. The lobby's start pad hands them over (handOver) and the
+// game's pad, made when the start arrives, takes them (see `carried`).
 
 import { h, mount } from "./dom.js";
 import { t } from "./i18n.js";
 import { dieSvg } from "./dice.js";
 import { classify, handName, why, effect } from "./rulebook.js";
 import { icon } from "./ui.js";
+
+const CARRY_MS = 30_000;
+/** Keys typed for the first throw between 开始博饼 and the game's pad: open while collecting. */
+const carried = { open: false, since: 0, keys: /** @type {string[]} */ ([]) };
+const PAD_KEY = /^([1-6]|Backspace|Escape|Enter)$/;
 
 export class RefereePad {
   /**
@@ -93,7 +102,29 @@ export class RefereePad {
     );
     this.onKey = (ev) => this.key(ev);
     document.addEventListener("keydown", this.onKey);
+    this.diverting = false;
     this.paint();
+    if (count === 6 && carried.open) {
+      const keys = Date.now() - carried.since < CARRY_MS ? carried.keys : [];
+      carried.open = false;
+      carried.keys = [];
+      for (const key of keys) this.press(key, "");
+    }
+  }
+
+  /** The start was asked for: keys typed from now on are the first throw's (a start pad). */
+  handOver() {
+    this.diverting = true;
+    carried.open = true;
+    carried.since = Date.now();
+    carried.keys = [];
+  }
+
+  /** The start failed: this pad takes its keys again, and what was carried is dropped. */
+  handBack() {
+    this.diverting = false;
+    carried.open = false;
+    carried.keys = [];
   }
 
   destroy() {
@@ -105,24 +136,43 @@ export class RefereePad {
     if (document.querySelector("dialog[open]")) return; // keys belong to the open question
     const tag = (ev.target && ev.target.tagName) || "";
     if (["INPUT", "TEXTAREA", "SELECT"].includes(tag)) return;
-    if (/^[1-6]$/.test(ev.key)) {
-      this.add(Number(ev.key));
-      ev.preventDefault();
-    } else if (ev.key === "Backspace") {
+    if (this.diverting) {
+      if (carried.open && PAD_KEY.test(ev.key) && !(ev.key === "Enter" && tag === "BUTTON")) {
+        carried.keys.push(ev.key);
+        ev.preventDefault();
+      }
+      return;
+    }
+    if (this.press(ev.key, tag)) ev.preventDefault();
+  }
+
+  /** One key for this pad (``tag``: the focused element's, where a key was typed); whether
+   * it was taken. */
+  press(key, tag) {
+    if (/^[1-6]$/.test(key)) {
+      this.add(Number(key));
+      return true;
+    }
+    if (key === "Backspace") {
       this.back();
-      ev.preventDefault();
-    } else if (ev.key === "Escape") {
+      return true;
+    }
+    if (key === "Escape") {
       this.clear();
-    } else if (ev.key === "Enter" && tag !== "BUTTON") {
+      return false;
+    }
+    if (key === "Enter" && tag !== "BUTTON") {
       if (this.busy && (this.aheadTiaohou || this.ahead.length === this.count)) {
         this.aheadConfirm = true; // sent as soon as the previous entry is in
         this.paint();
-        ev.preventDefault();
-      } else if (this.ready()) {
+        return true;
+      }
+      if (this.ready()) {
         this.confirm();
-        ev.preventDefault();
+        return true;
       }
     }
+    return false;
   }
 
   add(face) {

@@ -103,6 +103,7 @@ export class LobbyPanel {
     });
     this.bowl = new Bowl();
     this.pad = null;
+    this.starting = false; // 开始博饼 was pressed and the server has not answered yet
     this.rolling = false;
     this.nameInput = h("input", {
       id: "join-name",
@@ -627,7 +628,7 @@ export class LobbyPanel {
             type: "button",
             class: "btn btn-primary btn-big btn-block start-btn",
             "data-fk": "start",
-            disabled: players.length < 2,
+            disabled: players.length < 2 || this.starting,
             onclick: () => this.start(),
           },
           t("lobby.start"),
@@ -658,10 +659,23 @@ export class LobbyPanel {
   }
 
   async start() {
+    if (this.starting) return;
+    // once asked, the button waits for the answer (an Enter on it would ask twice), and keys
+    // typed meanwhile are the first throw's (a real bowl's referee does not wait)
+    this.setStarting(true);
+    if (this.pad) this.pad.handOver();
     try {
       await this.session.send(COMMAND.START, {});
     } catch (err) {
+      if (this.pad) this.pad.handBack();
+      this.setStarting(false);
       toast(errorText(err), { kind: "error" });
     }
+  }
+
+  setStarting(on) {
+    this.starting = on;
+    const button = this.startBox.querySelector(".start-btn");
+    if (button) button.disabled = on || (this.session.state.players || []).length < 2;
   }
 }
