@@ -321,8 +321,8 @@ def test_referee_keys_typed_while_the_start_is_on_its_way_are_the_first_throw(
     # the game's pad took them, Enter included: the first throw is in
     wait_throws(page, 1)
     expect(page.locator(".play .award-name")).to_have_text("四红带三")
-    thrown = [e for e in call(server, "GET", f"/api/tables/{code}/events")["events"]]
-    assert [e["dice"] for e in thrown if e["type"] == "thrown"] == ["444412"]
+    events = call(server, "GET", f"/api/tables/{code}/events")["events"]
+    assert [e["dice"] for e in events if e["type"] == "thrown"] == ["444412"]
 
 
 def test_a_failed_start_gives_the_start_pad_its_keys_back(browser: Browser, server: Server) -> None:
