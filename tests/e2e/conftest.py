@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 
 import pytest
@@ -50,9 +50,11 @@ def shots_dir(tmp_path: Path) -> Path:
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item: pytest.Item) -> Iterator[None]:
+def pytest_runtest_makereport(
+    item: pytest.Item,
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     """A failed browser test's report shows what each of its pages showed when it failed."""
-    report: pytest.TestReport = yield
+    report = yield
     browser = getattr(item, "funcargs", {}).get("browser")
     if report.when == "call" and report.failed and isinstance(browser, Browser):
         report.sections.append(("pages when it failed", browser.describe()))
