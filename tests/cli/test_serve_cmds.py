@@ -206,7 +206,6 @@ def test_bench_server_pins_the_server_and_the_client_apart() -> None:
     report = json.loads(result.stdout)
     assert report["pinned"] == {"servers": cores[:1], "client": cores[1:]}
     assert report["throws"] > 0
-    assert sorted(os.sched_getaffinity(0)) == cores  # the test process is not the client
 
 
 def test_bench_server_cpu_limit_holds_each_server_to_its_share() -> None:
