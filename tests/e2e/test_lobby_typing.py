@@ -44,3 +44,42 @@ def test_a_name_typed_as_the_rulebook_arrives_is_kept(browser: Browser, server: 
     expect(field).to_be_focused()
     host.get_by_role("button", name="添加").click()
     expect(host.locator(".seat-name")).to_have_text(["甲"])
+
+
+def test_a_guest_typing_a_name_as_the_invite_address_arrives_keeps_the_focus(
+    browser: Browser, server: Server
+) -> None:
+    # The lobby repaints once /api/invite answers (the LAN address for the QR code); on a
+    # loaded CI box it answered while test_keyboard_only_join typed, and the keys were lost.
+    maker = browser.page(name="maker")
+    code = create_table(maker, server.url, name="慢邀请")
+    guest = browser.page(name="guest")
+    held: list[Route] = []
+
+    def hold(route: Route) -> None:
+        held.append(route)
+
+    invite = re.compile(r"/api/invite")
+    guest.route(invite, hold)
+    guest.goto(f"{server.url}/t/{code}")
+    field = guest.get_by_label("你的名字")
+    field.focus()
+    guest.keyboard.type("丁")
+    for _ in range(250):
+        if held:
+            break
+        guest.wait_for_timeout(20)
+    assert held, "the lobby asks for the invite address"
+    guest.evaluate(
+        "() => new MutationObserver(() => (window.repainted = true))"
+        ".observe(document.querySelector('.lobby'), {childList: true, subtree: true})"
+    )
+    for route in held:
+        route.continue_()
+    guest.unroute(invite, hold)
+    guest.wait_for_function("() => window.repainted")  # the lobby was painted again
+    guest.keyboard.type("丁")  # still typing into the name box
+    expect(field).to_have_value("丁丁")
+    expect(field).to_be_focused()
+    guest.keyboard.press("Enter")
+    expect(guest.get_by_text("你已入座：丁丁")).to_be_visible()

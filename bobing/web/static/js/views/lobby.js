@@ -116,7 +116,8 @@ export class LobbyPanel {
     });
     this.thrower = null;
     this.el = h("div", { class: "lobby" });
-    this.onInvite = () => this.build();
+    // the invite address can arrive while a name is being typed: keep the focus where it is
+    this.onInvite = () => keepFocus(this.el, () => this.build());
     loadInvite(this.onInvite);
     this.build();
   }
