@@ -8,9 +8,34 @@ import re
 
 import pytest
 from e2etools import Browser, Server, create_table
-from playwright.sync_api import Route, expect
+from playwright.sync_api import Page, Route, expect
 
 pytestmark = pytest.mark.browser
+
+
+class Held:
+    """The requests of ``page`` matching ``pattern``, held back until :meth:`release`."""
+
+    def __init__(self, page: Page, pattern: str) -> None:
+        self.page, self.pattern = page, re.compile(pattern)
+        self.routes: list[Route] = []
+        page.route(self.pattern, self.hold)
+
+    def hold(self, route: Route) -> None:
+        self.routes.append(route)
+
+    def wait(self, what: str) -> None:
+        """Until a request is held (``what``: the assertion's message when none comes)."""
+        for _ in range(250):
+            if self.routes:
+                break
+            self.page.wait_for_timeout(20)
+        assert self.routes, what
+
+    def release(self) -> None:
+        for route in self.routes:
+            route.continue_()
+        self.page.unroute(self.pattern, self.hold)
 
 
 def test_a_name_typed_as_the_rulebook_arrives_is_kept(browser: Browser, server: Server) -> None:
@@ -20,25 +45,13 @@ def test_a_name_typed_as_the_rulebook_arrives_is_kept(browser: Browser, server: 
         "code => JSON.parse(localStorage.getItem('bobing.t.' + code)).hostToken", code
     )
     host = browser.page(name="host")  # a new device: no rulebook kept yet
-    held: list[Route] = []
-
-    def hold(route: Route) -> None:
-        held.append(route)
-
-    rulebook = re.compile(r"/api/rulebook")
-    host.route(rulebook, hold)
+    held = Held(host, r"/api/rulebook")
     host.goto(f"{server.url}/t/{code}#host={host_token}")
     expect(host.locator(".order-line")).to_contain_text("…")  # the rulebook is on its way
-    for _ in range(250):
-        if held:
-            break
-        host.wait_for_timeout(20)
-    assert held, "the lobby asks for its rulebook"
+    held.wait("the lobby asks for its rulebook")
     field = host.get_by_label("玩家名字")
     field.fill("甲")
-    for route in held:
-        route.continue_()
-    host.unroute(rulebook, hold)
+    held.release()
     expect(host.locator(".order-line")).not_to_contain_text("…")  # painted in its words
     expect(field).to_have_value("甲")
     expect(field).to_be_focused()
@@ -54,29 +67,17 @@ def test_a_guest_typing_a_name_as_the_invite_address_arrives_keeps_the_focus(
     maker = browser.page(name="maker")
     code = create_table(maker, server.url, name="慢邀请")
     guest = browser.page(name="guest")
-    held: list[Route] = []
-
-    def hold(route: Route) -> None:
-        held.append(route)
-
-    invite = re.compile(r"/api/invite")
-    guest.route(invite, hold)
+    held = Held(guest, r"/api/invite")
     guest.goto(f"{server.url}/t/{code}")
     field = guest.get_by_label("你的名字")
     field.focus()
     guest.keyboard.type("丁")
-    for _ in range(250):
-        if held:
-            break
-        guest.wait_for_timeout(20)
-    assert held, "the lobby asks for the invite address"
+    held.wait("the lobby asks for the invite address")
     guest.evaluate(
         "() => new MutationObserver(() => (window.repainted = true))"
         ".observe(document.querySelector('.lobby'), {childList: true, subtree: true})"
     )
-    for route in held:
-        route.continue_()
-    guest.unroute(invite, hold)
+    held.release()
     guest.wait_for_function("() => window.repainted")  # the lobby was painted again
     guest.keyboard.type("丁")  # still typing into the name box
     expect(field).to_have_value("丁丁")
