@@ -1,5 +1,9 @@
 """Measuring a screen nobody scrolls (the hall, the TV's end): what share of the viewport its
-content covers, the smallest text, text that overflows its box or the screen, the QR codes."""
+content covers, the smallest text, text that overflows its box or the screen, the QR codes.
+
+"Cut" is judged by the ink a person sees, not by the font's ascent and descent: those differ
+from font to font (issue 33: Noto CJK's reach above a line box that WenQuanYi's fit), so the
+check gives one answer whichever CJK fonts a machine has."""
 
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ MEASURE = """
   if (!root) return null;
   const vw = innerWidth, vh = innerHeight;
   const out = {minFont: Infinity, smallest: "", cut: [], texts: 0};
+  const pen = document.createElement("canvas").getContext("2d");
   const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
   while (walker.nextNode()) {
     const node = walker.currentNode;
@@ -28,14 +33,39 @@ MEASURE = """
     for (let a = el; a; a = a.parentElement) zoom *= parseFloat(getComputedStyle(a).zoom) || 1;
     const size = parseFloat(style.fontSize) * zoom;
     if (size < out.minFont) { out.minFont = size; out.smallest = node.textContent.trim(); }
+    // The bounds the text must stay in: the screen, its box, and every ancestor that clips.
+    const bound = {left: 0, top: 0, right: vw, bottom: vh};
+    const within = (r) => {
+      bound.left = Math.max(bound.left, r.left); bound.top = Math.max(bound.top, r.top);
+      bound.right = Math.min(bound.right, r.right); bound.bottom = Math.min(bound.bottom, r.bottom);
+    };
+    const box = boxSel ? el.closest(boxSel) : null;
+    if (box) within(box.getBoundingClientRect());
+    for (let a = el; a && a !== document.body; a = a.parentElement) {
+      const s = getComputedStyle(a);
+      const clipsX = s.overflowX !== "visible", clipsY = s.overflowY !== "visible";
+      if (!clipsX && !clipsY) continue;
+      const r = a.getBoundingClientRect();  // its padding box: the border box less the borders
+      const left = r.left + a.clientLeft, top = r.top + a.clientTop;
+      within({left: clipsX ? left : -Infinity, right: clipsX ? left + a.clientWidth : Infinity,
+        top: clipsY ? top : -Infinity, bottom: clipsY ? top + a.clientHeight : Infinity});
+    }
+    // A text's client rects are as tall as its font's ascent plus descent, which differ from
+    // font to font (Noto CJK's reach well above its line box, WenQuanYi's hardly): what a
+    // person sees cut is the ink, so narrow each rect to the ink's top and bottom, measured
+    // with the same font. Across, the advance holds the ink of upright text.
+    pen.font = `${style.fontStyle} ${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+    const m = pen.measureText(node.textContent);
+    const em = m.fontBoundingBoxAscent + m.fontBoundingBoxDescent;
     const range = document.createRange();
     range.selectNodeContents(node);
-    const box = boxSel ? el.closest(boxSel) : null;
-    const b = box ? box.getBoundingClientRect() : {left: 0, top: 0, right: vw, bottom: vh};
     for (const r of range.getClientRects()) {
       if (!r.width) continue;
-      const outside = r.left < Math.max(0, b.left) - 1 || r.top < Math.max(0, b.top) - 1 ||
-        r.right > Math.min(vw, b.right) + 1 || r.bottom > Math.min(vh, b.bottom) + 1;
+      const baseline = r.top + (r.height * m.fontBoundingBoxAscent) / em;
+      const top = baseline - (r.height * m.actualBoundingBoxAscent) / em;
+      const bottom = baseline + (r.height * m.actualBoundingBoxDescent) / em;
+      const outside = r.left < bound.left - 1 || top < bound.top - 1 ||
+        r.right > bound.right + 1 || bottom > bound.bottom + 1;
       if (outside) out.cut.push(node.textContent.trim().slice(0, 40));
     }
   }
@@ -66,8 +96,8 @@ def measure(
     skip: str | None = None,
 ) -> dict[str, Any]:
     """The measures of the screen under ``root``: ``minFont`` (px) and its ``smallest`` text,
-    ``cut`` (texts outside their ``box`` or the viewport), ``covered`` (the share of the
-    viewport the ``area`` elements cover), ``qrMin`` (px), ``scrolls``; texts inside ``skip``
-    are left out."""
+    ``cut`` (texts whose ink leaves their ``box``, an ancestor that clips, or the viewport),
+    ``covered`` (the share of the viewport the ``area`` elements cover), ``qrMin`` (px),
+    ``scrolls``; texts inside ``skip`` are left out."""
     result: dict[str, Any] = page.evaluate(MEASURE, [root, box, area, qr, skip])
     return result
