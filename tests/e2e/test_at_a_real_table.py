@@ -329,8 +329,12 @@ def test_a_failed_start_gives_the_start_pad_its_keys_back(browser: Browser, serv
     code, host, _ = new_table(server, ["甲"], mode="referee")  # one seat: the start is refused
     page = open_table(browser, server, code, name="referee", hostToken=host)
     expect(page.locator(".start-card .ref-pad")).to_be_visible()
-    page.evaluate("document.querySelector('.start-btn').disabled = false")
-    page.locator(".start-btn").click()
+    # The button is disabled (one seat): enable it and click it in one task, since a repaint
+    # of the lobby between two calls (a state frame, the invite address) would put back a
+    # disabled button (the rerun in a fresh-clone CI run).
+    page.evaluate(
+        "() => { const b = document.querySelector('.start-btn'); b.disabled = false; b.click(); }"
+    )
     expect(page.locator(".toast")).to_be_visible()  # the server's refusal
     page.locator("#main").focus()
     page.keyboard.type("34")
