@@ -1,9 +1,14 @@
 #!/usr/bin/env python3
 """The project's two commands, needing nothing but Python 3.11+.
 
-    python3 dev.py run    start the app (embedded SQLite; prints the address and a QR code)
-    python3 dev.py test   ruff (lint and format), mypy --strict, the front end's checks
-                          (prettier, tsc, node --test) and the whole test suite
+    python3 dev.py run            start the app (embedded SQLite; prints the address and a QR code)
+    python3 dev.py test           ruff (lint and format), mypy --strict, the front end's checks
+                                  (prettier, tsc, node --test) and the whole test suite, in
+                                  parallel (pytest-xdist; BOBING_TEST_WORKERS workers)
+    python3 dev.py test --quick   only the fast layers (engine, golden vectors, properties,
+                                  units), for the edit-test loop: under a minute
+
+Tests: docs/architecture.md#tests (layers, markers, one file, how long each tier takes).
 
 Both create ``.venv`` and install the project into it when it is missing or out of date: ``run``
 only what the app needs, ``test`` also the test tools.
@@ -102,6 +107,40 @@ def frontend_checks() -> list[tuple[str, ...]]:
     return steps
 
 
+QUICK = [
+    "tests/engine",
+    "tests/golden",
+    "tests/gatherings",
+    "tests/organizer",
+    "tests/analysis",
+    "tests/test_i18n.py",
+    "tests/test_house_layers.py",
+]
+"""The layers ``test --quick`` runs: pure code, no server, database or browser."""
+
+
+def test_workers() -> int:
+    """How many pytest-xdist workers ``test`` runs: ``BOBING_TEST_WORKERS``, else a few more
+    than the cores, since most tests wait on a server, a database or Chromium."""
+    wanted = os.environ.get("BOBING_TEST_WORKERS", "")
+    if wanted.isdigit() and int(wanted) > 0:
+        return int(wanted)
+    return min(8, (os.cpu_count() or 1) + 3)
+
+
+def pytest_args(args: list[str]) -> list[str]:
+    """pytest's arguments for ``test ARGS``: in parallel unless ARGS choose (``-n``, ``-p
+    no:xdist``, ``--pdb``); ``--quick`` narrows the run to :data:`QUICK`."""
+    quick = "--quick" in args
+    args = [a for a in args if a != "--quick"]
+    chosen = any(
+        a in ("-n", "--numprocesses", "--pdb", "no:xdist") or a.startswith(("-n", "--numprocesses"))
+        for a in args
+    )
+    parallel = [] if chosen else ["-n", str(test_workers()), "--dist", "loadgroup"]
+    return [*parallel, *args, *(QUICK if quick else [])]
+
+
 def run(*cmd: str) -> int:
     """Run a command from the venv, returning its exit code."""
     print("$", " ".join(cmd), flush=True)
@@ -115,16 +154,17 @@ def main(argv: list[str]) -> int:
     ensure_venv("" if argv[0] == "run" else "dev")
     if argv[0] == "run":
         return run(str(BIN / "bobing"), "serve", *argv[1:])
-    for step in (
+    checks = [
         (str(BIN / "ruff"), "check", "bobing", "tests", "benchmarks", "dev.py"),
         (str(BIN / "ruff"), "format", "--check", "bobing", "tests", "benchmarks", "dev.py"),
-        (str(BIN / "mypy"), "--strict", "bobing"),
-        *frontend_checks(),
-    ):
+    ]
+    if "--quick" not in argv:
+        checks += [(str(BIN / "mypy"), "--strict", "bobing"), *frontend_checks()]
+    for step in checks:
         code = run(*step)
         if code:
             return code
-    code = run(str(BIN / "python"), "-m", "pytest", *argv[1:])
+    code = run(str(BIN / "python"), "-m", "pytest", *pytest_args(argv[1:]))
     return 0 if code == 0 else code
 
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import pytest
 from hypothesis import settings
@@ -20,6 +21,59 @@ settings.load_profile("bobing")
 def _required(var: str) -> bool:
     return os.environ.get(var, "") not in ("", "0", "false")
 
+
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+"""``gw0``, ``gw1``, ... in a worker of a parallel run (pytest-xdist); empty in a serial run."""
+
+
+def _worker_services() -> None:
+    """Give this worker a PostgreSQL database and a Redis database of its own.
+
+    Tests make their own schemas, tables and channels, but a worker's database also holds what
+    they share by name (advisory locks, LISTEN channels, leftovers of a killed run), and a
+    restarted server must find its own data only. The URLs in the environment are rewritten, so
+    the servers the tests start inherit them. Runs once per worker process (the module is also
+    loaded by path from the test folders, which must not rewrite the rewritten URLs).
+    """
+    if not WORKER or os.environ.get("BOBING_TEST_WORKER_SERVICES") == WORKER:
+        return
+    os.environ["BOBING_TEST_WORKER_SERVICES"] = WORKER
+    index = int(WORKER.removeprefix("gw") or 0)
+    pg = os.environ.get("BOBING_TEST_POSTGRES_URL", "")
+    if pg:
+        from sqlalchemy.engine import make_url
+
+        url = make_url(pg)
+        name = f"{url.database or 'test'}_{WORKER}"
+        try:
+            asyncio.run(_create_database(url.set(drivername="postgresql"), name))
+        except OSError:  # no server: the PostgreSQL tests skip or fail with their own message
+            pass
+        else:
+            os.environ["BOBING_TEST_POSTGRES_URL"] = url.set(database=name).render_as_string(
+                hide_password=False
+            )
+    redis = os.environ.get("BOBING_TEST_REDIS_URL", "")
+    if redis:
+        base, _, db = redis.rpartition("/")
+        if base.startswith("redis") and db.isdigit():
+            os.environ["BOBING_TEST_REDIS_URL"] = f"{base}/{int(db) + 1 + index}"
+
+
+async def _create_database(server: Any, name: str) -> None:
+    import asyncpg
+
+    connection = await asyncpg.connect(server.render_as_string(hide_password=False))
+    try:
+        if not await connection.fetchval("SELECT 1 FROM pg_database WHERE datname = $1", name):
+            await connection.execute(f'CREATE DATABASE "{name}"')
+    except asyncpg.DuplicateDatabaseError:  # another run's worker made it meanwhile
+        pass
+    finally:
+        await connection.close()
+
+
+_worker_services()
 
 POSTGRES_URL = os.environ.get("BOBING_TEST_POSTGRES_URL", "")
 """e.g. postgresql+asyncpg://postgres@127.0.0.1:5432/test; .ci/run sets it."""
@@ -37,13 +91,95 @@ pages, a fresh fixture server where it asks for one), and the summary lists it a
 A test that fails twice fails; no other test is rerun."""
 
 
+BROWSER_WORKERS = int(os.environ.get("BOBING_BROWSER_WORKERS", "2"))
+"""How many workers of a parallel run drive Chromium (one each) while the others run the rest:
+more would only share the two cores between more browsers and servers."""
+POSTGRES_FIXTURES = {"postgres_url", "cluster", "schema"}
+
+
+def drives_chromium(item: pytest.Item) -> bool:
+    """Whether the test drives Chromium (the ``browser`` marker or a Playwright fixture)."""
+    fixtures = set(getattr(item, "fixturenames", ()))
+    return item.get_closest_marker("browser") is not None or bool(
+        fixtures & {"browser", "playwright_instance"}
+    )
+
+
+def _needs_postgres(item: pytest.Item) -> bool:
+    callspec = getattr(item, "callspec", None)
+    params = callspec.params.values() if callspec is not None else ()
+    return "postgresql" in params or bool(
+        set(getattr(item, "fixturenames", ())) & POSTGRES_FIXTURES
+    )
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist puts the groups into the test ids
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Markers from what a test uses; the groups the parallel run schedules by (see
+    :class:`_Scheduling`): ``browser`` and ``slow`` tests."""
     for item in items:
-        drives_chromium = item.get_closest_marker("browser") is not None or "browser" in getattr(
-            item, "fixturenames", ()
-        )
-        if drives_chromium and item.get_closest_marker("flaky") is None:
-            item.add_marker(pytest.mark.flaky(reruns=BROWSER_RERUNS, reruns_delay=1))
+        if drives_chromium(item):
+            item.add_marker(pytest.mark.browser)
+            item.add_marker(pytest.mark.xdist_group("browser"))
+            if item.get_closest_marker("flaky") is None:
+                item.add_marker(pytest.mark.flaky(reruns=BROWSER_RERUNS, reruns_delay=1))
+        elif item.get_closest_marker("slow") is not None:
+            item.add_marker(pytest.mark.xdist_group("slow"))
+        if _needs_postgres(item) and item.get_closest_marker("postgres") is None:
+            item.add_marker(pytest.mark.postgres)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """The parallel run's schedule (``dev.py test`` runs ``-n auto --dist loadgroup``)."""
+    from xdist.scheduler import LoadGroupScheduling
+
+    class _Scheduling(LoadGroupScheduling):  # type: ignore[misc]
+        """Browser tests, a file at a time, on the first :data:`BROWSER_WORKERS` workers;
+        ``slow`` tests one at a time and first on the others, then every other file.
+
+        The browser workers run only browser tests while there are any, so each keeps one
+        Chromium open from test to test; the others take the slow tests first, so none of
+        them starts last and keeps the run waiting. A worker that finds only browser files
+        left while the browser workers are busy stops (more browsers would only slow all).
+        """
+
+        def _split_scope(self, nodeid: str) -> str:
+            head, _, group = nodeid.rpartition("@")
+            if head and "]" not in group:
+                if group == "browser":
+                    return "browser@" + head.split("::")[0]
+                if group == "slow":
+                    return nodeid
+            return nodeid.split("::")[0]
+
+        def _browser_node(self, node: Any) -> bool:
+            return node in self.nodes[:BROWSER_WORKERS]
+
+        def _pick(self, node: Any) -> str | None:
+            scopes = list(self.workqueue)
+            browser = [s for s in scopes if s.startswith("browser@")]
+            slow = [s for s in scopes if s.endswith("@slow")]
+            rest = [s for s in scopes if s not in browser and s not in slow]
+            order = [browser, slow, rest] if self._browser_node(node) else [slow, rest]
+            for kind in order:
+                if kind:
+                    return kind[0]
+            return None
+
+        def _assign_work_unit(self, node: Any) -> None:
+            scope = self._pick(node)
+            if scope is None:  # only browser files are left, for the browser workers
+                node.shutdown()
+                return
+            work_unit = self.workqueue.pop(scope)
+            self.assigned_work.setdefault(node, {})[scope] = work_unit
+            collection = self.registered_collections[node]
+            node.send_runtest_some(
+                [collection.index(nodeid) for nodeid, done in work_unit.items() if not done]
+            )
+
+    return _Scheduling(config, log)
 
 
 _FIRST_ATTEMPTS: list[pytest.TestReport] = []

@@ -371,8 +371,10 @@ def plan_start(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
     if limit is not None:
         # The clock starts with the game; the deadline itself is stored, so a restart (or
         # another server instance) knows when to call time.
-        deadline = utcnow() + timedelta(minutes=limit)
-        events.append({"type": "deadline_set", "deadline": iso(deadline), "time_left": limit * 60})
+        seconds = limit * runtime.minute_seconds
+        left = int(seconds) if seconds == int(seconds) else seconds
+        deadline = utcnow() + timedelta(seconds=seconds)
+        events.append({"type": "deadline_set", "deadline": iso(deadline), "time_left": left})
     return Plan(events, status="playing", commit=commit)
 
 

@@ -68,6 +68,9 @@ class Limits:
     """Days an unfinished table may go without any event before the sweep deletes it."""
     sweep_every: float = 3600
     """Seconds between two retention sweeps."""
+    time_limit_minute: float = 60
+    """Seconds one minute of a table's time limit lasts: 60; a rehearsal or a test shortens
+    it (the table still says "1 minute" and counts down the shorter time)."""
 
     def replace(self, pairs: Iterable[tuple[str, str]], *, source: str) -> Limits:
         """These limits with ``NAME=VALUE`` pairs applied; a clear error names a bad one."""
@@ -101,7 +104,14 @@ class Limits:
                     value=text,
                 )
             changes[key] = value
-        for key in ("analysis_workers", "roster_workers", "snapshot_every", "sweep_every"):
+        at_least_one = (
+            "analysis_workers",
+            "roster_workers",
+            "snapshot_every",
+            "sweep_every",
+            "time_limit_minute",
+        )
+        for key in at_least_one:
             if changes.get(key) == 0:
                 raise InputError(
                     f"limit {key} in {source} must be at least 1",

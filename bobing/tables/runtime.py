@@ -106,6 +106,9 @@ class Runtime:
     called, or without a limit; kept once over, for a referee's undo that resumes the game)."""
     time_left: float | None = None
     """Seconds left on the clock while the game is paused."""
+    minute_seconds: float = 60.0
+    """Seconds one minute of the time limit lasts (the server's ``time_limit_minute``; not
+    stored: the deadline in the log is what counts)."""
     closing: dict[str, Any] | None = None
     """Time called (by the host or the clock): ``{"by", "at", "seq"}``; the game ends at the
     end of the round (RULES.md §8.1)."""

@@ -234,6 +234,7 @@ class TableService:
         return runtime
 
     def _remember(self, runtime: Runtime) -> None:
+        runtime.minute_seconds = self.limits.time_limit_minute
         self._arm(runtime)
         self._runtimes[runtime.code] = runtime
         while len(self._runtimes) > self.cache_size:

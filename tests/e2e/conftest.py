@@ -10,12 +10,13 @@ import pytest
 from e2etools import (
     EXPECT_TIMEOUT_MS,
     SCREENSHOT_DIR,
+    SHARED_CHROMIUM,
     Browser,
     Server,
     root_conftest,
     running_server,
 )
-from playwright.sync_api import Playwright, expect, sync_playwright
+from playwright.sync_api import Playwright, expect
 
 expect.set_options(timeout=EXPECT_TIMEOUT_MS)
 
@@ -27,11 +28,20 @@ def chromium() -> str:
 
 
 @pytest.fixture
-def playwright_instance(chromium: str) -> Iterator[Playwright]:
-    # Per test: the sync API runs an event loop in this thread while it is open, which would
-    # break the asyncio tests that run after the browser tests.
-    with sync_playwright() as p:
-        yield p
+def playwright_instance(chromium: str) -> Playwright:
+    """The worker's Playwright driver (see :class:`e2etools.SharedChromium`)."""
+    return SHARED_CHROMIUM.playwright()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """After the test's own teardown: stop Playwright unless the next test drives Chromium
+    (tests/conftest.py marks every such test ``browser``)."""
+    try:
+        yield
+    finally:
+        if nextitem is None or nextitem.get_closest_marker("browser") is None:
+            SHARED_CHROMIUM.stop()
 
 
 @pytest.fixture(scope="session")
@@ -67,8 +77,8 @@ def pytest_runtest_makereport(
 
 
 @pytest.fixture
-def browser(playwright_instance: Playwright, chromium: str, shots_dir: Path) -> Iterator[Browser]:
-    b = Browser(playwright_instance, chromium, shots_dir)
+def browser(chromium: str, shots_dir: Path) -> Iterator[Browser]:
+    b = Browser(SHARED_CHROMIUM.chromium(chromium), shots_dir)
     try:
         yield b
         b.assert_clean()

@@ -27,7 +27,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from playwright.sync_api import BrowserContext, ConsoleMessage, Page, Playwright
+from playwright.sync_api import Browser as Chromium
+from playwright.sync_api import BrowserContext, ConsoleMessage, Page, Playwright, sync_playwright
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOT_DIR = ROOT / "docs" / "screenshots"
@@ -183,11 +184,52 @@ DESCRIBE_JS = """() => {
 }"""
 
 
+class SharedChromium:
+    """The worker's one Playwright driver and one Chromium, open while browser tests follow
+    one another (each test has contexts of its own: no cookie, storage or page is shared).
+
+    Started by the first browser test; stopped (``stop``) by the test folders' conftest as soon
+    as the next test is not a browser test: while the sync API is open its event loop counts
+    as running in this thread, which would break the asyncio tests after it. A Chromium that
+    crashed or was closed is launched anew for the next test.
+    """
+
+    def __init__(self) -> None:
+        self._manager: Any = None
+        self._playwright: Playwright | None = None
+        self._chromium: Chromium | None = None
+
+    def playwright(self) -> Playwright:
+        if self._playwright is None:
+            self._manager = sync_playwright()
+            self._playwright = self._manager.__enter__()
+        return self._playwright
+
+    def chromium(self, executable: str) -> Chromium:
+        if self._chromium is None or not self._chromium.is_connected():
+            self._chromium = self.playwright().chromium.launch(
+                executable_path=executable, args=CHROMIUM_ARGS
+            )
+        return self._chromium
+
+    def stop(self) -> None:
+        chromium, manager = self._chromium, self._manager
+        self._chromium = self._playwright = self._manager = None
+        if chromium is not None:
+            with contextlib.suppress(Exception):
+                chromium.close()
+        if manager is not None:
+            manager.__exit__(None, None, None)
+
+
+SHARED_CHROMIUM = SharedChromium()
+
+
 class Browser:
     """Contexts and pages of one test, with every console error and page error collected."""
 
-    def __init__(self, playwright: Playwright, executable: str, shots: Path) -> None:
-        self.browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+    def __init__(self, chromium: Chromium, shots: Path) -> None:
+        self.browser = chromium
         self.contexts: list[BrowserContext] = []
         self.errors: list[str] = []
         self.allowed: list[re.Pattern[str]] = []
@@ -255,10 +297,10 @@ class Browser:
         assert not self.errors, "console or page errors:\n" + "\n".join(self.errors)
 
     def close(self) -> None:
+        """Close this test's contexts (the shared Chromium stays open for the next test)."""
         for ctx in self.contexts:
             with contextlib.suppress(Exception):
                 ctx.close()
-        self.browser.close()
 
 
 def saved_state(page: Page, code: str) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import shutil
 import sys
+import threading
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -59,7 +60,11 @@ def proxied(tmp_path: Path) -> Iterator[tuple[Nginx, list[Instance]]]:
             finally:
                 await database.dispose()
 
-        asyncio.run(drop())
+        # In a thread of its own: this thread's event loop is the browser's (Playwright's
+        # sync API stays open from test to test), so asyncio.run cannot run here.
+        dropper = threading.Thread(target=asyncio.run, args=(drop(),))
+        dropper.start()
+        dropper.join()
 
 
 def screen(page: Page) -> dict[str, object]:

@@ -5,9 +5,19 @@ the countdown — awarding the 状元 to the best standing."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
-from e2etools import Browser, Server, create_table, state, wait_status, wait_throws
+from e2etools import (
+    Browser,
+    Server,
+    create_table,
+    running_server,
+    state,
+    wait_status,
+    wait_throws,
+)
 from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.browser
@@ -57,9 +67,22 @@ def test_the_host_calls_time_and_the_round_is_played_out(browser: Browser, serve
     assert state(host)["result"]["holdings"]["甲"] == {"zhuangyuan": 1}
 
 
+MINUTE = 30
+"""Seconds a minute of the limit lasts on this test's server: time for a browser on two loaded
+cores to seat three, start, throw a round and see the server killed before the deadline."""
+
+
+@pytest.fixture
+def fresh_server(tmp_path: Path) -> Iterator[Server]:
+    """A server of this test's own, whose time-limit minute lasts :data:`MINUTE` seconds."""
+    with running_server(tmp_path, extra=["--limit", f"time_limit_minute={MINUTE}"]) as srv:
+        yield srv
+
+
 def test_a_one_minute_limit_closes_the_table_through_a_restart(
     browser: Browser, fresh_server: Server
 ) -> None:
+    """Waits for the real deadline (:data:`MINUTE` seconds), with a restart in between."""
     host = browser.page(name="referee")
     host.goto(fresh_server.url + "/")
     host.wait_for_selector(".order-statement .label")

@@ -21,15 +21,25 @@ for folder in (HERE.parent / "web", HERE.parent / "e2e"):
 @pytest.fixture
 def browser(tmp_path: Path) -> Iterator[object]:
     """Headless Chromium (skipped locally without it, required in CI), errors collected."""
-    from e2etools import EXPECT_TIMEOUT_MS, Browser, root_conftest
-    from playwright.sync_api import expect, sync_playwright
+    from e2etools import EXPECT_TIMEOUT_MS, SHARED_CHROMIUM, Browser, root_conftest
+    from playwright.sync_api import expect
 
     chromium = root_conftest().need_chromium()
     expect.set_options(timeout=EXPECT_TIMEOUT_MS)
-    with sync_playwright() as playwright:
-        b = Browser(playwright, chromium, tmp_path)
-        try:
-            yield b
-            b.assert_clean()
-        finally:
-            b.close()
+    b = Browser(SHARED_CHROMIUM.chromium(chromium), tmp_path)
+    try:
+        yield b
+        b.assert_clean()
+    finally:
+        b.close()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """Stop the shared Chromium unless the next test drives it too (as tests/e2e/conftest.py)."""
+    try:
+        yield
+    finally:
+        e2etools = sys.modules.get("e2etools")
+        if e2etools and (nextitem is None or nextitem.get_closest_marker("browser") is None):
+            e2etools.SHARED_CHROMIUM.stop()

@@ -15,6 +15,7 @@ from test_undo import NAMES, referee_table, same_everywhere, throw, undo
 from webtools import TIMEOUT, Client, create_table, join, root_conftest, running_server
 
 from bobing.storage.db import Database
+from bobing.tables.limits import Limits
 from bobing.web.settings import Settings
 
 
@@ -164,17 +165,27 @@ async def test_the_clock_starts_with_the_game_and_stops_while_paused(
     assert plain["table"]["time_limit"] is None and plain["table"]["deadline"] is None
 
 
+MINUTE = 15.0
+"""A minute of these servers' time limits, in seconds: long enough for the first server to
+seat three, start and throw a round, and for two more to start and be watched, before the
+deadline (about 4 s on two loaded cores); short enough not to wait a whole minute."""
+
+
 @pytest.mark.parametrize("database", ["sqlite", "postgresql"])
 async def test_a_one_minute_limit_closes_the_game_once_across_a_restart_and_two_instances(
     tmp_path: Path, database: str
 ) -> None:
     """The deadline passes while the first server is down; two instances sharing the database
-    both arm a timer at start-up; time is called exactly once, and the 状元 is awarded."""
+    both arm a timer at start-up; time is called exactly once, and the 状元 is awarded.
+
+    Waits for the real deadline (:data:`MINUTE` seconds from the start), as the clock does."""
+    limits = Limits(time_limit_minute=MINUTE)
     if database == "postgresql":
         schema = f"bobing_clock_{uuid.uuid4().hex[:12]}"
-        settings = Settings(db_url=root_conftest().need_postgres(), db_schema=schema)
+        settings = Settings(db_url=root_conftest().need_postgres(), db_schema=schema, limits=limits)
     else:
-        settings = Settings(db_url=f"sqlite+aiosqlite:///{tmp_path / 'clock.sqlite3'}")
+        db_url = f"sqlite+aiosqlite:///{tmp_path / 'clock.sqlite3'}"
+        settings = Settings(db_url=db_url, limits=limits)
     try:
         await one_minute_limit(settings)
     finally:
@@ -195,6 +206,7 @@ async def one_minute_limit(settings: Settings) -> None:
             await throw(host, dice)
         assert host.state is not None and host.state["deadline"] is not None
         deadline = when(host.state["deadline"])
+        assert host.state["status"] == "playing", "the first server ran out of its minute"
         await host.close()
     async with (
         running_server(settings) as second,
