@@ -74,21 +74,45 @@ def violations(page: Page) -> list[str]:
     ]
 
 
-def test_no_screen_has_an_accessibility_violation(browser: Browser, server: Server) -> None:
+SCREENS = (
+    "home",
+    "lobby",
+    "table",
+    "referee",
+    "end",
+    "tv",
+    "event dashboard",
+    "hall",
+    "results",
+)
+
+
+@pytest.fixture(scope="module")
+def urls(server: Server) -> dict[str, tuple[str, str]]:
+    """The screens' tables and event, made once for the module's tests (which only look)."""
+    made = screens(server)
+    assert set(made) == set(SCREENS)
+    return made
+
+
+@pytest.mark.parametrize("screen", SCREENS)
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("lang", list(LANGS))
+def test_no_screen_has_an_accessibility_violation(
+    browser: Browser,
+    server: Server,
+    urls: dict[str, tuple[str, str]],
+    lang: str,
+    scheme: str,
+    screen: str,
+) -> None:
     root_conftest().need_node_module(AXE, "the accessibility test (axe-core)")
-    urls = screens(server)
-    failures: dict[str, list[str]] = {}
-    for lang, locale in LANGS.items():
-        for scheme in ("light", "dark"):
-            page = browser.page(name=f"{lang}-{scheme}", locale=locale, color_scheme=scheme)
-            for screen, (url, ready) in urls.items():
-                path, _, fragment = url.partition("#")
-                page.goto(f"{server.url}{path}?lang={lang}" + (f"#{fragment}" if fragment else ""))
-                page.wait_for_function(BOOTED)
-                page.wait_for_selector(ready)
-                page.evaluate("document.fonts.ready")
-                found = violations(page)
-                if found:
-                    failures[f"{screen} ({lang}, {scheme})"] = found
-            page.close()
-    assert not failures, "\n".join(f"{k}:\n  " + "\n  ".join(v) for k, v in failures.items())
+    page = browser.page(name=f"{lang}-{scheme}", locale=LANGS[lang], color_scheme=scheme)
+    url, ready = urls[screen]
+    path, _, fragment = url.partition("#")
+    page.goto(f"{server.url}{path}?lang={lang}" + (f"#{fragment}" if fragment else ""))
+    page.wait_for_function(BOOTED)
+    page.wait_for_selector(ready)
+    page.evaluate("document.fonts.ready")
+    found = violations(page)
+    assert not found, f"{screen} ({lang}, {scheme}):\n  " + "\n  ".join(found)

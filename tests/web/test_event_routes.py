@@ -44,10 +44,17 @@ PRIZES = {
 }
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+BOTH_DATABASES = pytest.mark.parametrize("http", ["sqlite", "postgresql"], indirect=True)
+"""For the tests that store an event's every part (its tables, seats, claims, playoff and
+record) on both databases; the event store's own tests (tests/storage) cover both in full, so
+the others run on SQLite alone."""
+
+
+@pytest.fixture
 async def http(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[httpx.AsyncClient]:
+    """A server of the test's own on SQLite, or on PostgreSQL where :data:`BOTH_DATABASES`."""
     schema = None
-    if request.param == "sqlite":
+    if getattr(request, "param", "sqlite") == "sqlite":
         url = f"sqlite+aiosqlite:///{tmp_path / 'events.sqlite3'}"
     else:
         url = root_conftest().need_postgres()
@@ -98,6 +105,7 @@ async def throw(http: httpx.AsyncClient, table: dict[str, Any], dice: str) -> di
     return after
 
 
+@BOTH_DATABASES
 async def test_create_seats_in_order_and_reads_back(http: httpx.AsyncClient) -> None:
     created = await create(http)
     assert set(created) == {"code", "organizer_token", "tables"}
@@ -211,6 +219,7 @@ async def test_organiser_controls_tables_and_only_the_organiser(http: httpx.Asyn
     assert bad.status_code == 422
 
 
+@BOTH_DATABASES
 async def test_seat_claims(http: httpx.AsyncClient) -> None:
     created = await create(http, mode="online")
     code, table = created["code"], created["tables"][1]
@@ -313,6 +322,7 @@ async def test_an_events_table_names_it_and_who_goes_on(http: httpx.AsyncClient)
     assert state["event"] is None and state["event_table"] is None
 
 
+@BOTH_DATABASES
 async def test_results_playoff_and_record(http: httpx.AsyncClient, tmp_path: Path) -> None:
     created = await create(
         http, budget={"contribution": 50, "fixed_costs": [{"name": "场地", "amount": 20}]}
