@@ -28,7 +28,9 @@ from bobing.engine.switches import (
     MIN_PLAYERS,
 )
 from bobing.organizer.budget import MAX_COST_NAME
+from bobing.organizer.playoff import MAX_PLAYOFF_THROWS
 from bobing.organizer.roster import MAX_ROSTER_BYTES
+from bobing.tables.tokens import CODE_LENGTH
 
 # -- the server's input policy ---------------------------------------------------------------
 
@@ -68,6 +70,8 @@ SERVED: Mapping[str, int] = MappingProxyType(
         "max_event_tables": MAX_EVENT_TABLES,
         "max_cost_name": MAX_COST_NAME,
         "max_roster_bytes": MAX_ROSTER_BYTES,
+        "max_playoff_throws": MAX_PLAYOFF_THROWS,
+        "code_length": CODE_LENGTH,
     }
 )
 """Every limit the browser checks a form against, by the name ``GET /api/limits`` serves it

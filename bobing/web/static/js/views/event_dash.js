@@ -16,6 +16,7 @@ import {
   cakesLeft,
 } from "../event.js";
 import { saveTable, loadTable } from "../device_store.js";
+import { limits } from "../limits.js";
 import { qrSvg } from "../qrcode.js";
 import { loadInvite, forgetInviteWaiter, inviteNotice, publicUrl } from "../invite.js";
 
@@ -592,7 +593,7 @@ export class EventDashboardView {
               class: "input input-num",
               type: "number",
               min: 1,
-              max: 10,
+              max: limits().max_playoff_throws,
               value: this.throws,
               oninput: (e) => (this.throws = Number(e.target.value) || 1),
             }),

@@ -2,7 +2,8 @@
 
 import { h, mount, randomId } from "../dom.js";
 import { t } from "../i18n.js";
-import { COMMAND, EVENT, MODE, NAME_MAX, MAX_PLAYERS } from "../protocol.js";
+import { COMMAND, EVENT, MODE } from "../protocol.js";
+import { limits } from "../limits.js";
 import { qrSvg } from "../qrcode.js";
 import { Bowl } from "../dice.js";
 import { orderLine, tierName } from "../rulebook.js";
@@ -14,7 +15,7 @@ import { isRanked, rankedSummary } from "../ranked.js";
 
 /** How many players this table seats (its rules' max_players). */
 export function seatLimit(state) {
-  return (state && state.rules && state.rules.max_players) || MAX_PLAYERS;
+  return (state && state.rules && state.rules.max_players) || limits().default_players;
 }
 
 /** Characters the server refuses in names (HTML and control characters). */
@@ -95,7 +96,7 @@ export class LobbyPanel {
     this.phonelessInput = h("input", {
       id: "phoneless-name",
       type: "text",
-      maxlength: NAME_MAX,
+      maxlength: limits().max_name_length,
       autocomplete: "off",
       enterkeyhint: "done",
       class: "input",
@@ -108,7 +109,7 @@ export class LobbyPanel {
     this.nameInput = h("input", {
       id: "join-name",
       type: "text",
-      maxlength: NAME_MAX,
+      maxlength: limits().max_name_length,
       autocomplete: "nickname",
       enterkeyhint: "go",
       class: "input",
