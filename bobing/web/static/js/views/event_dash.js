@@ -220,7 +220,7 @@ export class EventDashboardView {
               type: "button",
               class: "btn btn-primary",
               id: "ev-seat",
-              disabled: door.present.length < 2,
+              disabled: door.present.length < limits().min_players,
               onclick: () => this.seat(),
             },
             t("event.checkin.seat", { n: door.present.length }),
@@ -582,7 +582,7 @@ export class EventDashboardView {
           t("event.playoff_field", { players: ev.playoff_field.join(t("list.sep")) || "—" }),
         ),
       );
-      if (organiser && ev.playoff_field.length >= 2) {
+      if (organiser && ev.playoff_field.length >= limits().min_players) {
         body.push(
           h(
             "div",

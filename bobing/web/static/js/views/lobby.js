@@ -630,13 +630,13 @@ export class LobbyPanel {
             type: "button",
             class: "btn btn-primary btn-big btn-block start-btn",
             "data-fk": "start",
-            disabled: players.length < 2 || this.starting,
+            disabled: players.length < limits().min_players || this.starting,
             onclick: () => this.start(),
           },
           t("lobby.start"),
         ),
       );
-      if (players.length >= 2 && starter)
+      if (players.length >= limits().min_players && starter)
         controls.appendChild(h("p", { class: "hint" }, t("lobby.will_start", { player: starter })));
       parts.push(controls);
     } else {
@@ -678,6 +678,7 @@ export class LobbyPanel {
   setStarting(on) {
     this.starting = on;
     const button = this.startBox.querySelector(".start-btn");
-    if (button) button.disabled = on || (this.session.state.players || []).length < 2;
+    if (button)
+      button.disabled = on || (this.session.state.players || []).length < limits().min_players;
   }
 }
