@@ -173,7 +173,12 @@ async def test_a_ranked_prize_list_is_checked(
     [
         {"preset": "traditional", "award": "ranked"},
         {"preset": "traditional", "award": "ranked", "ranked_prizes": [{"name": "", "count": 1}]},
-        {"preset": "traditional", "award": "ranked", "ranked_prizes": PRIZES_2013, "rounds": MAX_ROUNDS + 1},
+        {
+            "preset": "traditional",
+            "award": "ranked",
+            "ranked_prizes": PRIZES_2013,
+            "rounds": MAX_ROUNDS + 1,
+        },
         {"preset": "traditional", "rounds": 3},
         {"preset": "traditional", "max_players": 31},
     ],
