@@ -159,6 +159,14 @@ def test_a_full_tables_longest_ranked_game_fits_its_log() -> None:
     assert Limits().max_events * 0.75 >= MAX_ROUNDS * MAX_PLAYERS * 2
 
 
+def test_the_docs_quote_the_limits() -> None:
+    docs = PACKAGE.parent / "docs"
+    assert f"a whole number 1-{MAX_ROUNDS}, only with" in (docs / "rules.md").read_text("utf-8")
+    protocol = (docs / "protocol.md").read_text("utf-8")
+    assert f"`rounds` (1–{MAX_ROUNDS})" in protocol
+    assert json.dumps(dict(SERVED))[1:-1].replace('"', "") in protocol.replace('"', "")
+
+
 @pytest.mark.parametrize("rounds", [MAX_ROUNDS, MAX_ROUNDS + 1])
 def test_the_engine_and_bobing_rules_agree_on_rounds(rounds: int, tmp_path: Path) -> None:
     assert allowed_values("rounds") == ["null", f"1-{MAX_ROUNDS}"]
