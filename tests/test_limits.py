@@ -51,8 +51,10 @@ HOMES: dict[str, tuple[str, str]] = {
 UNSERVED: dict[str, str] = {
     "MAX_RANKED_LINES": "bobing.engine.switches",
     "MAX_PRIZE_COUNT": "bobing.engine.switches",
+    "MAX_SIMULATED_ROUNDS": "bobing.analysis.ranked",
 }
-"""Game limits no form needs (the server's stricter ones are served), still written once."""
+"""Limits no form needs (the server's stricter ones are served; the simulator's own ceiling),
+still written once."""
 
 RETIRED = ("MAX_RANKED_ENTRIES", "MAX_TABLES", "VOIDABLE", "NAME_MAX", "TABLE_NAME_MAX")
 """Names that held a copy before issue 28; none comes back, in Python or JavaScript."""
