@@ -29,9 +29,13 @@ from bobing.engine.errors import InputError
 from bobing.engine.hands import HANDS
 from bobing.engine.ranked import prize_units, rank_key
 from bobing.engine.rules import Award, End, RankedPrize, RuleSet, Tiaohou
-from bobing.engine.switches import MAX_ROUNDS
 
 Array = NDArray[Any]
+
+MAX_SIMULATED_ROUNDS = 1000
+"""The longest ranked session the simulator plays, in rounds: a session ended by a time limit
+rather than by ``rounds`` may last longer than the engine's ``MAX_ROUNDS``, but each simulated
+game's arrays grow with its throws, so one request's work stays bounded."""
 
 RANKED_ENDINGS: tuple[str, ...] = ("rounds", "closed")
 """``ended_by`` ids of a ranked session (RULES.md §8.2)."""
@@ -120,13 +124,15 @@ def ranked_spec(
             '"rounds" or a time limit (--minutes)',
             code="ranked_never_ends",
         )
-    if not rules.rounds and close_after > MAX_ROUNDS * players:
+    if not rules.rounds and close_after > MAX_SIMULATED_ROUNDS * players:
         raise InputError(
             f"a ranked session of {close_after} throws is too long to simulate: at most "
-            f"{MAX_ROUNDS} rounds ({MAX_ROUNDS * players} throws at {players} players)",
+            f"{MAX_SIMULATED_ROUNDS} rounds ({MAX_SIMULATED_ROUNDS * players} throws at "
+            f"{players} players)",
             code="ranked_too_long",
             value=close_after,
-            maximum=MAX_ROUNDS * players,
+            maximum=MAX_SIMULATED_ROUNDS * players,
+            rounds=MAX_SIMULATED_ROUNDS,
         )
     prizes: Sequence[RankedPrize] = rules.ranked_prizes or ()
     table, hand_of_code = rank_table(rules)

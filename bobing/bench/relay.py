@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-MAX_PLAYERS = 30
+from bobing.engine.switches import MAX_PLAYERS, MIN_PLAYERS
 
 
 @dataclass
@@ -56,8 +56,9 @@ class Relay:
             players = int(query.get("players", ["0"])[0])
         except ValueError:
             players = 0
-        if not code or not name or not 2 <= players <= MAX_PLAYERS:
-            await ws.close(1008, "expected /relay/TABLE?name=NAME&players=N (2-30)")
+        if not code or not name or not MIN_PLAYERS <= players <= MAX_PLAYERS:
+            usage = f"expected /relay/TABLE?name=NAME&players=N ({MIN_PLAYERS}-{MAX_PLAYERS})"
+            await ws.close(1008, usage)
             return
         table = self.tables.setdefault(code, _Table(players))
         table.names.append(name)

@@ -200,17 +200,26 @@ class Chase:
         return out
 
 
+# Game limits: every layer above (the table server, the browser through ``GET /api/limits``,
+# the command line) reads these names; none writes its own copy (docs/architecture.md, "Limits").
 MAX_PRIZE_COUNT = 999
+"""Cakes of one tier, or prizes on one ranked line, in a rule set (a whole class's 会饼)."""
 MIN_PLAYERS = 2
 """The fewest players at a table."""
 MAX_PLAYERS = 30
 """The hard ceiling of ``max_players``: no table seats more (RULES.md §8)."""
 DEFAULT_MAX_PLAYERS = 12
+"""Seats at a table unless its rules say otherwise (the customary 12)."""
 MAX_RANKED_LINES = 50
 """Lines in a ranked prize list (each line may stand for many prizes)."""
 MAX_PRIZE_NAME = 40
+"""Characters in a prize's name (it is printed on table cards and shown on a phone)."""
 MAX_PRIZE_VALUE = 1_000_000_000
-MAX_ROUNDS = 1000
+"""The highest value of one prize or cake, in money (any real prize is far below it)."""
+MAX_ROUNDS = 200
+"""The most rounds a ranked session may set: a full table (``MAX_PLAYERS``) playing them all
+writes 30 × 200 throws × 2 events = 12,000 events, inside a table's log (the server's
+``Limits.max_events``, 20,000), and 200 rounds keep a small table's whole evening possible."""
 
 
 @dataclass(frozen=True)
@@ -587,6 +596,15 @@ def _check_award(rules: RuleSet) -> None:
             value=rules.max_players,
             minimum=MIN_PLAYERS,
             maximum=MAX_PLAYERS,
+        )
+    if rules.rounds is not None and not 1 <= rules.rounds <= MAX_ROUNDS:
+        raise RulesError(
+            f"invalid value {rules.rounds!r} for rounds: a whole number 1-{MAX_ROUNDS}",
+            code="invalid_whole_number",
+            key="rounds",
+            value=rules.rounds,
+            minimum=1,
+            maximum=MAX_ROUNDS,
         )
     ranked = rules.award is Award.RANKED
     if ranked and not rules.ranked_prizes:

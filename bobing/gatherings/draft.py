@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from bobing.engine.errors import BobingError
-from bobing.engine.game import MAX_PLAYERS
 from bobing.engine.switches import MAX_PRIZE_NAME
 from bobing.i18n.errors import localize
 from bobing.organizer import (
@@ -39,12 +38,11 @@ from bobing.organizer.customs import (
 )
 from bobing.organizer.prizes import table_prize_value
 from bobing.organizer.text import amount, display_text, name_key
+from bobing.tables.limits import MAX_EVENT_NAME, MAX_EVENT_TABLES
 from bobing.tables.problems import ApiError
 from bobing.tables.tokens import normalize_code
 from bobing.tables.validation import MODES, parse_named_prizes, parse_rules, parse_time_limit
 
-MAX_EVENT_NAME = 40
-MAX_TABLES = MAX_PLAYERS
 """At most as many tables as a table has seats at most: the playoff seats every table's 状元."""
 MODE_ALIASES = {"phones": "online", "one_device": "pass_and_play", "组长": "referee"}
 
@@ -229,10 +227,10 @@ def draft_event(body: Mapping[str, Any], present: frozenset[str] | None = None) 
         max_size=max_size,
         rng=random.SystemRandom(),
     )
-    if len(seated) > MAX_TABLES:
+    if len(seated) > MAX_EVENT_TABLES:
         raise ApiError(
             "invalid_field",
-            f"an event has at most {MAX_TABLES} tables, not {len(seated)}",
+            f"an event has at most {MAX_EVENT_TABLES} tables, not {len(seated)}",
             field="tables",
         )
     budget = model_errors(parse_budget, body.get("budget"))

@@ -1,4 +1,12 @@
-"""What one client may ask of the table service: rates, quotas, the log size (docs/security.md)."""
+"""What one client may ask of the table service: the server's input policy (sizes a table or an
+event may set, stricter than the engine where they differ on purpose), every limit the browser
+is served (``GET /api/limits``), and the rates, quotas and log size of :class:`Limits`
+(docs/security.md).
+
+Game limits live in the engine (``bobing.engine.switches``, ``bobing.engine.state``); the
+organiser's in ``bobing.organizer``; the server's own below. Each is written once and read
+everywhere else (docs/architecture.md, "Limits").
+"""
 
 from __future__ import annotations
 
@@ -6,8 +14,76 @@ import dataclasses
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
+from types import MappingProxyType
 
 from bobing.engine.errors import InputError
+from bobing.engine.events import EVENT_TYPES
+from bobing.engine.state import MAX_NAME_LENGTH
+from bobing.engine.switches import (
+    DEFAULT_MAX_PLAYERS,
+    MAX_PLAYERS,
+    MAX_PRIZE_NAME,
+    MAX_PRIZE_VALUE,
+    MAX_ROUNDS,
+    MIN_PLAYERS,
+)
+from bobing.organizer.budget import MAX_COST_NAME
+from bobing.organizer.playoff import MAX_PLAYOFF_THROWS
+from bobing.organizer.roster import MAX_ROSTER_BYTES
+from bobing.tables.tokens import CODE_LENGTH
+
+# -- the server's input policy ---------------------------------------------------------------
+
+MAX_TABLE_NAME = 40
+"""Characters in a table's name (it heads every phone's screen and the big screen)."""
+MAX_TIME_LIMIT = 600
+"""The longest time limit a table may set, in minutes (ten hours: a whole evening)."""
+MAX_TABLE_PRIZE_LINES = MAX_PLAYERS
+"""Lines in a table's ranked prize list (the engine allows ``MAX_RANKED_LINES``): a table gives
+one prize per seat, so a longer list could never be given out, and every phone shows it."""
+MAX_TABLE_PRIZE_COUNT = MAX_PLAYERS
+"""Prizes on one line of a table's ranked list (the engine allows ``MAX_PRIZE_COUNT``): more
+than a table has seats could never be given out."""
+MAX_EVENT_NAME = 40
+"""Characters in an event's name (printed on every table card and the hall's title)."""
+MAX_EVENT_TABLES = MAX_PLAYERS
+"""Tables in one event: each sends its winner to the 状元王中王, one table of ``MAX_PLAYERS``."""
+
+UNDO_VOIDS = frozenset(EVENT_TYPES) | {"dice", "ended"}
+"""The event types a ``throw_undone`` voids between its ``from_seq`` and itself: the game's own
+events from the throw on (the fold drops them), the throw's ``dice`` and the end it brought."""
+
+SERVED: Mapping[str, int] = MappingProxyType(
+    {
+        "min_players": MIN_PLAYERS,
+        "max_players": MAX_PLAYERS,
+        "default_players": DEFAULT_MAX_PLAYERS,
+        "max_name_length": MAX_NAME_LENGTH,
+        "max_prize_name": MAX_PRIZE_NAME,
+        "max_prize_value": MAX_PRIZE_VALUE,
+        "max_rounds": MAX_ROUNDS,
+        "max_table_name": MAX_TABLE_NAME,
+        "max_time_limit": MAX_TIME_LIMIT,
+        "max_table_prize_lines": MAX_TABLE_PRIZE_LINES,
+        "max_table_prize_count": MAX_TABLE_PRIZE_COUNT,
+        "max_event_name": MAX_EVENT_NAME,
+        "max_event_tables": MAX_EVENT_TABLES,
+        "max_cost_name": MAX_COST_NAME,
+        "max_roster_bytes": MAX_ROSTER_BYTES,
+        "max_playoff_throws": MAX_PLAYOFF_THROWS,
+        "code_length": CODE_LENGTH,
+    }
+)
+"""Every limit the browser checks a form against, by the name ``GET /api/limits`` serves it
+under; the values are the homes' constants, never copies."""
+
+
+def served_limits() -> dict[str, object]:
+    """The body of ``GET /api/limits``: ``limits`` (:data:`SERVED`) and ``undo_voids``."""
+    return {"limits": dict(SERVED), "undo_voids": sorted(UNDO_VOIDS)}
+
+
+# -- rates, quotas, the log: set per server --------------------------------------------------
 
 LIMIT_ENV_PREFIX = "BOBING_LIMIT_"
 """``BOBING_LIMIT_CREATE_PER_MINUTE=5`` sets :attr:`Limits.create_per_minute` (docs/security.md)."""

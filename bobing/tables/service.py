@@ -58,7 +58,7 @@ from bobing.tables.clock import Clocks, time_up_command_id
 from bobing.tables.commands import AUTO_THROW, PLANS, Plan, need_seated, plan_time_up
 from bobing.tables.export import record_of, results_csv
 from bobing.tables.frames import events_frame
-from bobing.tables.limits import Limits
+from bobing.tables.limits import MAX_TABLE_NAME, Limits
 from bobing.tables.problems import ApiError, from_bobing
 from bobing.tables.protocol import Command
 from bobing.tables.runtime import (
@@ -75,7 +75,6 @@ from bobing.tables.runtime import (
 from bobing.tables.state import build_state, refresh_state, state_text
 from bobing.tables.tokens import hash_token, new_token, normalize_code, with_free_code
 from bobing.tables.validation import (
-    MAX_TABLE_NAME,
     MODES,
     check_display_text,
     parse_named_prizes,

@@ -13,21 +13,12 @@ from typing import Any
 from bobing.engine.errors import BobingError, InputError, RulesError
 from bobing.engine.hands import TIERS
 from bobing.engine.rules import RuleSet, rules_from_json
-from bobing.engine.switches import MAX_PRIZE_NAME
+from bobing.engine.switches import MAX_PRIZE_NAME, MAX_PRIZE_VALUE
 from bobing.organizer.text import display_text
+from bobing.tables.limits import MAX_TABLE_PRIZE_COUNT, MAX_TABLE_PRIZE_LINES, MAX_TIME_LIMIT
 from bobing.tables.problems import ApiError, from_bobing
 
 MODES = ("online", "pass_and_play", "referee")
-
-
-MAX_TABLE_NAME = 40
-
-
-MAX_PRIZE_VALUE = 10**9
-
-
-MAX_TIME_LIMIT = 600
-"""The longest time limit a table may set, in minutes (ten hours: a whole evening)."""
 
 
 def check_display_text(value: Any, *, field_name: str, max_length: int) -> str:
@@ -141,35 +132,28 @@ def parse_rules(rules: Any, prizes: Any) -> RuleSet:
     return rule_set
 
 
-MAX_RANKED_ENTRIES = 30
-"""The longest ranked prize list a table may set (one line per kind of prize)."""
-
-MAX_ROUNDS = 100
-"""The most rounds a ranked table may set."""
-
-
 def check_ranked_prizes(rule_set: RuleSet) -> None:
     """A ranked prize list shown to everybody: display-safe names, sizes bounded."""
     prizes = rule_set.ranked_prizes or ()
-    if len(prizes) > MAX_RANKED_ENTRIES:
+    if len(prizes) > MAX_TABLE_PRIZE_LINES:
         raise ApiError(
             "invalid_field",
-            f"ranked_prizes lists {len(prizes)} prizes; at most {MAX_RANKED_ENTRIES}",
+            f"ranked_prizes lists {len(prizes)} prizes; at most {MAX_TABLE_PRIZE_LINES}",
             field="ranked_prizes",
             count=len(prizes),
-            limit=MAX_RANKED_ENTRIES,
+            limit=MAX_TABLE_PRIZE_LINES,
         )
     for index, prize in enumerate(prizes):
         where = f"ranked_prizes[{index}]"
         check_display_text(prize.name, field_name=where + ".name", max_length=MAX_PRIZE_NAME)
-        if prize.count > MAX_RANKED_ENTRIES:
+        if prize.count > MAX_TABLE_PRIZE_COUNT:
             raise ApiError(
                 "invalid_field",
                 f"{where}.count {prize.count} is more prizes than a table has seats "
-                f"(at most {MAX_RANKED_ENTRIES})",
+                f"(at most {MAX_TABLE_PRIZE_COUNT})",
                 field=where + ".count",
                 value=prize.count,
-                limit=MAX_RANKED_ENTRIES,
+                limit=MAX_TABLE_PRIZE_COUNT,
             )
         if prize.value is not None and not 0 <= prize.value <= MAX_PRIZE_VALUE:
             raise ApiError(
@@ -177,14 +161,6 @@ def check_ranked_prizes(rule_set: RuleSet) -> None:
                 f"{where}.value must be a number 0-{MAX_PRIZE_VALUE}",
                 field=where + ".value",
             )
-    if rule_set.rounds is not None and rule_set.rounds > MAX_ROUNDS:
-        raise ApiError(
-            "invalid_field",
-            f"rounds {rule_set.rounds} is more than {MAX_ROUNDS}",
-            field="rounds",
-            value=rule_set.rounds,
-            limit=MAX_ROUNDS,
-        )
 
 
 def parse_named_prizes(value: Any) -> dict[str, dict[str, Any]]:

@@ -13,6 +13,7 @@ from test_undo import same_everywhere, throw
 from webtools import Client, create_table, join
 
 from bobing.engine.record import adjudicate
+from bobing.engine.switches import MAX_ROUNDS
 
 PEOPLE = ["甲", "乙", "丙", "丁", "戊", "己", "庚", "辛", "壬", "癸", "子", "丑", "寅"]
 
@@ -172,7 +173,12 @@ async def test_a_ranked_prize_list_is_checked(
     [
         {"preset": "traditional", "award": "ranked"},
         {"preset": "traditional", "award": "ranked", "ranked_prizes": [{"name": "", "count": 1}]},
-        {"preset": "traditional", "award": "ranked", "ranked_prizes": PRIZES_2013, "rounds": 101},
+        {
+            "preset": "traditional",
+            "award": "ranked",
+            "ranked_prizes": PRIZES_2013,
+            "rounds": MAX_ROUNDS + 1,
+        },
         {"preset": "traditional", "rounds": 3},
         {"preset": "traditional", "max_players": 31},
     ],

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from bobing.engine.presets import DEFAULT_RULES, PRESETS
 from bobing.i18n import normalize_lang, request_language
 from bobing.i18n.rulebook import draft_spec, rulebook
+from bobing.tables.limits import served_limits
 from bobing.tables.problems import ApiError
 from bobing.tables.protocol import (
     STATE_CHANGING,
@@ -137,6 +138,14 @@ async def presets() -> dict[str, Any]:
         "presets": {name: rules.to_json() for name, rules in PRESETS.items()},
         "default": DEFAULT_RULES.preset,
     }
+
+
+@router.get("/limits", summary="Every limit a form checks, and what an undo voids")
+async def limits() -> dict[str, object]:
+    """``limits``: each size the server holds a form to, by name (``max_rounds``, ``max_players``,
+    ``max_table_name``, …; the browser has no copy of them), and ``undo_voids``: the event types
+    a ``throw_undone`` voids between its ``from_seq`` and itself."""
+    return served_limits()
 
 
 @router.post("/rulebook", summary="A rule set explained: every throw, the 状元 order, every switch")

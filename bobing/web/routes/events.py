@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
 from bobing.engine.game import MAX_NAME_LENGTH, MAX_PLAYERS
 from bobing.engine.switches import MAX_PRIZE_NAME
-from bobing.gatherings.draft import MAX_EVENT_NAME, MAX_TABLES, MODE_ALIASES, model_errors
+from bobing.gatherings.draft import MODE_ALIASES, model_errors
 from bobing.gatherings.export import results_csv, results_xlsx
 from bobing.gatherings.service import CONTROL_ACTIONS, GatheringService
 from bobing.i18n import request_language
@@ -25,9 +25,9 @@ from bobing.organizer.playoff import MAX_PLAYOFF_THROWS
 from bobing.organizer.prizes import MAX_VALUE
 from bobing.organizer.roster import MAX_GROUP_LENGTH, MAX_PEOPLE
 from bobing.organizer.seating import SEATINGS
-from bobing.tables.limits import Limits
+from bobing.tables.limits import MAX_EVENT_NAME, MAX_EVENT_TABLES, MAX_TIME_LIMIT, Limits
 from bobing.tables.problems import ApiError
-from bobing.tables.validation import MAX_TIME_LIMIT, MODES
+from bobing.tables.validation import MODES
 from bobing.web.ratelimit import count_request
 from bobing.web.routes.api import _PROBLEM
 
@@ -134,7 +134,7 @@ class CreateEvent(BaseModel):
         description="names, or {name, group} objects; distinct names",
         examples=[["张三", {"name": "李四", "group": "一组"}]],
     )
-    tables: Annotated[Any, _optional({**_WHOLE, "maximum": MAX_TABLES})] = Field(
+    tables: Annotated[Any, _optional({**_WHOLE, "maximum": MAX_EVENT_TABLES})] = Field(
         default=None, description="the number of tables (or table_size)"
     )
     table_size: Annotated[Any, _optional({**_WHOLE, "maximum": MAX_PLAYERS})] = Field(

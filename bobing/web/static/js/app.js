@@ -14,6 +14,7 @@
 import { $, mount, h, stylesheet } from "./dom.js";
 import { detectLang, setLang, onLangChange, t, lang } from "./i18n.js";
 import { onRulebook } from "./rulebook.js";
+import { loadLimits } from "./limits.js";
 import { normalizeCode, saveTable, saveEvent } from "./device_store.js";
 import { TableSession } from "./session.js";
 import { unlock } from "./sound.js";
@@ -208,7 +209,11 @@ function show(r, made) {
 });
 
 async function boot() {
-  await setLang(detectLang());
+  // every form's bounds are the server's (limits.js): asked beside the catalogue, not after it
+  await Promise.all([
+    setLang(detectLang()),
+    loadLimits().catch((err) => console.warn("limits not loaded", err)),
+  ]);
   document.addEventListener("click", (ev) => {
     unlock();
     const target = /** @type {Element} */ (ev.target);

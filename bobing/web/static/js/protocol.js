@@ -160,24 +160,6 @@ export const MODE = Object.freeze({
 
 export const ROLE = Object.freeze({ HOST: "host", PLAY: "play", PLAYER: "player", SEAT: "seat" });
 
-/** Event types that a `throw_undone` voids between its `from_seq` and itself. */
-export const VOIDABLE = Object.freeze(
-  new Set([
-    "dice",
-    "started",
-    "thrown",
-    "skipped",
-    "awarded",
-    "standing",
-    "skip_next",
-    "final",
-    "grab_open",
-    "game_over",
-    "zhuangyuan",
-    "ended",
-  ]),
-);
-
 /** The emoji a player may send to the table (the server accepts only these). */
 export const REACTIONS = Object.freeze(["👏", "🎉", "😂", "😱", "🥮", "🔥", "👍", "🙏"]);
 
@@ -202,7 +184,3 @@ export const HANDS = Object.freeze([
 ]);
 
 export const CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ";
-/** Seats at a table unless its rules' max_players says otherwise (RULES.md §8: 2-30). */
-export const MAX_PLAYERS = 12;
-export const NAME_MAX = 24;
-export const TABLE_NAME_MAX = 40;

@@ -5,7 +5,8 @@
 import { api } from "./api.js";
 import { TableConnection, CONN } from "./conn.js";
 import { lang } from "./i18n.js";
-import { EVENT, MODE, ROLE, COMMAND, VOIDABLE } from "./protocol.js";
+import { EVENT, MODE, ROLE, COMMAND } from "./protocol.js";
+import { undoVoids } from "./limits.js";
 import { loadTable, saveTable, rememberRecent } from "./device_store.js";
 import { nonceVerdict } from "./fair.js";
 import { loadRulebook } from "./rulebook.js";
@@ -322,7 +323,7 @@ export class TableSession extends EventTarget {
       for (let i = this.events.length - 1; i >= 0; i--) {
         const e = this.events[i];
         if (e.seq < undo.from_seq) break;
-        if (e.seq < undo.seq && VOIDABLE.has(e.type)) this.voided.add(e.seq);
+        if (e.seq < undo.seq && undoVoids(e.type)) this.voided.add(e.seq);
       }
     }
   }

@@ -6,15 +6,9 @@ import { h, mount } from "./dom.js";
 import { t } from "./i18n.js";
 import { toast } from "./ui.js";
 import { prizeUnits } from "./ranked.js";
+import { limits } from "./limits.js";
 
-export const MIN_SEATS = 2;
-export const MAX_SEATS = 30;
-export const DEFAULT_SEATS = 12;
-export const MAX_TIME_LIMIT = 600;
-export const MAX_PRIZE_ENTRIES = 30;
-export const MAX_PRIZE_NAME = 40;
-export const MAX_PRIZE_COUNT = 30;
-export const MAX_ROUNDS = 100;
+// Every bound below is the server's (limits.js): seats are the rules' max_players.
 const TIME_CHOICES = [15, 30, 45, 60];
 const BAD_TEXT = /[<>&"'\u0000-\u001f\u007f]/;
 
@@ -38,6 +32,11 @@ function wholeNumber(value, low, high) {
 
 /** Problems with a prize list, as sentences (empty when it is fine). */
 export function prizeProblems(prizes) {
+  const {
+    max_table_prize_lines: MAX_PRIZE_ENTRIES,
+    max_table_prize_count: MAX_PRIZE_COUNT,
+    max_prize_name: MAX_PRIZE_NAME,
+  } = limits();
   const problems = [];
   if (!prizes.length) problems.push(t("terms.prizes_empty"));
   if (prizes.length > MAX_PRIZE_ENTRIES)
@@ -60,7 +59,7 @@ export function prizeProblems(prizes) {
 export class TableTerms {
   constructor({ onChange = () => {} } = {}) {
     this.onChange = onChange;
-    this.seats = DEFAULT_SEATS;
+    this.seats = limits().default_players;
     this.timed = false;
     this.minutes = 30;
     this.award = "cakes";
@@ -73,7 +72,7 @@ export class TableTerms {
   /** Rule switches these terms set (merged into the rule object sent at creation). */
   ruleOverrides() {
     const out = {};
-    if (this.seats !== DEFAULT_SEATS) out.max_players = this.seats;
+    if (this.seats !== limits().default_players) out.max_players = this.seats;
     if (this.award === "ranked") {
       out.award = "ranked";
       out.ranked_prizes = this.prizes.map((p) => {
@@ -117,6 +116,11 @@ export class TableTerms {
   }
 
   paint() {
+    const {
+      min_players: MIN_SEATS,
+      max_players: MAX_SEATS,
+      max_time_limit: MAX_TIME_LIMIT,
+    } = limits();
     const seats = h("input", {
       id: "terms-seats",
       class: "input input-num",
@@ -248,6 +252,12 @@ export class TableTerms {
   }
 
   rankedEditor() {
+    const {
+      max_table_prize_lines: MAX_PRIZE_ENTRIES,
+      max_table_prize_count: MAX_PRIZE_COUNT,
+      max_prize_name: MAX_PRIZE_NAME,
+      max_rounds: MAX_ROUNDS,
+    } = limits();
     const units = prizeUnits({
       ranked_prizes: this.prizes.map((p) => ({
         ...p,
@@ -386,12 +396,13 @@ export class TableTerms {
       ),
       h("label", { for: "terms-rounds", class: "field-label" }, t("terms.rounds")),
       rounds,
-      h("p", { class: "hint" }, t("terms.rounds_hint")),
+      h("p", { class: "hint" }, t("terms.rounds_hint", { max: MAX_ROUNDS })),
     );
   }
 
   paintTotal() {
     if (!this.totalLine) return;
+    const MAX_PRIZE_COUNT = limits().max_table_prize_count;
     const units = this.prizes.reduce(
       (n, p) => n + (wholeNumber(p.count, 1, MAX_PRIZE_COUNT) || 0),
       0,

@@ -16,6 +16,7 @@ import {
   cakesLeft,
 } from "../event.js";
 import { saveTable, loadTable } from "../device_store.js";
+import { limits } from "../limits.js";
 import { qrSvg } from "../qrcode.js";
 import { loadInvite, forgetInviteWaiter, inviteNotice, publicUrl } from "../invite.js";
 
@@ -219,7 +220,7 @@ export class EventDashboardView {
               type: "button",
               class: "btn btn-primary",
               id: "ev-seat",
-              disabled: door.present.length < 2,
+              disabled: door.present.length < limits().min_players,
               onclick: () => this.seat(),
             },
             t("event.checkin.seat", { n: door.present.length }),
@@ -581,7 +582,7 @@ export class EventDashboardView {
           t("event.playoff_field", { players: ev.playoff_field.join(t("list.sep")) || "—" }),
         ),
       );
-      if (organiser && ev.playoff_field.length >= 2) {
+      if (organiser && ev.playoff_field.length >= limits().min_players) {
         body.push(
           h(
             "div",
@@ -592,7 +593,7 @@ export class EventDashboardView {
               class: "input input-num",
               type: "number",
               min: 1,
-              max: 10,
+              max: limits().max_playoff_throws,
               value: this.throws,
               oninput: (e) => (this.throws = Number(e.target.value) || 1),
             }),

@@ -12,8 +12,8 @@ import { renderTopbar, showError, toast } from "../ui.js";
 import { eventApi, rememberCreated, showEventError } from "../event.js";
 import { RuleSwitches } from "../switches.js";
 import { PRIZES_2013 } from "../tableform.js";
+import { limits } from "../limits.js";
 
-const MAX_ROSTER_BYTES = 1000000;
 /** A pause after the preview before asking how long a game takes (the analysis routes are
  * rate-limited per address; a new prize set is a new simulation). */
 const LENGTH_PAUSE_MS = 1200;
@@ -192,6 +192,9 @@ export class EventNewView {
 
   paint() {
     const v = this.values;
+    const lim = limits(); // every bound and hint below is the server's
+    /** The most tables, or the most people at one table (the "by" radios say which). */
+    const countMax = () => (v.by === "tables" ? lim.max_event_tables : lim.max_players);
     const input = (id, key, attrs = {}) =>
       h("input", {
         id,
@@ -250,7 +253,10 @@ export class EventNewView {
               name,
               value: opt,
               checked: v[key] === opt,
-              onchange: () => (v[key] = opt),
+              onchange: () => {
+                v[key] = opt;
+                if (key === "by") this.countInput.max = String(countMax());
+              },
             }),
             h("span", {}, t(`event.new.${key}.${opt}`)),
           ),
@@ -280,10 +286,17 @@ export class EventNewView {
         input("ev-rounds", "rounds", {
           type: "number",
           min: 1,
-          max: 1000,
+          max: lim.max_rounds,
           class: "input input-num",
+          onchange: (ev) => {
+            const n = Number(ev.target.value);
+            if (ev.target.value !== "" && !(Number.isInteger(n) && n >= 1 && n <= lim.max_rounds))
+              toast(t("terms.bad_rounds", { value: ev.target.value, max: lim.max_rounds }), {
+                kind: "error",
+              });
+          },
         }),
-        t("event.new.rounds_hint"),
+        t("event.new.rounds_hint", { max: lim.max_rounds }),
       ),
     );
     const awardRadios = h(
@@ -327,7 +340,7 @@ export class EventNewView {
       this.field(
         "ev-name",
         t("event.new.name"),
-        input("ev-name", "name", { maxlength: 40, required: true }),
+        input("ev-name", "name", { maxlength: lim.max_event_name, required: true }),
       ),
       this.field("ev-date", t("event.new.date"), input("ev-date", "date", { type: "date" })),
       h(
@@ -345,13 +358,13 @@ export class EventNewView {
         { class: "fieldset" },
         h("legend", { class: "field-label" }, t("event.new.tables")),
         radios("ev-by", "by", ["tables", "size"]),
-        input("ev-count", "count", {
+        (this.countInput = input("ev-count", "count", {
           type: "number",
           min: 1,
-          max: 50,
+          max: countMax(),
           class: "input input-num",
           "aria-label": t("event.new.count"),
-        }),
+        })),
       ),
       h(
         "fieldset",
@@ -439,7 +452,7 @@ export class EventNewView {
           "div",
           { class: "ev-row" },
           input("ev-playoff-name", "playoffName", {
-            maxlength: 40,
+            maxlength: lim.max_prize_name,
             "aria-label": t("event.new.playoff_name"),
           }),
           input("ev-playoff-value", "playoffValue", {
@@ -457,7 +470,7 @@ export class EventNewView {
         input("ev-time-limit", "timeLimit", {
           type: "number",
           min: 1,
-          max: 600,
+          max: lim.max_time_limit,
           class: "input input-num",
         }),
         t("event.new.time_limit_hint"),
@@ -653,7 +666,7 @@ export class EventNewView {
       h("input", {
         class: "input ev-goods-name",
         value: item.name,
-        maxlength: 40,
+        maxlength: limits().max_prize_name,
         placeholder: t("event.new.item_name"),
         "aria-label": labels.name,
         oninput: (ev) => (item.name = ev.target.value),
@@ -795,7 +808,9 @@ export class EventNewView {
     // a table bigger than 12 (the 2013 party sat 13) needs the seats agreed in the rules
     const count = Number(v.count) || 1;
     const largest = v.by === "tables" ? Math.ceil(people.length / count) : count;
-    if (largest > (base.max_players || 12)) base.max_players = Math.min(largest, 30);
+    const { default_players, max_players } = limits();
+    if (largest > (base.max_players || default_players))
+      base.max_players = Math.min(largest, max_players);
     return base;
   }
 
@@ -875,7 +890,7 @@ export class EventNewView {
           h("input", {
             class: "input",
             value: cost.name,
-            maxlength: 40,
+            maxlength: limits().max_cost_name,
             placeholder: t("event.new.cost_name"),
             "aria-label": t("event.new.cost_name"),
             oninput: (ev) => (cost.name = ev.target.value),
@@ -921,8 +936,10 @@ export class EventNewView {
 
   async upload(file) {
     if (!file) return;
-    if (file.size > MAX_ROSTER_BYTES) {
-      toast(t("event.new.roster_too_large"), { kind: "error" });
+    if (file.size > limits().max_roster_bytes) {
+      toast(t("event.new.roster_too_large", { mb: limits().max_roster_bytes / 1e6 }), {
+        kind: "error",
+      });
       return;
     }
     const format = /\.xlsx$/i.test(file.name) ? "xlsx" : /\.csv$/i.test(file.name) ? "csv" : "text";

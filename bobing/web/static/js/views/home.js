@@ -4,7 +4,8 @@
 import { h, mount } from "../dom.js";
 import { t } from "../i18n.js";
 import { api, loadPresets } from "../api.js";
-import { MODE, TIERS, CODE_ALPHABET, TABLE_NAME_MAX } from "../protocol.js";
+import { MODE, TIERS, CODE_ALPHABET } from "../protocol.js";
+import { limits } from "../limits.js";
 import { tierName } from "../rulebook.js";
 import { saveTable, recentTables, rememberRecent, normalizeCode } from "../device_store.js";
 import { renderTopbar, icon, showError, toast, oddsNavLink } from "../ui.js";
@@ -84,7 +85,7 @@ export class HomeView {
       autocomplete: "off",
       autocapitalize: "characters",
       spellcheck: "false",
-      maxlength: 6,
+      maxlength: limits().code_length,
       placeholder: "K7Q2MX",
       "aria-describedby": "join-code-hint",
     });
@@ -190,7 +191,7 @@ export class HomeView {
       id: "table-name",
       class: "input",
       type: "text",
-      maxlength: TABLE_NAME_MAX,
+      maxlength: limits().max_table_name,
       value: this.tableName,
       required: true,
       oninput: (ev) => {
@@ -358,7 +359,7 @@ export class HomeView {
           h("input", {
             type: "text",
             class: "input",
-            maxlength: 40,
+            maxlength: limits().max_prize_name,
             placeholder: t("home.prize_name"),
             "aria-label": t("home.prize_name_for", { tier: tierName(tier) }),
             "data-named": tier,

@@ -2,7 +2,8 @@
 
 import { h, mount, randomId } from "../dom.js";
 import { t } from "../i18n.js";
-import { COMMAND, EVENT, MODE, NAME_MAX, MAX_PLAYERS } from "../protocol.js";
+import { COMMAND, EVENT, MODE } from "../protocol.js";
+import { limits } from "../limits.js";
 import { qrSvg } from "../qrcode.js";
 import { Bowl } from "../dice.js";
 import { orderLine, tierName } from "../rulebook.js";
@@ -14,7 +15,7 @@ import { isRanked, rankedSummary } from "../ranked.js";
 
 /** How many players this table seats (its rules' max_players). */
 export function seatLimit(state) {
-  return (state && state.rules && state.rules.max_players) || MAX_PLAYERS;
+  return (state && state.rules && state.rules.max_players) || limits().default_players;
 }
 
 /** Characters the server refuses in names (HTML and control characters). */
@@ -95,7 +96,7 @@ export class LobbyPanel {
     this.phonelessInput = h("input", {
       id: "phoneless-name",
       type: "text",
-      maxlength: NAME_MAX,
+      maxlength: limits().max_name_length,
       autocomplete: "off",
       enterkeyhint: "done",
       class: "input",
@@ -108,7 +109,7 @@ export class LobbyPanel {
     this.nameInput = h("input", {
       id: "join-name",
       type: "text",
-      maxlength: NAME_MAX,
+      maxlength: limits().max_name_length,
       autocomplete: "nickname",
       enterkeyhint: "go",
       class: "input",
@@ -629,13 +630,13 @@ export class LobbyPanel {
             type: "button",
             class: "btn btn-primary btn-big btn-block start-btn",
             "data-fk": "start",
-            disabled: players.length < 2 || this.starting,
+            disabled: players.length < limits().min_players || this.starting,
             onclick: () => this.start(),
           },
           t("lobby.start"),
         ),
       );
-      if (players.length >= 2 && starter)
+      if (players.length >= limits().min_players && starter)
         controls.appendChild(h("p", { class: "hint" }, t("lobby.will_start", { player: starter })));
       parts.push(controls);
     } else {
@@ -677,6 +678,7 @@ export class LobbyPanel {
   setStarting(on) {
     this.starting = on;
     const button = this.startBox.querySelector(".start-btn");
-    if (button) button.disabled = on || (this.session.state.players || []).length < 2;
+    if (button)
+      button.disabled = on || (this.session.state.players || []).length < limits().min_players;
   }
 }

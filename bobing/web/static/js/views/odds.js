@@ -9,12 +9,11 @@ import { t, lang, num } from "../i18n.js";
 import { getJson } from "../api.js";
 import { LatestAfterPause, lengthPath, throwMinutes } from "../game_length.js";
 import { TIERS } from "../protocol.js";
+import { limits } from "../limits.js";
 import { handLabel, tierName } from "../rulebook.js";
 import { renderTopbar, icon, showError, errorText, announce } from "../ui.js";
 
 const PRESETS = ["traditional", "modern", "jinhua"];
-const MIN_PLAYERS = 2;
-const MAX_PLAYERS = 30;
 const DEFAULT_PLAYERS = 10;
 const ENDINGS = ["exhausted", "liubohong", "liubohei", "biandijin"];
 const KICKER_HANDS = ["sihong", "wuzi", "wuhong"];
@@ -116,7 +115,8 @@ export class OddsView {
   defaultPlayers() {
     const st = this.session && this.session.state;
     const seated = st && st.players ? st.players.length : 0;
-    return seated >= MIN_PLAYERS ? Math.min(seated, MAX_PLAYERS) : DEFAULT_PLAYERS;
+    const { min_players, max_players } = limits();
+    return seated >= min_players ? Math.min(seated, max_players) : DEFAULT_PLAYERS;
   }
 
   playerCount() {
@@ -203,8 +203,8 @@ export class OddsView {
 
   setPlayers(n) {
     const value = Math.max(
-      MIN_PLAYERS,
-      Math.min(MAX_PLAYERS, Math.round(Number(n)) || this.playerCount()),
+      limits().min_players,
+      Math.min(limits().max_players, Math.round(Number(n)) || this.playerCount()),
     );
     this.players = value;
     if (this.playersInput) this.playersInput.value = String(value);
@@ -477,8 +477,8 @@ export class OddsView {
       class: "input input-num",
       type: "number",
       inputmode: "numeric",
-      min: MIN_PLAYERS,
-      max: MAX_PLAYERS,
+      min: limits().min_players,
+      max: limits().max_players,
       value: String(players),
       onchange: (ev) => this.setPlayers(ev.target.value),
     });
