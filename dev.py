@@ -116,7 +116,8 @@ QUICK = [
     "tests/test_i18n.py",
     "tests/test_house_layers.py",
 ]
-"""The layers ``test --quick`` runs: pure code, no server, database or browser."""
+"""The layers ``test --quick`` runs: pure code, no server, database or browser; without the
+``slow`` tests, and with fewer examples for each property (tests/conftest.py)."""
 
 
 def test_workers() -> int:
@@ -137,8 +138,11 @@ def pytest_args(args: list[str]) -> list[str]:
         a in ("-n", "--numprocesses", "--pdb", "no:xdist") or a.startswith(("-n", "--numprocesses"))
         for a in args
     )
-    parallel = [] if chosen else ["-n", str(test_workers()), "--dist", "loadgroup"]
-    return [*parallel, *args, *(QUICK if quick else [])]
+    # The quick layers are pure computation: one worker a core; the rest mostly waits.
+    workers = (os.cpu_count() or 1) if quick else test_workers()
+    parallel = [] if chosen else ["-n", str(workers), "--dist", "loadgroup"]
+    narrow = ["-m", "not slow", "--hypothesis-profile=bobing-quick", *QUICK] if quick else []
+    return [*parallel, *args, *narrow]
 
 
 def run(*cmd: str) -> int:

@@ -15,6 +15,8 @@ from hypothesis import settings
 # per example only measures how busy the two cores are, and a slow example it then replays
 # fast is reported as Flaky (test_seating once failed so beside a running CI).
 settings.register_profile("bobing", deadline=None)
+settings.register_profile("bobing-quick", deadline=None, max_examples=10)
+"""``dev.py test --quick`` (``--hypothesis-profile=bobing-quick``): every property, fewer cases."""
 settings.load_profile("bobing")
 
 

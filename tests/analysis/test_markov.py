@@ -198,6 +198,7 @@ def test_default_rules_exact_mean_inside_the_simulations_confidence_interval() -
     _within_ci(exact, "traditional", 10, 60_000, 0.0)
 
 
+@pytest.mark.slow  # simulations: left out of dev.py test --quick
 @pytest.mark.parametrize(
     ("spec", "players", "tiaohou"),
     [
@@ -268,6 +269,7 @@ def test_rules_where_no_throw_ends_the_game_raise_no_warning() -> None:
     _within_ci(full, NO_ENDING, 4, 40_000, 0.0)
 
 
+@pytest.mark.slow  # a few seconds: left out of dev.py test --quick
 def test_research_figures() -> None:
     # research §3 (六勃黑 a no-op): ≈ 230 throws, ≈ 9.5 % exhausted before any 状元, 0.5 % 六勃红.
     exact = expected_game_length(load_rules({"liubohei": "ignore"}), 10)

@@ -38,6 +38,7 @@ def test_seven_is_the_likeliest_count() -> None:
     assert modern.round(9).tolist() == [2, 3, 4, 5, 6, 5, 4, 3, 2, 2]
 
 
+@pytest.mark.slow  # a few seconds: left out of dev.py test --quick
 def test_listed_players_by_the_dice_against_engine_games() -> None:
     rules = load_rules({"prizes": {"duitang": 1, "sanhong": 2, "sijin": 2, "erju": 3, "yixiu": 4}})
     players, games = 4, 600

@@ -222,6 +222,7 @@ def test_full_enumeration_counts(preset: str) -> None:
     assert sum(counts.values()) == 46656
 
 
+@pytest.mark.slow  # a few seconds: left out of dev.py test --quick
 def test_full_enumeration_agrees_with_reference_for_every_variant() -> None:
     for rules in VARIANTS:
         for throw in ORDERED_THROWS:
