@@ -1,34 +1,58 @@
 // @ts-check
 // Sizing for screens nobody scrolls (the hall on a projector, the table's TV): how a grid of
 // tiles or a list of rows is laid out in the box it has, and the font that fills it. Pure
-// arithmetic on the box's size, so every screen size (720p to 4K) and every count (1 to 30)
-// gets the largest layout that fits instead of a fixed one.
+// arithmetic on the box's size and on what the text measures in em, so every screen size (720p
+// to 4K), every count (1 to 30) and every font gets the largest layout that fits instead of a
+// fixed one.
 
 /**
  * @typedef {{cols: number, rows: number, width: number, height: number,
  *   layout: "row" | "col", qr: number, font: number, pad: number}} TileGrid
  */
 
-/** How many line heights a tile's text needs (number, status, 状元 line, dice, facts). */
-const TILE_LINES = 9.5;
+/**
+ * How tall a tile's text is, in em of the tile's font, before the hall has measured it
+ * (`tileTextEms`): events.css's number (1.5em × 1.15), three lines of 1.25, the dice row (1.3)
+ * and the 0.15em margins come to 7.54 with WenQuanYi and 7.65 with Noto CJK, whose ascent,
+ * descent and x-height (the dice row sits on the line's middle) differ: hence the measuring.
+ */
+const TILE_TEXT_EMS = 7.6;
 /** About how many characters a tile's text line holds. */
 const TILE_CHARS = 12;
 
 /**
+ * How tall the tallest of `bodies` (the tiles' text) is, in em of its own font, each line laid
+ * out unwrapped: what the line heights, margins and the fonts this machine draws with really
+ * need, so a tile's text fits in the tile with Noto CJK as with WenQuanYi (issue 33). The
+ * ratio does not depend on the font size, so it is measured at whatever size the tiles have.
+ * @param {Iterable<HTMLElement>} bodies
+ */
+export function tileTextEms(bodies) {
+  const all = [...bodies];
+  for (const body of all) body.style.setProperty("white-space", "nowrap");
+  let ems = 0;
+  for (const body of all) {
+    const font = parseFloat(getComputedStyle(body).fontSize);
+    if (font > 0) ems = Math.max(ems, body.getBoundingClientRect().height / font);
+  }
+  for (const body of all) body.style.removeProperty("white-space");
+  return ems || TILE_TEXT_EMS;
+}
+
+/**
  * One tile of `width` × `height`: the QR beside the text ("row") or above it ("col"),
- * whichever gives the larger balance of QR size and text size.
+ * whichever gives the larger balance of QR size and text size. `textEms` is how tall the
+ * tile's text is in em (`tileTextEms`).
  * @param {number} width
  * @param {number} height
+ * @param {number} [textEms]
  */
-export function tileMetrics(width, height) {
+export function tileMetrics(width, height, textEms = TILE_TEXT_EMS) {
   const pad = Math.max(4, Math.min(width, height) * 0.05);
   const qrRow = Math.min(height - 2 * pad, width * 0.48);
-  const fontRow = Math.min((height - 2 * pad) / TILE_LINES, (width - qrRow - 3 * pad) / TILE_CHARS);
+  const fontRow = Math.min((height - 2 * pad) / textEms, (width - qrRow - 3 * pad) / TILE_CHARS);
   const qrCol = Math.min(width - 2 * pad, height * 0.56);
-  const fontCol = Math.min(
-    (height - qrCol - 3 * pad) / (TILE_LINES * 0.62),
-    (width - 2 * pad) / TILE_CHARS,
-  );
+  const fontCol = Math.min((height - qrCol - 3 * pad) / textEms, (width - 2 * pad) / TILE_CHARS);
   // a QR about nine lines of text tall balances scanning from the room and reading
   const row = Math.min(qrRow, fontRow * 9);
   const col = Math.min(qrCol, fontCol * 9);
@@ -39,21 +63,23 @@ export function tileMetrics(width, height) {
 
 /**
  * The grid for `n` tiles in a `width` × `height` box with `gap` between tiles: the column
- * count whose tiles score best (fewer empty cells on a tie).
+ * count whose tiles score best (fewer empty cells on a tie). `textEms`: how tall a tile's text
+ * is in em (`tileTextEms`).
  * @param {number} n
  * @param {number} width
  * @param {number} height
  * @param {number} gap
+ * @param {number} [textEms]
  * @returns {TileGrid}
  */
-export function tileGrid(n, width, height, gap) {
+export function tileGrid(n, width, height, gap, textEms = TILE_TEXT_EMS) {
   let best = null;
   for (let cols = 1; cols <= Math.max(1, n); cols++) {
     const rows = Math.ceil(n / cols);
     const w = (width - gap * (cols - 1)) / cols;
     const h = (height - gap * (rows - 1)) / rows;
     if (w <= 0 || h <= 0) continue;
-    const m = tileMetrics(w, h);
+    const m = tileMetrics(w, h, textEms);
     const empty = cols * rows - n;
     if (!best || m.score > best.score + 0.5 || (m.score > best.score - 0.5 && empty < best.empty))
       best = { cols, rows, width: w, height: h, empty, ...m };

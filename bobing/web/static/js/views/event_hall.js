@@ -14,7 +14,7 @@ import { qrSvg } from "../qrcode.js";
 import { renderTopbar, announce } from "../ui.js";
 import { gong } from "../sound.js";
 import { rankingRows, bestName } from "../ranked.js";
-import { tileGrid, listGrid } from "../fit.js";
+import { tileGrid, tileTextEms, listGrid } from "../fit.js";
 import { loadInvite, forgetInviteWaiter, inviteNotice } from "../invite.js";
 import { EventWatcher, claimUrl, feedText, tableLabel, cakesLeft } from "../event.js";
 import { statusText, leaderLine } from "./event_dash.js";
@@ -164,7 +164,10 @@ export class EventHallView {
     if (tiles) {
       const n = tiles.children.length;
       const gap = Math.round(Math.min(window.innerWidth, window.innerHeight) * 0.012);
-      const grid = tileGrid(n, tiles.clientWidth, tiles.clientHeight, gap);
+      const bodies = /** @type {NodeListOf<HTMLElement>} */ (
+        tiles.querySelectorAll(".ev-tile-body")
+      );
+      const grid = tileGrid(n, tiles.clientWidth, tiles.clientHeight, gap, tileTextEms(bodies));
       tiles.style.setProperty("--cols", String(grid.cols));
       tiles.style.setProperty("--rows", String(grid.rows));
       tiles.style.setProperty("--gap", `${gap}px`);
