@@ -49,11 +49,16 @@ export function tileTextEms(bodies) {
  */
 export function tileMetrics(width, height, textEms = TILE_TEXT_EMS) {
   const pad = Math.max(4, Math.min(width, height) * 0.05);
-  const qrRow = Math.min(height - 2 * pad, width * 0.48);
+  // A QR about nine lines of text tall balances scanning from the room and reading: each
+  // layout's QR is the largest up to that balance (and up to its share of the tile), and the
+  // text gets what is left of the tile, as tall as it measures.
+  const acrossRow = (width - 3 * pad) / (TILE_CHARS + 9);
+  const fontRowMax = Math.min((height - 2 * pad) / textEms, acrossRow);
+  const qrRow = Math.min(height - 2 * pad, width * 0.48, width - 3 * pad - TILE_CHARS * fontRowMax);
   const fontRow = Math.min((height - 2 * pad) / textEms, (width - qrRow - 3 * pad) / TILE_CHARS);
-  const qrCol = Math.min(width - 2 * pad, height * 0.56);
+  const fontColMax = Math.min((height - 3 * pad) / (textEms + 9), (width - 2 * pad) / TILE_CHARS);
+  const qrCol = Math.min(width - 2 * pad, height * 0.56, height - 3 * pad - textEms * fontColMax);
   const fontCol = Math.min((height - qrCol - 3 * pad) / textEms, (width - 2 * pad) / TILE_CHARS);
-  // a QR about nine lines of text tall balances scanning from the room and reading
   const row = Math.min(qrRow, fontRow * 9);
   const col = Math.min(qrCol, fontCol * 9);
   return row >= col
