@@ -11,54 +11,71 @@
  */
 
 /**
- * How tall a tile's text is, in em of the tile's font, before the hall has measured it
- * (`tileTextEms`): events.css's number (1.5em × 1.15), three lines of 1.25, the dice row (1.3)
- * and the 0.15em margins come to 7.54 with WenQuanYi and 7.65 with Noto CJK, whose ascent,
- * descent and x-height (the dice row sits on the line's middle) differ: hence the measuring.
+ * What a tile's text needs: `ems`, how tall it is in em of the tile's font, and `frame`, the
+ * tile's borders (across and down, in px).
+ * @typedef {{ems: number, frame: number}} TileText
  */
-const TILE_TEXT_EMS = 7.6;
+
+/**
+ * A tile's text before the hall has measured it (`tileText`): events.css's number (1.5em ×
+ * 1.15), three lines of 1.25, the dice row (1.3) and the 0.15em margins come to 7.54 em with
+ * WenQuanYi and 7.65 with Noto CJK, whose ascent, descent and x-height (the dice row sits on
+ * the line's middle) differ: hence the measuring.
+ * @type {TileText}
+ */
+const TILE_TEXT = { ems: 7.6, frame: 4 };
 /** About how many characters a tile's text line holds. */
 const TILE_CHARS = 12;
 
 /**
- * How tall the tallest of `bodies` (the tiles' text) is, in em of its own font, each line laid
- * out unwrapped: what the line heights, margins and the fonts this machine draws with really
- * need, so a tile's text fits in the tile with Noto CJK as with WenQuanYi (issue 33). The
- * ratio does not depend on the font size, so it is measured at whatever size the tiles have.
+ * What the tiles' text needs: the tallest of `bodies` (the tiles' text) in em of its own
+ * font, and the borders of their tiles. That is what the line heights, margins and the fonts
+ * this machine draws with really take, so a tile's text fits with Noto CJK as with WenQuanYi
+ * (issue 33); the ratio does not depend on the font size, so it is measured at whatever size
+ * the tiles have. `unwrapped` lays each line out on one line for the measure (the text's own
+ * need, before a grid is chosen); without it, lines wrapped by the grid count as they are.
  * @param {Iterable<HTMLElement>} bodies
+ * @param {{unwrapped?: boolean}} [options]
+ * @returns {TileText}
  */
-export function tileTextEms(bodies) {
+export function tileText(bodies, { unwrapped = false } = {}) {
   const all = [...bodies];
-  for (const body of all) body.style.setProperty("white-space", "nowrap");
+  if (unwrapped) for (const body of all) body.style.setProperty("white-space", "nowrap");
   let ems = 0;
+  let frame = 0;
   for (const body of all) {
     const font = parseFloat(getComputedStyle(body).fontSize);
-    if (font > 0) ems = Math.max(ems, body.getBoundingClientRect().height / font);
+    if (!(font > 0)) continue;
+    ems = Math.max(ems, body.getBoundingClientRect().height / font);
+    const tile = body.parentElement;
+    if (tile) frame = Math.max(frame, tile.offsetWidth - tile.clientWidth);
   }
-  for (const body of all) body.style.removeProperty("white-space");
-  return ems || TILE_TEXT_EMS;
+  if (unwrapped) for (const body of all) body.style.removeProperty("white-space");
+  return ems ? { ems, frame } : TILE_TEXT;
 }
 
 /**
- * One tile of `width` × `height`: the QR beside the text ("row") or above it ("col"),
- * whichever gives the larger balance of QR size and text size. `textEms` is how tall the
- * tile's text is in em (`tileTextEms`).
+ * One tile of `width` × `height` whose text needs `text` (`tileText`): the QR beside the text
+ * ("row") or above it ("col"), whichever gives the larger balance of QR size and text size.
  * @param {number} width
  * @param {number} height
- * @param {number} [textEms]
+ * @param {TileText} [text]
  */
-export function tileMetrics(width, height, textEms = TILE_TEXT_EMS) {
+export function tileMetrics(width, height, text = TILE_TEXT) {
   const pad = Math.max(4, Math.min(width, height) * 0.05);
+  const { ems } = text;
+  const chars = TILE_CHARS;
+  const w = width - text.frame;
+  const h = height - text.frame;
   // A QR about nine lines of text tall balances scanning from the room and reading: each
   // layout's QR is the largest up to that balance (and up to its share of the tile), and the
   // text gets what is left of the tile, as tall as it measures.
-  const acrossRow = (width - 3 * pad) / (TILE_CHARS + 9);
-  const fontRowMax = Math.min((height - 2 * pad) / textEms, acrossRow);
-  const qrRow = Math.min(height - 2 * pad, width * 0.48, width - 3 * pad - TILE_CHARS * fontRowMax);
-  const fontRow = Math.min((height - 2 * pad) / textEms, (width - qrRow - 3 * pad) / TILE_CHARS);
-  const fontColMax = Math.min((height - 3 * pad) / (textEms + 9), (width - 2 * pad) / TILE_CHARS);
-  const qrCol = Math.min(width - 2 * pad, height * 0.56, height - 3 * pad - textEms * fontColMax);
-  const fontCol = Math.min((height - qrCol - 3 * pad) / textEms, (width - 2 * pad) / TILE_CHARS);
+  const fontRowMax = Math.min((h - 2 * pad) / ems, (w - 3 * pad) / (chars + 9));
+  const qrRow = Math.min(h - 2 * pad, w * 0.48, w - 3 * pad - chars * fontRowMax);
+  const fontRow = Math.min((h - 2 * pad) / ems, (w - qrRow - 3 * pad) / chars);
+  const fontColMax = Math.min((h - 3 * pad) / (ems + 9), (w - 2 * pad) / chars);
+  const qrCol = Math.min(w - 2 * pad, h * 0.56, h - 3 * pad - ems * fontColMax);
+  const fontCol = Math.min((h - qrCol - 3 * pad) / ems, (w - 2 * pad) / chars);
   const row = Math.min(qrRow, fontRow * 9);
   const col = Math.min(qrCol, fontCol * 9);
   return row >= col
@@ -68,23 +85,23 @@ export function tileMetrics(width, height, textEms = TILE_TEXT_EMS) {
 
 /**
  * The grid for `n` tiles in a `width` × `height` box with `gap` between tiles: the column
- * count whose tiles score best (fewer empty cells on a tie). `textEms`: how tall a tile's text
- * is in em (`tileTextEms`).
+ * count whose tiles score best (fewer empty cells on a tie), for tiles whose text needs `text`
+ * (`tileText`).
  * @param {number} n
  * @param {number} width
  * @param {number} height
  * @param {number} gap
- * @param {number} [textEms]
+ * @param {TileText} [text]
  * @returns {TileGrid}
  */
-export function tileGrid(n, width, height, gap, textEms = TILE_TEXT_EMS) {
+export function tileGrid(n, width, height, gap, text = TILE_TEXT) {
   let best = null;
   for (let cols = 1; cols <= Math.max(1, n); cols++) {
     const rows = Math.ceil(n / cols);
     const w = (width - gap * (cols - 1)) / cols;
     const h = (height - gap * (rows - 1)) / rows;
     if (w <= 0 || h <= 0) continue;
-    const m = tileMetrics(w, h, textEms);
+    const m = tileMetrics(w, h, text);
     const empty = cols * rows - n;
     if (!best || m.score > best.score + 0.5 || (m.score > best.score - 0.5 && empty < best.empty))
       best = { cols, rows, width: w, height: h, empty, ...m };
