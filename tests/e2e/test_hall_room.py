@@ -113,6 +113,32 @@ def test_the_hall_fills_the_room(
     print(screen, report)
 
 
+@pytest.mark.parametrize("screen", list(SCREENS))
+def test_the_hall_in_english_fits_its_wrapped_lines(
+    browser: Browser, server: Server, events: dict[int, str], screen: str
+) -> None:
+    """English lines are longer than the 12 em a tile's line is given and wrap: the tiles are
+    fitted for the text as wrapped (the 4-table hall at 4K cut 40 px of it when only the
+    unwrapped text was measured)."""
+    width, height = SCREENS[screen]
+    page = browser.page(
+        browser.context(
+            locale="en-US", viewport={"width": width, "height": height}, device_scale_factor=1
+        ),
+        name=f"hall-en-{screen}",
+    )
+    for tables in (4, 12, 30):
+        page.goto(f"{server.url}/e/{events[tables]}/hall")
+        expect(page.locator(".ev-tile")).to_have_count(tables)
+        expect(page.locator('.ev-tile[data-table="1"] .ev-tile-status')).to_contain_text("throw")
+        got = measure(
+            page, ".ev-room", box=".ev-tile, .ev-hall-head, .ev-hall-feed", area=".ev-tile"
+        )
+        where = f"{tables} tables at {screen} in English"
+        assert not got["scrolls"], where
+        assert got["cut"] == [], f"{where}: text cut or overflowing: {got['cut']}"
+
+
 def over_party(server: Server) -> str:
     """The 2013 party: 13 at one table, ranked prizes, one round, every throw made."""
     created = call(

@@ -35,3 +35,25 @@ test("a long list goes into columns when that makes its type larger", () => {
   assert.ok(many.rows * many.cols >= 30);
   assert.ok(many.font * many.rows * 1.5 <= 700 + 1);
 });
+
+test("a tile's text as tall as measured fits in its tile, whatever the font makes it", () => {
+  // 7.54 em is the hall's text with WenQuanYi, 7.65 with Noto CJK (issue 33), 9 a line wrapped
+  for (const ems of [7.54, 7.65, 9]) {
+    for (const [width, height, gap] of [
+      [1248, 560, 9],
+      [1888, 840, 13],
+      [3776, 1700, 26],
+    ]) {
+      for (let n = 1; n <= 30; n++) {
+        const g = tileGrid(n, width, height, gap, { ems, frame: 4 });
+        const text = g.font * ems;
+        const inner = g.height - 4;
+        const room = g.layout === "col" ? inner - g.qr - 3 * g.pad : inner - 2 * g.pad;
+        assert.ok(text <= room + 0.5, `${n} at ${width}×${height}, ${ems} em: ${text} > ${room}`);
+        const wide = g.width - 4;
+        const across = g.layout === "col" ? wide - 2 * g.pad : wide - g.qr - 3 * g.pad;
+        assert.ok(g.font * 12 <= across + 0.5, `${n} at ${width}×${height}: too wide`);
+      }
+    }
+  }
+});

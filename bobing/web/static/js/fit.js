@@ -1,35 +1,81 @@
 // @ts-check
 // Sizing for screens nobody scrolls (the hall on a projector, the table's TV): how a grid of
 // tiles or a list of rows is laid out in the box it has, and the font that fills it. Pure
-// arithmetic on the box's size, so every screen size (720p to 4K) and every count (1 to 30)
-// gets the largest layout that fits instead of a fixed one.
+// arithmetic on the box's size and on what the text measures in em, so every screen size (720p
+// to 4K), every count (1 to 30) and every font gets the largest layout that fits instead of a
+// fixed one.
 
 /**
  * @typedef {{cols: number, rows: number, width: number, height: number,
  *   layout: "row" | "col", qr: number, font: number, pad: number}} TileGrid
  */
 
-/** How many line heights a tile's text needs (number, status, 状元 line, dice, facts). */
-const TILE_LINES = 9.5;
+/**
+ * What a tile's text needs: `ems`, how tall it is in em of the tile's font, and `frame`, the
+ * tile's borders (across and down, in px).
+ * @typedef {{ems: number, frame: number}} TileText
+ */
+
+/**
+ * A tile's text before the hall has measured it (`tileText`): events.css's number (1.5em ×
+ * 1.15), three lines of 1.25, the dice row (1.3) and the 0.15em margins come to 7.54 em with
+ * WenQuanYi and 7.65 with Noto CJK, whose ascent, descent and x-height (the dice row sits on
+ * the line's middle) differ: hence the measuring.
+ * @type {TileText}
+ */
+const TILE_TEXT = { ems: 7.6, frame: 4 };
 /** About how many characters a tile's text line holds. */
 const TILE_CHARS = 12;
 
 /**
- * One tile of `width` × `height`: the QR beside the text ("row") or above it ("col"),
- * whichever gives the larger balance of QR size and text size.
+ * What the tiles' text needs: the tallest of `bodies` (the tiles' text) in em of its own
+ * font, and the borders of their tiles. That is what the line heights, margins and the fonts
+ * this machine draws with really take, so a tile's text fits with Noto CJK as with WenQuanYi
+ * (issue 33); the ratio does not depend on the font size, so it is measured at whatever size
+ * the tiles have. `unwrapped` lays each line out on one line for the measure (the text's own
+ * need, before a grid is chosen); without it, lines wrapped by the grid count as they are.
+ * @param {Iterable<HTMLElement>} bodies
+ * @param {{unwrapped?: boolean}} [options]
+ * @returns {TileText}
+ */
+export function tileText(bodies, { unwrapped = false } = {}) {
+  const all = [...bodies];
+  if (unwrapped) for (const body of all) body.style.setProperty("white-space", "nowrap");
+  let ems = 0;
+  let frame = 0;
+  for (const body of all) {
+    const font = parseFloat(getComputedStyle(body).fontSize);
+    if (!(font > 0)) continue;
+    ems = Math.max(ems, body.getBoundingClientRect().height / font);
+    const tile = body.parentElement;
+    if (tile) frame = Math.max(frame, tile.offsetWidth - tile.clientWidth);
+  }
+  if (unwrapped) for (const body of all) body.style.removeProperty("white-space");
+  return ems ? { ems, frame } : TILE_TEXT;
+}
+
+/**
+ * One tile of `width` × `height` whose text needs `text` (`tileText`): the QR beside the text
+ * ("row") or above it ("col"), whichever gives the larger balance of QR size and text size.
  * @param {number} width
  * @param {number} height
+ * @param {TileText} [text]
  */
-export function tileMetrics(width, height) {
+export function tileMetrics(width, height, text = TILE_TEXT) {
   const pad = Math.max(4, Math.min(width, height) * 0.05);
-  const qrRow = Math.min(height - 2 * pad, width * 0.48);
-  const fontRow = Math.min((height - 2 * pad) / TILE_LINES, (width - qrRow - 3 * pad) / TILE_CHARS);
-  const qrCol = Math.min(width - 2 * pad, height * 0.56);
-  const fontCol = Math.min(
-    (height - qrCol - 3 * pad) / (TILE_LINES * 0.62),
-    (width - 2 * pad) / TILE_CHARS,
-  );
-  // a QR about nine lines of text tall balances scanning from the room and reading
+  const { ems } = text;
+  const chars = TILE_CHARS;
+  const w = width - text.frame;
+  const h = height - text.frame;
+  // A QR about nine lines of text tall balances scanning from the room and reading: each
+  // layout's QR is the largest up to that balance (and up to its share of the tile), and the
+  // text gets what is left of the tile, as tall as it measures.
+  const fontRowMax = Math.min((h - 2 * pad) / ems, (w - 3 * pad) / (chars + 9));
+  const qrRow = Math.min(h - 2 * pad, w * 0.48, w - 3 * pad - chars * fontRowMax);
+  const fontRow = Math.min((h - 2 * pad) / ems, (w - qrRow - 3 * pad) / chars);
+  const fontColMax = Math.min((h - 3 * pad) / (ems + 9), (w - 2 * pad) / chars);
+  const qrCol = Math.min(w - 2 * pad, h * 0.56, h - 3 * pad - ems * fontColMax);
+  const fontCol = Math.min((h - qrCol - 3 * pad) / ems, (w - 2 * pad) / chars);
   const row = Math.min(qrRow, fontRow * 9);
   const col = Math.min(qrCol, fontCol * 9);
   return row >= col
@@ -39,21 +85,23 @@ export function tileMetrics(width, height) {
 
 /**
  * The grid for `n` tiles in a `width` × `height` box with `gap` between tiles: the column
- * count whose tiles score best (fewer empty cells on a tie).
+ * count whose tiles score best (fewer empty cells on a tie), for tiles whose text needs `text`
+ * (`tileText`).
  * @param {number} n
  * @param {number} width
  * @param {number} height
  * @param {number} gap
+ * @param {TileText} [text]
  * @returns {TileGrid}
  */
-export function tileGrid(n, width, height, gap) {
+export function tileGrid(n, width, height, gap, text = TILE_TEXT) {
   let best = null;
   for (let cols = 1; cols <= Math.max(1, n); cols++) {
     const rows = Math.ceil(n / cols);
     const w = (width - gap * (cols - 1)) / cols;
     const h = (height - gap * (rows - 1)) / rows;
     if (w <= 0 || h <= 0) continue;
-    const m = tileMetrics(w, h);
+    const m = tileMetrics(w, h, text);
     const empty = cols * rows - n;
     if (!best || m.score > best.score + 0.5 || (m.score > best.score - 0.5 && empty < best.empty))
       best = { cols, rows, width: w, height: h, empty, ...m };

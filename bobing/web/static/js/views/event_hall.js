@@ -14,7 +14,7 @@ import { qrSvg } from "../qrcode.js";
 import { renderTopbar, announce } from "../ui.js";
 import { gong } from "../sound.js";
 import { rankingRows, bestName } from "../ranked.js";
-import { tileGrid, listGrid } from "../fit.js";
+import { tileGrid, tileText, listGrid } from "../fit.js";
 import { loadInvite, forgetInviteWaiter, inviteNotice } from "../invite.js";
 import { EventWatcher, claimUrl, feedText, tableLabel, cakesLeft } from "../event.js";
 import { statusText, leaderLine } from "./event_dash.js";
@@ -161,18 +161,7 @@ export class EventHallView {
     const room = this.sizeRoom();
     if (!room) return;
     const tiles = /** @type {HTMLElement | null} */ (room.querySelector(".ev-tiles"));
-    if (tiles) {
-      const n = tiles.children.length;
-      const gap = Math.round(Math.min(window.innerWidth, window.innerHeight) * 0.012);
-      const grid = tileGrid(n, tiles.clientWidth, tiles.clientHeight, gap);
-      tiles.style.setProperty("--cols", String(grid.cols));
-      tiles.style.setProperty("--rows", String(grid.rows));
-      tiles.style.setProperty("--gap", `${gap}px`);
-      tiles.style.setProperty("--qr", `${grid.qr}px`);
-      tiles.style.setProperty("--tile-font", `${grid.font}px`);
-      tiles.style.setProperty("--tile-pad", `${grid.pad}px`);
-      tiles.dataset.layout = grid.layout;
-    }
+    if (tiles) this.fitTiles(tiles);
     const giving = /** @type {HTMLElement | null} */ (room.querySelector(".ev-giving-tables"));
     if (giving) {
       const n = giving.children.length;
@@ -194,6 +183,32 @@ export class EventHallView {
       list.style.fontSize = `${g.font}px`;
     }
     this.fitFeed(room);
+  }
+
+  /**
+   * The tiles' grid, QR and font for the text they hold: sized for the text unwrapped, then,
+   * where the grid's width wraps a line (a long name, English), for the text as wrapped (its
+   * height only grows, so this ends, in three layouts at most).
+   * @param {HTMLElement} tiles
+   */
+  fitTiles(tiles) {
+    const n = tiles.children.length;
+    const gap = Math.round(Math.min(window.innerWidth, window.innerHeight) * 0.012);
+    const bodies = /** @type {NodeListOf<HTMLElement>} */ (tiles.querySelectorAll(".ev-tile-body"));
+    let text = tileText(bodies, { unwrapped: true });
+    for (let round = 0; round < 3; round++) {
+      const grid = tileGrid(n, tiles.clientWidth, tiles.clientHeight, gap, text);
+      tiles.style.setProperty("--cols", String(grid.cols));
+      tiles.style.setProperty("--rows", String(grid.rows));
+      tiles.style.setProperty("--gap", `${gap}px`);
+      tiles.style.setProperty("--qr", `${grid.qr}px`);
+      tiles.style.setProperty("--tile-font", `${grid.font}px`);
+      tiles.style.setProperty("--tile-pad", `${grid.pad}px`);
+      tiles.dataset.layout = grid.layout;
+      const laidOut = tileText(bodies);
+      if (laidOut.ems <= text.ems + 0.01) break;
+      text = laidOut;
+    }
   }
 
   /** Show the newest notable throws that fit in the feed band's lines, hide the rest. */
