@@ -127,6 +127,7 @@ class Server:
                 + ["--limit", "simulations_per_minute=0", "--limit", "preview_per_minute=0"]
                 + ["--limit", "roster_per_minute=0", "--limit", "open_events_per_address=0"]
                 + ["--limit", "reactions_per_minute=0", "--limit", "misses_per_minute=0"]
+                + ["--limit", "lookups_per_minute=0"]
                 + self.extra,
                 stdout=log,
                 stderr=subprocess.STDOUT,

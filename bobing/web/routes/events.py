@@ -393,8 +393,10 @@ async def claim(
     code: str, number: int, body: Claim, request: Request, authorization: Auth = None
 ) -> JSONResponse:
     """Scan the QR beside your name: a new player token for that seat, once (the organiser's
-    token claims any seat on its person's behalf). Earlier tokens of the seat stop working."""
-    await count_request(request, "join")
+    token claims any seat on its person's behalf). Earlier tokens of the seat stop working.
+
+    The right key draws on no rate (the join bucket is for taking seats by name): nobody
+    behind the guests' address can keep them out; a wrong key is a miss (docs/security.md)."""
     claimed = await events_of(request).claim(code, number, body.name, body.key, authorization)
     return JSONResponse(claimed, status_code=201)
 

@@ -22,7 +22,7 @@ from bobing.tables.runtime import Runtime
 from bobing.tables.service import TableService
 from bobing.tables.tokens import MAX_TOKEN_LENGTH, hash_token
 from bobing.web.hub import Connection, Hub
-from bobing.web.ratelimit import MISSES, count_miss, guard_code
+from bobing.web.ratelimit import NO_SUCH_CODE, RateLimiter, code_name, count_miss
 
 router = APIRouter()
 PREFIX = "/ws/tables/"
@@ -46,7 +46,7 @@ async def table_socket(ws: WebSocket, code: str) -> None:
     limiter = ws.app.state.rate_limiter
     address = ws.client.host if ws.client is not None else None
     try:
-        await guard_code(limiter, address)  # a guesser out of misses learns nothing more
+        await limiter.look_up(address, code_name("tables", code))
         # With several instances a cached runtime may be behind the log: welcome and clamp
         # ?after= against the real head.
         if service.broker.shared:
@@ -54,8 +54,7 @@ async def table_socket(ws: WebSocket, code: str) -> None:
         else:
             runtime = await service.runtime(code)
     except ApiError as exc:
-        if exc.code in MISSES:
-            await count_miss(limiter, address)
+        exc = await _counted(limiter, address, code, exc)
         await ws.send_text(dumps(exc.frame(lang, None)))
         await ws.close(4404)
         return
@@ -91,6 +90,15 @@ async def table_socket(ws: WebSocket, code: str) -> None:
         sender.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await sender
+
+
+async def _counted(limiter: RateLimiter, address: str | None, code: str, exc: ApiError) -> ApiError:
+    """What to answer a look-up of ``code`` that failed with ``exc``: an unknown code is a
+    miss (the refusal instead, once the address has used up its misses)."""
+    if exc.code not in NO_SUCH_CODE:
+        return exc
+    limiter.missed(address, code_name("tables", code))
+    return await count_miss(limiter, address) or exc
 
 
 def _welcome(runtime: Runtime, conn: Connection) -> dict[str, object]:
@@ -192,6 +200,8 @@ async def watch_socket(ws: WebSocket) -> None:
     hub: Hub = ws.app.state.hub
     lang = _lang(ws)
     await ws.accept()
+    limiter: RateLimiter = ws.app.state.rate_limiter
+    address = ws.client.host if ws.client is not None else None
     conns: list[Connection] = []
     senders: list[asyncio.Task[None]] = []
     watched = _watched(ws)
@@ -211,9 +221,13 @@ async def watch_socket(ws: WebSocket) -> None:
     try:
         for code, after in watched:
             tagged = TaggedSocket(ws, code)
+            # Each code is a look-up like any other (and an unknown one a miss): a watching
+            # socket is no faster way to guess codes than a GET.
             try:
+                await limiter.look_up(address, code_name("tables", code))
                 runtime = await service.runtime(code)
             except ApiError as exc:
+                exc = await _counted(limiter, address, code, exc)
                 await tagged.send_text(dumps(exc.frame(lang, None)))
                 continue
             conn = Connection(
