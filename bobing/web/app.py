@@ -32,6 +32,7 @@ from bobing.tables.problems import ApiError, from_bobing
 from bobing.tables.protocol import command_schema
 from bobing.tables.service import TableService
 from bobing.web.assets import REVALIDATE, WORKER, StaticSite
+from bobing.web.headers import SecurityHeaders, content_security_policy
 from bobing.web.hub import Hub
 from bobing.web.limits_transport import RequestLimits
 from bobing.web.ratelimit import MISSES, NO_SUCH_CODE, code_name, count_miss, rate_limiter
@@ -323,8 +324,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         }
         return JSONResponse(body, exc.status_code, media_type=PROBLEM)
 
-    if settings.static_dir.is_dir():
-        app.mount("/", SpaStatic(StaticSite(settings.static_dir)), name="static")
+    site = StaticSite(settings.static_dir) if settings.static_dir.is_dir() else None
+    if site is not None:
+        app.mount("/", SpaStatic(site), name="static")
     # JSON (and the charts) compressed on the fly; static files come precompressed (their
     # Content-Encoding makes the middleware pass them by), and table WebSockets never reach it.
     app.add_middleware(GZipMiddleware, minimum_size=1024)
@@ -333,6 +335,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         limits=settings.transport,
         larger={event_routes.ROSTER_PATH: MAX_ROSTER_BYTES},
     )
+    # Outermost: every response, the request limits' refusals too, carries them.
+    policy = content_security_policy(
+        site.inline_scripts if site else (), site.inline_styles if site else ()
+    )
+    app.add_middleware(SecurityHeaders, policy=policy)
     return app
 
 

@@ -184,6 +184,15 @@ DESCRIBE_JS = """() => {
 }"""
 
 
+CSP_VIOLATIONS_JS = """
+document.addEventListener("securitypolicyviolation", (e) => {
+  console.error(`CSP violation: ${e.effectiveDirective} blocked ${e.blockedURI || "inline"}`
+    + ` at ${e.sourceFile}:${e.lineNumber} ${e.sample}`);
+});
+"""
+"""Every CSP violation a page meets, written to its console as an error."""
+
+
 class Browser:
     """Contexts and pages of one test, with every console error and page error collected."""
 
@@ -206,6 +215,9 @@ class Browser:
         options.update(kw)
         ctx = self.browser.new_context(**options)
         ctx.set_default_timeout(TIMEOUT_MS)
+        # Whatever the Content-Security-Policy blocks is a console error, so a test fails on it
+        # (issue 29: the page must use nothing the policy forbids).
+        ctx.add_init_script(CSP_VIOLATIONS_JS)
         self.contexts.append(ctx)
         return ctx
 
