@@ -9,6 +9,7 @@ import json
 import logging
 from collections.abc import Coroutine
 from typing import Any
+from urllib.parse import urlsplit
 
 from fastapi import APIRouter, WebSocket
 from starlette.websockets import WebSocketDisconnect
@@ -32,6 +33,43 @@ MAX_WATCHED = 64
 log = logging.getLogger("bobing.web")
 
 
+def origin_allowed(ws: WebSocket) -> bool:
+    """Whether a socket may open: a browser says which page opens it (``Origin``), and only
+    the server's own pages (the ``Host`` asked for, ``--public-url``) and the configured
+    origins may; a client without an ``Origin`` (a program, not a page) always may.
+
+    Without this a page anywhere (``https://evil.example``, a sandboxed frame's ``null``)
+    could open a table's socket from a guest's phone with the tokens its page passes."""
+    origin = ws.headers.get("origin")
+    if origin is None:
+        return True
+    origin = origin.strip().rstrip("/").lower()
+    settings = ws.app.state.settings
+    allowed = {o.strip().rstrip("/").lower() for o in settings.allowed_origins}
+    if settings.public_url:
+        public = urlsplit(settings.public_url)
+        allowed.add(f"{public.scheme}://{public.netloc}".lower())
+    if origin in allowed:
+        return True
+    parsed = urlsplit(origin)
+    if parsed.scheme not in ("http", "https") or not parsed.hostname:
+        return False
+    host = ws.headers.get("host", "").strip().lower()
+    if ":" in host.rsplit("]", 1)[-1]:
+        return parsed.netloc == host
+    # a proxy's Host without a port (nginx's $host): the names must match
+    return parsed.hostname == host.strip("[]")
+
+
+async def _refuse_origin(ws: WebSocket) -> bool:
+    """Refuse the handshake (HTTP 403) of a page from another origin; True when refused."""
+    if origin_allowed(ws):
+        return False
+    log.info("refused a WebSocket from origin %r", ws.headers.get("origin", "")[:100])
+    await ws.close(1008)
+    return True
+
+
 def _lang(ws: WebSocket) -> str:
     return request_language(ws.query_params.get("lang"), ws.headers.get("accept-language"))
 
@@ -42,6 +80,8 @@ async def table_socket(ws: WebSocket, code: str) -> None:
     service: TableService = ws.app.state.service
     hub: Hub = ws.app.state.hub
     lang = _lang(ws)
+    if await _refuse_origin(ws):
+        return
     await ws.accept()
     limiter = ws.app.state.rate_limiter
     address = ws.client.host if ws.client is not None else None
@@ -199,6 +239,8 @@ async def watch_socket(ws: WebSocket) -> None:
     service: TableService = ws.app.state.service
     hub: Hub = ws.app.state.hub
     lang = _lang(ws)
+    if await _refuse_origin(ws):
+        return
     await ws.accept()
     limiter: RateLimiter = ws.app.state.rate_limiter
     address = ws.client.host if ws.client is not None else None
