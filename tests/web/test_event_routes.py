@@ -235,7 +235,10 @@ async def test_seat_claims(http: httpx.AsyncClient) -> None:
         release, json={"name": "戊"}, headers=bearer(created["organizer_token"])
     )
     assert freed.json()["released"] is True
-    again = await http.post(url, json={"name": "戊", "key": key})
+    # issue 29: the release gave the seat a new key; the old card's is refused
+    stale = await http.post(url, json={"name": "戊", "key": key})
+    assert (stale.status_code, stale.json()["code"]) == (403, "claim_key_replaced")
+    again = await http.post(url, json={"name": "戊", "key": freed.json()["claim_key"]})
     # issue 16: a release revokes the seat's token; the new claim gets a new one
     assert again.json()["player_token"] != token
     event = (await http.get(f"/api/events/{code}")).json()
