@@ -114,6 +114,15 @@ def serve(
         list[str] | None,
         typer.Option("--limit", metavar="NAME=VALUE", help=_h("serve.opt.limit")),
     ] = None,
+    allow_origin: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allow-origin",
+            metavar="ORIGIN",
+            help=_h("serve.opt.allow_origin"),
+            envvar="BOBING_ALLOW_ORIGINS",
+        ),
+    ] = None,
 ) -> None:
     """Run the table server: the browser UI, REST under /api, WebSockets under /ws."""
     import os
@@ -142,6 +151,7 @@ def serve(
         public_url=None if not public_url else public_base(public_url),
         limits=limits,
         transport=transport,
+        allowed_origins=tuple(allow_origin or ()),
     )
     run_server(settings, host, port)
 

@@ -10,6 +10,7 @@ and the event record, and stores the event (:class:`GatheringStore`).
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import hmac
 from collections.abc import Mapping
 from typing import Any
@@ -699,6 +700,14 @@ class GatheringService:
                 or expected is None
                 or not hmac.compare_digest(key.encode("utf-8"), expected.encode("utf-8"))
             ):
+                if isinstance(key, str) and self._retired(gathering, int(number), name, key):
+                    raise ApiError(
+                        "claim_key_replaced",
+                        f"the QR of {name!r} at table {number} was replaced by the organiser; "
+                        "ask the organiser for the new one",
+                        name=name,
+                        table=number,
+                    )
                 raise ApiError(
                     "claim_key_required",
                     f"the seat of {name!r} at table {number} is claimed with the QR beside "
@@ -735,7 +744,33 @@ class GatheringService:
         table = self._seat(gathering, number, name)
         await self._revoke(table["code"], name)
         freed = await self.store.release(gathering.code, int(number), name)
-        return {"table": number, "name": name, "released": freed}
+        # whoever kept (or photographed) the old card's QR cannot take the seat back
+        key = await self._replace_key(gathering, int(number), name)
+        return {"table": number, "name": name, "released": freed, "claim_key": key}
+
+    async def new_key(
+        self, code: str, authorization: str | None, number: Any, name: Any
+    ) -> dict[str, Any]:
+        """The organiser gives a seat a new claim key (a card was lost or photographed): the
+        old card's QR is refused from now on; a seat already claimed stays claimed."""
+        gathering = await self.gathering(code)
+        self.check_organizer(gathering, authorization)
+        self._seat(gathering, number, name)
+        key = await self._replace_key(gathering, int(number), name)
+        return {"table": number, "name": name, "claim_key": key}
+
+    async def _replace_key(self, gathering: Gathering, number: int, name: str) -> str:
+        key = new_token("k")
+        old = self._claim_key(gathering, number, name) or ""
+        await self.store.replace_claim_key(gathering.code, number, name, key, _key_hash(old))
+        return key
+
+    @staticmethod
+    def _retired(gathering: Gathering, number: int, name: str, key: str) -> bool:
+        """Whether ``key`` was the seat's claim key before the organiser replaced it."""
+        retired = gathering.secrets.get("retired_keys", {}).get(str(number), {}).get(name, [])
+        digest = _key_hash(key)
+        return any(hmac.compare_digest(digest, old) for old in retired if isinstance(old, str))
 
     async def seats(self, code: str, authorization: str | None) -> dict[str, Any]:
         """The organiser's view of the seats: each one's claim key (for the table cards) and
@@ -881,3 +916,8 @@ class GatheringService:
             **({"check_in": True} if spec.get("check_in") else {}),
             "previous": gathering.code,
         }
+
+
+def _key_hash(key: str) -> str:
+    """A retired claim key as kept: its SHA-256 (it only has to be recognised, never shown)."""
+    return hashlib.sha256(f"bobing-claim-key:{key}".encode()).hexdigest()

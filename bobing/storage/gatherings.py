@@ -180,6 +180,34 @@ class GatheringStore:
             )
         return bool(result.rowcount)
 
+    async def replace_claim_key(
+        self, code: str, table_number: int, name: str, key: str, retired: str
+    ) -> bool:
+        """Give a seat the claim key ``key``; its old key's hash (``retired``) is kept, so a
+        card printed before is told it was replaced. In one transaction, the row read under
+        ``FOR UPDATE`` (two organiser devices at once keep both retired keys)."""
+        async with self.db.engine.begin() as conn:
+            row = (
+                await conn.execute(
+                    select(GatheringRow.secrets).where(GatheringRow.code == code).with_for_update()
+                )
+            ).first()
+            if row is None:
+                return False
+            secrets = dict(row.secrets)
+            keys = {k: dict(v) for k, v in secrets.get("claim_keys", {}).items()}
+            keys.setdefault(str(table_number), {})[name] = key
+            old = {k: dict(v) for k, v in secrets.get("retired_keys", {}).items()}
+            seat = old.setdefault(str(table_number), {})
+            seat[name] = [*seat.get(name, []), retired]
+            secrets.update(claim_keys=keys, retired_keys=old)
+            await conn.execute(
+                update(GatheringRow)
+                .where(GatheringRow.code == code)
+                .values(secrets=secrets, updated_at=utcnow())
+            )
+        return True
+
     async def check_in(self, code: str, name: str, present: bool) -> None:
         """Mark ``name`` as come (or undo a wrong tick); idempotent."""
         async with self.db.engine.begin() as conn:

@@ -104,8 +104,12 @@ class Limits:
     analysis_per_minute: float = 60
     """``/api/odds``, ``/api/game-length`` and chart requests per address per minute."""
     misses_per_minute: float = 30
-    """Look-ups of unknown table or event codes (404s) one address may make per minute; once
-    used up, every look-up by code from it is refused until the bucket refills."""
+    """Wrong guesses (unknown table or event codes, wrong claim keys) one address may make per
+    minute; once used up, its wrong guesses are refused (429) until the bucket refills, while
+    right codes and keys are still answered."""
+    lookups_per_minute: float = 240
+    """Codes one address may look up per minute, hit or miss; a code it found in the last ten
+    minutes costs nothing again (a room names a few codes over and over, a guesser new ones)."""
     reactions_per_minute: float = 40
     """Reactions (emoji) one address may send per minute, over every table and instance."""
     simulations_per_minute: float = 3

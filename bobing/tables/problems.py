@@ -72,6 +72,7 @@ STATUS: dict[str, int] = {
     "no_check_in": 409,
     "already_seated": 409,
     "claim_key_required": 403,
+    "claim_key_replaced": 403,
     "names_look_alike": 409,
     "internal_error": 500,
 }

@@ -32,9 +32,10 @@ from bobing.tables.problems import ApiError, from_bobing
 from bobing.tables.protocol import command_schema
 from bobing.tables.service import TableService
 from bobing.web.assets import REVALIDATE, WORKER, StaticSite
+from bobing.web.headers import SecurityHeaders, content_security_policy
 from bobing.web.hub import Hub
 from bobing.web.limits_transport import RequestLimits
-from bobing.web.ratelimit import MISSES, count_miss, guard_code, rate_limiter
+from bobing.web.ratelimit import MISSES, NO_SUCH_CODE, code_name, count_miss, rate_limiter
 from bobing.web.routes import analysis, api, ws
 from bobing.web.routes import events as event_routes
 from bobing.web.settings import Settings
@@ -144,11 +145,21 @@ class BobingApp(FastAPI):
         return self.openapi_schema
 
 
+def _named_code(request: Request) -> str | None:
+    """``tables/CODE`` or ``events/CODE`` for a route under ``/api/tables/{code}`` or
+    ``/api/events/{code}``; None for a route without a code."""
+    code = request.path_params.get("code")
+    if not isinstance(code, str):
+        return None
+    return code_name(request.url.path.split("/")[2], code)
+
+
 async def _code_guard(request: Request) -> None:
-    """Refuse a look-up by code while the address has used up its misses (docs/security.md)."""
-    if "code" in request.path_params:
+    """Every look-up by code draws on the address's look-ups (docs/security.md)."""
+    name = _named_code(request)
+    if name is not None:
         address = request.client.host if request.client is not None else None
-        await guard_code(request.app.state.rate_limiter, address)
+        await request.app.state.rate_limiter.look_up(address, name)
 
 
 async def _checkpoints(db: Database, every: float = 2.0) -> None:
@@ -220,6 +231,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 "roster": limits.roster_per_minute,
                 "react": limits.reactions_per_minute,
                 "miss": limits.misses_per_minute,
+                "lookup": limits.lookups_per_minute,
             },
             settings.broker_url,
             deployment=f"{safe_url(settings.db_url or '')}#{settings.db_schema or ''}",
@@ -268,7 +280,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
         if exc.code in MISSES:
             address = request.client.host if request.client is not None else None
-            await count_miss(request.app.state.rate_limiter, address)
+            limiter = request.app.state.rate_limiter
+            name = _named_code(request)
+            if exc.code in NO_SUCH_CODE and name is not None:
+                limiter.missed(address, name)
+            exc = await count_miss(limiter, address) or exc
         if exc.code == "rate_limited" and settings.limits.tarpit_seconds:
             # A client over its limit waits for its answer: a flood from one address slows
             # to the pace of its own connections instead of keeping the server busy.
@@ -308,8 +324,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         }
         return JSONResponse(body, exc.status_code, media_type=PROBLEM)
 
-    if settings.static_dir.is_dir():
-        app.mount("/", SpaStatic(StaticSite(settings.static_dir)), name="static")
+    site = StaticSite(settings.static_dir) if settings.static_dir.is_dir() else None
+    if site is not None:
+        app.mount("/", SpaStatic(site), name="static")
     # JSON (and the charts) compressed on the fly; static files come precompressed (their
     # Content-Encoding makes the middleware pass them by), and table WebSockets never reach it.
     app.add_middleware(GZipMiddleware, minimum_size=1024)
@@ -318,6 +335,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         limits=settings.transport,
         larger={event_routes.ROSTER_PATH: MAX_ROSTER_BYTES},
     )
+    # Outermost: every response, the request limits' refusals too, carries them.
+    policy = content_security_policy(
+        site.inline_scripts if site else (), site.inline_styles if site else ()
+    )
+    app.add_middleware(SecurityHeaders, policy=policy)
     return app
 
 

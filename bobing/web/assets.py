@@ -45,6 +45,7 @@ from urllib.parse import quote
 import brotli
 
 from bobing.i18n import LANGS, normalize_lang
+from bobing.web.headers import csp_hash
 
 IMMUTABLE = "public, max-age=31536000, immutable"
 REVALIDATE = "no-cache"
@@ -232,6 +233,10 @@ class StaticSite:
 
     def __init__(self, root: Path) -> None:
         self.root = root
+        self.inline_scripts: set[str] = set()
+        """CSP hash sources of the inline scripts the pages carry (the import map)."""
+        self.inline_styles: set[str] = set()
+        """CSP hash sources of the inline stylesheets the pages carry (the first paint's)."""
         self.plain: dict[str, Asset] = {}
         """URL path → asset, for the names as written (revalidated)."""
         self.hashed: dict[str, Asset] = {}
@@ -316,7 +321,9 @@ class StaticSite:
         def stylesheet(match: re.Match[str]) -> str:
             href = match.group(1)
             if href in FIRST_PAINT_STYLES:
-                return f"\n    <style>{self._inline_css(href)}</style>"
+                css = self._inline_css(href)
+                self.inline_styles.add(csp_hash(css))
+                return f"\n    <style>{css}</style>"
             late.append(f'<link rel="stylesheet" href="{self.url(href)}" />')
             return ""
 
@@ -327,15 +334,15 @@ class StaticSite:
             for path in self.names
             if path.endswith(".js") or path.startswith(("/i18n/", "/css/"))
         }
+        import_map = json.dumps({"imports": imports}, separators=(",", ":"))
+        self.inline_scripts.add(csp_hash(import_map))
         head = [
             f'<link rel="manifest" href="/manifest.webmanifest?lang={lang}" />',
             f'<link rel="apple-touch-icon" href="{icon_path(180)}" />',
             # i18n.js fetches its catalogue by the hashed name the import map gives it
             f'<link rel="preload" href="{self.url(f"/i18n/{lang}.json")}" as="fetch"'
             ' crossorigin="anonymous" />',
-            '<script type="importmap">'
-            + json.dumps({"imports": imports}, separators=(",", ":"))
-            + "</script>",
+            f'<script type="importmap">{import_map}</script>',
             *(f'<link rel="modulepreload" href="{self.url(m)}" />' for m in screen),
             f'<script type="module" src="{self.url(ENTRY)}"></script>',
         ]

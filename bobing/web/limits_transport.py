@@ -37,6 +37,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from bobing.i18n import lang_from_env, request_language
 from bobing.tables import json_input
 from bobing.tables.problems import ApiError
+from bobing.web.headers import PROBLEM_POLICY, security_headers
 
 log = logging.getLogger("bobing.web")
 PROBLEM = b"application/problem+json"
@@ -83,6 +84,7 @@ def _raw_problem(error: ApiError, extra: tuple[tuple[bytes, bytes], ...] = ()) -
         b"content-type: " + PROBLEM,
         b"content-length: %d" % len(body),
         b"connection: close",
+        *(name + b": " + value for name, value in security_headers(PROBLEM_POLICY)),
         *(name + b": " + value for name, value in extra),
     ]
     return b"\r\n".join(lines) + b"\r\n\r\n" + body

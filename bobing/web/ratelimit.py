@@ -15,7 +15,6 @@ lifts the limits, it only makes them per instance for a while.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import hmac
 import logging
@@ -38,6 +37,8 @@ SHARED_TIMEOUT = 0.5
 """Seconds a request waits for Redis before counting in this instance's buckets."""
 SHARED_RETRY = 5.0
 """Seconds between two tries of a Redis that did not answer."""
+FOUND_FOR = 600.0
+"""Seconds an address may look a code it found up again without drawing on its look-ups."""
 
 
 class RateLimiter:
@@ -57,6 +58,26 @@ class RateLimiter:
         self.secret = secret
         """The deployment's key of address hashes (:meth:`address_key`)."""
         self._buckets: OrderedDict[tuple[str, str], tuple[float, float]] = OrderedDict()
+        self._found: OrderedDict[tuple[str, str], float] = OrderedDict()
+
+    async def look_up(self, address: str | None, name: str) -> None:
+        """Before a look-up by code (``name``: ``tables/CODE``, ``events/CODE``): free when
+        the address found that code lately, else one ``lookup`` token (hit or miss, so a
+        guesser tries at most ``lookups_per_minute`` codes a minute, while a room behind one
+        address, which names a few codes over and over, never runs out)."""
+        key = (address or "?", name)
+        found = self._found.get(key)
+        if found is not None and self.clock() - found < FOUND_FOR:
+            return
+        await self.acquire("lookup", address or "?")
+        self._found[key] = self.clock()  # taken back by :meth:`missed` when it is no code
+        self._found.move_to_end(key)
+        while len(self._found) > self.max_keys:
+            self._found.popitem(last=False)
+
+    def missed(self, address: str | None, name: str) -> None:
+        """``name`` was no code: its next look-up from ``address`` draws on the look-ups."""
+        self._found.pop((address or "?", name), None)
 
     async def acquire(self, action: str, address: str, cost: float = 1) -> None:
         """Allow one ``action`` from ``address`` now, or raise a 429 with ``retry_after``
@@ -240,17 +261,24 @@ async def count_request(request: Request, action: str) -> str:
     return limiter.address_key(address)
 
 
-MISSES = frozenset({"table_not_found", "event_not_found"})
-"""Answers that mean "no such code": counted per address (``Limits.misses_per_minute``)."""
+NO_SUCH_CODE = frozenset({"table_not_found", "event_not_found"})
+"""Answers that mean "no such code"."""
+MISSES = NO_SUCH_CODE | {"claim_key_required"}
+"""Answers to a wrong guess (a code, a claim key): counted per address
+(``Limits.misses_per_minute``); a right code or key never is."""
 
 
-async def guard_code(limiter: RateLimiter, address: str | None) -> None:
-    """Before a look-up by code: refuse while the address has used up its misses (so a
-    guesser learns nothing more, hit or miss, until the bucket refills)."""
-    await limiter.acquire("miss", address or "?", cost=0)
+def code_name(kind: str, code: str) -> str:
+    """What :meth:`RateLimiter.look_up` remembers of a code: ``tables/ABCDEF``."""
+    return f"{kind}/{code.strip().upper()[:16]}"
 
 
-async def count_miss(limiter: RateLimiter, address: str | None) -> None:
-    """A look-up found no such code: one miss from the address (never raises)."""
-    with contextlib.suppress(ApiError):
+async def count_miss(limiter: RateLimiter, address: str | None) -> ApiError | None:
+    """A wrong guess from the address: one miss; the ``rate_limited`` refusal to answer
+    instead once it has used up its misses (so a guesser's wrong codes are refused, while
+    the right codes and keys of everybody else behind that address are still answered)."""
+    try:
         await limiter.acquire("miss", address or "?")
+    except ApiError as refused:
+        return refused
+    return None

@@ -25,6 +25,9 @@ class Settings:
     public_url: str | None = None
     """Where phones open the server behind a reverse proxy (``--public-url``): the base of every
     invite link and QR code; None: the LAN address (docs/deploy.md)."""
+    allowed_origins: tuple[str, ...] = ()
+    """Browser origins besides the page's own (and ``public_url``'s) whose pages may open
+    WebSockets (``--allow-origin``, e.g. ``https://tv.example``); docs/security.md."""
     static_dir: Path = field(default=STATIC_DIR)
     transport: TransportLimits = field(default_factory=TransportLimits)
     """Timeouts, connections per address, body and frame sizes (docs/security.md)."""

@@ -128,6 +128,7 @@ class Server:
                 + ["--limit", "simulations_per_minute=0", "--limit", "preview_per_minute=0"]
                 + ["--limit", "roster_per_minute=0", "--limit", "open_events_per_address=0"]
                 + ["--limit", "reactions_per_minute=0", "--limit", "misses_per_minute=0"]
+                + ["--limit", "lookups_per_minute=0"]
                 + self.extra,
                 stdout=log,
                 stderr=subprocess.STDOUT,
@@ -225,6 +226,15 @@ class SharedChromium:
 SHARED_CHROMIUM = SharedChromium()
 
 
+CSP_VIOLATIONS_JS = """
+document.addEventListener("securitypolicyviolation", (e) => {
+  console.error(`CSP violation: ${e.effectiveDirective} blocked ${e.blockedURI || "inline"}`
+    + ` at ${e.sourceFile}:${e.lineNumber} ${e.sample}`);
+});
+"""
+"""Every CSP violation a page meets, written to its console as an error."""
+
+
 class Browser:
     """Contexts and pages of one test, with every console error and page error collected."""
 
@@ -247,6 +257,9 @@ class Browser:
         options.update(kw)
         ctx = self.browser.new_context(**options)
         ctx.set_default_timeout(TIMEOUT_MS)
+        # Whatever the Content-Security-Policy blocks is a console error, so a test fails on it
+        # (issue 29: the page must use nothing the policy forbids).
+        ctx.add_init_script(CSP_VIOLATIONS_JS)
         self.contexts.append(ctx)
         return ctx
 

@@ -435,14 +435,14 @@ def test_voice_confetti_reactions_share_rematch_and_history(
             expect(toasts).to_contain_text(too_soon, timeout=1000)
             break
     expect(toasts).to_contain_text(too_soon)
-    yi.wait_for_function("window.__floats.some((text) => text.includes('甲'))")
+    yi.wait_for_function("() => window.__floats.some((text) => text.includes('甲'))")
     # the game ends (two full rounds, then the host calls time: it ends at once, RULES.md
     # §8.1); the ceremony calls the winner and throws confetti
     for turn, dice in enumerate(["444466", "123456", "145236", "112233"], start=1):
         command(server, code, host, "throw", turn=turn, dice=dice)
     command(server, code, host, "end")
     expect(jia.locator(".seal")).to_be_visible()
-    jia.wait_for_function("Number(document.documentElement.dataset.confetti || 0) >= 1")
+    jia.wait_for_function("() => Number(document.documentElement.dataset.confetti || 0) >= 1")
     z = state(jia)["result"]["zhuangyuan"]
     said = f"恭喜 {z['player']} 夺得状元！" if z else "本局没有状元"
     assert jia.evaluate("window.__spoken")[-1] == [said, "zh-CN"]
@@ -455,7 +455,7 @@ def test_voice_confetti_reactions_share_rematch_and_history(
         jia.get_by_role("button", name="保存图片").click()
     assert download.value.suggested_filename == f"bobing-{code}.png"
     jia.locator(".share-card").scroll_into_view_if_needed()
-    jia.wait_for_function("!document.querySelector('canvas.confetti')")
+    jia.wait_for_function("() => !document.querySelector('canvas.confetti')")
     jia.evaluate("document.querySelector('#toasts').replaceChildren()")
     browser.shot(jia, "share-card")
     # play again with the same people: both phones move, each with its own seat
@@ -467,7 +467,7 @@ def test_voice_confetti_reactions_share_rematch_and_history(
     new_code = yi.url.rsplit("/", 1)[1]
     assert jia.url.endswith(new_code)
     expect(yi.locator(".seat-name")).to_have_text(["甲", "乙"])
-    yi.wait_for_function("window.bobing.roles.includes('player')")
+    yi.wait_for_function("() => window.bobing.roles.includes('player')")
     assert jia.evaluate("window.bobing.roles").count("host") == 1
     expect(yi.locator("#toasts")).to_contain_text(f"已到新桌 {new_code}")
     browser.shot(yi, "rematch")
@@ -518,16 +518,16 @@ def test_big_hands_are_called_out_in_the_players_language(browser: Browser, serv
         "en": ["Zhuangyuan with golden flowers!", "en-US"],
     }
     for lang, page in pages.items():
-        page.wait_for_function("window.__spoken.length > 0")
+        page.wait_for_function("() => window.__spoken.length > 0")
         assert page.evaluate("window.__spoken")[-1] == expected[lang], lang
     # confetti only where motion is welcome
-    pages["en"].wait_for_function("Number(document.documentElement.dataset.confetti) >= 1")
+    pages["en"].wait_for_function("() => Number(document.documentElement.dataset.confetti) >= 1")
     assert pages["zh-Hans"].evaluate("document.documentElement.dataset.confetti") is None
     # muted: no voice (the sound toggle of the top bar)
     pages["zh-Hans"].locator(".sound-toggle").click()
     command(server, code, host, "throw", turn=2, dice="444412")
     wait_throws(pages["zh-Hans"], 2)
     wait_throws(pages["zh-Hant"], 2)
-    pages["zh-Hant"].wait_for_function("window.__spoken.length > 1")
+    pages["zh-Hant"].wait_for_function("() => window.__spoken.length > 1")
     expect(pages["zh-Hans"].locator(".award-who")).to_contain_text("第 2 掷")
     assert len(pages["zh-Hans"].evaluate("window.__spoken")) == 1

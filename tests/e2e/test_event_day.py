@@ -128,7 +128,7 @@ def test_class_event(browser: Browser, server: Server) -> None:
     )
     leader = browser.page(name="leader")
     leader.goto(f"{server.url}/t/{codes[4]}#host={hosts[4]}")
-    leader.wait_for_function("window.bobing.roles.includes('host')")
+    leader.wait_for_function("() => window.bobing.roles.includes('host')")
     assert "#" not in leader.url  # the token left the address bar at once
 
     # every table ends with a 六勃红 (it takes the table's cakes and ends the game)

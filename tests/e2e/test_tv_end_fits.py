@@ -72,7 +72,7 @@ def test_the_end_screen_fits_1080p(
     expect(rows).to_have_count(people)
     if ranked:
         expect(page.locator(".prize-call.is-shown")).to_have_count(people)
-    page.wait_for_function("document.querySelector('.tv-over').dataset.fitted === 'yes'")
+    page.wait_for_function("() => document.querySelector('.tv-over').dataset.fitted === 'yes'")
     if people == 13 or not ranked:
         browser.shot(page, f"tv-end-{'ranked' if ranked else 'cakes'}-{people}")
     got = measure(page, ".tv-over", area=".tv-over > *")

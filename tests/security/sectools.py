@@ -35,6 +35,7 @@ NO_LIMITS = (
     "analysis_per_minute=0",
     "preview_per_minute=0",
     "roster_per_minute=0",
+    "lookups_per_minute=0",
 )
 """Rate limits off: for tests about something else that create many tables."""
 

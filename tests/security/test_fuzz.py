@@ -35,7 +35,12 @@ from bobing.tables import protocol  # noqa: E402
 
 # The fuzz asks for many codes that do not exist and reacts freely: with the miss and
 # reaction rates on, what a request gets back would depend on the requests before it.
-FUZZ_LIMITS = ("misses_per_minute=0", "reactions_per_minute=0", "open_events_per_address=0")
+FUZZ_LIMITS = (
+    "misses_per_minute=0",
+    "lookups_per_minute=0",
+    "reactions_per_minute=0",
+    "open_events_per_address=0",
+)
 EXAMPLES_REST = 500
 EXAMPLES_WS = 200
 HOSTILE_TEXT = [

@@ -90,7 +90,14 @@ async def test_releasing_a_seat_revokes_its_token(tmp_path: Path) -> None:
         assert freed.json()["released"] is True
         # Before: the first claimer still played that seat.
         assert not await _works(server.url, table, first["player_token"])
-        again = (await server.http.post(url, json={"name": "甲", "key": keys["甲"]})).json()
+        # Issue 29: and took it straight back with the card's QR. Now the release gives the
+        # seat a new key; the old card's is refused, saying so.
+        new = freed.json()["claim_key"]
+        assert new != keys["甲"]
+        stale = await server.http.post(url, json={"name": "甲", "key": keys["甲"]})
+        problem_of(stale, 403, "claim_key_replaced")
+        assert (await _keys(server.http, created))["甲"] == new  # the cards print the new one
+        again = (await server.http.post(url, json={"name": "甲", "key": new})).json()
         assert again["player_token"] != first["player_token"]
         assert await _works(server.url, table, again["player_token"])
         # The organiser claims on the person's behalf, even a claimed seat: earlier tokens die.
@@ -138,3 +145,52 @@ async def test_an_unclaimed_hand_off_link_is_not_a_player_token(tmp_path: Path) 
         claimed = await holder.command("claim_seat")
         assert claimed["type"] == "ack", claimed
         assert await _works(server.url, table["code"], claimed["reply"]["player_token"])
+
+
+async def test_a_new_key_retires_the_card_s_qr(tmp_path: Path) -> None:
+    """Issue 29: a card photographed before anyone claimed the seat. The organiser gives the
+    seat a new key; the old QR is refused in the guest's language, the new one claims."""
+    async with served(tmp_path, *NO_LIMITS) as server:
+        created = await _event(server.http)
+        code = created["code"]
+        keys = await _keys(server.http, created)
+        url = f"/api/events/{code}/tables/1/claim"
+        refused = await server.http.post(
+            f"/api/events/{code}/tables/1/new_key", json={"name": "乙"}
+        )
+        problem_of(refused, 401, "unauthorized")  # the organiser's only
+        renewed = await server.http.post(
+            f"/api/events/{code}/tables/1/new_key",
+            json={"name": "乙"},
+            headers=bearer(created["organizer_token"]),
+        )
+        assert renewed.status_code == 200, renewed.text
+        new = renewed.json()["claim_key"]
+        seats = await _keys(server.http, created)
+        assert seats == {**keys, "乙": new}  # the seats view and the cards: the new key
+        titles = {}
+        for lang in ("zh-Hans", "zh-Hant", "en"):
+            stale = await server.http.post(
+                url, params={"lang": lang}, json={"name": "乙", "key": keys["乙"]}
+            )
+            titles[lang] = problem_of(stale, 403, "claim_key_replaced")["title"]
+        assert titles == {
+            "zh-Hans": "这个二维码已作废",
+            "zh-Hant": "這個二維碼已作廢",
+            "en": "This QR was replaced",
+        }
+        # another seat's key is still just a wrong key
+        wrong = await server.http.post(url, json={"name": "乙", "key": keys["甲"]})
+        problem_of(wrong, 403, "claim_key_required")
+        mine = await server.http.post(url, json={"name": "乙", "key": new})
+        assert mine.status_code == 201, mine.text
+        # a second new key retires the first new one too
+        again = await server.http.post(
+            f"/api/events/{code}/tables/1/new_key",
+            json={"name": "乙"},
+            headers=bearer(created["organizer_token"]),
+        )
+        for old in (keys["乙"], new):
+            stale = await server.http.post(url, json={"name": "乙", "key": old})
+            problem_of(stale, 403, "claim_key_replaced")
+        assert (await _keys(server.http, created))["乙"] == again.json()["claim_key"]

@@ -244,7 +244,10 @@ async def test_seat_claims(http: httpx.AsyncClient) -> None:
         release, json={"name": "戊"}, headers=bearer(created["organizer_token"])
     )
     assert freed.json()["released"] is True
-    again = await http.post(url, json={"name": "戊", "key": key})
+    # issue 29: the release gave the seat a new key; the old card's is refused
+    stale = await http.post(url, json={"name": "戊", "key": key})
+    assert (stale.status_code, stale.json()["code"]) == (403, "claim_key_replaced")
+    again = await http.post(url, json={"name": "戊", "key": freed.json()["claim_key"]})
     # issue 16: a release revokes the seat's token; the new claim gets a new one
     assert again.json()["player_token"] != token
     event = (await http.get(f"/api/events/{code}")).json()
@@ -567,9 +570,11 @@ async def test_hostile_input_is_a_4xx_never_a_500(http: httpx.AsyncClient) -> No
         assert (await http.get(path)).status_code in (404, 422)
 
 
-async def test_creating_events_and_claiming_seats_are_rate_limited(tmp_path: Path) -> None:
+async def test_creating_events_and_guessing_claim_keys_are_rate_limited(tmp_path: Path) -> None:
+    """Creating is limited; a claim with the right key never is (issue 29: nobody behind the
+    guests' address can keep them out), a wrong key is a miss."""
     url = f"sqlite+aiosqlite:///{tmp_path / 'limits.sqlite3'}"
-    limits = Limits(create_per_minute=1, join_per_minute=1, tarpit_seconds=0)
+    limits = Limits(create_per_minute=1, join_per_minute=1, misses_per_minute=1, tarpit_seconds=0)
     async with (
         running_server(Settings(db_url=url, limits=limits)) as server,
         httpx.AsyncClient(base_url=server, timeout=TIMEOUT) as http,
@@ -586,11 +591,11 @@ async def test_creating_events_and_claiming_seats_are_rate_limited(tmp_path: Pat
             f"/api/events/{code}/seats", headers=bearer(event["organizer_token"])
         )
         key = {s["name"]: s["claim_key"] for s in seats.json()["tables"][0]["seats"]}
-        claimed = await http.post(
-            f"/api/events/{code}/tables/1/claim", json={"name": first, "key": key[first]}
-        )
-        assert claimed.status_code == 201, claimed.text
-        again = await http.post(
-            f"/api/events/{code}/tables/1/claim", json={"name": second, "key": key[second]}
-        )
-        assert again.status_code == 429, again.text
+        claim = f"/api/events/{code}/tables/1/claim"
+        wrong = await http.post(claim, json={"name": first, "key": key[second]})
+        assert wrong.status_code == 403, wrong.text
+        wrong = await http.post(claim, json={"name": first, "key": key[second]})
+        assert wrong.status_code == 429, wrong.text
+        for name in (first, second):
+            claimed = await http.post(claim, json={"name": name, "key": key[name]})
+            assert claimed.status_code == 201, claimed.text

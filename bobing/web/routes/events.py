@@ -393,8 +393,10 @@ async def claim(
     code: str, number: int, body: Claim, request: Request, authorization: Auth = None
 ) -> JSONResponse:
     """Scan the QR beside your name: a new player token for that seat, once (the organiser's
-    token claims any seat on its person's behalf). Earlier tokens of the seat stop working."""
-    await count_request(request, "join")
+    token claims any seat on its person's behalf). Earlier tokens of the seat stop working.
+
+    The right key draws on no rate (the join bucket is for taking seats by name): nobody
+    behind the guests' address can keep them out; a wrong key is a miss (docs/security.md)."""
     claimed = await events_of(request).claim(code, number, body.name, body.key, authorization)
     return JSONResponse(claimed, status_code=201)
 
@@ -419,8 +421,18 @@ async def start_thrower(
 async def release(
     code: str, number: int, body: Claim, request: Request, authorization: Auth = None
 ) -> dict[str, Any]:
-    """Someone tapped the wrong name: the seat can be claimed again."""
+    """Someone tapped the wrong name: the seat can be claimed again, with a new claim key
+    (``claim_key`` in the answer; the old card's QR is refused, ``claim_key_replaced``)."""
     return await events_of(request).release(code, authorization, number, body.name)
+
+
+@router.post("/{code}/tables/{number}/new_key", summary="Give a seat a new claim key (organiser)")
+async def new_key(
+    code: str, number: int, body: Claim, request: Request, authorization: Auth = None
+) -> dict[str, Any]:
+    """A card was lost or photographed: ``{"name"}`` → ``{"table", "name", "claim_key"}``; the
+    old card's QR is refused from now on (``claim_key_replaced``)."""
+    return await events_of(request).new_key(code, authorization, number, body.name)
 
 
 @router.get("/{code}/results", summary="Who takes home what")

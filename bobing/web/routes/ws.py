@@ -9,6 +9,7 @@ import json
 import logging
 from collections.abc import Coroutine
 from typing import Any
+from urllib.parse import urlsplit
 
 from fastapi import APIRouter, WebSocket
 from starlette.websockets import WebSocketDisconnect
@@ -22,7 +23,7 @@ from bobing.tables.runtime import Runtime
 from bobing.tables.service import TableService
 from bobing.tables.tokens import MAX_TOKEN_LENGTH, hash_token
 from bobing.web.hub import Connection, Hub
-from bobing.web.ratelimit import MISSES, count_miss, guard_code
+from bobing.web.ratelimit import NO_SUCH_CODE, RateLimiter, code_name, count_miss
 
 router = APIRouter()
 PREFIX = "/ws/tables/"
@@ -30,6 +31,43 @@ WATCH_PATH = "/ws/watch"
 MAX_WATCHED = 64
 """Tables one watching socket may follow (an event's tables and its playoff)."""
 log = logging.getLogger("bobing.web")
+
+
+def origin_allowed(ws: WebSocket) -> bool:
+    """Whether a socket may open: a browser says which page opens it (``Origin``), and only
+    the server's own pages (the ``Host`` asked for, ``--public-url``) and the configured
+    origins may; a client without an ``Origin`` (a program, not a page) always may.
+
+    Without this a page anywhere (``https://evil.example``, a sandboxed frame's ``null``)
+    could open a table's socket from a guest's phone with the tokens its page passes."""
+    origin = ws.headers.get("origin")
+    if origin is None:
+        return True
+    origin = origin.strip().rstrip("/").lower()
+    settings = ws.app.state.settings
+    allowed = {o.strip().rstrip("/").lower() for o in settings.allowed_origins}
+    if settings.public_url:
+        public = urlsplit(settings.public_url)
+        allowed.add(f"{public.scheme}://{public.netloc}".lower())
+    if origin in allowed:
+        return True
+    parsed = urlsplit(origin)
+    if parsed.scheme not in ("http", "https") or not parsed.hostname:
+        return False
+    host = ws.headers.get("host", "").strip().lower()
+    if ":" in host.rsplit("]", 1)[-1]:
+        return parsed.netloc == host
+    # a proxy's Host without a port (nginx's $host): the names must match
+    return parsed.hostname == host.strip("[]")
+
+
+async def _refuse_origin(ws: WebSocket) -> bool:
+    """Refuse the handshake (HTTP 403) of a page from another origin; True when refused."""
+    if origin_allowed(ws):
+        return False
+    log.info("refused a WebSocket from origin %r", ws.headers.get("origin", "")[:100])
+    await ws.close(1008)
+    return True
 
 
 def _lang(ws: WebSocket) -> str:
@@ -42,11 +80,13 @@ async def table_socket(ws: WebSocket, code: str) -> None:
     service: TableService = ws.app.state.service
     hub: Hub = ws.app.state.hub
     lang = _lang(ws)
+    if await _refuse_origin(ws):
+        return
     await ws.accept()
     limiter = ws.app.state.rate_limiter
     address = ws.client.host if ws.client is not None else None
     try:
-        await guard_code(limiter, address)  # a guesser out of misses learns nothing more
+        await limiter.look_up(address, code_name("tables", code))
         # With several instances a cached runtime may be behind the log: welcome and clamp
         # ?after= against the real head.
         if service.broker.shared:
@@ -54,8 +94,7 @@ async def table_socket(ws: WebSocket, code: str) -> None:
         else:
             runtime = await service.runtime(code)
     except ApiError as exc:
-        if exc.code in MISSES:
-            await count_miss(limiter, address)
+        exc = await _counted(limiter, address, code, exc)
         await ws.send_text(dumps(exc.frame(lang, None)))
         await ws.close(4404)
         return
@@ -91,6 +130,15 @@ async def table_socket(ws: WebSocket, code: str) -> None:
         sender.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await sender
+
+
+async def _counted(limiter: RateLimiter, address: str | None, code: str, exc: ApiError) -> ApiError:
+    """What to answer a look-up of ``code`` that failed with ``exc``: an unknown code is a
+    miss (the refusal instead, once the address has used up its misses)."""
+    if exc.code not in NO_SUCH_CODE:
+        return exc
+    limiter.missed(address, code_name("tables", code))
+    return await count_miss(limiter, address) or exc
 
 
 def _welcome(runtime: Runtime, conn: Connection) -> dict[str, object]:
@@ -191,7 +239,11 @@ async def watch_socket(ws: WebSocket) -> None:
     service: TableService = ws.app.state.service
     hub: Hub = ws.app.state.hub
     lang = _lang(ws)
+    if await _refuse_origin(ws):
+        return
     await ws.accept()
+    limiter: RateLimiter = ws.app.state.rate_limiter
+    address = ws.client.host if ws.client is not None else None
     conns: list[Connection] = []
     senders: list[asyncio.Task[None]] = []
     watched = _watched(ws)
@@ -211,9 +263,13 @@ async def watch_socket(ws: WebSocket) -> None:
     try:
         for code, after in watched:
             tagged = TaggedSocket(ws, code)
+            # Each code is a look-up like any other (and an unknown one a miss): a watching
+            # socket is no faster way to guess codes than a GET.
             try:
+                await limiter.look_up(address, code_name("tables", code))
                 runtime = await service.runtime(code)
             except ApiError as exc:
+                exc = await _counted(limiter, address, code, exc)
                 await tagged.send_text(dumps(exc.frame(lang, None)))
                 continue
             conn = Connection(

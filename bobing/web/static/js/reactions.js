@@ -68,7 +68,7 @@ export function showReaction(e) {
     "div",
     {
       class: `reaction-float${reducedMotion() ? " still" : ""}`,
-      style: `left:${left.toFixed(1)}%`,
+      style: { left: `${left.toFixed(1)}%` },
       dataset: { emoji: e.emoji },
     },
     h("span", { class: "reaction-emoji", "aria-hidden": "true" }, e.emoji),
