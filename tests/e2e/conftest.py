@@ -13,6 +13,8 @@ from e2etools import (
     SHARED_CHROMIUM,
     Browser,
     Server,
+    after_test,
+    open_browser,
     root_conftest,
     running_server,
 )
@@ -35,13 +37,11 @@ def playwright_instance(chromium: str) -> Playwright:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
-    """After the test's own teardown: stop Playwright unless the next test drives Chromium
-    (tests/conftest.py marks every such test ``browser``)."""
+    """After the test's own teardown: stop Chromium unless the next test drives it."""
     try:
         yield
     finally:
-        if nextitem is None or nextitem.get_closest_marker("browser") is None:
-            SHARED_CHROMIUM.stop()
+        after_test(nextitem)
 
 
 @pytest.fixture(scope="session")
@@ -78,12 +78,8 @@ def pytest_runtest_makereport(
 
 @pytest.fixture
 def browser(chromium: str, shots_dir: Path) -> Iterator[Browser]:
-    b = Browser(SHARED_CHROMIUM.chromium(chromium), shots_dir)
-    try:
+    with open_browser(chromium, shots_dir) as b:
         yield b
-        b.assert_clean()
-    finally:
-        b.close()
 
 
 @pytest.fixture

@@ -226,6 +226,25 @@ class SharedChromium:
 SHARED_CHROMIUM = SharedChromium()
 
 
+@contextlib.contextmanager
+def open_browser(executable: str, shots: Path) -> Iterator[Browser]:
+    """One test's :class:`Browser` on the shared Chromium: its contexts closed at the end, and
+    the test failed by any console or page error its pages met."""
+    b = Browser(SHARED_CHROMIUM.chromium(executable), shots)
+    try:
+        yield b
+        b.assert_clean()
+    finally:
+        b.close()
+
+
+def after_test(nextitem: Any) -> None:
+    """Stop the shared Chromium unless the next test drives it too (tests/conftest.py marks
+    every such test ``browser``); the browser folders' ``pytest_runtest_teardown`` calls it."""
+    if nextitem is None or nextitem.get_closest_marker("browser") is None:
+        SHARED_CHROMIUM.stop()
+
+
 CSP_VIOLATIONS_JS = """
 document.addEventListener("securitypolicyviolation", (e) => {
   console.error(`CSP violation: ${e.effectiveDirective} blocked ${e.blockedURI || "inline"}`

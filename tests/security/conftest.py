@@ -21,17 +21,13 @@ for folder in (HERE.parent / "web", HERE.parent / "e2e"):
 @pytest.fixture
 def browser(tmp_path: Path) -> Iterator[object]:
     """Headless Chromium (skipped locally without it, required in CI), errors collected."""
-    from e2etools import EXPECT_TIMEOUT_MS, SHARED_CHROMIUM, Browser, root_conftest
+    from e2etools import EXPECT_TIMEOUT_MS, open_browser, root_conftest
     from playwright.sync_api import expect
 
     chromium = root_conftest().need_chromium()
     expect.set_options(timeout=EXPECT_TIMEOUT_MS)
-    b = Browser(SHARED_CHROMIUM.chromium(chromium), tmp_path)
-    try:
+    with open_browser(chromium, tmp_path) as b:
         yield b
-        b.assert_clean()
-    finally:
-        b.close()
 
 
 @pytest.hookimpl(wrapper=True)
@@ -41,5 +37,5 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
         yield
     finally:
         e2etools = sys.modules.get("e2etools")
-        if e2etools and (nextitem is None or nextitem.get_closest_marker("browser") is None):
-            e2etools.SHARED_CHROMIUM.stop()
+        if e2etools is not None:
+            e2etools.after_test(nextitem)
