@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict
-from collections.abc import Hashable
 from typing import Annotated, Any
 
 import brotli
@@ -13,7 +12,6 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from bobing.engine.presets import DEFAULT_RULES, PRESETS
-from bobing.engine.switches import RuleSet
 from bobing.i18n import normalize_lang, request_language
 from bobing.i18n.rulebook import draft_spec, rulebook
 from bobing.tables.limits import served_limits
@@ -182,13 +180,10 @@ async def rulebook_route(
         await count_request(request, "analysis")  # a new rule set costs work; a cached one is free
         # A name is a preset, never a path: nothing a request sends is opened.
         rules = preset_rules(spec) if isinstance(spec, str) else web_rules(spec)
-        # Built in the analysis workers, behind their queue and timeout (18-50 ms of the
-        # engine each): strangers' rule sets never hold up the tables' throws on the loop.
-        from bobing.web.routes.analysis import cache_of  # it imports this module's Problem
-
-        book = await cache_of(request).get(
-            books, key, rulebook_bytes, MAX_RULEBOOKS, args=(rules, key[1])
-        )
+        text = json.dumps(rulebook(rules, key[1]), ensure_ascii=False).encode()
+        book = books[key] = (text, brotli.compress(text, quality=RULEBOOK_BROTLI_QUALITY))
+        while len(books) > MAX_RULEBOOKS:
+            books.popitem(last=False)
     else:
         books.move_to_end(key)
     text, packed = book
@@ -205,16 +200,10 @@ RULEBOOK_BROTLI_QUALITY = 5
 smaller than gzip: a table's lobby waits for its rulebook's words on a phone's first load."""
 
 
-def rulebook_bytes(rules: RuleSet, lang: str) -> tuple[bytes, bytes]:
-    """A rulebook as sent, plain JSON and brotli (what an analysis worker computes)."""
-    text = json.dumps(rulebook(rules, lang), ensure_ascii=False).encode()
-    return text, brotli.compress(text, quality=RULEBOOK_BROTLI_QUALITY)
-
-
-def _rulebooks(request: Request) -> OrderedDict[Hashable, tuple[bytes, bytes]]:
+def _rulebooks(request: Request) -> OrderedDict[tuple[str, str], tuple[bytes, bytes]]:
     """The app's rulebooks by rule object and language (as sent: plain and brotli), most
     recently asked last."""
-    books: OrderedDict[Hashable, tuple[bytes, bytes]] | None = getattr(
+    books: OrderedDict[tuple[str, str], tuple[bytes, bytes]] | None = getattr(
         request.app.state, "rulebooks", None
     )
     if books is None:
