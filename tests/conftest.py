@@ -96,6 +96,9 @@ A test that fails twice fails; no other test is rerun."""
 BROWSER_WORKERS = int(os.environ.get("BOBING_BROWSER_WORKERS", "2"))
 """How many workers of a parallel run drive Chromium (one each) while the others run the rest:
 more would only share the two cores between more browsers and servers."""
+BROWSER_TAIL_WORKERS = int(os.environ.get("BOBING_BROWSER_TAIL_WORKERS", "3"))
+"""How many workers may drive Chromium at once once every other test has been handed out (a
+worker left without work takes browser files then, up to this many)."""
 POSTGRES_FIXTURES = {"postgres_url", "cluster", "schema"}
 
 
@@ -142,8 +145,9 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
         The browser workers run only browser tests while there are any, so each keeps one
         Chromium open from test to test; the others take the slow tests first, so none of
-        them starts last and keeps the run waiting. A worker that finds only browser files
-        left while the browser workers are busy stops (more browsers would only slow all).
+        them starts last and keeps the run waiting, and once every other test is handed out
+        they take browser files too, up to :data:`BROWSER_TAIL_WORKERS` browsers at once; a
+        worker that finds no work it may take stops.
         """
 
         def _split_scope(self, nodeid: str) -> str:
@@ -158,12 +162,24 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
         def _browser_node(self, node: Any) -> bool:
             return node in self.nodes[:BROWSER_WORKERS]
 
+        def _browsing(self, node: Any) -> bool:
+            """Whether ``node`` has browser tests still to run."""
+            return any(
+                scope.startswith("browser@") and not all(unit.values())
+                for scope, unit in self.assigned_work.get(node, {}).items()
+            )
+
         def _pick(self, node: Any) -> str | None:
             scopes = list(self.workqueue)
             browser = [s for s in scopes if s.startswith("browser@")]
             slow = [s for s in scopes if s.endswith("@slow")]
             rest = [s for s in scopes if s not in browser and s not in slow]
-            order = [browser, slow, rest] if self._browser_node(node) else [slow, rest]
+            if self._browser_node(node):
+                order = [browser, slow, rest]
+            else:
+                busy = sum(self._browsing(n) for n in self.nodes)
+                tail = self._browsing(node) or busy < BROWSER_TAIL_WORKERS
+                order = [slow, rest, browser if tail else []]
             for kind in order:
                 if kind:
                     return kind[0]
