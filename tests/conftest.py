@@ -136,7 +136,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    """The parallel run's schedule (``dev.py test`` runs ``-n auto --dist loadgroup``)."""
+    """The parallel run's schedule (``dev.py test`` runs ``-n N --dist loadgroup``)."""
     from xdist.scheduler import LoadGroupScheduling
 
     class _Scheduling(LoadGroupScheduling):  # type: ignore[misc]
