@@ -39,8 +39,13 @@ async def test_one_socket_follows_two_tables(http: httpx.AsyncClient, server: st
         first = json.loads(await asyncio.wait_for(ws.recv(), TIMEOUT))
         assert first["type"] == "welcome" and first["tables"] == [a, b, "NOSUCH"]
         # each table: its welcome and its events from its own after; the unknown one an error
+        # (the unknown code's error may come after both tables' events: wait for all three)
         seen = await frames_until(
-            ws, lambda s: sum(1 for f in s if f["frame"]["type"] == "events") == 2
+            ws,
+            lambda s: (
+                sum(1 for f in s if f["frame"]["type"] == "events") == 2
+                and any(f["frame"]["type"] == "error" for f in s)
+            ),
         )
         assert all(f["type"] == "table" for f in seen)
         by_code = {(f["code"], f["frame"]["type"]) for f in seen}
