@@ -33,7 +33,7 @@ def test_odds_page_numbers_charts_and_languages(browser: Browser, server: Server
     page.goto(server.url + "/")
     page.get_by_role("link", name="规则与概率").click()
     expect(page).to_have_url(re.compile(r"/odds$"))
-    expect(page.get_by_role("heading", name="厦门传统")).to_be_visible()
+    expect(page.get_by_role("heading", name="厦门传统")).to_be_visible(timeout=COMPUTED_MS)
     expect(page.locator(".preset-tabs .is-active")).to_have_text("厦门传统")
 
     # one throw: exact counts out of 46,656
