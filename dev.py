@@ -134,10 +134,7 @@ def pytest_args(args: list[str]) -> list[str]:
     no:xdist``, ``--pdb``); ``--quick`` narrows the run to :data:`QUICK`."""
     quick = "--quick" in args
     args = [a for a in args if a != "--quick"]
-    chosen = any(
-        a in ("-n", "--numprocesses", "--pdb", "no:xdist") or a.startswith(("-n", "--numprocesses"))
-        for a in args
-    )
+    chosen = any(a in ("--pdb", "no:xdist") or a.startswith(("-n", "--numprocesses")) for a in args)
     # The quick layers are pure computation: one worker a core; the rest mostly waits.
     workers = (os.cpu_count() or 1) if quick else test_workers()
     parallel = [] if chosen else ["-n", str(workers), "--dist", "loadgroup"]
