@@ -148,6 +148,10 @@ class Limits:
     """Days an unfinished table may go without any event before the sweep deletes it."""
     sweep_every: float = 3600
     """Seconds between two retention sweeps."""
+    shared_limits_wait: float = 0.5
+    """Seconds a request waits for the Redis that holds the shared rate limits before this
+    instance counts in its own buckets (for a few seconds: a broken Redis never stalls a
+    request, nor lifts the limits)."""
     time_limit_minute: float = 60
     """Seconds one minute of a table's time limit lasts: 60; a rehearsal or a test shortens
     it (the table still says "1 minute" and counts down the shorter time)."""

@@ -236,6 +236,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             settings.broker_url,
             deployment=f"{safe_url(settings.db_url or '')}#{settings.db_schema or ''}",
             secret=await db.secret("address"),
+            wait=limits.shared_limits_wait,
         )
         app.state.roster_gate = event_routes.RosterGate(limits)
         app.state.analysis_cache = analysis.AnalysisCache(

@@ -7,9 +7,9 @@ again, which only errs towards letting an honest client in).
 :class:`SharedRateLimiter` keeps them in Redis (the broker's server), so several instances
 behind one proxy allow an address the rate once, not once each. One atomic script takes a
 token, on Redis's own clock (the instances' clocks never disagree about a bucket). When Redis
-does not answer within :data:`SHARED_TIMEOUT`, the instance counts in its own buckets until
-Redis is back (:data:`SHARED_RETRY` seconds later): a broken Redis never stalls a request or
-lifts the limits, it only makes them per instance for a while.
+does not answer within its ``timeout`` (the ``shared_limits_wait`` limit), the instance counts
+in its own buckets until Redis is back (:data:`SHARED_RETRY` seconds later): a broken Redis
+never stalls a request or lifts the limits, it only makes them per instance for a while.
 """
 
 from __future__ import annotations
@@ -28,13 +28,14 @@ from starlette.requests import Request
 
 from bobing.realtime.broker import broker_scheme
 from bobing.realtime.redis import _redis_module, safe_url
+from bobing.tables.limits import Limits
 from bobing.tables.problems import ApiError
 
 log = logging.getLogger("bobing.web")
 
 MAX_KEYS = 50_000
-SHARED_TIMEOUT = 0.5
-"""Seconds a request waits for Redis before counting in this instance's buckets."""
+DEFAULT_WAIT = Limits().shared_limits_wait
+"""Seconds a request waits for Redis unless the server says otherwise (its limits)."""
 SHARED_RETRY = 5.0
 """Seconds between two tries of a Redis that did not answer."""
 FOUND_FOR = 600.0
@@ -157,7 +158,7 @@ class SharedRateLimiter(RateLimiter):
         url: str,
         *,
         prefix: str = "bobing:rate:",
-        timeout: float = SHARED_TIMEOUT,
+        timeout: float = DEFAULT_WAIT,
         retry: float = SHARED_RETRY,
         clock: Callable[[], float] = time.monotonic,
         secret: str = "",
@@ -224,7 +225,12 @@ class SharedRateLimiter(RateLimiter):
 
 
 def rate_limiter(
-    per_minute: dict[str, float], broker_url: str, *, deployment: str = "", secret: str = ""
+    per_minute: dict[str, float],
+    broker_url: str,
+    *,
+    deployment: str = "",
+    secret: str = "",
+    wait: float = DEFAULT_WAIT,
 ) -> RateLimiter:
     """The limiter for a server: shared through Redis when the broker is Redis, else local.
 
@@ -235,7 +241,7 @@ def rate_limiter(
     if broker_scheme(broker_url) != "memory":
         scope = hashlib.sha256(f"bobing-deployment:{deployment}".encode()).hexdigest()[:16]
         return SharedRateLimiter(
-            per_minute, broker_url, prefix=f"bobing:rate:{scope}:", secret=secret
+            per_minute, broker_url, prefix=f"bobing:rate:{scope}:", secret=secret, timeout=wait
         )
     return RateLimiter(per_minute, secret=secret)
 
