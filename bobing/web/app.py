@@ -41,26 +41,7 @@ from bobing.web.routes import events as event_routes
 from bobing.web.settings import Settings
 
 log = logging.getLogger("bobing.web")
-PROBLEM = "application/problem+json"
 RESERVED_PREFIXES = ("/api", "/ws", "/docs", "/openapi.json", "/redoc")
-
-
-def request_lang(request: Request) -> str:
-    """``?lang=`` or the first Accept-Language tag, normalized."""
-    return request_language(
-        request.query_params.get("lang"), request.headers.get("accept-language")
-    )
-
-
-def problem_response(request: Request, error: ApiError) -> JSONResponse:
-    """An RFC 9457 response in the client's language (``Retry-After`` when it says when)."""
-    headers = None
-    retry_after = error.params.get("retry_after")
-    if isinstance(retry_after, int) and not isinstance(retry_after, bool):
-        headers = {"Retry-After": str(max(retry_after, 1))}
-    return JSONResponse(
-        error.problem(request_lang(request)), error.status, media_type=PROBLEM, headers=headers
-    )
 
 
 class SpaStatic:

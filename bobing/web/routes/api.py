@@ -31,18 +31,6 @@ from bobing.web.ratelimit import count_request
 from bobing.web.serve import invite_base
 
 
-class Problem(BaseModel):
-    """An RFC 9457 problem (``application/problem+json``); ``code`` is stable, text translated."""
-
-    type: str = Field(examples=["urn:bobing:problem:name_taken"])
-    title: str = Field(examples=["Name taken"])
-    status: int = Field(examples=[409])
-    detail: str = Field(examples=["“甲” is already seated at this table."])
-    code: str = Field(examples=["name_taken"], description="see docs/protocol.md, Errors")
-    params: dict[str, Any] = Field(default_factory=dict, examples=[{"name": "甲"}])
-
-
-_PROBLEM = {"model": Problem, "content": {"application/problem+json": {}}}
 router = APIRouter(
     prefix="/api",
     responses={
