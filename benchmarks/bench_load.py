@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bobing.realtime.broker import get_broker
+from bobing.realtime.backends import get_broker
 from bobing.storage import Append, Database, EventStore
 from bobing.tables.limits import Limits
 from bobing.tables.runtime import snapshot_of

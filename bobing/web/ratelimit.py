@@ -24,8 +24,6 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
-from starlette.requests import Request
-
 from bobing.realtime.broker import broker_scheme
 from bobing.realtime.redis import _redis_module, safe_url
 from bobing.tables.limits import Limits

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-import ipaddress
 import socket
 import sys
 from collections.abc import Callable
@@ -13,8 +12,10 @@ from typing import Any, TextIO
 from urllib.parse import urlsplit, urlunsplit
 
 from bobing.engine.errors import BobingError, InputError
-from bobing.realtime.broker import get_broker
+from bobing.process.loop import loop_factory, raise_open_files
+from bobing.realtime.backends import get_broker
 from bobing.storage.db import Database
+from bobing.web.edge.invite import urls
 from bobing.web.gc_pauses import HeapKeeper
 from bobing.web.settings import Settings
 

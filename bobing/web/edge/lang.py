@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from fastapi import Request
+from starlette.requests import HTTPConnection
 
 from bobing.i18n import request_language
 
 
-def request_lang(request: Request) -> str:
-    """``?lang=`` or the first Accept-Language tag, normalized."""
+def request_lang(request: HTTPConnection) -> str:
+    """``?lang=`` or the first Accept-Language tag, normalized (a request or a WebSocket)."""
     return request_language(
         request.query_params.get("lang"), request.headers.get("accept-language")
     )

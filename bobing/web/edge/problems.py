@@ -26,7 +26,8 @@ class Problem(BaseModel):
     params: dict[str, Any] = Field(default_factory=dict, examples=[{"name": "甲"}])
 
 
-_PROBLEM = {"model": Problem, "content": {"application/problem+json": {}}}
+PROBLEM_RESPONSE = {"model": Problem, "content": {PROBLEM: {}}}
+"""A documented problem answer of a router (``responses={400: {**PROBLEM_RESPONSE, …}}``)."""
 
 
 def problem_response(request: Request, error: ApiError) -> JSONResponse:

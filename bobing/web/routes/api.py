@@ -26,21 +26,21 @@ from bobing.tables.service import PAGE, TableService
 from bobing.tables.tokens import bearer_token, hash_token
 from bobing.tables.validation import preset_rules, web_rules
 from bobing.web.assets import accepted_encodings
+from bobing.web.edge.invite import invite_base
+from bobing.web.edge.problems import PROBLEM_RESPONSE
+from bobing.web.edge.rate import count_request
 from bobing.web.qr import MAX_QR_TEXT, qr_path
-from bobing.web.ratelimit import count_request
-from bobing.web.serve import invite_base
-
 
 router = APIRouter(
     prefix="/api",
     responses={
-        400: {**_PROBLEM, "description": "malformed request"},
-        404: {**_PROBLEM, "description": "no such table"},
-        409: {**_PROBLEM, "description": "not possible in the table's current state"},
-        413: {**_PROBLEM, "description": "body too large"},
-        422: {**_PROBLEM, "description": "invalid field, name, rules or dice"},
-        429: {**_PROBLEM, "description": "rate limit or quota reached (see Retry-After)"},
-        503: {**_PROBLEM, "description": "the database is unreachable"},
+        400: {**PROBLEM_RESPONSE, "description": "malformed request"},
+        404: {**PROBLEM_RESPONSE, "description": "no such table"},
+        409: {**PROBLEM_RESPONSE, "description": "not possible in the table's current state"},
+        413: {**PROBLEM_RESPONSE, "description": "body too large"},
+        422: {**PROBLEM_RESPONSE, "description": "invalid field, name, rules or dice"},
+        429: {**PROBLEM_RESPONSE, "description": "rate limit or quota reached (see Retry-After)"},
+        503: {**PROBLEM_RESPONSE, "description": "the database is unreachable"},
     },
 )
 
