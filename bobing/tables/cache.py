@@ -9,51 +9,22 @@ background), snapshotted every :attr:`Limits.snapshot_every` events, evicted pas
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import hashlib
-import json
 import logging
-import math
-import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING
 
 from bobing.engine.errors import BobingError
 from bobing.engine.events import EVENT_TYPES, Event, event_from_json
-from bobing.engine.fairness import (
-    commitment,
-    new_server_seed,
-)
-from bobing.engine.game import MAX_NAME_LENGTH, Game
+from bobing.engine.game import Game
 from bobing.engine.rules import rules_from_json
-from bobing.organizer.text import name_key
-from bobing.realtime.broker import Broker, table_channel
 from bobing.storage.event_store import (
-    Append,
-    CommandRecord,
     EventStore,
-    Seat,
-    StaleWrite,
-    StoredEvent,
-    TableInfo,
     TableSnapshot,
-    iso,
-    utcnow,
 )
-from bobing.tables.clock import Clocks, time_up_command_id
-from bobing.tables.commands import AUTO_THROW, PLANS, Plan, need_seated, plan_time_up
-from bobing.tables.export import record_of, results_csv
-from bobing.tables.frames import events_frame
-from bobing.tables.limits import MAX_TABLE_NAME, Limits
-from bobing.tables.problems import ApiError, from_bobing
-from bobing.tables.protocol import Command
+from bobing.tables.limits import Limits
+from bobing.tables.problems import ApiError
 from bobing.tables.runtime import (
-    Roles,
     Runtime,
-    auto_throw_deadline,
     catch_up,
     last_thrown,
     note_event,
@@ -61,17 +32,8 @@ from bobing.tables.runtime import (
     snapshot_of,
     throw_index,
 )
-from bobing.tables.state import build_state, refresh_state, state_text
-from bobing.tables.tokens import hash_token, new_token, normalize_code, with_free_code
-from bobing.tables.validation import (
-    MODES,
-    check_display_text,
-    parse_named_prizes,
-    parse_rules,
-    parse_time_limit,
-)
-
-from typing import TYPE_CHECKING
+from bobing.tables.state import refresh_state
+from bobing.tables.tokens import normalize_code
 
 log = logging.getLogger("bobing.web")
 

@@ -5,73 +5,21 @@ seats, rules and prizes, and each seat's ``claim_rematch`` takes its new token.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import hashlib
-import json
-import logging
-import math
-import time
-from collections import OrderedDict
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from datetime import datetime
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
-from bobing.engine.errors import BobingError
-from bobing.engine.events import EVENT_TYPES, Event, event_from_json
-from bobing.engine.fairness import (
-    commitment,
-    new_server_seed,
-)
-from bobing.engine.game import MAX_NAME_LENGTH, Game
-from bobing.engine.rules import rules_from_json
-from bobing.organizer.text import name_key
-from bobing.realtime.broker import Broker, table_channel
 from bobing.storage.event_store import (
-    Append,
-    CommandRecord,
-    EventStore,
     Seat,
-    StaleWrite,
-    StoredEvent,
-    TableInfo,
-    TableSnapshot,
-    iso,
-    utcnow,
 )
-from bobing.tables.clock import Clocks, time_up_command_id
-from bobing.tables.commands import AUTO_THROW, PLANS, Plan, need_seated, plan_time_up
-from bobing.tables.export import record_of, results_csv
-from bobing.tables.frames import events_frame
-from bobing.tables.limits import MAX_TABLE_NAME, Limits
-from bobing.tables.problems import ApiError, from_bobing
+from bobing.tables.commands import Plan, need_seated
+from bobing.tables.outcomes import Created, Outcome, command_digest, repeated, sender_of
+from bobing.tables.problems import ApiError
 from bobing.tables.protocol import Command
 from bobing.tables.runtime import (
     Roles,
     Runtime,
-    auto_throw_deadline,
-    catch_up,
-    last_thrown,
-    note_event,
-    restore,
-    snapshot_of,
-    throw_index,
 )
-from bobing.tables.state import build_state, refresh_state, state_text
-from bobing.tables.tokens import hash_token, new_token, normalize_code, with_free_code
-from bobing.tables.validation import (
-    MODES,
-    check_display_text,
-    parse_named_prizes,
-    parse_rules,
-    parse_time_limit,
-)
-
-from typing import TYPE_CHECKING
-from bobing.tables.outcomes import Created, Outcome, _repeated, command_digest, sender_of
-
-log = logging.getLogger("bobing.web")
+from bobing.tables.tokens import hash_token, new_token
 
 
 class Rematches:
@@ -113,7 +61,7 @@ class Rematches:
         if command.id is not None and command.id in runtime.commands:
             sender = sender_of(token_hashes, runtime)
             record = runtime.commands[command.id]
-            return _repeated(runtime, command.id, record, sender, command_digest(command))
+            return repeated(runtime, command.id, record, sender, command_digest(command))
         roles = runtime.roles(token_hashes)
         if not roles.host:
             raise ApiError("forbidden", "only the host may start a rematch", action="rematch")

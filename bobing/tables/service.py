@@ -11,69 +11,63 @@ tokens, modes, provably fair dice and the commit protocol:
 4. only then update the runtime and publish the events (the database log is the truth;
    the broker message is only a signal).
 
-The pieces live by concern beside it: :mod:`bobing.tables.runtime` (a table in memory, the fold
-of its log), :mod:`bobing.tables.commands` (deciding each command), :mod:`bobing.tables.state` (what
-clients see), :mod:`bobing.tables.export` (record and CSV), :mod:`bobing.tables.validation` (what a
-client sends at creation) and :mod:`bobing.tables.tokens` (secrets and codes).
+This module keeps creating and joining tables and that commit loop. The service's other parts
+are modules of their own, each what changes together: :mod:`bobing.tables.cache` (the runtime
+cache, loading and catching up), :mod:`bobing.tables.timers` (the time limit and the
+auto-throw), :mod:`bobing.tables.rematch` (play again) and :mod:`bobing.tables.outcomes` (what a
+command came to). The pieces they use live by concern beside them: :mod:`bobing.tables.runtime`
+(a table in memory, the fold of its log), :mod:`bobing.tables.commands` (deciding each command),
+:mod:`bobing.tables.state` (what clients see), :mod:`bobing.tables.export` (record and CSV),
+:mod:`bobing.tables.validation` (what a client sends at creation) and
+:mod:`bobing.tables.tokens` (secrets and codes).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
-import json
 import logging
 import math
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from bobing.engine.errors import BobingError
-from bobing.engine.events import EVENT_TYPES, Event, event_from_json
 from bobing.engine.fairness import (
     commitment,
     new_server_seed,
 )
-from bobing.engine.game import MAX_NAME_LENGTH, Game
-from bobing.engine.rules import rules_from_json
+from bobing.engine.game import MAX_NAME_LENGTH
 from bobing.organizer.text import name_key
 from bobing.realtime.broker import Broker, table_channel
 from bobing.storage.event_store import (
     Append,
-    CommandRecord,
     EventStore,
     Seat,
     StaleWrite,
     StoredEvent,
     TableInfo,
-    TableSnapshot,
-    iso,
     utcnow,
 )
-from bobing.tables.clock import Clocks, time_up_command_id
-from bobing.tables.commands import AUTO_THROW, PLANS, Plan, need_seated, plan_time_up
+from bobing.tables.cache import CATCH_UPS_AT_ONCE, PAGE, RuntimeCache, UnusableSnapshot, fold
+from bobing.tables.clock import Clocks
+from bobing.tables.commands import AUTO_THROW, PLANS, Plan
 from bobing.tables.export import record_of, results_csv
 from bobing.tables.frames import events_frame
 from bobing.tables.limits import MAX_TABLE_NAME, Limits
+from bobing.tables.outcomes import Created, Outcome, command_digest, repeated, sender_of
 from bobing.tables.problems import ApiError, from_bobing
 from bobing.tables.protocol import Command
+from bobing.tables.rematch import Rematches
 from bobing.tables.runtime import (
     Roles,
     Runtime,
-    auto_throw_deadline,
-    catch_up,
-    last_thrown,
     note_event,
-    restore,
-    snapshot_of,
-    throw_index,
 )
 from bobing.tables.state import build_state, refresh_state, state_text
-from bobing.tables.tokens import hash_token, new_token, normalize_code, with_free_code
+from bobing.tables.timers import TableTimers
+from bobing.tables.tokens import hash_token, new_token, with_free_code
 from bobing.tables.validation import (
     MODES,
     check_display_text,
@@ -81,6 +75,19 @@ from bobing.tables.validation import (
     parse_rules,
     parse_time_limit,
 )
+
+__all__ = [
+    "CATCH_UPS_AT_ONCE",
+    "PAGE",
+    "Created",
+    "Outcome",
+    "TableService",
+    "UnusableSnapshot",
+    "command_digest",
+    "fold",
+    "sender_of",
+]
+"""The table service and, for code that imported them from here, the names of its parts."""
 
 log = logging.getLogger("bobing.web")
 
@@ -91,7 +98,7 @@ ALWAYS_ROOM = frozenset({"end"})
 table is over: nothing follows that a full log would have to refuse)."""
 
 
-class TableService:
+class TableService(RuntimeCache, TableTimers, Rematches):
     """Tables, commands and the runtime cache of one server instance."""
 
     def __init__(
@@ -356,7 +363,7 @@ class TableService:
                     )
                 sender = sender_of(token_hashes, runtime) if command_id else None
                 if command_id is not None and command_id in runtime.commands:
-                    return _repeated(
+                    return repeated(
                         runtime, command_id, runtime.commands[command_id], sender, digest
                     )
                 try:
@@ -372,7 +379,7 @@ class TableService:
                     if command_id is not None and runtime.forgot_commands:
                         found = await self.store.command(runtime.code, command_id)
                         if found is not None:
-                            return _repeated(runtime, command_id, found, sender, digest)
+                            return repeated(runtime, command_id, found, sender, digest)
                     raise
                 if not plan.events:
                     return Outcome(runtime.last_seq, runtime.last_seq, reply=plan.reply)
@@ -397,7 +404,7 @@ class TableService:
                     if command_id is not None:
                         found = await self.store.command(runtime.code, command_id)
                         if found is not None:
-                            return _repeated(runtime, command_id, found, sender, digest)
+                            return repeated(runtime, command_id, found, sender, digest)
                     continue
                 except Exception:
                     self.evict(runtime.code)
