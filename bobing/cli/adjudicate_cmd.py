@@ -1,0 +1,144 @@
+"""``bobing adjudicate``: judge a game record (RULES.md §6) and print the result."""
+
+from __future__ import annotations
+
+import io
+import random
+import re
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, redirect_stdout
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from bobing.cli.click_i18n import cli_lang
+from bobing.cli.render import (
+    Align,
+    JsonOption,
+    LangOption,
+    RulesOption,
+    lang_from_option,
+    print_json,
+    print_table,
+    print_text,
+    rules_from_option,
+)
+from bobing.engine.dice import DiceSource, SeededDice, SystemDice, parse_dice
+from bobing.engine.errors import BobingError, DiceError, InputError, RecordError
+from bobing.engine.events import (
+    Awarded,
+    Closed,
+    Event,
+    FinalStarted,
+    GameOver,
+    GrabOpened,
+    SkipNext,
+    Skipped,
+    StandingSet,
+    Started,
+    Thrown,
+    ZhuangyuanWon,
+)
+from bobing.engine.game import Game, GameState, Phase
+from bobing.engine.hands import TIERS, Hand
+from bobing.engine.ranked import rank_key
+from bobing.engine.record import (
+    Judgement,
+    dumps_record,
+    judge_record,
+    load_record,
+    parse_record,
+)
+from bobing.engine.rules import RuleSet
+from bobing.i18n import t
+from bobing.i18n.errors import localize
+from bobing.i18n.names import effect, explain, hand_name, preset_name, tier_name
+
+_HELP_LANG = cli_lang()  # --lang or BOBING_LANG: one language per help page
+
+
+# -- adjudicate ------------------------------------------------------------------------------
+
+
+def adjudicate_command(
+    record: Annotated[
+        str, typer.Argument(metavar="RECORD.json", help=t("game.help.arg.record", _HELP_LANG))
+    ],
+    rules: RulesOption = None,
+    json_output: JsonOption = False,
+    lang: LangOption = None,
+) -> None:
+    """Judge a game record (RULES.md §6) and print the result (§7 with ``--json``)."""
+    with _errors_exit_2():
+        language = lang_from_option(lang)
+        ruleset = rules_from_option(rules) if rules is not None else None
+        data = _read_record(record)
+        judged = judge_record(data, ruleset)
+        renumbered = judged.rejudged and _throws(judge_record(data).game) != _throws(judged.game)
+        result = judged.game.result()
+        if judged.rejudged:
+            result["rejudged"] = True
+            result["unused_throws"] = judged.unused_throws
+    # Everything is decided, and the text rendered, before the first line is printed: on any
+    # error nothing at all reaches stdout.
+    if json_output:
+        print_json(result)
+        return
+    with _errors_exit_2():
+        text = _rendered(lambda: _print_judgement(judged.game, judged, language, renumbered))
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+def _rendered(render: Callable[[], None]) -> str:
+    """What ``render`` prints, with runs of blank lines (table edges) made single."""
+    buffer = io.StringIO()
+    with redirect_stdout(buffer):
+        render()
+    return re.sub(r"\n{3,}", "\n\n", buffer.getvalue())
+
+
+def _throws(game: Game) -> list[tuple[int, str, str | None]]:
+    """Each throw as (number, player, dice): to tell whether re-judging renumbered them."""
+    return [(e.throw, e.player, e.dice) for e in game.events if isinstance(e, Thrown)]
+
+
+def _print_judgement(
+    game: Game, judged: Judgement, language: str, renumbered: bool = False
+) -> None:
+    header = [_title(game, language)]
+    if judged.rejudged:
+        key = "game.rejudged" if judged.unused_throws else "game.rejudged.all"
+        header.append(
+            t(key, language, rules=_rules_label(game.rules, language), unused=judged.unused_throws)
+        )
+    if renumbered:
+        # the same dice, but other turns: say why the numbers differ from the record's
+        header.append(t("game.rejudged.renumbered", language))
+    header.append(_status(game, language))
+    print_text(*header)
+    if game.state.ranked:
+        _print_ranking(game, language)
+        print_text("")
+    else:
+        _print_holdings(game, language)
+        _print_standings(game, language)
+        print_text(*_zhuangyuan_lines(game, language), _pool_line(game.state, language))
+    print_text(*_section9_lines(game, language), "")
+    print_text(t("game.log.title", language))
+    narrator = Narrator(game.rules, language, game.players)
+    print_text(*(f"  {line}" for line in narrator.lines(game.events)))
+
+
+def _read_record(source: str) -> dict[str, Any]:
+    if source == "-":
+        raw = getattr(sys.stdin, "buffer", None)
+        try:
+            text = raw.read().decode("utf-8-sig") if raw is not None else sys.stdin.read()
+        except UnicodeDecodeError:
+            raise RecordError("standard input is not UTF-8 text") from None
+        return parse_record(text, "<stdin>")
+    return load_record(source)
