@@ -2,60 +2,47 @@
 
 from __future__ import annotations
 
-import io
-import random
-import re
 import sys
-import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, redirect_stdout
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from bobing.cli.click_i18n import cli_lang
+from bobing.cli.exits import errors_exit_2
+from bobing.cli.narrator import (
+    Narrator,
+    game_status,
+    game_title,
+    pool_line,
+    print_holdings,
+    print_ranking,
+    print_standings,
+    rendered,
+    rules_label,
+    section9_lines,
+    zhuangyuan_lines,
+)
 from bobing.cli.render import (
-    Align,
     JsonOption,
     LangOption,
     RulesOption,
     lang_from_option,
     print_json,
-    print_table,
     print_text,
     rules_from_option,
 )
-from bobing.engine.dice import DiceSource, SeededDice, SystemDice, parse_dice
-from bobing.engine.errors import BobingError, DiceError, InputError, RecordError
+from bobing.engine.errors import RecordError
 from bobing.engine.events import (
-    Awarded,
-    Closed,
-    Event,
-    FinalStarted,
-    GameOver,
-    GrabOpened,
-    SkipNext,
-    Skipped,
-    StandingSet,
-    Started,
     Thrown,
-    ZhuangyuanWon,
 )
-from bobing.engine.game import Game, GameState, Phase
-from bobing.engine.hands import TIERS, Hand
-from bobing.engine.ranked import rank_key
+from bobing.engine.game import Game
 from bobing.engine.record import (
     Judgement,
-    dumps_record,
     judge_record,
     load_record,
     parse_record,
 )
-from bobing.engine.rules import RuleSet
 from bobing.i18n import t
-from bobing.i18n.errors import localize
-from bobing.i18n.names import effect, explain, hand_name, preset_name, tier_name
 
 _HELP_LANG = cli_lang()  # --lang or BOBING_LANG: one language per help page
 
@@ -72,7 +59,7 @@ def adjudicate_command(
     lang: LangOption = None,
 ) -> None:
     """Judge a game record (RULES.md §6) and print the result (§7 with ``--json``)."""
-    with _errors_exit_2():
+    with errors_exit_2():
         language = lang_from_option(lang)
         ruleset = rules_from_option(rules) if rules is not None else None
         data = _read_record(record)
@@ -87,18 +74,10 @@ def adjudicate_command(
     if json_output:
         print_json(result)
         return
-    with _errors_exit_2():
-        text = _rendered(lambda: _print_judgement(judged.game, judged, language, renumbered))
+    with errors_exit_2():
+        text = rendered(lambda: _print_judgement(judged.game, judged, language, renumbered))
     sys.stdout.write(text)
     sys.stdout.flush()
-
-
-def _rendered(render: Callable[[], None]) -> str:
-    """What ``render`` prints, with runs of blank lines (table edges) made single."""
-    buffer = io.StringIO()
-    with redirect_stdout(buffer):
-        render()
-    return re.sub(r"\n{3,}", "\n\n", buffer.getvalue())
 
 
 def _throws(game: Game) -> list[tuple[int, str, str | None]]:
@@ -109,25 +88,25 @@ def _throws(game: Game) -> list[tuple[int, str, str | None]]:
 def _print_judgement(
     game: Game, judged: Judgement, language: str, renumbered: bool = False
 ) -> None:
-    header = [_title(game, language)]
+    header = [game_title(game, language)]
     if judged.rejudged:
         key = "game.rejudged" if judged.unused_throws else "game.rejudged.all"
         header.append(
-            t(key, language, rules=_rules_label(game.rules, language), unused=judged.unused_throws)
+            t(key, language, rules=rules_label(game.rules, language), unused=judged.unused_throws)
         )
     if renumbered:
         # the same dice, but other turns: say why the numbers differ from the record's
         header.append(t("game.rejudged.renumbered", language))
-    header.append(_status(game, language))
+    header.append(game_status(game, language))
     print_text(*header)
     if game.state.ranked:
-        _print_ranking(game, language)
+        print_ranking(game, language)
         print_text("")
     else:
-        _print_holdings(game, language)
-        _print_standings(game, language)
-        print_text(*_zhuangyuan_lines(game, language), _pool_line(game.state, language))
-    print_text(*_section9_lines(game, language), "")
+        print_holdings(game, language)
+        print_standings(game, language)
+        print_text(*zhuangyuan_lines(game, language), pool_line(game.state, language))
+    print_text(*section9_lines(game, language), "")
     print_text(t("game.log.title", language))
     narrator = Narrator(game.rules, language, game.players)
     print_text(*(f"  {line}" for line in narrator.lines(game.events)))

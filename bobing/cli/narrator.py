@@ -4,31 +4,16 @@
 from __future__ import annotations
 
 import io
-import random
 import re
-import sys
-import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, redirect_stdout
-from pathlib import Path
-from typing import Annotated, Any
+from collections.abc import Callable, Sequence
+from contextlib import redirect_stdout
+from typing import Any
 
-import typer
-
-from bobing.cli.click_i18n import cli_lang
 from bobing.cli.render import (
     Align,
-    JsonOption,
-    LangOption,
-    RulesOption,
-    lang_from_option,
-    print_json,
     print_table,
     print_text,
-    rules_from_option,
 )
-from bobing.engine.dice import DiceSource, SeededDice, SystemDice, parse_dice
-from bobing.engine.errors import BobingError, DiceError, InputError, RecordError
 from bobing.engine.events import (
     Awarded,
     Closed,
@@ -46,39 +31,38 @@ from bobing.engine.events import (
 from bobing.engine.game import Game, GameState, Phase
 from bobing.engine.hands import TIERS, Hand
 from bobing.engine.ranked import rank_key
-from bobing.engine.record import (
-    Judgement,
-    dumps_record,
-    judge_record,
-    load_record,
-    parse_record,
-)
 from bobing.engine.rules import RuleSet
 from bobing.i18n import t
-from bobing.i18n.errors import localize
 from bobing.i18n.names import effect, explain, hand_name, preset_name, tier_name
-
 
 # -- shared text -----------------------------------------------------------------------------
 
 
-def _rules_label(rules: RuleSet, lang: str) -> str:
+def rendered(render: Callable[[], None]) -> str:
+    """What ``render`` prints, with runs of blank lines (table edges) made single."""
+    buffer = io.StringIO()
+    with redirect_stdout(buffer):
+        render()
+    return re.sub(r"\n{3,}", "\n\n", buffer.getvalue())
+
+
+def rules_label(rules: RuleSet, lang: str) -> str:
     label = f"{preset_name(rules.preset, lang)} ({rules.preset})"
     changed = [key for key in rules.overrides() if key != "preset"]
     return label + (" + " + ", ".join(changed) if changed else "")
 
 
-def _title(game: Game, lang: str) -> str:
+def game_title(game: Game, lang: str) -> str:
     return t(
         "game.title",
         lang,
-        rules=_rules_label(game.rules, lang),
+        rules=rules_label(game.rules, lang),
         players=len(game.players),
         throws=game.throw_count,
     )
 
 
-def _status(game: Game, lang: str) -> str:
+def game_status(game: Game, lang: str) -> str:
     state = game.state
     if state.phase is Phase.OVER:
         return t("game.status.over", lang, why=t(f"game.ended_by.{state.ended_by}", lang))
@@ -94,11 +78,11 @@ def _status(game: Game, lang: str) -> str:
     return t("game.status.in_progress", lang, round=state.round, next=game.next_player)
 
 
-def _hand_text(rules: RuleSet, dice: str, lang: str) -> str:
+def hand_text(rules: RuleSet, dice: str, lang: str) -> str:
     return hand_name(rules.classify(dice), lang)
 
 
-def _print_holdings(game: Game, lang: str) -> None:
+def print_holdings(game: Game, lang: str) -> None:
     """Who holds what: one row per player, one column per tier."""
     state = game.state
     headers = [t("game.col.player", lang), *(tier_name(tier, lang) for tier in TIERS)]
@@ -112,7 +96,7 @@ def _print_holdings(game: Game, lang: str) -> None:
     print_table(headers, rows, align=align)
 
 
-def _print_standings(game: Game, lang: str) -> None:
+def print_standings(game: Game, lang: str) -> None:
     """Every player's 状元 standing, best first (equal hands: the earlier throw first)."""
     state = game.state
     ranked = sorted(
@@ -136,7 +120,7 @@ def _print_standings(game: Game, lang: str) -> None:
         [
             str(place),
             state.players[seat],
-            _hand_text(game.rules, entry.dice, lang),
+            hand_text(game.rules, entry.dice, lang),
             entry.dice,
             str(entry.throw),
         ]
@@ -145,7 +129,7 @@ def _print_standings(game: Game, lang: str) -> None:
     print_table(headers, rows, align=["right", "left", "left", "left", "right"])
 
 
-def _print_ranking(game: Game, lang: str) -> None:
+def print_ranking(game: Game, lang: str) -> None:
     """Ranked mode (RULES.md §8.2): every player by best throw, with the prize it holds."""
     print_text(t("game.ranking.title", lang))
     headers = [
@@ -161,14 +145,14 @@ def _print_ranking(game: Game, lang: str) -> None:
         if entry.dice is None:
             best, dice, throw = t("game.ranking.none", lang), "", ""
         else:
-            best = _hand_text(game.rules, entry.dice, lang)
+            best = hand_text(game.rules, entry.dice, lang)
             dice, throw = entry.dice, str(entry.throw)
         prize = entry.prize if entry.prize is not None else t("game.ranking.no_prize", lang)
         rows.append([str(place), entry.player, best, dice, throw, prize])
     print_table(headers, rows, align=["right", "left", "left", "left", "right", "left"])
 
 
-def _section9_lines(game: Game, lang: str) -> list[str]:
+def section9_lines(game: Game, lang: str) -> list[str]:
     """分状元 and 反向博钱 (RULES.md §9.3): the shared cake, who pays what, the kitty."""
     state = game.state
     lines: list[str] = []
@@ -184,7 +168,7 @@ def _section9_lines(game: Game, lang: str) -> list[str]:
     return lines
 
 
-def _pool_line(state: GameState, lang: str) -> str:
+def pool_line(state: GameState, lang: str) -> str:
     if not any(state.pool):
         return t("game.pool.empty", lang)
     parts = [
@@ -195,7 +179,7 @@ def _pool_line(state: GameState, lang: str) -> str:
     return t("game.pool", lang, pool=t("list.sep", lang).join(parts), total=sum(state.pool))
 
 
-def _zhuangyuan_lines(game: Game, lang: str) -> list[str]:
+def zhuangyuan_lines(game: Game, lang: str) -> list[str]:
     """Who has (or leads for) the 状元, and why."""
     state = game.state
     rules = game.rules
@@ -227,7 +211,7 @@ def _zhuangyuan_lines(game: Game, lang: str) -> list[str]:
         seat, entry = runner_up
         other = {
             "player": state.players[seat],
-            "hand": _hand_text(rules, entry.dice, lang),
+            "hand": hand_text(rules, entry.dice, lang),
             "throw": entry.throw,
         }
         mine = rules.zhuangyuan_key(c)
@@ -321,7 +305,7 @@ class Narrator:
             old = self.standing.get(thrown.player)
             if old is not None:
                 outcomes.append(
-                    self._t("game.log.standing.kept", old=_hand_text(rules, old, self.lang))
+                    self._t("game.log.standing.kept", old=hand_text(rules, old, self.lang))
                 )
         tier = rules.tier_of(c.hand)
         won = any(isinstance(e, Awarded) and e.tier == tier for e in attached)
@@ -339,7 +323,7 @@ class Narrator:
             rules, rules.classify(old)
         ):
             return self._t(
-                "game.log.best.kept", player=player, old=_hand_text(rules, old, self.lang)
+                "game.log.best.kept", player=player, old=hand_text(rules, old, self.lang)
             )
         self.best[player] = dice
         return self._t("game.log.best", player=player)
@@ -354,7 +338,7 @@ class Narrator:
             rules.classify(old)
         )
         key = "game.log.standing.lugu" if smaller else "game.log.standing.better"
-        return self._t(key, old=_hand_text(rules, old, self.lang))
+        return self._t(key, old=hand_text(rules, old, self.lang))
 
     def _award_text(self, event: Awarded) -> str:
         tier = self._tier(event.tier)

@@ -2,60 +2,49 @@
 
 from __future__ import annotations
 
-import io
 import random
-import re
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, redirect_stdout
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from bobing.cli.click_i18n import cli_lang
+from bobing.cli.exits import errors_exit_2
+from bobing.cli.narrator import (
+    Narrator,
+    hand_text,
+    pool_line,
+    print_holdings,
+    print_ranking,
+    print_standings,
+    rendered,
+    rules_label,
+    section9_lines,
+    zhuangyuan_lines,
+)
 from bobing.cli.render import (
-    Align,
-    JsonOption,
     LangOption,
     RulesOption,
     lang_from_option,
-    print_json,
-    print_table,
     print_text,
     rules_from_option,
 )
 from bobing.engine.dice import DiceSource, SeededDice, SystemDice, parse_dice
-from bobing.engine.errors import BobingError, DiceError, InputError, RecordError
+from bobing.engine.errors import BobingError, DiceError, InputError
 from bobing.engine.events import (
-    Awarded,
-    Closed,
     Event,
-    FinalStarted,
-    GameOver,
-    GrabOpened,
-    SkipNext,
-    Skipped,
-    StandingSet,
-    Started,
-    Thrown,
-    ZhuangyuanWon,
 )
-from bobing.engine.game import Game, GameState, Phase
-from bobing.engine.hands import TIERS, Hand
-from bobing.engine.ranked import rank_key
+from bobing.engine.game import Game, Phase
 from bobing.engine.record import (
-    Judgement,
     dumps_record,
-    judge_record,
-    load_record,
-    parse_record,
 )
 from bobing.engine.rules import RuleSet
 from bobing.i18n import t
 from bobing.i18n.errors import localize
-from bobing.i18n.names import effect, explain, hand_name, preset_name, tier_name
 
 _HELP_LANG = cli_lang()  # --lang or BOBING_LANG: one language per help page
 
@@ -97,7 +86,7 @@ def play_command(
     lang: LangOption = None,
 ) -> None:
     """A hot-seat game at the terminal, with random or real (typed) dice."""
-    with _errors_exit_2():
+    with errors_exit_2():
         language = lang_from_option(lang)
         ruleset = rules_from_option(rules)
         if players is not None and players_file is not None:
@@ -118,7 +107,7 @@ def play_command(
     session = Session(ruleset, names, language, terminal, physical=physical, seed=seed)
     code = session.run()
     if save is not None:
-        with _errors_exit_2():
+        with errors_exit_2():
             _write_record(save, session.game.to_record(seed=seed))
         print_text(t("game.play.saved", language, path=str(save)))
     if code:
@@ -293,7 +282,7 @@ class Session:
         title = t(
             "game.play.title",
             lang,
-            rules=_rules_label(game.rules, lang),
+            rules=rules_label(game.rules, lang),
             players=t("list.sep", lang).join(game.players),
         )
         if self.seed is not None:
@@ -318,14 +307,14 @@ class Session:
         def results() -> None:
             print_text("", t("game.play.results", lang))
             if game.state.ranked:
-                _print_ranking(game, lang)
+                print_ranking(game, lang)
             else:
-                _print_holdings(game, lang)
-                _print_standings(game, lang)
-                print_text(*_zhuangyuan_lines(game, lang))
-            print_text(*_section9_lines(game, lang))
+                print_holdings(game, lang)
+                print_standings(game, lang)
+                print_text(*zhuangyuan_lines(game, lang))
+            print_text(*section9_lines(game, lang))
 
-        sys.stdout.write(_rendered(results))
+        sys.stdout.write(rendered(results))
         return 0
 
     def _start(self) -> None:
@@ -409,7 +398,7 @@ class Session:
                         "game.ranking.leader",
                         self.lang,
                         player=top.player,
-                        hand=_hand_text(self.game.rules, top.dice, self.lang),
+                        hand=hand_text(self.game.rules, top.dice, self.lang),
                         dice=top.dice,
                         throw=top.throw,
                         prize=prize,
@@ -417,8 +406,8 @@ class Session:
                 )
         elif detail and not self.game.is_over:
             lines += [
-                "  " + _pool_line(self.game.state, self.lang),
-                "  " + _zhuangyuan_lines(self.game, self.lang)[0],
+                "  " + pool_line(self.game.state, self.lang),
+                "  " + zhuangyuan_lines(self.game, self.lang)[0],
             ]
         print_text(*lines)
 
