@@ -7,21 +7,9 @@ from typing import Annotated, Any
 
 import typer
 
+from bobing.cli import narrator as game_text
 from bobing.cli.click_i18n import cli_lang
 from bobing.cli.exits import errors_exit_2
-from bobing.cli.narrator import (
-    Narrator,
-    game_status,
-    game_title,
-    pool_line,
-    print_holdings,
-    print_ranking,
-    print_standings,
-    rendered,
-    rules_label,
-    section9_lines,
-    zhuangyuan_lines,
-)
 from bobing.cli.render import (
     JsonOption,
     LangOption,
@@ -75,7 +63,9 @@ def adjudicate_command(
         print_json(result)
         return
     with errors_exit_2():
-        text = rendered(lambda: _print_judgement(judged.game, judged, language, renumbered))
+        text = game_text.rendered(
+            lambda: _print_judgement(judged.game, judged, language, renumbered)
+        )
     sys.stdout.write(text)
     sys.stdout.flush()
 
@@ -88,27 +78,34 @@ def _throws(game: Game) -> list[tuple[int, str, str | None]]:
 def _print_judgement(
     game: Game, judged: Judgement, language: str, renumbered: bool = False
 ) -> None:
-    header = [game_title(game, language)]
+    header = [game_text.game_title(game, language)]
     if judged.rejudged:
         key = "game.rejudged" if judged.unused_throws else "game.rejudged.all"
         header.append(
-            t(key, language, rules=rules_label(game.rules, language), unused=judged.unused_throws)
+            t(
+                key,
+                language,
+                rules=game_text.rules_label(game.rules, language),
+                unused=judged.unused_throws,
+            )
         )
     if renumbered:
         # the same dice, but other turns: say why the numbers differ from the record's
         header.append(t("game.rejudged.renumbered", language))
-    header.append(game_status(game, language))
+    header.append(game_text.game_status(game, language))
     print_text(*header)
     if game.state.ranked:
-        print_ranking(game, language)
+        game_text.print_ranking(game, language)
         print_text("")
     else:
-        print_holdings(game, language)
-        print_standings(game, language)
-        print_text(*zhuangyuan_lines(game, language), pool_line(game.state, language))
-    print_text(*section9_lines(game, language), "")
+        game_text.print_holdings(game, language)
+        game_text.print_standings(game, language)
+        print_text(
+            *game_text.zhuangyuan_lines(game, language), game_text.pool_line(game.state, language)
+        )
+    print_text(*game_text.section9_lines(game, language), "")
     print_text(t("game.log.title", language))
-    narrator = Narrator(game.rules, language, game.players)
+    narrator = game_text.Narrator(game.rules, language, game.players)
     print_text(*(f"  {line}" for line in narrator.lines(game.events)))
 
 

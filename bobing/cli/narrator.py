@@ -14,20 +14,7 @@ from bobing.cli.render import (
     print_table,
     print_text,
 )
-from bobing.engine.events import (
-    Awarded,
-    Closed,
-    Event,
-    FinalStarted,
-    GameOver,
-    GrabOpened,
-    SkipNext,
-    Skipped,
-    StandingSet,
-    Started,
-    Thrown,
-    ZhuangyuanWon,
-)
+from bobing.engine import events as ev
 from bobing.engine.game import Game, GameState, Phase
 from bobing.engine.hands import TIERS, Hand
 from bobing.engine.ranked import rank_key
@@ -233,28 +220,28 @@ class Narrator:
         self.starter = 0
         self.step = -1 if str(rules.direction) == "counterclockwise" else 1
 
-    def lines(self, events: Sequence[Event]) -> list[str]:
+    def lines(self, events: Sequence[ev.Event]) -> list[str]:
         """The lines for ``events`` (call again with later events: standings are remembered)."""
         out: list[str] = []
         index = 0
         while index < len(events):
             event = events[index]
             index += 1
-            if isinstance(event, Thrown):
-                attached: list[Event] = []
+            if isinstance(event, ev.Thrown):
+                attached: list[ev.Event] = []
                 while index < len(events) and _belongs_to_throw(events[index]):
                     attached.append(events[index])
                     index += 1
                 out.append(self._throw_line(event, attached))
-            elif isinstance(event, Closed):
-                ends_now = index < len(events) and isinstance(events[index], GameOver)
+            elif isinstance(event, ev.Closed):
+                ends_now = index < len(events) and isinstance(events[index], ev.GameOver)
                 out.append(self._close_line(event, ends_now))
-            elif isinstance(event, Awarded) and event.reason == "grab":
+            elif isinstance(event, ev.Awarded) and event.reason == "grab":
                 grabbed = [event]
                 while index < len(events):
                     more = events[index]
                     if not (
-                        isinstance(more, Awarded)
+                        isinstance(more, ev.Awarded)
                         and more.reason == "grab"
                         and more.player == event.player
                     ):
@@ -274,10 +261,10 @@ class Narrator:
     def _tier(self, tier: str) -> str:
         return tier_name(tier, self.lang)
 
-    def _throw_line(self, thrown: Thrown, attached: list[Event]) -> str:
+    def _throw_line(self, thrown: ev.Thrown, attached: list[ev.Event]) -> str:
         if thrown.dice is None:
             head = self._t("game.log.tiaohou", n=thrown.throw, player=thrown.player)
-            skips = [self._t("game.log.skip_next") for e in attached if isinstance(e, SkipNext)]
+            skips = [self._t("game.log.skip_next") for e in attached if isinstance(e, ev.SkipNext)]
             return head + "".join(self._t("game.log.arrow") + o for o in skips)
         rules = self.rules
         c = rules.classify(thrown.dice)
@@ -293,10 +280,10 @@ class Narrator:
         outcomes: list[str] = []
         stood = False
         for event in attached:
-            if isinstance(event, StandingSet):
+            if isinstance(event, ev.StandingSet):
                 stood = True
                 outcomes.append(self._standing_text(event))
-            elif isinstance(event, Awarded):
+            elif isinstance(event, ev.Awarded):
                 outcomes.append(self._award_text(event))
         outright = (c.hand is Hand.LIUBOHONG and str(rules.liubohong) == "take_all_end") or (
             c.hand is Hand.BIANDIJIN and str(rules.biandijin) == "take_remaining_end"
@@ -308,7 +295,7 @@ class Narrator:
                     self._t("game.log.standing.kept", old=hand_text(rules, old, self.lang))
                 )
         tier = rules.tier_of(c.hand)
-        won = any(isinstance(e, Awarded) and e.tier == tier for e in attached)
+        won = any(isinstance(e, ev.Awarded) and e.tier == tier for e in attached)
         if tier is not None and tier != "zhuangyuan" and not won:
             outcomes.insert(0, self._t("game.log.no_cake", tier=self._tier(tier)))
         if not outcomes and not (c.hand is Hand.LIUBOHEI and str(rules.liubohei) == "grab_end"):
@@ -328,7 +315,7 @@ class Narrator:
         self.best[player] = dice
         return self._t("game.log.best", player=player)
 
-    def _standing_text(self, event: StandingSet) -> str:
+    def _standing_text(self, event: ev.StandingSet) -> str:
         old = self.standing.get(event.player)
         self.standing[event.player] = event.dice
         if old is None:
@@ -340,7 +327,7 @@ class Narrator:
         key = "game.log.standing.lugu" if smaller else "game.log.standing.better"
         return self._t(key, old=hand_text(rules, old, self.lang))
 
-    def _award_text(self, event: Awarded) -> str:
+    def _award_text(self, event: ev.Awarded) -> str:
         tier = self._tier(event.tier)
         if event.reason == "chase":
             return self._t("game.log.chase", tier=tier, source=event.source)
@@ -356,14 +343,14 @@ class Narrator:
             return self._t("game.log.award", tier=tier)
         return self._t("game.log.award.many", tier=tier, count=event.count)
 
-    def _grab_line(self, grabbed: list[Awarded]) -> str:
+    def _grab_line(self, grabbed: list[ev.Awarded]) -> str:
         cakes = t("list.sep", self.lang).join(
             self._t("game.count", tier=self._tier(e.tier), count=e.count) for e in grabbed
         )
         return self._t("game.log.grab", player=grabbed[0].player, cakes=cakes)
 
-    def _other_line(self, event: Event) -> str:
-        if isinstance(event, Started):
+    def _other_line(self, event: ev.Event) -> str:
+        if isinstance(event, ev.Started):
             if event.starter in self.players:
                 self.starter = self.players.index(event.starter)
             if event.thrower is None or event.dice is None:
@@ -378,9 +365,9 @@ class Narrator:
                 starter=event.starter,
                 ender=self._seat_name(-1),
             )
-        if isinstance(event, Skipped):
+        if isinstance(event, ev.Skipped):
             return self._t("game.log.skipped", player=event.player)
-        if isinstance(event, FinalStarted):
+        if isinstance(event, ev.FinalStarted):
             if not self.players:
                 return ""
             size = len(self.players)
@@ -389,15 +376,15 @@ class Narrator:
                 round=event.until_turn // size + 1,
                 player=self._seat_name(event.until_turn),
             )
-        if isinstance(event, GrabOpened):
+        if isinstance(event, ev.GrabOpened):
             return self._t("game.log.grab_open")
-        if isinstance(event, Awarded) and event.reason == "chajinhua":
+        if isinstance(event, ev.Awarded) and event.reason == "chajinhua":
             return self._t("game.log.chajinhua.end", player=event.player, count=event.count)
-        if isinstance(event, Awarded) and event.reason == "sweep":  # liubohong_duitang at_end
+        if isinstance(event, ev.Awarded) and event.reason == "sweep":  # liubohong_duitang at_end
             return self._t("game.log.liubohong.end", player=event.player, count=event.count)
-        if isinstance(event, GameOver):
+        if isinstance(event, ev.GameOver):
             return self._t("game.log.over", why=self._t(f"game.ended_by.{event.ended_by}"))
-        if isinstance(event, ZhuangyuanWon):
+        if isinstance(event, ev.ZhuangyuanWon):
             if event.hand is None:
                 return self._t(
                     "game.log.grab",
@@ -409,7 +396,7 @@ class Narrator:
             return self._t("game.log.zhuangyuan", player=event.player)
         return ""
 
-    def _close_line(self, event: Closed, ends_now: bool) -> str:
+    def _close_line(self, event: ev.Closed, ends_now: bool) -> str:
         if ends_now or not self.players:
             return self._t("game.log.close.now")
         return self._t(
@@ -425,7 +412,7 @@ class Narrator:
         return self.players[(self.starter + self.step * turn) % len(self.players)]
 
 
-def _belongs_to_throw(event: Event) -> bool:
-    if isinstance(event, Awarded):
+def _belongs_to_throw(event: ev.Event) -> bool:
+    if isinstance(event, ev.Awarded):
         return event.reason != "grab"
-    return isinstance(event, StandingSet | SkipNext)
+    return isinstance(event, ev.StandingSet | ev.SkipNext)

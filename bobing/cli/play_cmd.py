@@ -12,20 +12,9 @@ from typing import Annotated, Any
 
 import typer
 
+from bobing.cli import narrator as game_text
 from bobing.cli.click_i18n import cli_lang
 from bobing.cli.exits import errors_exit_2
-from bobing.cli.narrator import (
-    Narrator,
-    hand_text,
-    pool_line,
-    print_holdings,
-    print_ranking,
-    print_standings,
-    rendered,
-    rules_label,
-    section9_lines,
-    zhuangyuan_lines,
-)
 from bobing.cli.render import (
     LangOption,
     RulesOption,
@@ -273,7 +262,7 @@ class Session:
         self.grab_rng: random.Random = (
             random.Random(seed) if seed is not None else random.SystemRandom()
         )
-        self.narrator = Narrator(rules, lang, names)
+        self.narrator = game_text.Narrator(rules, lang, names)
 
     def run(self) -> int:
         """Play until the end or until stopped; the exit code (0, or 130 after Ctrl-C)."""
@@ -282,7 +271,7 @@ class Session:
         title = t(
             "game.play.title",
             lang,
-            rules=rules_label(game.rules, lang),
+            rules=game_text.rules_label(game.rules, lang),
             players=t("list.sep", lang).join(game.players),
         )
         if self.seed is not None:
@@ -307,14 +296,14 @@ class Session:
         def results() -> None:
             print_text("", t("game.play.results", lang))
             if game.state.ranked:
-                print_ranking(game, lang)
+                game_text.print_ranking(game, lang)
             else:
-                print_holdings(game, lang)
-                print_standings(game, lang)
-                print_text(*zhuangyuan_lines(game, lang))
-            print_text(*section9_lines(game, lang))
+                game_text.print_holdings(game, lang)
+                game_text.print_standings(game, lang)
+                print_text(*game_text.zhuangyuan_lines(game, lang))
+            print_text(*game_text.section9_lines(game, lang))
 
-        sys.stdout.write(rendered(results))
+        sys.stdout.write(game_text.rendered(results))
         return 0
 
     def _start(self) -> None:
@@ -398,7 +387,7 @@ class Session:
                         "game.ranking.leader",
                         self.lang,
                         player=top.player,
-                        hand=hand_text(self.game.rules, top.dice, self.lang),
+                        hand=game_text.hand_text(self.game.rules, top.dice, self.lang),
                         dice=top.dice,
                         throw=top.throw,
                         prize=prize,
@@ -406,8 +395,8 @@ class Session:
                 )
         elif detail and not self.game.is_over:
             lines += [
-                "  " + pool_line(self.game.state, self.lang),
-                "  " + zhuangyuan_lines(self.game, self.lang)[0],
+                "  " + game_text.pool_line(self.game.state, self.lang),
+                "  " + game_text.zhuangyuan_lines(self.game, self.lang)[0],
             ]
         print_text(*lines)
 

@@ -10,18 +10,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import OrderedDict
-from typing import TYPE_CHECKING
 
 from bobing.engine.errors import BobingError
 from bobing.engine.events import EVENT_TYPES, Event, event_from_json
 from bobing.engine.game import Game
 from bobing.engine.rules import rules_from_json
 from bobing.storage.event_store import (
-    EventStore,
     TableSnapshot,
 )
-from bobing.tables.limits import Limits
+from bobing.tables.parts import ServicePart
 from bobing.tables.problems import ApiError
 from bobing.tables.runtime import (
     Runtime,
@@ -44,23 +41,9 @@ connection, and a burst of signals must not take every one (a command that finds
 still behind reads the tail itself)."""
 
 
-class RuntimeCache:
+class RuntimeCache(ServicePart):
     """The cached runtimes of :class:`~bobing.tables.service.TableService` (its state is set
     up by the service's ``__init__``)."""
-
-    store: EventStore
-    limits: Limits
-    cache_size: int
-    _runtimes: OrderedDict[str, Runtime]
-    _loading: dict[str, asyncio.Future[Runtime | None]]
-    _heads: dict[str, int]
-    _catching: set[str]
-    _catch_up_slots: asyncio.Semaphore
-    _background: set[asyncio.Task[None]]
-
-    if TYPE_CHECKING:
-
-        def _arm(self, runtime: Runtime) -> None: ...
 
     # -- runtimes -------------------------------------------------------------------------
 

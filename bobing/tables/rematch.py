@@ -5,14 +5,14 @@ seats, rules and prizes, and each seat's ``claim_rematch`` takes its new token.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from bobing.storage.event_store import (
     Seat,
 )
 from bobing.tables.commands import Plan, need_seated
-from bobing.tables.outcomes import Created, Outcome, command_digest, repeated, sender_of
+from bobing.tables.outcomes import Outcome, command_digest, repeated, sender_of
+from bobing.tables.parts import ServicePart
 from bobing.tables.problems import ApiError
 from bobing.tables.protocol import Command
 from bobing.tables.runtime import (
@@ -22,34 +22,8 @@ from bobing.tables.runtime import (
 from bobing.tables.tokens import hash_token, new_token
 
 
-class Rematches:
+class Rematches(ServicePart):
     """The rematch commands of :class:`~bobing.tables.service.TableService`."""
-
-    if TYPE_CHECKING:
-
-        async def runtime(self, code: str) -> Runtime: ...
-
-        async def create_table(
-            self,
-            *,
-            name: Any,
-            mode: Any = "online",
-            rules: Any = None,
-            named_prizes: Any = None,
-            referee_thrower: Any = False,
-        ) -> Created: ...
-
-        async def _run(
-            self,
-            code: str,
-            command_id: str | None,
-            token_hashes: tuple[str, ...],
-            decide: Callable[[Runtime, Roles], Plan],
-            *,
-            digest: str | None = None,
-            need_token: bool = False,
-            check_room: bool = True,
-        ) -> Outcome: ...
 
     # -- play again with the same people ----------------------------------------------------
 

@@ -8,19 +8,15 @@ however many instances fire. :class:`TableTimers` is a part of
 from __future__ import annotations
 
 import logging
-from collections import OrderedDict
-from collections.abc import Callable, Iterable
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
 
 from bobing.storage.event_store import (
-    EventStore,
     iso,
 )
 from bobing.tables.cache import PAGE
-from bobing.tables.clock import Clocks, time_up_command_id
+from bobing.tables.clock import time_up_command_id
 from bobing.tables.commands import AUTO_THROW, Plan, plan_time_up
-from bobing.tables.outcomes import Outcome
+from bobing.tables.parts import ServicePart
 from bobing.tables.problems import ApiError
 from bobing.tables.protocol import Command
 from bobing.tables.runtime import (
@@ -32,36 +28,9 @@ from bobing.tables.runtime import (
 log = logging.getLogger("bobing.web")
 
 
-class TableTimers:
+class TableTimers(ServicePart):
     """The time limit's and the auto-throw's timers of
     :class:`~bobing.tables.service.TableService`."""
-
-    store: EventStore
-    clocks: Clocks
-    auto_throws: Clocks
-    _runtimes: OrderedDict[str, Runtime]
-
-    if TYPE_CHECKING:
-
-        async def runtime(self, code: str) -> Runtime: ...
-
-        async def execute(
-            self, code: str, command: Command, token_hashes: Iterable[str]
-        ) -> Outcome: ...
-
-        async def _run(
-            self,
-            code: str,
-            command_id: str | None,
-            token_hashes: tuple[str, ...],
-            decide: Callable[[Runtime, Roles], Plan],
-            *,
-            digest: str | None = None,
-            need_token: bool = False,
-            check_room: bool = True,
-        ) -> Outcome: ...
-
-        async def _publish(self, runtime: Runtime, logged: list[dict[str, Any]]) -> None: ...
 
     # -- time limits ------------------------------------------------------------------------
 

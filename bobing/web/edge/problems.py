@@ -3,6 +3,7 @@ language, and the problem model each router's documented responses name."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi import Request
@@ -28,6 +29,14 @@ class Problem(BaseModel):
 
 PROBLEM_RESPONSE = {"model": Problem, "content": {PROBLEM: {}}}
 """A documented problem answer of a router (``responses={400: {**PROBLEM_RESPONSE, …}}``)."""
+
+
+def problem_responses(descriptions: Mapping[int, str]) -> dict[int | str, dict[str, Any]]:
+    """A router's documented problem answers (OpenAPI ``responses``): each status, with what
+    it means on that router, answered with a :class:`Problem`."""
+    return {
+        status: {**PROBLEM_RESPONSE, "description": text} for status, text in descriptions.items()
+    }
 
 
 def problem_response(request: Request, error: ApiError) -> JSONResponse:

@@ -43,7 +43,7 @@ from bobing.tables.limits import Limits
 from bobing.tables.problems import ApiError, from_bobing
 from bobing.tables.service import TableService
 from bobing.tables.validation import preset_rules, web_rules
-from bobing.web.edge.problems import PROBLEM_RESPONSE
+from bobing.web.edge.problems import problem_responses
 from bobing.web.edge.rate import count_request
 
 if TYPE_CHECKING:
@@ -72,19 +72,15 @@ CHARTS = ("length", "seats")
 router = APIRouter(
     prefix="/api",
     tags=["analysis"],
-    responses={
-        400: {**PROBLEM_RESPONSE, "description": "malformed request"},
-        404: {**PROBLEM_RESPONSE, "description": "no such table"},
-        422: {**PROBLEM_RESPONSE, "description": "invalid rules or number of players"},
-        429: {
-            **PROBLEM_RESPONSE,
-            "description": "too many requests from this address (Retry-After)",
-        },
-        503: {
-            **PROBLEM_RESPONSE,
-            "description": "the workers are busy or the database is unreachable (Retry-After)",
-        },
-    },
+    responses=problem_responses(
+        {
+            400: "malformed request",
+            404: "no such table",
+            422: "invalid rules or number of players",
+            429: "too many requests from this address (Retry-After)",
+            503: "the workers are busy or the database is unreachable (Retry-After)",
+        }
+    ),
 )
 
 RulesParam = Annotated[

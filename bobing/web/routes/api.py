@@ -27,21 +27,23 @@ from bobing.tables.tokens import bearer_token, hash_token
 from bobing.tables.validation import preset_rules, web_rules
 from bobing.web.assets import accepted_encodings
 from bobing.web.edge.invite import invite_base
-from bobing.web.edge.problems import PROBLEM_RESPONSE
+from bobing.web.edge.problems import problem_responses
 from bobing.web.edge.rate import count_request
 from bobing.web.qr import MAX_QR_TEXT, qr_path
 
 router = APIRouter(
     prefix="/api",
-    responses={
-        400: {**PROBLEM_RESPONSE, "description": "malformed request"},
-        404: {**PROBLEM_RESPONSE, "description": "no such table"},
-        409: {**PROBLEM_RESPONSE, "description": "not possible in the table's current state"},
-        413: {**PROBLEM_RESPONSE, "description": "body too large"},
-        422: {**PROBLEM_RESPONSE, "description": "invalid field, name, rules or dice"},
-        429: {**PROBLEM_RESPONSE, "description": "rate limit or quota reached (see Retry-After)"},
-        503: {**PROBLEM_RESPONSE, "description": "the database is unreachable"},
-    },
+    responses=problem_responses(
+        {
+            400: "malformed request",
+            404: "no such table",
+            409: "not possible in the table's current state",
+            413: "body too large",
+            422: "invalid field, name, rules or dice",
+            429: "rate limit or quota reached (see Retry-After)",
+            503: "the database is unreachable",
+        }
+    ),
 )
 
 

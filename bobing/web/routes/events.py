@@ -28,7 +28,7 @@ from bobing.tables.limits import MAX_EVENT_NAME, MAX_EVENT_TABLES, MAX_TIME_LIMI
 from bobing.tables.problems import ApiError
 from bobing.tables.validation import MODES
 from bobing.web.edge.lang import request_lang
-from bobing.web.edge.problems import PROBLEM_RESPONSE
+from bobing.web.edge.problems import problem_responses
 from bobing.web.edge.rate import count_request
 
 ROSTER_PATH = "/api/events/roster"
@@ -39,15 +39,17 @@ XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 router = APIRouter(
     prefix="/api/events",
     tags=["events"],
-    responses={
-        400: {**PROBLEM_RESPONSE, "description": "malformed request"},
-        401: {**PROBLEM_RESPONSE, "description": "the organiser's token is missing"},
-        403: {**PROBLEM_RESPONSE, "description": "the token is not this event's organiser's"},
-        404: {**PROBLEM_RESPONSE, "description": "no such event"},
-        409: {**PROBLEM_RESPONSE, "description": "not possible in the event's current state"},
-        413: {**PROBLEM_RESPONSE, "description": "body too large"},
-        422: {**PROBLEM_RESPONSE, "description": "invalid field, people, prizes, budget or rules"},
-    },
+    responses=problem_responses(
+        {
+            400: "malformed request",
+            401: "the organiser's token is missing",
+            403: "the token is not this event's organiser's",
+            404: "no such event",
+            409: "not possible in the event's current state",
+            413: "body too large",
+            422: "invalid field, people, prizes, budget or rules",
+        }
+    ),
 )
 
 Auth = Annotated[str | None, Header(description="Bearer <organiser token>")]
