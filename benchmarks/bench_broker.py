@@ -25,10 +25,10 @@ import asyncio
 import time
 from typing import Any
 
+from bobing.process.loop import loop_factory
 from bobing.realtime import MemoryBroker
 from bobing.realtime.broker import Broker
 from bobing.realtime.redis import RedisBroker
-from bobing.web.serve import loop_factory
 
 FRAME = (
     '{"type":"events","after":41,"common":{"at":"2026-09-17T12:00:00.000Z","throw":17,'

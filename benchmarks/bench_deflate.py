@@ -26,7 +26,8 @@ import tracemalloc
 import zlib
 from pathlib import Path
 
-from bobing.realtime.broker import get_broker, table_channel
+from bobing.realtime.backends import get_broker
+from bobing.realtime.broker import table_channel
 from bobing.storage import Database, EventStore
 from bobing.tables.protocol import Command
 from bobing.tables.service import TableService

@@ -6,7 +6,7 @@ A table gets ``--events`` host events (pause/resume, as in issue 9), then a snap
 as the server stores them (every ``--every`` events). Measured in the same run, best of 5:
 
 - ``snapshot + tail``: ``EventStore.load`` (the latest snapshot and the events after it) and
-  ``service.fold`` — what a restart or an evicted table costs now;
+  ``cache.fold`` — what a restart or an evicted table costs now;
 - ``whole log`` (the baseline): ``EventStore.load(use_snapshot=False)`` and the same fold.
 
 Default database: a temporary SQLite file.
@@ -20,11 +20,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from bobing.realtime.broker import get_broker
+from bobing.realtime.backends import get_broker
 from bobing.storage import Append, Database, EventStore
+from bobing.tables.cache import fold
 from bobing.tables.limits import Limits
 from bobing.tables.runtime import snapshot_of
-from bobing.tables.service import TableService, fold
+from bobing.tables.service import TableService
 
 
 async def run(db_url: str, events: int, every: int) -> None:

@@ -2,7 +2,8 @@
 
 The folder names tell a throw's path — ``web/routes/ws.py`` → ``tables/service.py`` →
 ``tables/commands.py`` → ``engine`` — and every import, even one inside a function, must point
-down this table. ruff's banned-API lists say the same for third-party frameworks.
+down this table, and no module of ``bobing`` may reach itself again through its imports (no
+import circle). ruff's banned-API lists say the same for third-party frameworks.
 """
 
 from __future__ import annotations
@@ -23,16 +24,20 @@ ALLOWED: dict[str, set[str]] = {
     "analysis": {"engine", "i18n"},
     "storage": {"engine"},
     "realtime": {"engine"},
+    # the event loop and the open-file limit, shared by the server and the load clients
+    "process": set(),
     "tables": {"engine", "i18n", "organizer", "storage", "realtime"},
     "gatherings": {"engine", "i18n", "organizer", "storage", "tables"},
     "web": {
         "engine", "i18n", "organizer", "analysis", "storage", "realtime", "tables", "gatherings",
+        "process",
     },
-    # tables: the frames' decoder (tables/frames.py), as every Python client of the socket
-    "bench": {"engine", "realtime", "storage", "tables", "web"},
+    # tables: the frames' decoder (tables/frames.py), as every Python client of the socket;
+    # nothing of web/: a load client does not live in the server
+    "bench": {"engine", "realtime", "storage", "tables", "process"},
     "cli": {
         "engine", "i18n", "organizer", "analysis", "storage", "realtime", "tables", "gatherings",
-        "web", "bench",
+        "web", "bench", "process",
     },
 }  # fmt: skip
 
@@ -44,6 +49,8 @@ THIRD_PARTY: dict[str, set[str]] = {
     "analysis": {"numpy", "matplotlib"},
     "storage": {"sqlalchemy", "alembic", "platformdirs"},
     "realtime": {"redis"},
+    # uvloop: the server's event loop when it is installed (bobing/process/loop.py)
+    "process": {"uvloop"},
     "tables": {"pydantic"},
     # pypinyin: the results' name order (bobing/gatherings/collation.py)
     "gatherings": {"pydantic", "pypinyin"},
@@ -115,3 +122,99 @@ def test_allowed_table_has_no_circle() -> None:
 
     for package in ALLOWED:
         visit(package, ())
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def module_graph() -> dict[str, set[str]]:
+    """Each module of ``bobing`` → the modules of ``bobing`` it imports, anywhere in the file
+    (top level, inside functions, under TYPE_CHECKING). ``from bobing.x import mod`` names the
+    module ``bobing.x.mod``; ``from bobing.x.mod import name`` names ``bobing.x.mod``."""
+    modules = {_module_name(path): path for path in ROOT.rglob("*.py")}
+
+    def owner(name: str) -> str:
+        while name not in modules:
+            name = name.rpartition(".")[0]
+        return name
+
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            targets: list[str] = []
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                targets = [
+                    f"{node.module}.{alias.name}"
+                    if f"{node.module}.{alias.name}" in modules
+                    else node.module
+                    for alias in node.names
+                ]
+            elif isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            found.update(owner(t) for t in targets if t.split(".")[0] == "bobing")
+        graph[name] = found - {name}
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of ``graph`` with more than one module (Tarjan's
+    algorithm, iterative): each is a set of modules that import each other round a circle."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component: list[str] = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def test_circles_finds_a_circle() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert circles(graph) == [["a", "b", "c"]]
+    assert circles({"a": {"b"}, "b": set()}) == []
+
+
+def test_module_graph_sees_imports_inside_functions() -> None:
+    graph = module_graph()
+    # web/serve.py imports the app only inside _serve (so that `import` stays cheap)
+    assert "bobing.web.app" in graph["bobing.web.serve"]
+    assert "bobing.realtime.memory" in graph["bobing.realtime.backends"]
+
+
+def test_no_import_circle_in_bobing() -> None:
+    found = circles(module_graph())
+    assert not found, "import circles:\n" + "\n".join(" ↔ ".join(c) for c in found)

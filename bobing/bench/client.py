@@ -44,8 +44,8 @@ from typing import Any
 
 from bobing.bench import cpu
 from bobing.engine.errors import InputError
+from bobing.process.loop import loop_factory, raise_open_files
 from bobing.tables.frames import StaleBase, decode_events
-from bobing.web.serve import loop_factory, raise_open_files
 
 BENCH_RULES: dict[str, Any] = {
     # Nothing ends the game during a run: both 六勃 are plain 状元 hands, and 999 cakes a tier.

@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0)
     args = parser.parse_args(argv)
-    from bobing.web.serve import loop_factory
+    from bobing.process.loop import loop_factory
 
     try:
         with asyncio.Runner(loop_factory=loop_factory()) as runner:

@@ -74,15 +74,3 @@ def broker_scheme(url: str) -> str:
             url=url,
         )
     return scheme
-
-
-def get_broker(url: str = "memory://") -> Broker:
-    """The broker for ``url``: ``memory://`` or ``redis://…`` / ``rediss://…``."""
-    scheme = broker_scheme(url)
-    if scheme == "memory":
-        from bobing.realtime.memory import MemoryBroker
-
-        return MemoryBroker()
-    from bobing.realtime.redis import RedisBroker
-
-    return RedisBroker(url)

@@ -11,69 +11,63 @@ tokens, modes, provably fair dice and the commit protocol:
 4. only then update the runtime and publish the events (the database log is the truth;
    the broker message is only a signal).
 
-The pieces live by concern beside it: :mod:`bobing.tables.runtime` (a table in memory, the fold
-of its log), :mod:`bobing.tables.commands` (deciding each command), :mod:`bobing.tables.state` (what
-clients see), :mod:`bobing.tables.export` (record and CSV), :mod:`bobing.tables.validation` (what a
-client sends at creation) and :mod:`bobing.tables.tokens` (secrets and codes).
+This module keeps creating and joining tables and that commit loop. The service's other parts
+are modules of their own, each what changes together: :mod:`bobing.tables.cache` (the runtime
+cache, loading and catching up), :mod:`bobing.tables.timers` (the time limit and the
+auto-throw), :mod:`bobing.tables.rematch` (play again) and :mod:`bobing.tables.outcomes` (what a
+command came to). The pieces they use live by concern beside them: :mod:`bobing.tables.runtime`
+(a table in memory, the fold of its log), :mod:`bobing.tables.commands` (deciding each command),
+:mod:`bobing.tables.state` (what clients see), :mod:`bobing.tables.export` (record and CSV),
+:mod:`bobing.tables.validation` (what a client sends at creation) and
+:mod:`bobing.tables.tokens` (secrets and codes).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
-import json
 import logging
 import math
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from bobing.engine.errors import BobingError
-from bobing.engine.events import EVENT_TYPES, Event, event_from_json
 from bobing.engine.fairness import (
     commitment,
     new_server_seed,
 )
-from bobing.engine.game import MAX_NAME_LENGTH, Game
-from bobing.engine.rules import rules_from_json
+from bobing.engine.game import MAX_NAME_LENGTH
 from bobing.organizer.text import name_key
 from bobing.realtime.broker import Broker, table_channel
 from bobing.storage.event_store import (
     Append,
-    CommandRecord,
     EventStore,
     Seat,
     StaleWrite,
     StoredEvent,
     TableInfo,
-    TableSnapshot,
-    iso,
     utcnow,
 )
-from bobing.tables.clock import Clocks, time_up_command_id
-from bobing.tables.commands import AUTO_THROW, PLANS, Plan, need_seated, plan_time_up
+from bobing.tables.cache import CATCH_UPS_AT_ONCE, PAGE, RuntimeCache, UnusableSnapshot, fold
+from bobing.tables.clock import Clocks
+from bobing.tables.commands import AUTO_THROW, PLANS, Plan
 from bobing.tables.export import record_of, results_csv
 from bobing.tables.frames import events_frame
 from bobing.tables.limits import MAX_TABLE_NAME, Limits
+from bobing.tables.outcomes import Created, Outcome, command_digest, repeated, sender_of
 from bobing.tables.problems import ApiError, from_bobing
 from bobing.tables.protocol import Command
+from bobing.tables.rematch import Rematches
 from bobing.tables.runtime import (
     Roles,
     Runtime,
-    auto_throw_deadline,
-    catch_up,
-    last_thrown,
     note_event,
-    restore,
-    snapshot_of,
-    throw_index,
 )
 from bobing.tables.state import build_state, refresh_state, state_text
-from bobing.tables.tokens import hash_token, new_token, normalize_code, with_free_code
+from bobing.tables.timers import TableTimers
+from bobing.tables.tokens import hash_token, new_token, with_free_code
 from bobing.tables.validation import (
     MODES,
     check_display_text,
@@ -81,6 +75,19 @@ from bobing.tables.validation import (
     parse_rules,
     parse_time_limit,
 )
+
+__all__ = [
+    "CATCH_UPS_AT_ONCE",
+    "PAGE",
+    "Created",
+    "Outcome",
+    "TableService",
+    "UnusableSnapshot",
+    "command_digest",
+    "fold",
+    "sender_of",
+]
+"""The table service and, for code that imported them from here, the names of its parts."""
 
 log = logging.getLogger("bobing.web")
 
@@ -91,47 +98,7 @@ ALWAYS_ROOM = frozenset({"end"})
 table is over: nothing follows that a full log would have to refuse)."""
 
 
-PAGE = 1000
-CATCH_UPS_AT_ONCE = 8
-"""Background catch-ups (:meth:`TableService.signal`) reading at one time: each holds a pooled
-connection, and a burst of signals must not take every one (a command that finds its table
-still behind reads the tail itself)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """The result of a committed (or already committed) command."""
-
-    seq: int
-    last_seq: int
-    duplicate: bool = False
-    reply: dict[str, Any] = field(default_factory=dict)
-
-    def ack(self, command_id: str | None) -> dict[str, Any]:
-        """The ``ack`` frame; ``reply`` carries what only the sender may know (a new token)."""
-        frame: dict[str, Any] = {
-            "type": "ack",
-            "id": command_id,
-            "seq": self.seq,
-            "last_seq": self.last_seq,
-            "duplicate": self.duplicate,
-        }
-        if self.reply:
-            frame["reply"] = self.reply
-        return frame
-
-
-@dataclass(frozen=True, slots=True)
-class Created:
-    """A new table and its secrets (returned once)."""
-
-    code: str
-    host_token: str
-    play_token: str | None
-    state: dict[str, Any]
-
-
-class TableService:
+class TableService(RuntimeCache, TableTimers, Rematches):
     """Tables, commands and the runtime cache of one server instance."""
 
     def __init__(
@@ -158,208 +125,6 @@ class TableService:
         """The time limits' timers (``deadline_set`` in the log)."""
         self.auto_throws = Clocks(self._auto_throw, action="throwing for an absent player")
         """The auto-throws' timers (the last event's time + the table's seconds)."""
-
-    # -- runtimes -------------------------------------------------------------------------
-
-    async def runtime(self, code: str) -> Runtime:
-        """The table's runtime (loaded from the log when not cached); table_not_found else."""
-        code = normalize_code(code)
-        cached = self._runtimes.get(code)
-        if cached is not None:
-            self._runtimes.move_to_end(code)
-            if self._heads.get(code, 0) <= cached.last_seq:
-                return cached
-            return await self._caught_up(cached)
-        pending = self._loading.get(code)
-        if pending is None:
-            pending = asyncio.get_running_loop().create_future()
-            self._loading[code] = pending
-            try:
-                snapshot = await self.store.load(code)
-                try:
-                    loaded = None if snapshot is None else fold(snapshot)
-                except UnusableSnapshot:
-                    # Written by another version, say: the whole log is still the truth.
-                    log.warning("ignoring the stored snapshot of table %s", code)
-                    snapshot = await self.store.load(code, use_snapshot=False)
-                    loaded = None if snapshot is None else fold(snapshot)
-                if loaded is not None:
-                    self._remember(loaded)
-                    self._maybe_snapshot(loaded)
-                pending.set_result(loaded)
-            except BaseException as exc:
-                pending.set_exception(exc)
-                pending.exception()  # retrieved: waiters re-raise it themselves
-                raise
-            finally:
-                del self._loading[code]
-        runtime = await asyncio.shield(pending)
-        if runtime is None:
-            raise ApiError("table_not_found", f"no table {code!r}", code=code)
-        return runtime
-
-    async def _caught_up(self, runtime: Runtime) -> Runtime:
-        """A cached runtime another instance's signal left behind, brought to the log's head:
-        the events after it read (one query) and applied under its lock; reloaded instead when
-        they need more than the events (:func:`catch_up`). A reload per signal used to be what
-        a table whose phones are on several instances paid for every throw."""
-        code = runtime.code
-        async with runtime.lock:
-            if not runtime.evicted and self._heads.get(code, 0) > runtime.last_seq:
-                events = await self.store.events_after(code, runtime.last_seq, PAGE)
-                try:
-                    done = catch_up(runtime, events)
-                except Exception:  # the full load below says what is wrong, if anything
-                    log.warning("cannot catch up table %s: reloading", code, exc_info=True)
-                    done = False
-                if done:
-                    refresh_state(runtime, [event.to_json() for event in events])
-                    self._arm(runtime)
-                else:
-                    self.evict(code)
-            if not runtime.evicted:
-                if self._heads.get(code, 0) <= runtime.last_seq:
-                    self._heads.pop(code, None)
-                return runtime
-        return await self.runtime(code)
-
-    async def fresh_runtime(self, code: str) -> Runtime:
-        """The runtime, reloaded if another instance has written to the log since."""
-        runtime = await self.runtime(code)
-        head = await self.store.last_seq(runtime.code)
-        if head is not None and head != runtime.last_seq:
-            self.evict(runtime.code)
-            runtime = await self.runtime(code)
-        return runtime
-
-    def _remember(self, runtime: Runtime) -> None:
-        runtime.minute_seconds = self.limits.time_limit_minute
-        self._arm(runtime)
-        self._runtimes[runtime.code] = runtime
-        while len(self._runtimes) > self.cache_size:
-            code, oldest = next(iter(self._runtimes.items()))
-            if oldest.lock.locked():
-                break
-            self.evict(code)
-
-    def evict(self, code: str) -> None:
-        """Forget a cached runtime (it is reloaded from the log on next use)."""
-        runtime = self._runtimes.pop(code, None)
-        self._heads.pop(code, None)
-        if runtime is not None:
-            runtime.evicted = True
-
-    def evict_if_idle(self, code: str) -> None:
-        """Forget a cached runtime that no command is using (it may be behind the log)."""
-        runtime = self._runtimes.get(code)
-        if runtime is not None and not runtime.lock.locked():
-            self.evict(code)
-
-    def _maybe_snapshot(self, runtime: Runtime) -> None:
-        """Store a snapshot of the fold once :attr:`Limits.snapshot_every` events have passed.
-
-        Taken now (the runtime is consistent under its lock or right after loading), written in
-        the background: a lost snapshot only means a longer tail on the next load.
-        """
-        if runtime.last_seq - runtime.snapshot_seq < self.limits.snapshot_every:
-            return
-        snapshot = snapshot_of(runtime)
-        runtime.snapshot_seq = snapshot.seq
-
-        async def save() -> None:
-            try:
-                await self.store.save_snapshot(runtime.code, snapshot)
-            except Exception:
-                log.warning("could not store a snapshot of table %s", runtime.code, exc_info=True)
-
-        task = asyncio.create_task(save())
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
-
-    def signal(self, code: str, last_seq: int) -> None:
-        """A broker message said the log reached ``last_seq``: a cached runtime behind it
-        catches up (:meth:`_caught_up`) now, in the background, so that the next command here
-        (the next player's throw, typically) does not wait for the read; and in any case
-        before its next use."""
-        runtime = self._runtimes.get(code)
-        if runtime is None or last_seq <= max(runtime.last_seq, self._heads.get(code, 0)):
-            return
-        self._heads[code] = last_seq
-        if code in self._catching:
-            return  # the running catch-up reads on to this head
-        self._catching.add(code)
-
-        async def catch_up_now() -> None:
-            try:
-                seen = -1
-                while not runtime.evicted and seen < runtime.last_seq < self._heads.get(code, 0):
-                    seen = runtime.last_seq
-                    async with self._catch_up_slots:
-                        await self._caught_up(runtime)
-            except Exception:  # the next command reads the log itself
-                log.warning("could not catch up table %s", code, exc_info=True)
-            finally:
-                self._catching.discard(code)
-
-        task = asyncio.create_task(catch_up_now())
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
-
-    # -- time limits ------------------------------------------------------------------------
-
-    def _arm(self, runtime: Runtime) -> None:
-        """Keep the table's timers in step with its log: the time limit and the auto-throw."""
-        self._arm_clock(runtime)
-        self._arm_auto_throw(runtime)
-
-    def _arm_clock(self, runtime: Runtime) -> None:
-        """Keep the table's timer in step with its clock (docs/protocol.md, Time limits)."""
-        running = (
-            runtime.status == "playing"
-            and runtime.closing is None
-            and runtime.game is not None
-            and not runtime.game.is_over
-        )
-        self.clocks.arm(runtime.code, runtime.deadline if running else None)
-
-    async def rearm(self) -> int:
-        """Load every table in play that has a time limit, arming its timer; how many."""
-        armed = 0
-        for code, settings in await self.store.tables_with_status("playing"):
-            if settings.get("time_limit") is None:
-                continue
-            try:
-                await self.runtime(code)
-            except Exception:
-                log.warning("cannot re-arm the clock of table %s", code, exc_info=True)
-                continue
-            armed += 1
-        return armed
-
-    async def _time_up(self, code: str, deadline: datetime) -> bool:
-        """Call time at ``deadline``; True when done (or nothing to do), False to retry."""
-        deadline_iso = iso(deadline)
-
-        def plan(runtime: Runtime, roles: Roles) -> Plan:
-            return plan_time_up(runtime, deadline_iso)
-
-        cached = self._runtimes.get(code)
-        seen = None if cached is None else cached.last_seq
-        try:
-            outcome = await self._run(code, time_up_command_id(deadline), (), plan)
-        except ApiError as exc:
-            if exc.code in ("conflict", "unavailable"):
-                return False
-            log.warning("the clock could not call time at table %s: %s", code, exc.message)
-            return True
-        if outcome.duplicate and seen is not None:
-            # Another instance called time first. Its broker message may never reach this
-            # instance (the memory broker is per process): tell this instance's sockets.
-            runtime = await self.runtime(code)
-            stored = await self.store.events_after(runtime.code, seen, PAGE)
-            if stored and stored[-1].seq == runtime.last_seq:
-                await self._publish(runtime, [e.to_json() for e in stored])
-        return True
 
     async def close(self) -> None:
         """Stop the timers (at shutdown; the deadlines stay in the log) and wait for the
@@ -598,7 +363,7 @@ class TableService:
                     )
                 sender = sender_of(token_hashes, runtime) if command_id else None
                 if command_id is not None and command_id in runtime.commands:
-                    return _repeated(
+                    return repeated(
                         runtime, command_id, runtime.commands[command_id], sender, digest
                     )
                 try:
@@ -614,7 +379,7 @@ class TableService:
                     if command_id is not None and runtime.forgot_commands:
                         found = await self.store.command(runtime.code, command_id)
                         if found is not None:
-                            return _repeated(runtime, command_id, found, sender, digest)
+                            return repeated(runtime, command_id, found, sender, digest)
                     raise
                 if not plan.events:
                     return Outcome(runtime.last_seq, runtime.last_seq, reply=plan.reply)
@@ -639,7 +404,7 @@ class TableService:
                     if command_id is not None:
                         found = await self.store.command(runtime.code, command_id)
                         if found is not None:
-                            return _repeated(runtime, command_id, found, sender, digest)
+                            return repeated(runtime, command_id, found, sender, digest)
                     continue
                 except Exception:
                     self.evict(runtime.code)
@@ -704,151 +469,6 @@ class TableService:
         self._arm(runtime)
         return logged
 
-    # -- absent players: the server throws once the table's auto-throw time runs out --------
-
-    def _arm_auto_throw(self, runtime: Runtime) -> None:
-        """Keep the auto-throw timer in step with the log (the same timers as the time
-        limit: retried while the database is down, re-armed on load, and the turn makes it
-        happen once however many instances fire)."""
-        self.auto_throws.arm(runtime.code, auto_throw_deadline(runtime))
-
-    async def _auto_throw(self, code: str, deadline: datetime) -> bool:
-        """The server's throw for the absent player; True when done (or nothing to do),
-        False to retry."""
-        runtime = await self.runtime(code)
-        if runtime.game is None or auto_throw_deadline(runtime) != deadline:
-            return True  # the log moved on: the timer of the new deadline is armed
-        turn = runtime.game.throw_count + 1
-        command = Command("throw", None, {"turn": turn, AUTO_THROW: True})
-        try:
-            await self.execute(code, command, ())
-        except ApiError as exc:
-            # The player threw meanwhile (turn_taken), or the game paused or ended; a busy
-            # or unreachable database is tried again.
-            return exc.code not in ("conflict", "unavailable")
-        return True
-
-    # -- play again with the same people ----------------------------------------------------
-
-    async def _rematch(self, code: str, command: Command, token_hashes: tuple[str, ...]) -> Outcome:
-        """The host opens a new table with the same seats, rules and prizes; the old table's
-        log names it (``rematch``) and every seat fetches its own new token with
-        ``claim_rematch``. The host's new tokens come back in this command's reply only."""
-        runtime = await self.runtime(code)
-        if command.id is not None and command.id in runtime.commands:
-            sender = sender_of(token_hashes, runtime)
-            record = runtime.commands[command.id]
-            return _repeated(runtime, command.id, record, sender, command_digest(command))
-        roles = runtime.roles(token_hashes)
-        if not roles.host:
-            raise ApiError("forbidden", "only the host may start a rematch", action="rematch")
-        if not runtime.over:
-            raise ApiError(
-                "not_playing", "a rematch follows a game that is over", status=runtime.status
-            )
-        if runtime.rematch_code is not None:
-            raise ApiError(
-                "rematch_exists",
-                f"table {runtime.code} already continues at {runtime.rematch_code}",
-                code=runtime.rematch_code,
-            )
-        if runtime.info.gathering is not None:
-            # a new table outside the event would leave its roster, prizes and 王中王
-            raise ApiError(
-                "event_table",
-                f"table {runtime.code} is one of event {runtime.info.gathering}'s tables: "
-                "what comes next is the organiser's",
-                event=runtime.info.gathering,
-            )
-        settings = runtime.info.settings
-        created = await self.create_table(
-            name=runtime.info.name,
-            mode=runtime.info.mode,
-            rules=runtime.info.rules,
-            named_prizes=settings.get("named_prizes") or None,
-            referee_thrower=bool(settings.get("referee_thrower")),
-        )
-        names = runtime.names
-
-        def seat_all(new: Runtime, roles: Roles) -> Plan:
-            # Each seat waits for its phone: a token nobody holds until claim_rematch.
-            seats = [Seat(n, i, hash_token(new_token("p"))) for i, n in enumerate(names, 1)]
-            events: list[dict[str, Any]] = [
-                {"type": "player_joined", "seat": seat.seat, "name": seat.name} for seat in seats
-            ]
-            if runtime.auto_throw:
-                events.append({"type": "auto_throw_set", "seconds": runtime.auto_throw})
-
-            def commit(rt: Runtime) -> None:
-                rt.seats = seats
-
-            return Plan(events, seats=seats, commit=commit)
-
-        if names:
-            await self._run(created.code, None, (), seat_all)
-
-        def announce(old: Runtime, roles: Roles) -> Plan:
-            if old.rematch_code is not None:
-                raise ApiError(
-                    "rematch_exists",
-                    f"table {old.code} already continues at {old.rematch_code}",
-                    code=old.rematch_code,
-                )
-            return Plan(
-                [{"type": "rematch", "code": created.code}],
-                reply={
-                    "code": created.code,
-                    "host_token": created.host_token,
-                    "play_token": created.play_token,
-                },
-            )
-
-        return await self._run(
-            code,
-            command.id,
-            token_hashes,
-            announce,
-            digest=command_digest(command),
-            need_token=True,
-        )
-
-    async def _claim_rematch(
-        self, code: str, command: Command, token_hashes: tuple[str, ...]
-    ) -> Outcome:
-        """A seat of the old table takes its seat at the rematch: a new player token for it."""
-        old = await self.runtime(code)
-        roles = old.roles(token_hashes)
-        if old.rematch_code is None:
-            raise ApiError("no_rematch", f"table {old.code} has no rematch", code=old.code)
-        if not roles.players:
-            raise ApiError(
-                "forbidden",
-                "only a player of this table has a seat at the rematch",
-                action="claim_rematch",
-            )
-        name = roles.players[0]
-        target = old.rematch_code
-
-        def claim(new: Runtime, _: Roles) -> Plan:
-            need_seated(new, name)
-            token = new_token("p")
-            seats = [
-                Seat(s.name, s.seat, hash_token(token) if s.name == name else s.token_hash)
-                for s in new.seats
-            ]
-
-            def commit(rt: Runtime) -> None:
-                rt.seats = seats
-
-            return Plan(
-                [{"type": "seat_claimed", "player": name, "from": old.code}],
-                seats=seats,
-                commit=commit,
-                reply={"code": new.code, "player": name, "player_token": token},
-            )
-
-        return await self._run(target, None, (), claim)
-
     async def _publish(self, runtime: Runtime, logged: list[dict[str, Any]]) -> None:
         """Signal the committed events ``logged`` (the runtime's last, as JSON) with their
         frame: the patch of the commit that made them, else (another instance's events, found
@@ -884,79 +504,3 @@ class TableService:
     async def results_csv(self, code: str, lang: str | None = None) -> str:
         """Results as CSV, one row per seat."""
         return results_csv(await self.fresh_runtime(code), lang)
-
-
-class UnusableSnapshot(Exception):
-    """A stored snapshot this version cannot read (the table is folded from its whole log)."""
-
-
-def command_digest(command: Command) -> str:
-    """What a command asks for (type and fields): one id names one command."""
-    text = json.dumps([command.type, command.args], sort_keys=True, ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def sender_of(token_hashes: tuple[str, ...], runtime: Runtime) -> str | None:
-    """Who sent a command: a hash of the table's tokens it came with (None without any)."""
-    known = sorted({h for h in token_hashes if runtime.knows(h)})
-    if not known:
-        return None
-    return hashlib.sha256(" ".join(known).encode("ascii")).hexdigest()
-
-
-def _repeated(
-    runtime: Runtime,
-    command_id: str,
-    record: CommandRecord,
-    sender: str | None,
-    digest: str | None,
-) -> Outcome:
-    """A command id seen before: the original ack if it is the same sender's same command."""
-    # Events stored before senders were recorded (None) are taken as the same sender.
-    if record.sender is not None and record.sender != sender:
-        raise ApiError(
-            "command_id_reused",
-            f"command id {command_id!r} was already used at table {runtime.code} by another "
-            "sender; use a fresh id for each command",
-            id=command_id,
-            reason="sender",
-        )
-    if record.digest is not None and digest is not None and record.digest != digest:
-        raise ApiError(
-            "command_id_reused",
-            f"command id {command_id!r} was already used at table {runtime.code} for a "
-            "different command; use a fresh id for each command",
-            id=command_id,
-            reason="command",
-        )
-    return Outcome(record.seq, runtime.last_seq, duplicate=True)
-
-
-def fold(snapshot: TableSnapshot) -> Runtime:
-    """A runtime from the stored log: the latest fold snapshot, if any, then the events after it
-    (the game is replayed by the engine, nothing re-decided)."""
-    info = snapshot.info
-    runtime = Runtime(
-        info=info,
-        rules=rules_from_json(info.rules),
-        seats=list(snapshot.seats),
-        status=info.status,
-        last_seq=snapshot.last_seq,
-    )
-    game_events: list[Event] = []
-    if snapshot.fold is not None:
-        try:
-            game_events = restore(runtime, snapshot.fold)
-        except (KeyError, TypeError, ValueError, BobingError) as exc:
-            raise UnusableSnapshot(f"table {info.code}: {exc}") from exc
-    for event in snapshot.events:
-        if event.type in EVENT_TYPES:
-            game_events.append(event_from_json(event.data))
-        elif event.type == "throw_undone":
-            del game_events[throw_index(game_events, event.data["throw"]) :]
-        note_event(runtime, event)
-    if game_events:
-        runtime.game = Game.replay(runtime.rules, runtime.names, game_events)
-        runtime.last_throw = last_thrown(game_events)
-    refresh_state(runtime)
-    return runtime

@@ -1,4 +1,11 @@
-"""The table server: FastAPI over the storage and realtime layers (see docs/protocol.md)."""
+"""The HTTP/WebSocket edge: FastAPI routes and sockets over the table and event services.
+
+The services themselves (``bobing.tables``, ``bobing.gatherings``) use no web framework; this
+package turns HTTP requests and socket frames into their calls and their errors into problems
+(``web/edge/``), fans each table's frames out to its sockets (``hub.py``), serves the front end
+(``static/``) and runs it all with Uvicorn (``serve.py``). See docs/architecture.md and
+docs/protocol.md.
+"""
 
 from __future__ import annotations
 

@@ -20,9 +20,8 @@ from starlette.types import Receive, Scope, Send
 
 from bobing.engine.errors import BobingError
 from bobing.gatherings.service import GatheringService
-from bobing.i18n import request_language
 from bobing.organizer import MAX_ROSTER_BYTES
-from bobing.realtime.broker import get_broker
+from bobing.realtime.backends import get_broker
 from bobing.realtime.redis import safe_url
 from bobing.storage.db import Database
 from bobing.storage.event_store import EventStore
@@ -32,6 +31,8 @@ from bobing.tables.problems import ApiError, from_bobing
 from bobing.tables.protocol import command_schema
 from bobing.tables.service import TableService
 from bobing.web.assets import REVALIDATE, WORKER, StaticSite
+from bobing.web.edge.lang import request_lang
+from bobing.web.edge.problems import PROBLEM, problem_response
 from bobing.web.headers import SecurityHeaders, content_security_policy
 from bobing.web.hub import Hub
 from bobing.web.limits_transport import RequestLimits
@@ -41,26 +42,7 @@ from bobing.web.routes import events as event_routes
 from bobing.web.settings import Settings
 
 log = logging.getLogger("bobing.web")
-PROBLEM = "application/problem+json"
 RESERVED_PREFIXES = ("/api", "/ws", "/docs", "/openapi.json", "/redoc")
-
-
-def request_lang(request: Request) -> str:
-    """``?lang=`` or the first Accept-Language tag, normalized."""
-    return request_language(
-        request.query_params.get("lang"), request.headers.get("accept-language")
-    )
-
-
-def problem_response(request: Request, error: ApiError) -> JSONResponse:
-    """An RFC 9457 response in the client's language (``Retry-After`` when it says when)."""
-    headers = None
-    retry_after = error.params.get("retry_after")
-    if isinstance(retry_after, int) and not isinstance(retry_after, bool):
-        headers = {"Retry-After": str(max(retry_after, 1))}
-    return JSONResponse(
-        error.problem(request_lang(request)), error.status, media_type=PROBLEM, headers=headers
-    )
 
 
 class SpaStatic:

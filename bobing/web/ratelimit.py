@@ -24,8 +24,6 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
-from starlette.requests import Request
-
 from bobing.realtime.broker import broker_scheme
 from bobing.realtime.redis import _redis_module, safe_url
 from bobing.tables.limits import Limits
@@ -253,18 +251,6 @@ def address_key(address: str | None, secret: str = "") -> str:
     always passes its secret (:meth:`RateLimiter.address_key`)."""
     message = f"bobing-address:{address or '?'}".encode()
     return hmac.new(secret.encode(), message, hashlib.sha256).hexdigest()
-
-
-async def count_request(request: Request, action: str) -> str:
-    """Count one ``action`` against the request's client address (``rate_limited`` when over;
-    nothing is counted by an app without a limiter) and return the hashed address, for
-    quotas: the one way a route takes from a rate."""
-    address = request.client.host if request.client is not None else None
-    limiter: RateLimiter | None = getattr(request.app.state, "rate_limiter", None)
-    if limiter is None:
-        return address_key(address)
-    await limiter.acquire(action, address or "?")
-    return limiter.address_key(address)
 
 
 NO_SUCH_CODE = frozenset({"table_not_found", "event_not_found"})

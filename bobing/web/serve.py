@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-import ipaddress
 import socket
 import sys
 from collections.abc import Callable
@@ -13,8 +12,10 @@ from typing import Any, TextIO
 from urllib.parse import urlsplit, urlunsplit
 
 from bobing.engine.errors import BobingError, InputError
-from bobing.realtime.broker import get_broker
+from bobing.process.loop import loop_factory, raise_open_files
+from bobing.realtime.backends import get_broker
 from bobing.storage.db import Database
+from bobing.web.edge.invite import urls
 from bobing.web.gc_pauses import HeapKeeper
 from bobing.web.settings import Settings
 
@@ -57,82 +58,6 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def lan_addresses() -> list[str]:
-    """This machine's IPv4 addresses that phones on the same network can reach."""
-    found: list[str] = []
-    with contextlib.suppress(OSError):
-        probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        try:
-            probe.connect(("192.0.2.1", 9))  # no packet is sent: this only picks a route
-            found.append(probe.getsockname()[0])
-        finally:
-            probe.close()
-    with contextlib.suppress(OSError):
-        for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
-            found.append(str(info[4][0]))
-    out: list[str] = []
-    for text in found:
-        address = ipaddress.ip_address(text)
-        if not address.is_loopback and not address.is_unspecified and text not in out:
-            out.append(text)
-    return out
-
-
-def urls(host: str, port: int) -> tuple[str, list[str]]:
-    """The local URL and the URLs for other devices."""
-    if host in ("", "0.0.0.0", "::"):
-        return f"http://127.0.0.1:{port}", [f"http://{a}:{port}" for a in lan_addresses()]
-    shown = f"[{host}]" if ":" in host else host
-    return f"http://{shown}:{port}", []
-
-
-def _is_loopback(host: str) -> bool:
-    name = host.strip("[]").lower()
-    if name == "localhost" or name.endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(name).is_loopback
-    except ValueError:
-        return False
-
-
-def _hostname(host_header: str) -> str:
-    """The host part of a Host header (``[::1]:8000`` → ``::1``, ``a.lan:8000`` → ``a.lan``)."""
-    if host_header.startswith("["):
-        return host_header[1:].split("]", 1)[0]
-    return host_header.rsplit(":", 1)[0] if host_header.count(":") == 1 else host_header
-
-
-def invite_base(
-    listen: tuple[str, int] | None,
-    request_host: str,
-    request_origin: str,
-    public_url: str | None = None,
-) -> dict[str, object]:
-    """Where other phones can open this server: ``{"base", "lan", "loopback_only"}``.
-
-    A configured public URL (``--public-url``, behind a reverse proxy) wins. A browser that
-    reached the server by a network name or address already has one others can use; one on
-    127.0.0.1 gets the LAN address of the interface the server listens on. When the server
-    listens only on loopback (or nobody knows where it listens) no phone can join:
-    ``loopback_only`` tells the UI to warn.
-    """
-    lan: list[str] = []
-    if listen is not None:
-        host, port = listen
-        if host in ("", "0.0.0.0", "::"):
-            lan = urls(host, port)[1]
-        elif not _is_loopback(host):
-            lan = [urls(host, port)[0]]
-    if public_url:
-        return {"base": public_url, "lan": lan, "loopback_only": False}
-    if not _is_loopback(_hostname(request_host)):
-        return {"base": request_origin, "lan": lan, "loopback_only": False}
-    if lan:
-        return {"base": lan[0], "lan": lan, "loopback_only": False}
-    return {"base": request_origin, "lan": [], "loopback_only": True}
-
-
 def public_base(url: str) -> str:
     """A ``--public-url`` as a base for links (``https://bobing.example/`` →
     ``https://bobing.example``), or a clear error for anything but an http(s) URL."""
@@ -160,36 +85,6 @@ def print_banner(local: str, lan: list[str], out: TextIO, public_url: str | None
     except Exception:
         pass
     print("bobing: press Ctrl+C to stop", file=out, flush=True)
-
-
-def loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
-    """uvloop's event loop when available (it comes with uvicorn[standard]; not on Windows):
-    with a thousand sockets, the loop's own overhead is a large part of each frame's cost."""
-    try:
-        import uvloop
-    except ImportError:
-        return None
-    factory: Callable[[], asyncio.AbstractEventLoop] = uvloop.new_event_loop
-    return factory
-
-
-def raise_open_files(wanted: int | None = None) -> int:
-    """Raise this process's open-file limit towards the hard limit; returns the new soft limit.
-
-    Every socket is a file descriptor, and the usual soft limit (1024) is far below 10,000
-    phones. Only root can raise the hard limit (``ulimit -Hn``, systemd ``LimitNOFILE=``).
-    """
-    try:
-        import resource
-    except ImportError:  # Windows: no such limit
-        return wanted or 0
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    ceiling = 1 << 20 if hard == resource.RLIM_INFINITY else hard
-    target = ceiling if wanted is None else min(wanted, ceiling)
-    if target > soft:
-        with contextlib.suppress(ValueError, OSError):
-            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
-    return int(resource.getrlimit(resource.RLIMIT_NOFILE)[0])
 
 
 def run_server(

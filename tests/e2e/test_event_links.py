@@ -16,7 +16,7 @@ import pytest
 from e2etools import Browser, Server, running_server
 from playwright.sync_api import Page, expect
 
-from bobing.web.serve import lan_addresses
+from bobing.web.edge.invite import lan_addresses
 
 pytestmark = pytest.mark.browser
 

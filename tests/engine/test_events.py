@@ -125,7 +125,7 @@ def test_versioned_log() -> None:
 
 @pytest.mark.parametrize(
     "name",
-    ["bobing.engine.events", "bobing.engine.game", "bobing.engine.record", "bobing.cli.game_cmds"],
+    ["bobing.engine.events", "bobing.engine.game", "bobing.engine.record", "bobing.cli.play_cmd"],
 )
 def test_doctests(name: str) -> None:
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)

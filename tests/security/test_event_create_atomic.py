@@ -61,7 +61,7 @@ async def test_a_table_failing_midway_leaves_nothing(tmp_path: Path) -> None:
     import pytest
 
     from bobing.gatherings.service import GatheringService
-    from bobing.realtime.broker import get_broker
+    from bobing.realtime.backends import get_broker
     from bobing.storage import Database, EventStore
     from bobing.storage.gatherings import GatheringStore
     from bobing.tables.service import TableService

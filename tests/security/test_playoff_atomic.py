@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from bobing.gatherings.service import GatheringService
-from bobing.realtime.broker import get_broker
+from bobing.realtime.backends import get_broker
 from bobing.storage import Database, EventStore
 from bobing.storage.gatherings import GatheringStore
 from bobing.tables.problems import ApiError

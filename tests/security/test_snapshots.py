@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from sectools import Client, open_table, served
 
-from bobing.realtime.broker import get_broker
+from bobing.realtime.backends import get_broker
 from bobing.storage import Database, EventStore
 from bobing.storage.event_store import TableSnapshot
 from bobing.tables.limits import Limits

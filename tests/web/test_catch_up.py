@@ -13,7 +13,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from bobing.realtime.broker import get_broker
+from bobing.realtime.backends import get_broker
 from bobing.storage import Database, EventStore
 from bobing.storage.event_store import TableSnapshot
 from bobing.tables.protocol import Command

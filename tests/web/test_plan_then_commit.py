@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from bobing.realtime.broker import get_broker
+from bobing.realtime.backends import get_broker
 from bobing.storage import Database, EventStore
 from bobing.tables.limits import Limits
 from bobing.tables.problems import ApiError

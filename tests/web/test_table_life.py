@@ -13,7 +13,8 @@ import pytest
 from webtools import TIMEOUT, Client, create_table, join, running_server
 
 from bobing.engine.errors import InputError
-from bobing.web.serve import invite_base, lan_addresses, public_base
+from bobing.web.edge.invite import invite_base, lan_addresses
+from bobing.web.serve import public_base
 from bobing.web.settings import Settings
 
 NAMES = ["甲", "乙", "丙"]

@@ -43,8 +43,8 @@ from bobing.tables.limits import Limits
 from bobing.tables.problems import ApiError, from_bobing
 from bobing.tables.service import TableService
 from bobing.tables.validation import preset_rules, web_rules
-from bobing.web.ratelimit import count_request
-from bobing.web.routes.api import Problem
+from bobing.web.edge.problems import problem_responses
+from bobing.web.edge.rate import count_request
 
 if TYPE_CHECKING:
     from bobing.analysis.simulate import SimulationResult
@@ -69,20 +69,18 @@ MAX_AGE = 3600
 """Seconds browsers may reuse an answer: it depends only on its URL (a table's rules are fixed)."""
 CHARTS = ("length", "seats")
 
-_PROBLEM = {"model": Problem, "content": {"application/problem+json": {}}}
 router = APIRouter(
     prefix="/api",
     tags=["analysis"],
-    responses={
-        400: {**_PROBLEM, "description": "malformed request"},
-        404: {**_PROBLEM, "description": "no such table"},
-        422: {**_PROBLEM, "description": "invalid rules or number of players"},
-        429: {**_PROBLEM, "description": "too many requests from this address (Retry-After)"},
-        503: {
-            **_PROBLEM,
-            "description": "the workers are busy or the database is unreachable (Retry-After)",
-        },
-    },
+    responses=problem_responses(
+        {
+            400: "malformed request",
+            404: "no such table",
+            422: "invalid rules or number of players",
+            429: "too many requests from this address (Retry-After)",
+            503: "the workers are busy or the database is unreachable (Retry-After)",
+        }
+    ),
 )
 
 RulesParam = Annotated[

@@ -26,34 +26,24 @@ from bobing.tables.service import PAGE, TableService
 from bobing.tables.tokens import bearer_token, hash_token
 from bobing.tables.validation import preset_rules, web_rules
 from bobing.web.assets import accepted_encodings
+from bobing.web.edge.invite import invite_base
+from bobing.web.edge.problems import problem_responses
+from bobing.web.edge.rate import count_request
 from bobing.web.qr import MAX_QR_TEXT, qr_path
-from bobing.web.ratelimit import count_request
-from bobing.web.serve import invite_base
 
-
-class Problem(BaseModel):
-    """An RFC 9457 problem (``application/problem+json``); ``code`` is stable, text translated."""
-
-    type: str = Field(examples=["urn:bobing:problem:name_taken"])
-    title: str = Field(examples=["Name taken"])
-    status: int = Field(examples=[409])
-    detail: str = Field(examples=["“甲” is already seated at this table."])
-    code: str = Field(examples=["name_taken"], description="see docs/protocol.md, Errors")
-    params: dict[str, Any] = Field(default_factory=dict, examples=[{"name": "甲"}])
-
-
-_PROBLEM = {"model": Problem, "content": {"application/problem+json": {}}}
 router = APIRouter(
     prefix="/api",
-    responses={
-        400: {**_PROBLEM, "description": "malformed request"},
-        404: {**_PROBLEM, "description": "no such table"},
-        409: {**_PROBLEM, "description": "not possible in the table's current state"},
-        413: {**_PROBLEM, "description": "body too large"},
-        422: {**_PROBLEM, "description": "invalid field, name, rules or dice"},
-        429: {**_PROBLEM, "description": "rate limit or quota reached (see Retry-After)"},
-        503: {**_PROBLEM, "description": "the database is unreachable"},
-    },
+    responses=problem_responses(
+        {
+            400: "malformed request",
+            404: "no such table",
+            409: "not possible in the table's current state",
+            413: "body too large",
+            422: "invalid field, name, rules or dice",
+            429: "rate limit or quota reached (see Retry-After)",
+            503: "the database is unreachable",
+        }
+    ),
 )
 
 

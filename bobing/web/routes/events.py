@@ -18,7 +18,6 @@ from bobing.engine.switches import MAX_PRIZE_NAME
 from bobing.gatherings.draft import MODE_ALIASES, model_errors
 from bobing.gatherings.export import results_csv, results_xlsx
 from bobing.gatherings.service import CONTROL_ACTIONS, GatheringService
-from bobing.i18n import request_language
 from bobing.organizer import MAX_ROSTER_BYTES, Person, read_roster
 from bobing.organizer.budget import MAX_AMOUNT, MAX_COST_NAME, MAX_COSTS
 from bobing.organizer.playoff import MAX_PLAYOFF_THROWS
@@ -28,8 +27,9 @@ from bobing.organizer.seating import SEATINGS
 from bobing.tables.limits import MAX_EVENT_NAME, MAX_EVENT_TABLES, MAX_TIME_LIMIT, Limits
 from bobing.tables.problems import ApiError
 from bobing.tables.validation import MODES
-from bobing.web.ratelimit import count_request
-from bobing.web.routes.api import _PROBLEM
+from bobing.web.edge.lang import request_lang
+from bobing.web.edge.problems import problem_responses
+from bobing.web.edge.rate import count_request
 
 ROSTER_PATH = "/api/events/roster"
 ROSTER_RETRY_AFTER = 2
@@ -39,15 +39,17 @@ XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 router = APIRouter(
     prefix="/api/events",
     tags=["events"],
-    responses={
-        400: {**_PROBLEM, "description": "malformed request"},
-        401: {**_PROBLEM, "description": "the organiser's token is missing"},
-        403: {**_PROBLEM, "description": "the token is not this event's organiser's"},
-        404: {**_PROBLEM, "description": "no such event"},
-        409: {**_PROBLEM, "description": "not possible in the event's current state"},
-        413: {**_PROBLEM, "description": "body too large"},
-        422: {**_PROBLEM, "description": "invalid field, people, prizes, budget or rules"},
-    },
+    responses=problem_responses(
+        {
+            400: "malformed request",
+            401: "the organiser's token is missing",
+            403: "the token is not this event's organiser's",
+            404: "no such event",
+            409: "not possible in the event's current state",
+            413: "body too large",
+            422: "invalid field, people, prizes, budget or rules",
+        }
+    ),
 )
 
 Auth = Annotated[str | None, Header(description="Bearer <organiser token>")]
@@ -270,12 +272,6 @@ def events_of(request: Request) -> GatheringService:
     return service
 
 
-def _lang(request: Request) -> str:
-    return request_language(
-        request.query_params.get("lang"), request.headers.get("accept-language")
-    )
-
-
 @router.post("", status_code=201, summary="Create an event with its tables, seats named")
 async def create_event(body: CreateEvent, request: Request) -> JSONResponse:
     """Every table is created and seated at once; the organiser and host tokens are shown once."""
@@ -451,7 +447,7 @@ async def results_as_csv(code: str, request: Request) -> Response:
     """One row per prize, by table; headers in the request's language."""
     data = await events_of(request).results(code)
     return Response(
-        results_csv(data, _lang(request)).encode("utf-8"),
+        results_csv(data, request_lang(request)).encode("utf-8"),
         media_type="text/csv; charset=utf-8",
         headers={"Content-Disposition": f'attachment; filename="bobing-event-{data["code"]}.csv"'},
     )
@@ -467,7 +463,7 @@ async def results_as_xlsx(code: str, request: Request) -> Response:
     """Sheets by table, by name, and the winners."""
     data = await events_of(request).results(code)
     return Response(
-        results_xlsx(data, _lang(request)),
+        results_xlsx(data, request_lang(request)),
         media_type=XLSX,
         headers={"Content-Disposition": f'attachment; filename="bobing-event-{data["code"]}.xlsx"'},
     )

@@ -15,13 +15,13 @@ from fastapi import APIRouter, WebSocket
 from starlette.websockets import WebSocketDisconnect
 
 from bobing.engine.errors import BobingError
-from bobing.i18n import request_language
 from bobing.storage.event_store import iso, utcnow
 from bobing.tables.problems import ApiError, from_bobing
 from bobing.tables.protocol import ID_PATTERN, decode_frame, dumps, parse_command, pong
 from bobing.tables.runtime import Runtime
 from bobing.tables.service import TableService
 from bobing.tables.tokens import MAX_TOKEN_LENGTH, hash_token
+from bobing.web.edge.lang import request_lang
 from bobing.web.hub import Connection, Hub
 from bobing.web.ratelimit import NO_SUCH_CODE, RateLimiter, code_name, count_miss
 
@@ -70,16 +70,12 @@ async def _refuse_origin(ws: WebSocket) -> bool:
     return True
 
 
-def _lang(ws: WebSocket) -> str:
-    return request_language(ws.query_params.get("lang"), ws.headers.get("accept-language"))
-
-
 @router.websocket("/ws/tables/{code}")
 async def table_socket(ws: WebSocket, code: str) -> None:
     """Push every event of the table; accept commands from the tokens' holders."""
     service: TableService = ws.app.state.service
     hub: Hub = ws.app.state.hub
-    lang = _lang(ws)
+    lang = request_lang(ws)
     if await _refuse_origin(ws):
         return
     await ws.accept()
@@ -238,7 +234,7 @@ async def watch_socket(ws: WebSocket) -> None:
     """Push every event of several tables over one socket (read-only: a dashboard, a hall)."""
     service: TableService = ws.app.state.service
     hub: Hub = ws.app.state.hub
-    lang = _lang(ws)
+    lang = request_lang(ws)
     if await _refuse_origin(ws):
         return
     await ws.accept()
