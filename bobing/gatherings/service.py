@@ -380,8 +380,15 @@ class GatheringService:
         donated = parse_donated_sets(spec.get("donated_sets"))
         tables = len(gathering.tables) or int((spec.get("layout") or {}).get("planned", 0))
         spent = prize_cost(per_table, tables, self._playoff_value(spec), donated)
+        # Who came (RULES.md §10.1): those checked in once the door is closed; without a
+        # check-in everyone on the roster is seated.
+        came = (
+            [n for n in payers if n in gathering.present]
+            if spec.get("check_in") and self._seated(gathering)
+            else None
+        )
         return parse_budget(spec.get("budget")).summary(
-            len(payers), spent, payers=payers, donated=donated
+            len(payers), spent, payers=payers, came=came, donated=donated
         )
 
     @staticmethod

@@ -650,14 +650,19 @@ export class EventDashboardView {
         b.deficit > 0
           ? t("event.budget.deficit", { n: b.deficit })
           : b.surplus_use === "refund"
-            ? t("event.budget.surplus_refund", { n: b.surplus, people: b.people })
+            ? t("event.budget.surplus_refund", {
+                n: b.surplus,
+                people: (b.refunds || []).filter((r) => !r.no_show).length,
+              })
             : t("event.budget.surplus", { n: b.surplus }),
       ),
       b.refunds && b.refunds.length
         ? h(
             "ul",
             { class: "ev-refunds" },
-            b.refunds.map((r) => h("li", {}, t("event.budget.refund_line", r))),
+            b.refunds.map((r) =>
+              h("li", {}, t(r.no_show ? "event.budget.refund_no_show" : "event.budget.refund_line", r)),
+            ),
           )
         : null,
     );

@@ -299,7 +299,9 @@ function moneyCard(money) {
           h(
             "ul",
             { class: cls },
-            items.map((item) => h("li", {}, t(line, item))),
+            items.map((item) =>
+              h("li", {}, t(item.no_show ? "event.budget.refund_no_show" : line, item)),
+            ),
           ),
         ]
       : [];
