@@ -44,6 +44,7 @@ from bobing.organizer.playoff import check_throws
 from bobing.organizer.prizes import table_prize_value
 from bobing.organizer.results import event_results
 from bobing.organizer.roster import parse_people
+from bobing.organizer.seating import leaderless_tables
 from bobing.storage.event_store import CodeTaken, iso, utcnow
 from bobing.storage.gatherings import Gathering, GatheringStore, SeatClaimed
 from bobing.tables.problems import ApiError
@@ -95,7 +96,17 @@ class GatheringService:
             "rules": draft.rules_json,
             "prize_set_value": table_prize_value(draft.rules_json, draft.prize_set),
             "budget": draft.summary().to_json(),
+            **self._leaders_preview(draft),
         }
+
+    @staticmethod
+    def _leaders_preview(draft: Draft) -> dict[str, Any]:
+        """``leaders``: how many 组长 the roster marks and the tables the seating left without
+        one (there were fewer than tables); absent when the roster marks none."""
+        marked = sum(p.leader for p in draft.people)
+        if not marked:
+            return {}
+        return {"leaders": {"marked": marked, "without": leaderless_tables(draft.seated)}}
 
     async def _make_tables(
         self, draft: Draft, code: str, creator: str | None
@@ -130,6 +141,7 @@ class GatheringService:
                 # claimed with its card's claim key (or by the organiser).
                 await self.tables.join(created.code, person.name)
                 keys[person.name] = new_token("k")
+            await self.tables.name_start_thrower(created.code, throwers[number - 1])
             table = {
                 "number": number,
                 "code": created.code,
@@ -539,6 +551,7 @@ class GatheringService:
             )
         checked = model_errors(parse_start_thrower, value, members)
         thrower = table_start_thrower(checked, members)
+        await self.tables.name_start_thrower(entry["code"], thrower)
         tables = [
             {**t, "start_thrower": thrower} if t["number"] == number else t
             for t in gathering.tables

@@ -69,8 +69,7 @@ class Budget:
                 s["name"]: s for s in refund_shares(balance, [n for n in everyone if n in present])
             }
             refunds = [
-                shares.get(name, {"name": name, "amount": 0, "no_show": True})
-                for name in everyone
+                shares.get(name, {"name": name, "amount": 0, "no_show": True}) for name in everyone
             ]
         return BudgetSummary(
             people=people,

@@ -122,6 +122,7 @@ def test_a_paid_no_show_is_not_refunded() -> None:
         {"name": "丙", "amount": 50},
     ]
 
+
 def test_donated_prize_sets_cost_nothing() -> None:
     donated = parse_donated_sets([{"name": "甲", "new_son": True}, {"name": "乙"}])
     assert [d.sets for d in donated] == [2, 1]

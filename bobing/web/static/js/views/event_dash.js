@@ -661,7 +661,11 @@ export class EventDashboardView {
             "ul",
             { class: "ev-refunds" },
             b.refunds.map((r) =>
-              h("li", {}, t(r.no_show ? "event.budget.refund_no_show" : "event.budget.refund_line", r)),
+              h(
+                "li",
+                {},
+                t(r.no_show ? "event.budget.refund_no_show" : "event.budget.refund_line", r),
+              ),
             ),
           )
         : null,

@@ -160,7 +160,7 @@ export class EventCardsView {
                   ? h(
                       "p",
                       { class: "ev-card-thrower" },
-                      t(`event.card_thrower.${ev.mode === "referee" ? "referee" : "rolled"}`, {
+                      t(`event.card_thrower.${cardThrower(ev, tb)}`, {
                         name: tb.start_thrower,
                       }),
                     )
@@ -286,6 +286,15 @@ function prizeText(prize, count = 1) {
   return value
     ? t("event.prize_line_value", { tier, name, value })
     : t("event.prize_line", { tier, name });
+}
+
+/** Which start-dice line a table's card prints: at a referee table the 组长 types the dice in,
+ * or, where the roster marks 组长 and the seating left this table without one, whoever keeps
+ * the table's phone. */
+function cardThrower(ev, tb) {
+  if (ev.mode !== "referee") return "rolled";
+  const marked = (ev.people || []).some((p) => p.leader);
+  return marked && !(tb.leaders && tb.leaders.length) ? "referee_no_leader" : "referee";
 }
 
 /** RULES.md §9.4 at the prize desk: the no-shows with what they paid, each refund, the
