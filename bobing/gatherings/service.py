@@ -69,8 +69,10 @@ def _result(runtime: Runtime) -> dict[str, Any] | None:
         return None
     full = runtime.game.result(events=False)
     out = {key: full[key] for key in RESULT_KEYS}
-    if "ranking" in full:
-        out["ranking"] = full["ranking"]
+    # ranked prizes, and RULES.md §9.3's 分状元 and 反向博钱 (absent when off)
+    for key in ("ranking", "zhuangyuan_cake", "payments"):
+        if key in full:
+            out[key] = full[key]
     return out
 
 
@@ -849,6 +851,7 @@ class GatheringService:
             table_prize_value(spec.get("rules") or {}, parse_prize_set(spec.get("prizes"))),
         )
         door = self._door(gathering)
+        kitty = [t["kitty"] for t in out["tables"] if t.get("kitty") is not None]
         return {
             "code": gathering.code,
             "name": gathering.name,
@@ -861,6 +864,8 @@ class GatheringService:
                 "refunds": list(budget.refunds),
                 "no_shows": [] if door is None else door["no_shows"],
                 "donated_sets": [d.to_json() for d in budget.donated],
+                # 反向博钱 (RULES.md §9.3): what every table's payers put in, together
+                **({"kitty": round(sum(kitty), 2)} if kitty else {}),
             },
         }
 

@@ -79,3 +79,60 @@ async def test_a_referee_tables_start_dice_are_the_named_throwers(
     log = (await http.get(f"/api/tables/{two['code']}/events")).json()["events"]
     named = [e["name"] for e in log if e["type"] == "start_thrower_named"]
     assert named == ["己", "丁"]
+
+
+async def start_all(http: httpx.AsyncClient, created: dict[str, Any]) -> None:
+    answer = await http.post(
+        f"/api/events/{created['code']}/control",
+        json={"action": "start"},
+        headers=bearer(created["organizer_token"]),
+    )
+    assert answer.status_code == 200, answer.text
+
+
+async def test_shared_zhuangyuan_is_on_the_prize_desk_as_shared(http: httpx.AsyncClient) -> None:
+    """分状元 at an event (RULES.md §9.3): the 状元's good is listed as shared by the table,
+    not under nobody."""
+    rules = {"preset": "traditional", "zhuangyuan_cake": "shared"}
+    created = await create(http, rules=rules, tables=1)
+    await start_all(http, created)
+    (table,) = created["tables"]
+    await throw(http, table, "111444")  # 三红 for the first seat
+    assert (await throw(http, table, "444444"))["status"] == "over"
+    results = (await http.get(f"/api/events/{created['code']}/results")).json()
+    (row,) = results["tables"]
+    assert row["shared"] == [
+        {"tier": "zhuangyuan", "name": "公仔", "count": 1, "value": 65, "players": 7}
+    ]
+    assert row["unclaimed"] == []
+    assert not any(p["tier"] == "zhuangyuan" for e in results["people"] for p in e["prizes"])
+    desk = await http.get(f"/api/events/{created['code']}/results.csv?lang=zh-Hans")
+    rows = list(csv.reader(io.StringIO(desk.text.lstrip("\ufeff"))))
+    assert ["1", "分状元：全桌 7 人共享", "", "状元", "公仔", "1", "65", "65"] in rows
+
+
+async def test_paying_for_prizes_at_an_event(http: httpx.AsyncClient) -> None:
+    """反向博钱 at an event (RULES.md §9.3): the results and results.csv say what each person
+    pays (应付) and the kitty's total, over every table."""
+    values = {"zhuangyuan": 20, "duitang": 10, "sanhong": 5, "sijin": 3, "erju": 2, "yixiu": 1}
+    rules = {"preset": "traditional", "money": "pay", "values": values}
+    created = await create(http, rules=rules)
+    await start_all(http, created)
+    one, two = created["tables"]
+    await throw(http, one, "111235")
+    assert (await throw(http, one, "444444"))["status"] == "over"  # 六勃红: it takes all
+    assert (await throw(http, two, "444444"))["status"] == "over"
+    results = (await http.get(f"/api/events/{created['code']}/results")).json()
+    pays = {p["name"]: p["pays"] for p in results["people"]}
+    state = (await http.get(f"/api/tables/{one['code']}")).json()
+    assert {n: pays[n] for n in one["players"]} == state["result"]["payments"]["players"]
+    kitties = [t["kitty"] for t in results["tables"]]
+    assert results["money"]["kitty"] == sum(kitties) == sum(pays.values()) > 0
+    winner = one["players"][1]
+    assert pays[winner] == results["tables"][0]["kitty"] > 0
+    desk = await http.get(f"/api/events/{created['code']}/results.csv?lang=zh-Hans")
+    rows = list(csv.reader(io.StringIO(desk.text.lstrip("\ufeff"))))
+    assert rows[0][-1] == "应付"
+    first = next(r for r in rows if r[1] == winner)
+    assert first[-1] == str(pays[winner])
+    assert rows[-1] == ["", "公款合计", "", "", "", "", "", "", str(results["money"]["kitty"])]

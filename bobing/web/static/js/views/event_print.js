@@ -315,6 +315,9 @@ function moneyCard(money) {
         ]
       : [];
   const parts = [
+    money.kitty != null
+      ? h("p", { class: "ev-kitty-total" }, t("event.kitty_total", { n: money.kitty }))
+      : null,
     ...list("event.no_shows.title", "ev-no-shows", money.no_shows, "event.no_shows.line"),
     ...list("event.budget.refund_title", "ev-refunds", money.refunds, "event.budget.refund_line"),
     ...list(
@@ -324,7 +327,7 @@ function moneyCard(money) {
       "event.budget.donated",
     ),
   ];
-  if (!parts.length) return null;
+  if (!parts.some(Boolean)) return null;
   return h(
     "section",
     { class: "card ev-desk ev-money" },
@@ -357,6 +360,9 @@ export class EventResultsView {
     }
     renderTopbar({ title: res.name });
     const w = res.wangzhongwang;
+    // 反向博钱 (RULES.md §9.3): a column of what each person pays into the kitty
+    const paying = res.people.some((p) => "pays" in p);
+    const ranked = Boolean(ev.rules && ev.rules.award === "ranked");
     const personRow = (p, withTable) =>
       h(
         "tr",
@@ -375,6 +381,7 @@ export class EventResultsView {
             : h("span", { class: "hint" }, t("event.nothing")),
         ),
         h("td", { class: "num" }, String(p.prizes.reduce((n, x) => n + (Number(x.value) || 0), 0))),
+        paying ? h("td", { class: "num ev-pays" }, String(p.pays || 0)) : null,
         h("td", { class: "ev-tick", "aria-hidden": "true" }, "☐"),
       );
     const head = (withTable) =>
@@ -388,6 +395,7 @@ export class EventResultsView {
           h("th", {}, t("event.col.name")),
           h("th", {}, t("event.col.prizes")),
           h("th", {}, t("event.col.value")),
+          paying ? h("th", {}, t("event.col.pays")) : null,
           h("th", {}, t("event.col.handed")),
         ),
       );
@@ -401,7 +409,7 @@ export class EventResultsView {
           tableLabel(tb.number),
           " · ",
           tb.zhuangyuan
-            ? t("event.table_zhuangyuan", {
+            ? t(ranked ? "event.table_first" : "event.table_zhuangyuan", {
                 player: tb.zhuangyuan.player,
                 hand: tb.zhuangyuan.dice
                   ? handName(classify(tb.zhuangyuan.dice, ev.rules))
@@ -423,6 +431,21 @@ export class EventResultsView {
             ),
           ),
         ),
+        tb.shared && tb.shared.length
+          ? h(
+              "p",
+              { class: "ev-shared" },
+              t("event.shared_zhuangyuan", {
+                items: tb.shared
+                  .map((u) => `${u.name || tierName(u.tier)} ×${u.count}`)
+                  .join(t("list.sep")),
+                n: tb.shared[0].players,
+              }),
+            )
+          : null,
+        tb.kitty != null
+          ? h("p", { class: "ev-kitty" }, t("event.table_kitty", { n: tb.kitty }))
+          : null,
         tb.unclaimed && tb.unclaimed.length
           ? h(
               "p",
