@@ -36,7 +36,7 @@ def desk_rows(results: Mapping[str, Any], lang: str, *, by_name: bool = False) -
     the kitty's total; under 分状元 each table's shared goods follow, held by nobody."""
     people = name_order(results["people"]) if by_name else results["people"]
     paying = any("pays" in person for person in people)
-    head = [t(f"event.export.{c}", lang) for c in COLUMNS]
+    head: list[Cell] = [t(f"event.export.{c}", lang) for c in COLUMNS]
     rows: list[list[Cell]] = [[*head, t("event.export.pays", lang)] if paying else head]
     for person in people:
         first = len(rows)
