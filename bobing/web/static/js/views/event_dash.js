@@ -413,7 +413,8 @@ export class EventDashboardView {
       feed.length
         ? h(
             "ol",
-            { class: "ev-feed-list" },
+            // a scrolling region: reachable and named for the keyboard
+            { class: "ev-feed-list", tabindex: "0", "aria-labelledby": "ev-feed-title" },
             feed.map((item) =>
               h("li", { class: "ev-feed-item", dataset: { hand: item.hand } }, feedText(item)),
             ),

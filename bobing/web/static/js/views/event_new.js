@@ -860,7 +860,7 @@ export class EventNewView {
       const box = h(
         "div",
         { class: "ev-tier", dataset: { tier } },
-        h("h3", { class: "sub-title" }, tierName(tier), " ", badge),
+        h("h2", { class: "sub-title" }, tierName(tier), " ", badge),
         items.map((item, index) =>
           this.goodsRow(
             item,

@@ -92,6 +92,7 @@ export class EventCardsView {
           "div",
           { class: "no-print" },
           eventNav(ev.code, "cards"),
+          h("h1", { class: "title" }, t("event.cards_title", { name: ev.name })),
           inviteNotice(),
           token ? null : h("p", { class: "hint ev-cards-no-keys" }, t("event.cards_no_keys")),
           h("p", { class: "hint" }, t("event.cards_hint")),

@@ -304,6 +304,7 @@ export class TvView {
       h(
         "div",
         { class: `tv tv-play${(st.players || []).length > 12 ? " tv-crowd" : ""}` },
+        h("h1", { class: "sr-only" }, st.name),
         h(
           "div",
           { class: "tv-left" },
