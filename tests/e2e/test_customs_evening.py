@@ -46,7 +46,7 @@ def test_customs_of_one_event(browser: Browser, server: Server) -> None:
     page.locator("#ev-thrower-mode").select_option("elder")
     # the server's reading: 9 paid (辛 did not), two class prize sets of 550
     expect(page.locator("#ev-summary")).to_contain_text(
-        "收入 1800 · 支出 1100 · 结余 700，平均退还给 9 位交费的人"
+        "收入 1800 · 支出 1100 · 结余 700，平均退还给 9 位交费并到场的人"
     )
     page.locator("#ev-create").click()
     page.wait_for_url(re.compile(r".*/e/[0-9A-Z]{6}$"))
