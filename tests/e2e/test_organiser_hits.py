@@ -222,3 +222,90 @@ def test_the_hall_and_the_results_of_a_paying_event(browser: Browser, server: Se
     kitty = get(server, f"/api/events/{code}/results")["money"]["kitty"]
     assert kitty > 0
     expect(results.locator(".ev-kitty-total")).to_have_text(f"反向博钱：公款合计 {kitty}")
+
+
+def test_next_years_form_counts_income_without_a_paid_column(
+    browser: Browser, server: Server
+) -> None:
+    """This year's roster had a 组长 column but no 已交费 one (everyone counted as paying):
+    next year's form keeps it so, and its income is everyone's."""
+    people = [{"name": f"同学{i:02d}", "leader": i in (1, 5)} for i in range(1, 9)]
+    created = call(
+        server,
+        "POST",
+        "/api/events",
+        {
+            "name": "今年",
+            "people": people,
+            "tables": 2,
+            "seating": "in_order",
+            "budget": {"contribution": 50},
+        },
+    )
+    call(
+        server,
+        "POST",
+        f"/api/events/{created['code']}/control",
+        {"action": "start"},
+        created["organizer_token"],
+    )
+    for table in created["tables"]:
+        throw(server, table["code"], table["host_token"], "444444")
+    page = browser.page(browser.context(viewport={"width": 1280, "height": 900}), name="organiser")
+    page.goto(f"{server.url}/e/new?from={created['code']}")
+    expect(page.locator("#ev-people")).to_have_value(re.compile("^姓名\t组别\t组长\n"))
+    expect(page.locator("#ev-summary")).to_contain_text("收入 400")
+
+
+def test_donated_sets_on_a_new_events_form(browser: Browser, server: Server) -> None:
+    page = browser.page(browser.context(viewport={"width": 1280, "height": 900}), name="organiser")
+    page.goto(server.url + "/e/new")
+    page.locator("#ev-name").fill("有人送会饼")
+    page.locator("#ev-people").fill("\n".join(f"同学{i:02d}" for i in range(1, 13)))
+    page.locator("#ev-count").fill("2")
+    page.locator(".ev-add-donor").click()
+    page.keyboard.type("王老师")
+    page.locator('.ev-new-son[data-name="王老师"]').check()
+    page.locator("#ev-create").click()
+    page.wait_for_url(re.compile(r".*/e/[0-9A-Z]{6}$"))
+    code = page.url.rstrip("/").split("/")[-1]
+    budget = get(server, f"/api/events/{code}")["budget"]
+    assert budget["donated_sets"] == [{"name": "王老师", "new_son": True, "sets": 2}]
+    assert budget["prizes"] == 0  # both tables' 会饼 given
+
+
+def test_a_ranked_tables_results_have_no_zhuangyuan(browser: Browser, server: Server) -> None:
+    prizes = [{"name": n, "count": 1, "value": v} for n, v in (("音响", 498), ("水壶", 27))]
+    created = call(
+        server,
+        "POST",
+        "/api/events",
+        {
+            "name": "名次奖",
+            "people": ["甲", "乙", "丙"],
+            "tables": 1,
+            "seating": "in_order",
+            "rules": {
+                "preset": "traditional",
+                "award": "ranked",
+                "ranked_prizes": prizes,
+                "rounds": 1,
+            },
+        },
+    )
+    call(
+        server,
+        "POST",
+        f"/api/events/{created['code']}/control",
+        {"action": "start"},
+        created["organizer_token"],
+    )
+    (table,) = created["tables"]
+    for dice in ("111456", "123456", "222333"):
+        last = throw(server, table["code"], table["host_token"], dice)
+    assert last["status"] == "over"
+    page = browser.page(name="results")
+    page.goto(f"{server.url}/e/{created['code']}/results")
+    heading = page.locator('.ev-desk[data-table="1"] h3')
+    expect(heading).to_contain_text("第一名")
+    expect(heading).not_to_contain_text("状元")
