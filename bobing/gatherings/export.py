@@ -31,10 +31,15 @@ def _tier(tier: str | None, lang: str) -> str:
 
 def desk_rows(results: Mapping[str, Any], lang: str, *, by_name: bool = False) -> list[list[Cell]]:
     """One row per person and kind of prize (a person with none gets one empty row), in the
-    results page's order: by table in seat order, or by name (:mod:`~.collation`)."""
+    results page's order: by table in seat order, or by name (:mod:`~.collation`). Under
+    反向博钱 (RULES.md §9.3) each person's first row says what they pay (应付) and a last row
+    the kitty's total; under 分状元 each table's shared goods follow, held by nobody."""
     people = name_order(results["people"]) if by_name else results["people"]
-    rows: list[list[Cell]] = [[t(f"event.export.{c}", lang) for c in COLUMNS]]
+    paying = any("pays" in person for person in people)
+    head: list[Cell] = [t(f"event.export.{c}", lang) for c in COLUMNS]
+    rows: list[list[Cell]] = [[*head, t("event.export.pays", lang)] if paying else head]
     for person in people:
+        first = len(rows)
         base: list[Cell] = [
             person["table"],
             person["name"],
@@ -55,6 +60,28 @@ def desk_rows(results: Mapping[str, Any], lang: str, *, by_name: bool = False) -
                     round(value * prize["count"], 2),  # 0.1 元 × 3 is 0.3, not 0.30000000000000004
                 ]
             )
+        if paying:
+            for index in range(first, len(rows)):
+                rows[index].append(person.get("pays", 0) if index == first else "")
+    for table in results.get("tables", []):
+        for good in table.get("shared") or []:
+            value = good["value"] or 0
+            rows.append(
+                [
+                    table["number"],
+                    t("event.export.shared", lang, n=good["players"]),
+                    "",
+                    _tier(good["tier"], lang),
+                    good["name"] or _tier(good["tier"], lang),
+                    good["count"],
+                    value,
+                    round(value * good["count"], 2),
+                    *([""] if paying else []),
+                ]
+            )
+    if paying:
+        kitty = (results.get("money") or {}).get("kitty", 0)
+        rows.append(["", t("event.export.kitty", lang), *[""] * (len(COLUMNS) - 2), kitty])
     return rows
 
 

@@ -44,6 +44,7 @@ from bobing.organizer.playoff import check_throws
 from bobing.organizer.prizes import table_prize_value
 from bobing.organizer.results import event_results
 from bobing.organizer.roster import parse_people
+from bobing.organizer.seating import leaderless_tables
 from bobing.storage.event_store import CodeTaken, iso, utcnow
 from bobing.storage.gatherings import Gathering, GatheringStore, SeatClaimed
 from bobing.tables.problems import ApiError
@@ -68,8 +69,10 @@ def _result(runtime: Runtime) -> dict[str, Any] | None:
         return None
     full = runtime.game.result(events=False)
     out = {key: full[key] for key in RESULT_KEYS}
-    if "ranking" in full:
-        out["ranking"] = full["ranking"]
+    # ranked prizes, and RULES.md §9.3's 分状元 and 反向博钱 (absent when off)
+    for key in ("ranking", "zhuangyuan_cake", "payments"):
+        if key in full:
+            out[key] = full[key]
     return out
 
 
@@ -95,7 +98,17 @@ class GatheringService:
             "rules": draft.rules_json,
             "prize_set_value": table_prize_value(draft.rules_json, draft.prize_set),
             "budget": draft.summary().to_json(),
+            **self._leaders_preview(draft),
         }
+
+    @staticmethod
+    def _leaders_preview(draft: Draft) -> dict[str, Any]:
+        """``leaders``: how many 组长 the roster marks and the tables the seating left without
+        one (there were fewer than tables); absent when the roster marks none."""
+        marked = sum(p.leader for p in draft.people)
+        if not marked:
+            return {}
+        return {"leaders": {"marked": marked, "without": leaderless_tables(draft.seated)}}
 
     async def _make_tables(
         self, draft: Draft, code: str, creator: str | None
@@ -130,6 +143,7 @@ class GatheringService:
                 # claimed with its card's claim key (or by the organiser).
                 await self.tables.join(created.code, person.name)
                 keys[person.name] = new_token("k")
+            await self.tables.name_start_thrower(created.code, throwers[number - 1])
             table = {
                 "number": number,
                 "code": created.code,
@@ -380,8 +394,15 @@ class GatheringService:
         donated = parse_donated_sets(spec.get("donated_sets"))
         tables = len(gathering.tables) or int((spec.get("layout") or {}).get("planned", 0))
         spent = prize_cost(per_table, tables, self._playoff_value(spec), donated)
+        # Who came (RULES.md §10.1): those checked in once the door is closed; without a
+        # check-in everyone on the roster is seated.
+        came = (
+            [n for n in payers if n in gathering.present]
+            if spec.get("check_in") and self._seated(gathering)
+            else None
+        )
         return parse_budget(spec.get("budget")).summary(
-            len(payers), spent, payers=payers, donated=donated
+            len(payers), spent, payers=payers, came=came, donated=donated
         )
 
     @staticmethod
@@ -532,6 +553,7 @@ class GatheringService:
             )
         checked = model_errors(parse_start_thrower, value, members)
         thrower = table_start_thrower(checked, members)
+        await self.tables.name_start_thrower(entry["code"], thrower)
         tables = [
             {**t, "start_thrower": thrower} if t["number"] == number else t
             for t in gathering.tables
@@ -829,6 +851,7 @@ class GatheringService:
             table_prize_value(spec.get("rules") or {}, parse_prize_set(spec.get("prizes"))),
         )
         door = self._door(gathering)
+        kitty = [t["kitty"] for t in out["tables"] if t.get("kitty") is not None]
         return {
             "code": gathering.code,
             "name": gathering.name,
@@ -841,6 +864,8 @@ class GatheringService:
                 "refunds": list(budget.refunds),
                 "no_shows": [] if door is None else door["no_shows"],
                 "donated_sets": [d.to_json() for d in budget.donated],
+                # 反向博钱 (RULES.md §9.3): what every table's payers put in, together
+                **({"kitty": round(sum(kitty), 2)} if kitty else {}),
             },
         }
 

@@ -48,19 +48,29 @@ class Budget:
         prizes: float,
         *,
         payers: Sequence[str] | None = None,
+        came: Sequence[str] | None = None,
         donated: Sequence[DonatedSet] = (),
     ) -> BudgetSummary:
         """Income, costs and the balance for ``people`` who paid and prizes worth ``prizes``.
 
-        ``payers`` (their names, roster order) receive a refunded surplus; ``donated`` are the
-        prize sets given (already left out of ``prizes``), listed at cost 0.
+        ``payers`` (their names, roster order) who ``came`` (None: all of them) share a
+        refunded surplus; a payer who did not come is listed with 0 (RULES.md §10.1: 交费后未能
+        参加者不可退费). ``donated`` are the prize sets given (already left out of ``prizes``),
+        listed at cost 0.
         """
         income = _money(self.contribution * people)
         fixed = _money(sum(c.amount for c in self.fixed_costs))
         balance = _money(income - fixed - prizes)
         refunds: list[dict[str, Any]] = []
         if self.surplus == "refund" and balance > 0:
-            refunds = refund_shares(balance, list(payers or []))
+            everyone = list(payers or [])
+            present = set(everyone if came is None else came)
+            shares = {
+                s["name"]: s for s in refund_shares(balance, [n for n in everyone if n in present])
+            }
+            refunds = [
+                shares.get(name, {"name": name, "amount": 0, "no_show": True}) for name in everyone
+            ]
         return BudgetSummary(
             people=people,
             contribution=self.contribution,
@@ -115,7 +125,8 @@ class BudgetSummary:
     balance: float
     surplus_use: str = "fund"
     refunds: tuple[dict[str, Any], ...] = ()
-    """``{"name", "amount"}`` for each payer when the surplus is refunded."""
+    """``{"name", "amount"}`` for each payer when the surplus is refunded; a payer who did
+    not come has ``amount`` 0 and ``"no_show": true``."""
     donated: tuple[DonatedSet, ...] = ()
 
     @property

@@ -30,7 +30,9 @@ def event_results(
     """``{"people", "tables", "wangzhongwang"}`` of ``GET /api/events/{code}/results``.
 
     Each person has ``prizes`` (one entry a cake or ranked prize) and ``prize_counts`` (the
-    same as :func:`prize_counts`: what the prize desk hands over, counted).
+    same as :func:`prize_counts`: what the prize desk hands over, counted); under 反向博钱
+    (RULES.md §9.3) also ``pays``, and each table its ``kitty``. A table's ``shared`` lists
+    the 状元's goods under 分状元, shared by its ``players`` (empty otherwise).
 
     ``tables``: ``{"number", "code", "players": [names in seat order], "result": §7 | None}``
     in table order; ``playoff``: the playoff table's §7 result (with ``ranking``) or None.
@@ -42,19 +44,24 @@ def event_results(
         result = table.get("result") or {}
         players = list(table.get("players") or [])
         taken = _table_prizes(players, result, prize_set, ranked_prizes)
+        payments = result.get("payments")
         for name in players:
             entry = {"name": name, "table": table["number"], "prizes": taken.get(name, [])}
+            if payments is not None:
+                entry["pays"] = payments["players"].get(name, 0)
             people.append(entry)
             by_name[name] = entry
-        table_rows.append(
-            {
-                "number": table["number"],
-                "code": table.get("code"),
-                "status": result.get("status") if result else None,
-                "zhuangyuan": table_winner(result),
-                "unclaimed": _unclaimed(result, prize_set),
-            }
-        )
+        row = {
+            "number": table["number"],
+            "code": table.get("code"),
+            "status": result.get("status") if result else None,
+            "zhuangyuan": table_winner(result),
+            "unclaimed": _unclaimed(result, prize_set),
+            "shared": _shared(result, prize_set, len(players)),
+        }
+        if payments is not None:
+            row["kitty"] = payments["kitty"]
+        table_rows.append(row)
     wangzhongwang: dict[str, Any] | None = None
     if playoff is not None and playoff.get("status") == "over":
         ranking = playoff.get("ranking") or []
@@ -124,6 +131,22 @@ def _table_prizes(
                     }
                 )
     return out
+
+
+def _shared(result: Mapping[str, Any], prize_set: PrizeSet, players: int) -> list[dict[str, Any]]:
+    """分状元 (RULES.md §9.3): the 状元 cake's goods, held by nobody, shared by the table's
+    ``players`` once the game is over."""
+    if not result or result.get("status") != "over" or result.get("zhuangyuan_cake") != "shared":
+        return []
+    tier = "zhuangyuan"
+    counted: dict[str | None, list[Any]] = {}
+    for item in prize_set.units(tier, prize_set.counts().get(tier) or 1):
+        key = None if item is None else item.name
+        counted.setdefault(key, [0, 0 if item is None else item.value])[0] += 1
+    return [
+        {"tier": tier, "name": name, "count": n, "value": v, "players": players}
+        for name, (n, v) in counted.items()
+    ]
 
 
 def _unclaimed(result: Mapping[str, Any], prize_set: PrizeSet) -> list[dict[str, Any]]:

@@ -4,7 +4,9 @@ Tables are as even as possible, the larger ones first: 45 people at 4 tables sit
 11. ``in_order`` is "sit at the table with your name": table 1 takes the first people of the
 roster, table 2 the next, and so on, each table in roster order. ``random`` shuffles the
 roster first; ``balanced`` deals every group round the tables (so a class's 11 people spread
-over 4 tables 3, 3, 3, 2) and then shuffles the seats at each table.
+over 4 tables 3, 3, 3, 2) and then shuffles the seats at each table. Both drawn seatings put
+one 组长 (the roster's ``leader`` column) at each table when there are enough, and spread
+them when there are not (:func:`leaderless_tables` tells the preview which tables have none).
 """
 
 from __future__ import annotations
@@ -91,7 +93,7 @@ def seat_people(
     if seating == "random":
         order = list(people)
         chance.shuffle(order)
-        return _chunks(order, sizes)
+        return _spread_leaders(_chunks(order, sizes), chance)
     # balanced: the largest groups are dealt first, so every table gets its share of each.
     groups: dict[str | None, list[Person]] = {}
     for person in people:
@@ -103,9 +105,34 @@ def seat_people(
     seated: list[list[Person]] = [[] for _ in sizes]
     for index, person in enumerate(dealt):
         seated[index % len(sizes)].append(person)
+    seated = _spread_leaders(seated, chance)
     for table in seated:
         chance.shuffle(table)
     return seated
+
+
+def leaderless_tables(seated: Sequence[Sequence[Person]]) -> list[int]:
+    """The numbers (from 1) of the tables with no 组长, when the roster marks any."""
+    if not any(p.leader for table in seated for p in table):
+        return []
+    return [n for n, table in enumerate(seated, start=1) if not any(p.leader for p in table)]
+
+
+def _spread_leaders(seated: list[list[Person]], chance: random.Random) -> list[list[Person]]:
+    """Move 组长 from tables with several to tables with none, one swap at a time: each swap
+    trades a 组长 for someone of their own group where the table has one (so ``balanced``
+    stays balanced), else for anyone; table sizes never change."""
+    while True:
+        empty = [t for t in seated if not any(p.leader for p in t)]
+        crowded = [t for t in seated if sum(p.leader for p in t) > 1]
+        if not empty or not crowded:
+            return seated
+        source, target = chance.choice(crowded), chance.choice(empty)
+        leader = chance.choice([p for p in source if p.leader])
+        same = [p for p in target if p.group == leader.group]
+        other = chance.choice(same or target)
+        source[source.index(leader)] = other
+        target[target.index(other)] = leader
 
 
 def _chunks(order: list[Person], sizes: list[int]) -> list[list[Person]]:

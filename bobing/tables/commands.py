@@ -319,7 +319,9 @@ def plan_start_dice(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> 
     _need_host(roles, "throw the start dice")
     _need_lobby(runtime, "start_dice")
     _need_players(runtime)
-    thrower = args.get("thrower") or runtime.names[0]
+    # Unnamed, the thrower is the one the event names for this table (RULES.md §10.1), else
+    # the first seat.
+    thrower = args.get("thrower") or runtime.start_thrower or runtime.names[0]
     need_seated(runtime, thrower)
     nonce: str | None
     if runtime.info.mode == "referee" and args.get("dice") is not None:

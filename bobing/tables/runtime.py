@@ -70,6 +70,9 @@ class Runtime:
     last_seq: int
     game: Game | None = None
     start_dice: dict[str, Any] | None = None
+    start_thrower: str | None = None
+    """Who throws the start dice, as the event names them for this table (RULES.md §10.1):
+    a ``start_dice`` that names no thrower uses them; None at a table of no event."""
     fair_throws: list[dict[str, Any]] = field(default_factory=list)
     disputes: list[dict[str, Any]] = field(default_factory=list)
     """Throws a thrower's device says were not rolled with the nonce it sent (``dispute``)."""
@@ -263,6 +266,8 @@ def note_event(runtime: Runtime, event: StoredEvent) -> None:
             "nonce": data.get("nonce"),
             "starter": data.get("starter"),
         }
+    elif event.type == "start_thrower_named":
+        runtime.start_thrower = data.get("name")
     elif event.type == "ended":
         runtime.end_reason = data.get("reason")
     elif event.type == "lobby_locked":
@@ -270,6 +275,8 @@ def note_event(runtime: Runtime, event: StoredEvent) -> None:
     elif event.type == "player_removed":
         name = data.get("name")
         runtime.removed[name_key(str(name or ""))] = event.at.timestamp()
+        if runtime.start_thrower == name:
+            runtime.start_thrower = None
         # Start dice thrown by or pointing at the removed player no longer decide the start.
         if runtime.start_dice is not None and name in (
             runtime.start_dice.get("thrower"),
@@ -344,6 +351,7 @@ def snapshot_of(runtime: Runtime) -> FoldSnapshot:
         "version": SNAPSHOT_VERSION,
         "game_events": [] if runtime.game is None else [e.to_json() for e in runtime.game.events],
         "start_dice": runtime.start_dice,
+        "start_thrower": runtime.start_thrower,
         "fair_throws": runtime.fair_throws,
         "last_throw": runtime.last_throw,
         "end_reason": runtime.end_reason,
@@ -372,6 +380,7 @@ def restore(runtime: Runtime, snapshot: FoldSnapshot) -> list[Event]:
     if data.get("version") != SNAPSHOT_VERSION:
         raise ValueError(f"unknown snapshot version {data.get('version')!r}")
     runtime.start_dice = data["start_dice"]
+    runtime.start_thrower = data.get("start_thrower")  # absent from older snapshots
     runtime.fair_throws = list(data["fair_throws"])
     runtime.last_throw = data["last_throw"]
     runtime.end_reason = data["end_reason"]

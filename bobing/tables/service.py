@@ -308,6 +308,26 @@ class TableService(RuntimeCache, TableTimers, Rematches):
         outcome = await self._run(code, None, tuple(token_hashes), plan)
         return outcome.reply
 
+    async def name_start_thrower(self, code: str, name: str) -> None:
+        """The event names who throws this table's start dice (RULES.md §10.1): logged, so a
+        ``start_dice`` that names nobody uses them and the 组长's lobby pre-selects them.
+        Before the start dice only; naming the one already named adds nothing."""
+
+        def plan(runtime: Runtime, roles: Roles) -> Plan:
+            if runtime.status != "lobby" or runtime.start_dice is not None:
+                raise ApiError(
+                    "not_in_lobby",
+                    "the start thrower is chosen before the start dice are thrown",
+                    action="start_thrower",
+                    status=runtime.status,
+                )
+            need_seated(runtime, name)
+            if runtime.start_thrower == name:
+                return Plan([])
+            return Plan([{"type": "start_thrower_named", "name": name}])
+
+        await self._run(code, None, (), plan)
+
     # -- commands ---------------------------------------------------------------------------
 
     async def execute(self, code: str, command: Command, token_hashes: Iterable[str]) -> Outcome:

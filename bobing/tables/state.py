@@ -103,9 +103,10 @@ def dynamic_state(runtime: Runtime) -> dict[str, Any]:
 
 
 def event_table(runtime: Runtime) -> dict[str, Any] | None:
-    """One of an event's tables (not its 状元王中王): how many tables the event has and, once
-    this one is over, who goes on to the 状元王中王 (the table's 状元 when the event has more
-    than one table: ``organizer.playoff.table_winner``); None for any other table."""
+    """One of an event's tables (not its 状元王中王): how many tables the event has, who the
+    event names to throw its start dice (RULES.md §10.1) and, once this one is over, who goes
+    on to the 状元王中王 (the table's 状元 when the event has more than one table:
+    ``organizer.playoff.table_winner``); None for any other table."""
     tables = runtime.info.settings.get("event_tables")
     if runtime.info.gathering is None or not isinstance(tables, int):
         return None
@@ -113,7 +114,11 @@ def event_table(runtime: Runtime) -> dict[str, Any] | None:
     winner = None
     if tables > 1 and game is not None and game.is_over:
         winner = table_winner(game_result(game))
-    return {"tables": tables, "playoff_player": None if winner is None else winner["player"]}
+    return {
+        "tables": tables,
+        "playoff_player": None if winner is None else winner["player"],
+        "start_thrower": runtime.start_thrower,
+    }
 
 
 def auto_throw(runtime: Runtime) -> dict[str, Any] | None:

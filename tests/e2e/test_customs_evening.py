@@ -1,7 +1,7 @@
 """The organiser's customs in the browser (RULES.md §9.4), one event end to end: a roster with
 paid / elder columns, the check-in at the door with two no-shows, per-table start throwers
 (each table's elder, one table's handed to a name on the dashboard; real dice typed by the
-组长: the server rolls none at a referee table), the surplus refunded to everyone who paid,
+组长: the server rolls none at a referee table), the surplus refunded to everyone who paid and came,
 and next year's event named by this year's 状元, who give its 会饼 (two sets for a family
 with a new son) at no cost to the budget."""
 
@@ -46,7 +46,7 @@ def test_customs_of_one_event(browser: Browser, server: Server) -> None:
     page.locator("#ev-thrower-mode").select_option("elder")
     # the server's reading: 9 paid (辛 did not), two class prize sets of 550
     expect(page.locator("#ev-summary")).to_contain_text(
-        "收入 1800 · 支出 1100 · 结余 700，平均退还给 9 位交费的人"
+        "收入 1800 · 支出 1100 · 结余 700，平均退还给 9 位交费并到场的人"
     )
     page.locator("#ev-create").click()
     page.wait_for_url(re.compile(r".*/e/[0-9A-Z]{6}$"))
@@ -108,12 +108,13 @@ def test_customs_of_one_event(browser: Browser, server: Server) -> None:
             "data-status", "over"
         )
     budget = page.locator(".ev-budget")
-    expect(budget).to_contain_text("结余 700，平均退还给 9 位交费的人")
+    # RULES.md §10.1: the 8 who paid and came share it; 庚 paid, did not come: no refund
+    expect(budget).to_contain_text("结余 700，平均退还给 8 位交费并到场的人")
     refunds = budget.locator(".ev-refunds li")
     expect(refunds).to_have_count(9)
-    expect(refunds.first).to_have_text("甲 退 77.78")
-    expect(refunds.last).to_have_text("癸 退 77.77")
-    expect(budget.locator(".ev-refunds")).to_contain_text("庚 退 77.78")
+    expect(refunds.first).to_have_text("甲 退 87.5")
+    expect(refunds.last).to_have_text("癸 退 87.5")
+    expect(budget.locator(".ev-refunds")).to_contain_text("庚 已交费未到场，不退")
 
     # the prize desk lists the no-shows and the refunds
     page.goto(f"{server.url}/e/{code}/results")

@@ -114,6 +114,10 @@ def test_event_links_carry_the_public_address(
             "data-payload", f"{base}/e/{code}/t/{number}"
         )
 
+    # the TV view of a table: one invite-address rule for every QR (issue 30)
+    page.goto(f"{server.url}/t/{tables[1]}/tv")
+    expect(page.locator(".tv-qr .qr")).to_have_attribute("data-payload", f"{base}/t/{tables[1]}")
+
     # the table cards: the note comes before the cards, and every card's QR and address
     page.goto(f"{server.url}/e/{code}/cards")
     note = page.locator(".invite-note")

@@ -111,6 +111,18 @@ def test_budget_refunds_the_surplus_to_the_payers() -> None:
     assert caught.value.code == "bad_surplus"
 
 
+def test_a_paid_no_show_is_not_refunded() -> None:
+    """RULES.md §10.1 (000: 交费后未能参加者不可退费): the surplus is shared by who paid and
+    came; the no-show is listed with 0 and why."""
+    budget = parse_budget({"contribution": 50, "surplus": "refund"})
+    summary = budget.summary(3, 50, payers=["甲", "乙", "丙"], came=["甲", "丙"]).to_json()
+    assert summary["refunds"] == [
+        {"name": "甲", "amount": 50},
+        {"name": "乙", "amount": 0, "no_show": True},
+        {"name": "丙", "amount": 50},
+    ]
+
+
 def test_donated_prize_sets_cost_nothing() -> None:
     donated = parse_donated_sets([{"name": "甲", "new_son": True}, {"name": "乙"}])
     assert [d.sets for d in donated] == [2, 1]

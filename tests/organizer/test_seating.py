@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from bobing.engine.errors import InputError
 from bobing.organizer import Person, seat_people, table_sizes
+from bobing.organizer.seating import leaderless_tables
 
 
 def roster(n: int, groups: int = 0) -> list[Person]:
@@ -92,3 +93,39 @@ def test_a_huge_table_count_is_refused_before_any_list_is_built() -> None:
             tracemalloc.stop()
         assert caught.value.code == "bad_tables"
         assert peak < 1_000_000, peak
+
+
+def test_random_seating_puts_a_leader_at_every_table() -> None:
+    """The issue's evening: 44 people, 4 tables, 4 marked 组长 -> one 组长 at each table."""
+    people = [Person(f"p{i}", leader=i in (3, 17, 30, 41)) for i in range(44)]
+    for seed in range(200):
+        seated = seat_people(
+            people, seating="random", tables=4, max_size=12, rng=random.Random(seed)
+        )
+        assert [sum(p.leader for p in t) for t in seated] == [1, 1, 1, 1]
+        assert leaderless_tables(seated) == []
+
+
+@given(
+    st.integers(8, 120),
+    st.integers(0, 12),
+    st.integers(1, 4),
+    st.sampled_from(["random", "balanced"]),
+    st.integers(0, 2**32),
+)
+def test_leaders_are_spread_then_the_rest_at_random(
+    n: int, leaders: int, groups: int, seating: str, seed: int
+) -> None:
+    people = [Person(f"p{i}", f"g{i % groups}", leader=i < leaders) for i in range(n)]
+    tables = max(2, -(-n // 12))
+    seated = seat_people(
+        people, seating=seating, tables=tables, max_size=12, rng=random.Random(seed)
+    )
+    counts = [sum(p.leader for p in t) for t in seated]
+    marked = min(leaders, n)
+    # one at each table when there are enough, else at most one at each
+    assert counts.count(0) == max(0, tables - marked)
+    if marked < tables:
+        assert max(counts) <= 1
+    assert len(leaderless_tables(seated)) == (max(0, tables - marked) if marked else 0)
+    assert [len(t) for t in seated] == table_sizes(n, tables=tables, size=None, max_size=12)

@@ -80,7 +80,12 @@ async def test_check_in_seats_only_the_people_present(http: httpx.AsyncClient) -
     refunds = budget["refunds"]
     assert [r["name"] for r in refunds] == ["甲", "乙", "丙", "丁", "戊", "己", "庚"]
     assert round(sum(r["amount"] * 100 for r in refunds)) == round(budget["surplus"] * 100)
-    assert max(r["amount"] for r in refunds) - min(r["amount"] for r in refunds) <= 0.011
+    # RULES.md §10.1: the paid no-show (庚) gets nothing back, and the list says why
+    assert refunds[-1] == {"name": "庚", "amount": 0, "no_show": True}
+    came = refunds[:-1]
+    assert not any(r.get("no_show") for r in came)
+    assert max(r["amount"] for r in came) - min(r["amount"] for r in came) <= 0.011
+    assert min(r["amount"] for r in came) >= budget["surplus"] // 6
     # the results and both downloads list the no-shows and the refunds
     results = (await http.get(f"/api/events/{created['code']}/results")).json()
     assert results["money"]["no_shows"] == event["check_in"]["no_shows"]

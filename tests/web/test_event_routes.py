@@ -283,7 +283,7 @@ async def test_an_events_table_names_it_and_who_goes_on(http: httpx.AsyncClient)
     one, two = created["tables"]
     state = (await http.get(f"/api/tables/{one['code']}")).json()
     assert state["event"] == code
-    assert state["event_table"] == {"tables": 2, "playoff_player": None}
+    assert state["event_table"] == {"tables": 2, "playoff_player": None, "start_thrower": "甲"}
     assert state["close_at_once"] is None and state["only_zhuangyuan_left"] is False
     await http.post(
         f"/api/events/{code}/control",
@@ -297,7 +297,11 @@ async def test_an_events_table_names_it_and_who_goes_on(http: httpx.AsyncClient)
     w1, w2 = await play_to_the_end(http, created)
     for table, winner in ((one, w1), (two, w2)):
         state = (await http.get(f"/api/tables/{table['code']}")).json()
-        assert state["event_table"] == {"tables": 2, "playoff_player": winner}
+        assert state["event_table"] == {
+            "tables": 2,
+            "playoff_player": winner,
+            "start_thrower": table["start_thrower"],
+        }
         assert state["close_at_once"] is None
     single = await create(http, tables=1)
     await http.post(
@@ -308,7 +312,11 @@ async def test_an_events_table_names_it_and_who_goes_on(http: httpx.AsyncClient)
     (alone,) = single["tables"]
     over = await throw(http, alone, "444444")
     assert over["status"] == "over"  # one table: no 王中王, nobody goes on
-    assert over["event_table"] == {"tables": 1, "playoff_player": None}
+    assert over["event_table"] == {
+        "tables": 1,
+        "playoff_player": None,
+        "start_thrower": alone["start_thrower"],
+    }
     # its 组长 cannot open a rematch outside the event (the end screen offers none either)
     rematch = await http.post(
         f"/api/tables/{alone['code']}/commands",

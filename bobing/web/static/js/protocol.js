@@ -36,8 +36,9 @@
  * @property {object | null} auto_throw
  * @property {Throwers | null} throwers  who may send the next throw (null: nobody now)
  * @property {string | null} rematch
- * @property {{tables: number, playoff_player: string | null} | null} event_table  one of an
- *   event's tables: how many the event has, and who goes on from it to the 状元王中王
+ * @property {{tables: number, playoff_player: string | null, start_thrower?: string | null} | null} event_table
+ *   one of an event's tables: how many the event has, who the event names to throw its start
+ *   dice, and who goes on from it to the 状元王中王
  * @property {{commitment: string, server_seed: string | null}} fairness
  */
 
@@ -75,6 +76,7 @@ export const EVENT = Object.freeze({
   LOBBY_LOCKED: "lobby_locked",
   SEATS_REORDERED: "seats_reordered",
   START_DICE: "start_dice",
+  START_THROWER_NAMED: "start_thrower_named",
   DICE: "dice",
   PAUSED: "paused",
   RESUMED: "resumed",

@@ -72,7 +72,8 @@ export class RefereePad {
     this.el = h(
       "section",
       { class: "card ref-pad", "aria-label": title || t("ref.title") },
-      h("h3", { class: "card-title" }, title || t("ref.title")),
+      // h2: on the play page it follows the page's h1 (in the lobby, the start card's h2)
+      h("h2", { class: "card-title" }, title || t("ref.title")),
       h("p", { class: "hint" }, t(count === 2 ? "ref.hint_two" : "ref.hint")),
       this.slots,
       h("div", { class: "ref-keys" }, keys),
@@ -84,7 +85,7 @@ export class RefereePad {
           {
             type: "button",
             class: "btn btn-ghost ref-back",
-            "aria-label": t("ref.backspace"),
+            "aria-label": `${t("ref.backspace_short")} · ${t("ref.backspace")}`,
             onclick: () => this.back(),
           },
           icon("backspace"),

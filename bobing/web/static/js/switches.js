@@ -300,6 +300,13 @@ export class RuleSwitches {
 
   /** 反向博钱 (RULES.md §9.3): what each tier's cake costs its winner. */
   valuesRow(rules) {
+    // every price 0: everyone pays 0, which is no 反向博钱 at all; said, not refused
+    const allZero = () => Object.values(this.rules.values || {}).every((v) => !Number(v));
+    const warning = h(
+      "p",
+      { class: "values-zero", role: "status", hidden: !allZero() },
+      t("home.values_all_zero"),
+    );
     return h(
       "div",
       { class: "switch-row" },
@@ -313,10 +320,11 @@ export class RuleSwitches {
             { class: "check-row" },
             tierName(tier),
             h("input", {
-              class: "input",
+              class: "input input-price",
               type: "number",
               min: "0",
               step: "any",
+              inputmode: "decimal",
               "data-value-tier": tier,
               "data-keep": `value-${tier}`,
               value: String(rules.values[tier] ?? 0),
@@ -327,12 +335,14 @@ export class RuleSwitches {
                 if (this.rules.values)
                   this.rules.values[tier] = Number.isFinite(n) && n >= 0 ? n : 0;
                 this.generation++;
+                warning.hidden = !allZero();
               },
               onchange: () => this.paint(),
             }),
           ),
         ),
       ),
+      warning,
     );
   }
 

@@ -187,7 +187,13 @@ export function renderTopbar({ title = null, conn = null, extra = [] } = {}) {
     bar,
     h(
       "a",
-      { href: "/", class: "brand", "data-link": "", "aria-label": t("top.home") },
+      // the spoken name starts with the visible one (WCAG 2.5.3, label in name)
+      {
+        href: "/",
+        class: "brand",
+        "data-link": "",
+        "aria-label": `${t("app.name")} · ${t("top.home")}`,
+      },
       moonMark(),
       h("span", { class: "brand-name" }, t("app.name")),
     ),

@@ -413,7 +413,8 @@ export class EventDashboardView {
       feed.length
         ? h(
             "ol",
-            { class: "ev-feed-list" },
+            // a scrolling region: reachable and named for the keyboard
+            { class: "ev-feed-list", tabindex: "0", "aria-labelledby": "ev-feed-title" },
             feed.map((item) =>
               h("li", { class: "ev-feed-item", dataset: { hand: item.hand } }, feedText(item)),
             ),
@@ -650,14 +651,23 @@ export class EventDashboardView {
         b.deficit > 0
           ? t("event.budget.deficit", { n: b.deficit })
           : b.surplus_use === "refund"
-            ? t("event.budget.surplus_refund", { n: b.surplus, people: b.people })
+            ? t("event.budget.surplus_refund", {
+                n: b.surplus,
+                people: (b.refunds || []).filter((r) => !r.no_show).length,
+              })
             : t("event.budget.surplus", { n: b.surplus }),
       ),
       b.refunds && b.refunds.length
         ? h(
             "ul",
             { class: "ev-refunds" },
-            b.refunds.map((r) => h("li", {}, t("event.budget.refund_line", r))),
+            b.refunds.map((r) =>
+              h(
+                "li",
+                {},
+                t(r.no_show ? "event.budget.refund_no_show" : "event.budget.refund_line", r),
+              ),
+            ),
           )
         : null,
     );

@@ -15,7 +15,7 @@ import { renderTopbar, announce } from "../ui.js";
 import { gong } from "../sound.js";
 import { rankingRows, bestName } from "../ranked.js";
 import { tileGrid, tileText, listGrid } from "../fit.js";
-import { loadInvite, forgetInviteWaiter, inviteNotice } from "../invite.js";
+import { loadInvite, forgetInviteWaiter } from "../invite.js";
 import { EventWatcher, claimUrl, feedText, tableLabel, cakesLeft } from "../event.js";
 import { statusText, leaderLine } from "./event_dash.js";
 
@@ -221,13 +221,14 @@ export class EventHallView {
     for (const item of items) item.hidden = item.offsetTop > last;
   }
 
+  /** The hall's headline: the event, and while a table still plays, how to join it. The
+   * address warnings are the organiser's (dashboard, cards), not the whole room's. */
   head(ev) {
     return h(
       "header",
       { class: "ev-hall-head" },
       h("h1", { class: "tv-title" }, ev.name),
-      h("p", { class: "ev-hall-hint" }, t("event.hall_hint")),
-      inviteNotice(),
+      ev.all_over ? null : h("p", { class: "ev-hall-hint" }, t("event.hall_hint")),
     );
   }
 

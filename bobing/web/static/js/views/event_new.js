@@ -9,7 +9,7 @@ import { LatestAfterPause, lengthFacts, lengthPath } from "../game_length.js";
 import { TIERS } from "../protocol.js";
 import { tierName } from "../rulebook.js";
 import { renderTopbar, showError, toast } from "../ui.js";
-import { eventApi, rememberCreated, showEventError } from "../event.js";
+import { eventApi, rememberCreated, showEventError, tableLabel } from "../event.js";
 import { RuleSwitches } from "../switches.js";
 import { PRIZES_2013 } from "../tableform.js";
 import { limits } from "../limits.js";
@@ -39,16 +39,19 @@ const FLAG_COLUMNS = [
   ["elder", "长辈"],
   ["leader", "组长"],
 ];
-const TABLE_HEADER = "姓名\t组别\t" + FLAG_COLUMNS.map(([, head]) => head).join("\t");
 
 function peopleText(people) {
-  const flagged = people.some((p) => FLAG_COLUMNS.some(([key]) => key in p));
-  if (!flagged) return people.map((p) => (p.group ? `${p.name}\t${p.group}` : p.name)).join("\n");
+  // Only the columns last year's roster had: a 已交费 column it never had would mark everyone
+  // unpaid (and next year's income 0), where without one everyone counts as paying.
+  const columns = FLAG_COLUMNS.filter(([key]) => people.some((p) => key in p));
+  if (!columns.length)
+    return people.map((p) => (p.group ? `${p.name}\t${p.group}` : p.name)).join("\n");
   // A header keeps the paid / elder / 组长 ticks through the text box (the server reads it).
+  const header = ["姓名", "组别", ...columns.map(([, head]) => head)].join("\t");
   const rows = people.map((p) =>
-    [p.name, p.group || "", ...FLAG_COLUMNS.map(([key]) => (p[key] ? "✓" : ""))].join("\t"),
+    [p.name, p.group || "", ...columns.map(([key]) => (p[key] ? "✓" : ""))].join("\t"),
   );
-  return [TABLE_HEADER, ...rows].join("\n");
+  return [header, ...rows].join("\n");
 }
 
 /** ``start_thrower`` as the form holds it: the names (last year's 状元) and one mode. */
@@ -72,6 +75,8 @@ export class EventNewView {
     this.costs = [];
     this.donated = [];
     this.organizers = [];
+    /** @type {WeakMap<object, HTMLInputElement>} each good's name box, by the good */
+    this.nameInputs = new WeakMap();
     this.ranked = [
       { name: t("event.new.example.first"), count: 1, value: 498 },
       { name: t("event.new.example.second"), count: 1, value: 199 },
@@ -264,6 +269,7 @@ export class EventNewView {
       );
     this.prizeBox = h("div", { class: "ev-prizes" });
     this.summaryLine = h("p", { class: "ev-summary", id: "ev-summary", "aria-live": "polite" });
+    this.leadersLine = h("p", { class: "ev-leaders-note", "aria-live": "polite", hidden: true });
     this.lengthBox = h("div", { class: "ev-length", id: "ev-length", "aria-live": "polite" });
     this.lengthAsked = null; // a new form: its box starts empty
     this.rankedBox = h("div", { class: "ev-ranked" });
@@ -505,6 +511,7 @@ export class EventNewView {
         t("event.new.start_thrower_hint"),
       ),
       this.summaryLine,
+      this.leadersLine,
       this.lengthBox,
       h(
         "button",
@@ -554,12 +561,31 @@ export class EventNewView {
         spent: b.spent,
         money,
       });
+      this.paintLeaders(p);
       this.askLength(p);
     } catch (err) {
       this.summaryLine.classList.add("is-error");
       this.summaryLine.textContent = err.detail || err.message;
+      this.paintLeaders(null);
       this.askLength(null);
     }
+  }
+
+  /** The seating and the roster's 组长 (the preview's `leaders`): one at each table, or which
+   * tables have none because the roster marks fewer 组长 than there are tables. */
+  paintLeaders(preview) {
+    const leaders = preview && preview.leaders;
+    this.leadersLine.hidden = !leaders;
+    if (!leaders) return;
+    const short = leaders.without.length > 0;
+    this.leadersLine.classList.toggle("is-warning", short);
+    this.leadersLine.textContent = short
+      ? t("event.new.leaders_short", {
+          n: leaders.marked,
+          tables: preview.tables.length,
+          list: leaders.without.map((n) => tableLabel(n)).join(t("list.sep")),
+        })
+      : t("event.new.leaders_each", { n: leaders.marked });
   }
 
   /**
@@ -660,17 +686,19 @@ export class EventNewView {
       item[key] = ev.target.value === "" ? 0 : Number(ev.target.value);
       this.paintSums();
     };
+    const nameInput = h("input", {
+      class: "input ev-goods-name",
+      value: item.name,
+      maxlength: limits().max_prize_name,
+      placeholder: t("event.new.item_name"),
+      "aria-label": labels.name,
+      oninput: (ev) => (item.name = ev.target.value),
+    });
+    this.nameInputs.set(item, nameInput);
     return h(
       "div",
       { class: "ev-row ev-goods-row" },
-      h("input", {
-        class: "input ev-goods-name",
-        value: item.name,
-        maxlength: limits().max_prize_name,
-        placeholder: t("event.new.item_name"),
-        "aria-label": labels.name,
-        oninput: (ev) => (item.name = ev.target.value),
-      }),
+      nameInput,
       h("input", {
         class: "input input-num ev-goods-count",
         type: "number",
@@ -713,11 +741,13 @@ export class EventNewView {
   }
 
   /** Add an empty good to `items`, repaint with `paint`, and put the cursor in its name. */
-  addGood(items, paint, box) {
-    items.push({ name: "", count: 1, value: 0 });
+  addGood(items, paint) {
+    const item = { name: "", count: 1, value: 0 };
+    items.push(item);
     paint();
-    const names = box.querySelectorAll(".ev-goods-name");
-    if (names.length) names[names.length - 1].focus();
+    // the new row's own name box, in its own tier (not the last name box of the whole form)
+    const input = this.nameInputs.get(item);
+    if (input) input.focus();
   }
 
   paintRanked() {
@@ -754,7 +784,7 @@ export class EventNewView {
           {
             type: "button",
             class: "btn btn-ghost btn-small",
-            onclick: () => this.addGood(this.ranked, () => this.paintRanked(), this.rankedBox),
+            onclick: () => this.addGood(this.ranked, () => this.paintRanked()),
           },
           t("event.new.add_item"),
         ),
@@ -830,7 +860,7 @@ export class EventNewView {
       const box = h(
         "div",
         { class: "ev-tier", dataset: { tier } },
-        h("h3", { class: "sub-title" }, tierName(tier), " ", badge),
+        h("h2", { class: "sub-title" }, tierName(tier), " ", badge),
         items.map((item, index) =>
           this.goodsRow(
             item,
@@ -852,7 +882,7 @@ export class EventNewView {
           {
             type: "button",
             class: "btn btn-ghost btn-small",
-            onclick: () => this.addGood(items, () => this.paintPrizes(), this.prizeBox),
+            onclick: () => this.addGood(items, () => this.paintPrizes()),
           },
           t("event.new.add_item"),
         ),
@@ -954,31 +984,85 @@ export class EventNewView {
     }
   }
 
-  /** Next year's 会饼 given by last year's 状元: one set each, two with a new son (§9.4). */
+  /** The 会饼 someone gives (`donated_sets`, §9.4): one set each, two with a new son; on
+   * every event form (a next year's comes with last year's 状元 filled in). */
   donatedBox() {
-    if (!this.donated.length && !this.organizers.length) return null;
-    return h(
-      "div",
-      { class: "ev-donated" },
+    this.donatedEl = h("div", { class: "ev-donated" });
+    this.paintDonated();
+    return this.donatedEl;
+  }
+
+  paintDonated(focusLast = false) {
+    const rows = this.donated.map((d, i) => {
+      const label = h("span", {}, t("event.new.new_son", { name: d.name || "…" }));
+      const box = h("input", {
+        type: "checkbox",
+        class: "ev-new-son",
+        dataset: { name: d.name },
+        checked: d.new_son,
+        onchange: (ev) => {
+          this.donated[i].new_son = ev.target.checked;
+          this.schedulePreview();
+        },
+      });
+      return h(
+        "div",
+        { class: "ev-row ev-donor" },
+        h("input", {
+          class: "input ev-donor-name",
+          value: d.name,
+          maxlength: limits().max_name_length,
+          placeholder: t("event.new.donor_placeholder"),
+          "aria-label": t("event.new.donor_name", { n: i + 1 }),
+          oninput: (ev) => {
+            d.name = ev.target.value.trim();
+            box.dataset.name = d.name;
+            label.textContent = t("event.new.new_son", { name: d.name || "…" });
+            this.schedulePreview();
+          },
+        }),
+        h("label", { class: "ev-check" }, box, label),
+        h(
+          "button",
+          {
+            type: "button",
+            class: "btn btn-ghost btn-small",
+            "aria-label": t("event.new.remove_item", { name: d.name }),
+            onclick: () => {
+              this.donated.splice(i, 1);
+              this.paintDonated();
+              this.schedulePreview();
+            },
+          },
+          "✕",
+        ),
+      );
+    });
+    mount(
+      this.donatedEl,
       this.organizers.length
         ? h("p", {}, t("event.organizers", { names: this.organizers.join(t("list.sep")) }))
         : null,
-      this.donated.length ? h("p", { class: "field-label" }, t("event.new.donated")) : null,
-      this.donated.map((d, i) =>
-        h(
-          "label",
-          { class: "ev-check" },
-          h("input", {
-            type: "checkbox",
-            class: "ev-new-son",
-            dataset: { name: d.name },
-            checked: d.new_son,
-            onchange: (ev) => (this.donated[i].new_son = ev.target.checked),
-          }),
-          h("span", {}, t("event.new.new_son", { name: d.name })),
-        ),
+      h("p", { class: "field-label" }, t("event.new.donated")),
+      h("p", { class: "hint" }, t("event.new.donated_hint")),
+      rows,
+      h(
+        "button",
+        {
+          type: "button",
+          class: "btn btn-ghost btn-small ev-add-donor",
+          onclick: () => {
+            this.donated.push({ name: "", new_son: false });
+            this.paintDonated(true);
+          },
+        },
+        t("event.new.add_donor"),
       ),
     );
+    if (focusLast) {
+      const names = this.donatedEl.querySelectorAll(".ev-donor-name");
+      if (names.length) /** @type {HTMLInputElement} */ (names[names.length - 1]).focus();
+    }
   }
 
   body(people) {
@@ -1019,7 +1103,8 @@ export class EventNewView {
       .concat(v.throwerMode !== "first_seat" ? [v.throwerMode] : []);
     if (throwers.length) body.start_thrower = throwers.length === 1 ? throwers[0] : throwers;
     if (v.checkIn) body.check_in = true;
-    if (this.donated.length) body.donated_sets = this.donated;
+    const donated = this.donated.filter((d) => d.name);
+    if (donated.length) body.donated_sets = donated;
     if (this.organizers.length) body.organizers = this.organizers;
     if (Number(v.timeLimit) >= 1) body.time_limit = Number(v.timeLimit);
     if (v.previous) body.previous = v.previous;

@@ -92,6 +92,7 @@ export class EventCardsView {
           "div",
           { class: "no-print" },
           eventNav(ev.code, "cards"),
+          h("h1", { class: "title" }, t("event.cards_title", { name: ev.name })),
           inviteNotice(),
           token ? null : h("p", { class: "hint ev-cards-no-keys" }, t("event.cards_no_keys")),
           h("p", { class: "hint" }, t("event.cards_hint")),
@@ -160,7 +161,7 @@ export class EventCardsView {
                   ? h(
                       "p",
                       { class: "ev-card-thrower" },
-                      t(`event.card_thrower.${ev.mode === "referee" ? "referee" : "rolled"}`, {
+                      t(`event.card_thrower.${cardThrower(ev, tb)}`, {
                         name: tb.start_thrower,
                       }),
                     )
@@ -288,6 +289,15 @@ function prizeText(prize, count = 1) {
     : t("event.prize_line", { tier, name });
 }
 
+/** Which start-dice line a table's card prints: at a referee table the 组长 types the dice in,
+ * or, where the roster marks 组长 and the seating left this table without one, whoever keeps
+ * the table's phone. */
+function cardThrower(ev, tb) {
+  if (ev.mode !== "referee") return "rolled";
+  const marked = (ev.people || []).some((p) => p.leader);
+  return marked && !(tb.leaders && tb.leaders.length) ? "referee_no_leader" : "referee";
+}
+
 /** RULES.md §9.4 at the prize desk: the no-shows with what they paid, each refund, the
  * donated 会饼 (nothing when the event uses none of them). */
 function moneyCard(money) {
@@ -299,11 +309,16 @@ function moneyCard(money) {
           h(
             "ul",
             { class: cls },
-            items.map((item) => h("li", {}, t(line, item))),
+            items.map((item) =>
+              h("li", {}, t(item.no_show ? "event.budget.refund_no_show" : line, item)),
+            ),
           ),
         ]
       : [];
   const parts = [
+    money.kitty != null
+      ? h("p", { class: "ev-kitty-total" }, t("event.kitty_total", { n: money.kitty }))
+      : null,
     ...list("event.no_shows.title", "ev-no-shows", money.no_shows, "event.no_shows.line"),
     ...list("event.budget.refund_title", "ev-refunds", money.refunds, "event.budget.refund_line"),
     ...list(
@@ -313,7 +328,7 @@ function moneyCard(money) {
       "event.budget.donated",
     ),
   ];
-  if (!parts.length) return null;
+  if (!parts.some(Boolean)) return null;
   return h(
     "section",
     { class: "card ev-desk ev-money" },
@@ -346,6 +361,9 @@ export class EventResultsView {
     }
     renderTopbar({ title: res.name });
     const w = res.wangzhongwang;
+    // 反向博钱 (RULES.md §9.3): a column of what each person pays into the kitty
+    const paying = res.people.some((p) => "pays" in p);
+    const ranked = Boolean(ev.rules && ev.rules.award === "ranked");
     const personRow = (p, withTable) =>
       h(
         "tr",
@@ -364,6 +382,7 @@ export class EventResultsView {
             : h("span", { class: "hint" }, t("event.nothing")),
         ),
         h("td", { class: "num" }, String(p.prizes.reduce((n, x) => n + (Number(x.value) || 0), 0))),
+        paying ? h("td", { class: "num ev-pays" }, String(p.pays || 0)) : null,
         h("td", { class: "ev-tick", "aria-hidden": "true" }, "☐"),
       );
     const head = (withTable) =>
@@ -377,6 +396,7 @@ export class EventResultsView {
           h("th", {}, t("event.col.name")),
           h("th", {}, t("event.col.prizes")),
           h("th", {}, t("event.col.value")),
+          paying ? h("th", {}, t("event.col.pays")) : null,
           h("th", {}, t("event.col.handed")),
         ),
       );
@@ -390,7 +410,7 @@ export class EventResultsView {
           tableLabel(tb.number),
           " · ",
           tb.zhuangyuan
-            ? t("event.table_zhuangyuan", {
+            ? t(ranked ? "event.table_first" : "event.table_zhuangyuan", {
                 player: tb.zhuangyuan.player,
                 hand: tb.zhuangyuan.dice
                   ? handName(classify(tb.zhuangyuan.dice, ev.rules))
@@ -412,6 +432,21 @@ export class EventResultsView {
             ),
           ),
         ),
+        tb.shared && tb.shared.length
+          ? h(
+              "p",
+              { class: "ev-shared" },
+              t("event.shared_zhuangyuan", {
+                items: tb.shared
+                  .map((u) => `${u.name || tierName(u.tier)} ×${u.count}`)
+                  .join(t("list.sep")),
+                n: tb.shared[0].players,
+              }),
+            )
+          : null,
+        tb.kitty != null
+          ? h("p", { class: "ev-kitty" }, t("event.table_kitty", { n: tb.kitty }))
+          : null,
         tb.unclaimed && tb.unclaimed.length
           ? h(
               "p",

@@ -116,6 +116,7 @@ export class LobbyPanel {
       "data-fk": "join-name",
     });
     this.thrower = null;
+    this.throwerPicked = false;
     this.el = h("div", { class: "lobby" });
     // the invite address can arrive while a name is being typed: keep the focus where it is
     this.onInvite = () => keepFocus(this.el, () => this.build());
@@ -241,14 +242,17 @@ export class LobbyPanel {
       this.phonelessBox,
       this.lockBox,
     );
+    const side = h("div", { class: "lobby-side" }, this.startBox, invite, shared);
+    // The 组长 of an event's referee table comes to type the start dice in: on a phone their
+    // pad comes before the eleven seats (first in the page's order too, for the keyboard).
+    const startFirst = isHost && Boolean(st.event_table) && st.mode === MODE.REFEREE;
     mount(
       this.el,
       info,
       h(
         "div",
-        { class: "lobby-grid" },
-        seatsCard,
-        h("div", { class: "lobby-side" }, this.startBox, invite, shared),
+        { class: startFirst ? "lobby-grid start-first" : "lobby-grid" },
+        startFirst ? [side, seatsCard] : [seatsCard, side],
       ),
     );
     this.paintSeats();
@@ -579,15 +583,21 @@ export class LobbyPanel {
       );
     }
     if (isHost) {
-      if (players.length && !this.thrower) this.thrower = players[0];
-      if (!players.includes(this.thrower)) this.thrower = players[0] || null;
+      // The event names this table's start thrower (RULES.md §10.1): pre-selected, and followed
+      // when the organiser names another, until the 组长 picks someone here.
+      const named = st.event_table && st.event_table.start_thrower;
+      const preferred = named && players.includes(named) ? named : players[0] || null;
+      if (!this.throwerPicked || !players.includes(this.thrower)) this.thrower = preferred;
       const select = h(
         "select",
         {
           class: "input",
           id: "start-thrower",
           "data-fk": "start-thrower",
-          onchange: (ev) => (this.thrower = ev.target.value),
+          onchange: (ev) => {
+            this.thrower = ev.target.value;
+            this.throwerPicked = true;
+          },
         },
         players.map((p) => h("option", { value: p, selected: p === this.thrower }, p)),
       );

@@ -218,6 +218,8 @@ export class PlayPanel {
     this.el = h(
       "div",
       { class: "play" },
+      // the page's one h1 (the top bar shows the table's name in small type)
+      h("h1", { class: "sr-only play-title" }, session.state ? session.state.name : ""),
       h(
         "div",
         { class: "play-main" },
@@ -584,7 +586,12 @@ export class PlayPanel {
     mount(
       this.logBox,
       h("h2", { id: "log-title", class: "card-title" }, t("play.log")),
-      h("ol", { class: "log", reversed: true }, items),
+      // a scrolling region: reachable and named for the keyboard (axe scrollable-region-focusable)
+      h(
+        "ol",
+        { class: "log", reversed: true, tabindex: "0", "aria-labelledby": "log-title" },
+        items,
+      ),
     );
   }
 

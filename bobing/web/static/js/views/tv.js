@@ -11,6 +11,7 @@ import { renderTopbar, announce, icon } from "../ui.js";
 import { rattle, settle, gong } from "../sound.js";
 import { poolView, holdingsTable, shownKey, onlyZhuangyuanText } from "./play.js";
 import { inviteUrl } from "./lobby.js";
+import { forgetInviteWaiter, loadInvite } from "../invite.js";
 import { recentThrows, zhuangyuanRace } from "../tv_race.js";
 import { celebrateThrow, celebrateEnd } from "../celebrations.js";
 import { resultsTable, endReason } from "./end.js";
@@ -40,6 +41,12 @@ export class TvView {
       }
     };
     session.addEventListener("update", this.onUpdate);
+    // The QR carries the invite address (the LAN's, not the 127.0.0.1 the TV may be opened
+    // on): the rule of every QR (invite.js); painted again once the address is known.
+    this.onInvite = () => {
+      if (this.main.isConnected && !this.pending) this.paint();
+    };
+    loadInvite(this.onInvite);
     this.onResize = () => this.fitOver();
     window.addEventListener("resize", this.onResize);
   }
@@ -52,6 +59,7 @@ export class TvView {
   }
 
   destroy() {
+    forgetInviteWaiter(this.onInvite);
     this.session.removeEventListener("update", this.onUpdate);
     window.removeEventListener("resize", this.onResize);
     this.countdown.destroy();
@@ -296,6 +304,7 @@ export class TvView {
       h(
         "div",
         { class: `tv tv-play${(st.players || []).length > 12 ? " tv-crowd" : ""}` },
+        h("h1", { class: "sr-only" }, st.name),
         h(
           "div",
           { class: "tv-left" },
