@@ -182,5 +182,3 @@ export const HANDS = Object.freeze([
   "yixiu",
   "none",
 ]);
-
-export const CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ";
