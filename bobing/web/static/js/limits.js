@@ -55,7 +55,7 @@ export async function loadLimits() {
       // storage full or off: the next offline reload asks again
     }
   } catch (err) {
-    let kept = null;
+    let kept;
     try {
       kept = JSON.parse(localStorage.getItem(STORE) || "null");
     } catch {

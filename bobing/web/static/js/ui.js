@@ -282,7 +282,7 @@ export async function copyText(text) {
   const area = h("textarea", { class: "sr-only", readonly: true }, text);
   document.body.appendChild(area);
   area.select();
-  let ok = false;
+  let ok;
   try {
     ok = document.execCommand("copy");
   } catch {
