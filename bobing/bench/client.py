@@ -14,6 +14,13 @@ PostgreSQL database with a Redis broker when there are several; tables and phone
 over them), unless ``url`` points at one already running. To measure how throughput scales
 with instances, each can be given the same CPU budget (:mod:`bobing.bench.cpu`): a core of
 its own (``pin``) or a cgroup quota (``cpu_limit``).
+
+The offered load is the same whatever answers it: ``rate`` throws a second over all tables
+(a throw every ``tables / rate`` seconds a table), so the server and the floor relay are
+measured doing the same work. The phones can be spread over ``clients`` processes; each
+reports its own CPU over the window, and a client that used more than
+:data:`CLIENT_BUSY` of a core is named in the result's ``warnings``: its figures then say
+more about the client than about the server.
 """
 
 from __future__ import annotations
@@ -51,6 +58,11 @@ BENCH_RULES: dict[str, Any] = {
     },
 }
 WARMUP_SECONDS = 1.0
+CLIENT_BUSY = 0.5
+"""Share of one core above which a client process may be what holds the run back."""
+MAX_CLIENTS = 16
+START_MARGIN = 0.5
+"""Seconds between the go and the start, for every client process to hear it."""
 SPREADS = ("phones", "tables")
 """How clients are spread over several instances: each table's phones round-robin over the
 instances (every throw crosses the broker: the worst case), or each table whole on one
@@ -65,6 +77,8 @@ FLOOR_KEYS = (
     "p99_ms",
     "bytes_per_throw",
     "frames_per_throw",
+    "client_cpu_cores_max",
+    "client_cpu_cores_each",
 )
 """What ``--floor`` reports of the relay's run (the same keys as the server's)."""
 
@@ -116,8 +130,13 @@ def run_bench(
     floor: bool = False,
     pin: bool = False,
     cpu_limit: float | None = None,
+    rate: float | None = None,
+    clients: int = 1,
 ) -> dict[str, Any]:
     """Run the benchmark and return its measurements.
+
+    ``rate`` (throws a second over all tables) sets the pace: ``tables / rate`` seconds
+    between a table's throws. ``clients`` spreads the tables over that many client processes.
 
     With ``floor``, the same tables, players, pace and duration are then played against a bare
     WebSocket relay (:mod:`bobing.bench.relay`) started the same way, and the result gains
@@ -129,6 +148,8 @@ def run_bench(
     (``pinned``, ``cpu_limit``).
     """
     _check_options(db=db, url=url, instances=instances, broker=broker, spread=spread, pace=pace)
+    pace = _offered_pace(tables, pace, rate)
+    _check_clients(clients, tables)
     if (pin or cpu_limit is not None) and url is not None:
         raise InputError(
             "--pin and --cpu-limit apply to the servers the benchmark starts, not to --url",
@@ -181,17 +202,9 @@ def run_bench(
             servers = [ServerProcess(url.rstrip("/"), None)]
         if pin:
             stack.enter_context(_pinned(0, client_cores))
-        try:
-            with asyncio.Runner(loop_factory=loop_factory()) as runner:
-                result = runner.run(
-                    _bench(servers, tables, players, seconds, pace=pace, spread=spread)
-                )
-        except (OSError, TimeoutError) as exc:
-            raise InputError(f"benchmark against {servers[0].url} failed: {exc}") from None
-        except Exception as exc:
-            if type(exc).__module__.split(".")[0] == "websockets":
-                raise InputError(f"benchmark against {servers[0].url} failed: {exc}") from None
-            raise
+        result = _measure(
+            servers, tables, players, seconds, pace=pace, spread=spread, clients=clients
+        )
         result["db"] = db_label
         result["broker"] = (broker or "memory://").split("://", 1)[0]
         result["open_files_limit"] = limit
@@ -204,15 +217,36 @@ def run_bench(
         with (
             _relay_process(confine(0)) as relay,
             _pinned(0, client_cores) if pin else contextlib.nullcontext(),
-            asyncio.Runner(loop_factory=loop_factory()) as runner,
         ):
-            base = runner.run(
-                _bench([relay], tables, players, seconds, pace=pace, setup=_setup_relay_table)
+            base = _measure(
+                [relay], tables, players, seconds, pace=pace, clients=clients, relay=True
             )
         result["floor"] = {key: base[key] for key in FLOOR_KEYS}
         ours, bare = result["server_cpu_ms_per_throw"], base["server_cpu_ms_per_throw"]
         result["cpu_ratio_to_floor"] = round(ours / bare, 2) if ours and bare else None
+        result["warnings"] += [f"floor: {w}" for w in base["warnings"]]
     return result
+
+
+def _offered_pace(tables: int, pace: float, rate: float | None) -> float:
+    """A table's seconds between throws: ``pace`` as given, or ``tables / rate``."""
+    if rate is None:
+        return pace
+    if pace:
+        raise InputError("give --pace or --rate, not both", code="bench_pace_and_rate")
+    if not rate > 0:
+        raise InputError(f"rate must be > 0 throws/s, not {rate!r}", code="bench_rate", value=rate)
+    return tables / rate
+
+
+def _check_clients(clients: int, tables: int) -> None:
+    if not 1 <= clients <= min(MAX_CLIENTS, tables):
+        raise InputError(
+            f"--clients {clients}: give 1 to {min(MAX_CLIENTS, tables)} client processes "
+            f"(at most one a table, at most {MAX_CLIENTS})",
+            code="bench_clients",
+            clients=clients,
+        )
 
 
 def _check_options(
@@ -372,25 +406,220 @@ def _load_average() -> float | None:
         return None
 
 
-async def _bench(
+@dataclass
+class Part:
+    """What one client process measured of its tables over the window."""
+
+    window: list[float]
+    """Latencies (ms) of the throws sent inside the window."""
+    completed: int
+    """Throws that reached every phone, over the whole run (bytes and frames are per these)."""
+    bytes_in: int
+    frames_in: int
+    cpu_seconds: float
+    """This process's CPU over the window."""
+    rss_mb: float | None
+    setup_seconds: float
+    failures: list[str]
+
+
+@dataclass(frozen=True)
+class Window:
+    """When the tables start throwing, and the measured window after the warm-up
+    (``time.monotonic()``: one clock for every process on the machine)."""
+
+    start: float
+    measure_from: float
+    stop_at: float
+
+    @classmethod
+    def after(cls, start: float, seconds: float, pace: float) -> Window:
+        # With a pace, every table must have made its first throw before the window opens.
+        measure_from = start + max(WARMUP_SECONDS, pace * 1.2)
+        return cls(start, measure_from, measure_from + seconds)
+
+
+def _measure(
     servers: list[ServerProcess],
     tables: int,
     players: int,
     seconds: float,
     *,
-    pace: float = 0.0,
+    pace: float,
     spread: str = "phones",
-    setup: Any = None,
+    clients: int = 1,
+    relay: bool = False,
 ) -> dict[str, Any]:
+    """Play the run from ``clients`` processes (this one when 1) while this process reads
+    the servers' CPU over the same window; return the measurements."""
+    shares = [list(range(k, tables, clients)) for k in range(clients)]
+    try:
+        if clients == 1:
+            with asyncio.Runner(loop_factory=loop_factory()) as runner:
+                part, sample = runner.run(
+                    _play_here(servers, shares[0], players, seconds, pace, spread, relay)
+                )
+            parts = [part]
+        else:
+            parts, sample = _play_apart(servers, shares, players, seconds, pace, spread, relay)
+    except (OSError, TimeoutError, EOFError) as exc:
+        raise InputError(f"benchmark against {servers[0].url} failed: {exc}") from None
+    except Exception as exc:
+        if type(exc).__module__.split(".")[0] == "websockets":
+            raise InputError(f"benchmark against {servers[0].url} failed: {exc}") from None
+        raise
+    failures = [f for part in parts for f in part.failures]
+    if failures:
+        raise InputError(f"benchmark failed at {len(failures)} tables: {failures[0]}")
+    return _summary(servers, parts, sample, tables, players, seconds, pace, spread)
+
+
+@dataclass
+class Sample:
+    """The servers and the machine, read at both ends of the window."""
+
+    cpu_start: list[float | None]
+    cpu_end: list[float | None]
+    rss: list[float | None]
+    load: list[float | None]
+
+
+def _sample_servers(servers: list[ServerProcess], window: Window) -> Sample:
+    """Sleep to the window's start, read the servers' CPU, sleep to its end, read again."""
+    time.sleep(max(0.0, window.measure_from - time.monotonic()))
+    cpu_start = [_cpu_seconds(s.pid) for s in servers]
+    load_start = _load_average()
+    time.sleep(max(0.0, window.stop_at - time.monotonic()))
+    cpu_end = [_cpu_seconds(s.pid) for s in servers]
+    rss = [_rss_mb(s.pid) for s in servers]
+    return Sample(cpu_start, cpu_end, rss, [load_start, _load_average()])
+
+
+async def _play_here(
+    servers: list[ServerProcess],
+    indices: list[int],
+    players: int,
+    seconds: float,
+    pace: float,
+    spread: str,
+    relay: bool,
+) -> tuple[Part, Sample]:
+    """The run from this process: the servers are read by a thread that sleeps meanwhile."""
+    sampler: asyncio.Future[Sample] | None = None
+
+    async def go() -> Window:
+        nonlocal sampler
+        window = Window.after(time.monotonic(), seconds, pace)
+        sampler = asyncio.ensure_future(asyncio.to_thread(_sample_servers, servers, window))
+        return window
+
+    part = await _play(servers, indices, players, seconds, pace, spread, relay, go)
+    assert sampler is not None
+    return part, await sampler
+
+
+def _play_apart(
+    servers: list[ServerProcess],
+    shares: list[list[int]],
+    players: int,
+    seconds: float,
+    pace: float,
+    spread: str,
+    relay: bool,
+) -> tuple[list[Part], Sample]:
+    """The run from one process a share of the tables (spawned: nothing of this process's
+    state goes with them); each sets up its tables, says so, and starts at the same go."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    links = []
+    processes = []
+    for k, indices in enumerate(shares):
+        mine, theirs = context.Pipe()
+        process = context.Process(
+            target=_client_process,
+            args=(theirs, servers, indices, players, seconds, pace, spread, relay, k),
+            daemon=True,
+        )
+        process.start()
+        theirs.close()
+        links.append(mine)
+        processes.append(process)
+    try:
+        for link in links:  # every process has set up its tables (or failed to)
+            said = link.recv()
+            if said[0] == "error":
+                raise InputError(said[1])
+        window = Window.after(time.monotonic() + START_MARGIN, seconds, pace)
+        for link in links:
+            link.send(window)
+        sample = _sample_servers(servers, window)
+        parts = []
+        for link in links:
+            said = link.recv()
+            if said[0] == "error":
+                raise InputError(said[1])
+            parts.append(said[1])
+        return parts, sample
+    finally:
+        for process in processes:
+            process.join(30)
+            if process.is_alive():
+                process.kill()
+
+
+def _client_process(
+    link: Any,
+    servers: list[ServerProcess],
+    indices: list[int],
+    players: int,
+    seconds: float,
+    pace: float,
+    spread: str,
+    relay: bool,
+    seed: int,
+) -> None:
+    """A client process of :func:`_play_apart`: its tables played, its part sent back."""
+    raise_open_files(len(indices) * players + SPARE_FILES)
+
+    async def go() -> Window:
+        link.send(("ready", None))
+        window: Window = await asyncio.to_thread(link.recv)
+        return window
+
+    try:
+        with asyncio.Runner(loop_factory=loop_factory()) as runner:
+            part = runner.run(
+                _play(servers, indices, players, seconds, pace, spread, relay, go, seed=seed)
+            )
+    except Exception as exc:  # the parent reports it (a child's traceback helps no one)
+        link.send(("error", f"client process {seed}: {type(exc).__name__}: {exc}"))
+        return
+    link.send(("part", part))
+
+
+async def _play(
+    servers: list[ServerProcess],
+    indices: list[int],
+    players: int,
+    seconds: float,
+    pace: float,
+    spread: str,
+    relay: bool,
+    go: Any,
+    *,
+    seed: int = 0,
+) -> Part:
+    """Set up tables ``indices``, await ``go()`` for the window, play them through it."""
     import websockets
 
-    setup_started = time.perf_counter()
+    setup_started = time.monotonic()
     traffic = Traffic()
-    make = setup or _setup_table
+    make = _setup_relay_table if relay else _setup_table
     runs = await _gather_limited(
-        [make(websockets, servers, i, players, spread) for i in range(tables)], 32
+        [make(websockets, servers, i, players, spread) for i in indices], 32
     )
-    setup_seconds = time.perf_counter() - setup_started
+    setup_seconds = time.monotonic() - setup_started
     # The client's own collector pauses would count as latency: freeze the set-up heap.
     gc.collect()
     gc.freeze()
@@ -400,23 +629,16 @@ async def _bench(
         for run in runs
         for index, ws in enumerate(run.sockets.values())
     ]
-    rng = random.Random(tables * 7919 + players)
-    start = time.perf_counter()
-    # With a pace, every table must have made its first throw before the window opens.
-    measure_from = start + max(WARMUP_SECONDS, pace * 1.2)
-    stop_at = measure_from + seconds
+    window: Window = await go()
+    rng = random.Random((len(indices) * 7919 + players) * (MAX_CLIENTS + 1) + seed)
+    await asyncio.sleep(max(0.0, window.start - time.monotonic()))
     traffic.measuring = True  # over every throw of the run: no edge effects at the window
-    drivers = [asyncio.create_task(_drive(run, stop_at, pace, rng)) for run in runs]
-    await asyncio.sleep(max(0.0, measure_from - time.perf_counter()))
-    cpu_start = [_cpu_seconds(s.pid) for s in servers]
+    drivers = [asyncio.create_task(_drive(run, window.stop_at, pace, rng)) for run in runs]
+    await asyncio.sleep(max(0.0, window.measure_from - time.monotonic()))
     own_start = time.process_time()
-    load_start = _load_average()
-    await asyncio.sleep(max(0.0, stop_at - time.perf_counter()))
-    cpu_end = [_cpu_seconds(s.pid) for s in servers]
+    await asyncio.sleep(max(0.0, window.stop_at - time.monotonic()))
     own_end = time.process_time()
-    rss = [_rss_mb(s.pid) for s in servers]
-    client_rss = _rss_mb(None)
-    load_end = _load_average()
+    rss = _rss_mb(None)
     await asyncio.gather(*drivers)
     await asyncio.sleep(0.2)  # the last acks
     traffic.measuring = False
@@ -424,13 +646,36 @@ async def _bench(
         task.cancel()
     await asyncio.gather(*readers, return_exceptions=True)
     await _gather_limited([ws.close() for run in runs for ws in run.sockets.values()], 200)
-    failures = [run.failed for run in runs if run.failed]
-    if failures:
-        raise InputError(f"benchmark failed at {len(failures)} tables: {failures[0]}")
-    window = [ms for run in runs for sent, ms in run.latencies if measure_from <= sent < stop_at]
-    window.sort()
+    return Part(
+        window=[
+            ms
+            for run in runs
+            for sent, ms in run.latencies
+            if window.measure_from <= sent < window.stop_at
+        ],
+        completed=sum(len(run.latencies) for run in runs),
+        bytes_in=traffic.bytes_in,
+        frames_in=traffic.frames_in,
+        cpu_seconds=own_end - own_start,
+        rss_mb=rss,
+        setup_seconds=setup_seconds,
+        failures=[run.failed for run in runs if run.failed],
+    )
+
+
+def _summary(
+    servers: list[ServerProcess],
+    parts: list[Part],
+    sample: Sample,
+    tables: int,
+    players: int,
+    seconds: float,
+    pace: float,
+    spread: str,
+) -> dict[str, Any]:
+    window = sorted(ms for part in parts for ms in part.window)
     count = len(window)
-    completed = sum(len(run.latencies) for run in runs)
+    completed = sum(part.completed for part in parts)
 
     def pct(p: float) -> float:
         return round(window[min(count - 1, int(p * count))], 2) if count else 0.0
@@ -438,7 +683,9 @@ async def _bench(
     per_server: list[dict[str, Any]] = []
     cores: list[float] = []
     memory: list[float] = []
-    for server, before, after, resident in zip(servers, cpu_start, cpu_end, rss, strict=True):
+    for server, before, after, resident in zip(
+        servers, sample.cpu_start, sample.cpu_end, sample.rss, strict=True
+    ):
         used = None if before is None or after is None else (after - before) / seconds
         per_server.append(
             {
@@ -452,24 +699,39 @@ async def _bench(
         if resident is not None:
             memory.append(resident)
     server_cpu = sum(cores) * seconds if len(cores) == len(servers) else None
+    client_cores = [part.cpu_seconds / seconds for part in parts]
+    client_rss = [part.rss_mb for part in parts if part.rss_mb is not None]
+    warnings = [
+        f"client process {k + 1} of {len(parts)} used {used:.2f} of a core (over "
+        f"{CLIENT_BUSY:g}): it may be what holds the run back; give --clients "
+        f"{min(MAX_CLIENTS, tables, 2 * len(parts))}"
+        for k, used in enumerate(client_cores)
+        if used > CLIENT_BUSY
+    ]
     return {
         "server_cpu_ms_per_throw": None
         if server_cpu is None or not count
         else round(server_cpu / count * 1000, 3),
         "server_cpu_cores": None if server_cpu is None else round(server_cpu / seconds, 2),
         "server_rss_mb": round(sum(memory), 1) if len(memory) == len(servers) else None,
-        "client_cpu_ms_per_throw": round((own_end - own_start) / count * 1000, 3)
+        "client_cpu_ms_per_throw": round(sum(client_cores) * seconds / count * 1000, 3)
         if count
         else None,
-        "client_cpu_cores": round((own_end - own_start) / seconds, 2),
-        "client_rss_mb": client_rss,
+        "client_cpu_cores": round(sum(client_cores), 2),
+        "client_cpu_cores_max": round(max(client_cores), 2),
+        "client_cpu_cores_each": [round(used, 2) for used in client_cores],
+        "client_processes": len(parts),
+        "client_rss_mb": round(sum(client_rss), 1) if len(client_rss) == len(parts) else None,
         "throws_per_s": round(count / seconds, 1),
+        "offered_throws_per_s": round(tables / pace, 1) if pace else None,
         "p50_ms": pct(0.50),
         "p90_ms": pct(0.90),
         "p99_ms": pct(0.99),
         "max_ms": round(window[-1], 2) if count else 0.0,
-        "bytes_per_throw": round(traffic.bytes_in / completed) if completed else None,
-        "frames_per_throw": round(traffic.frames_in / completed, 2) if completed else None,
+        "bytes_per_throw": round(sum(p.bytes_in for p in parts) / completed) if completed else None,
+        "frames_per_throw": round(sum(p.frames_in for p in parts) / completed, 2)
+        if completed
+        else None,
         "tables": tables,
         "players": players,
         "connections": tables * players,
@@ -479,8 +741,9 @@ async def _bench(
         "servers": per_server,
         "throws": count,
         "seconds": seconds,
-        "setup_s": round(setup_seconds, 1),
-        "load_average": [load_start, load_end],
+        "setup_s": round(max(part.setup_seconds for part in parts), 1),
+        "load_average": sample.load,
+        "warnings": warnings,
     }
 
 
@@ -658,7 +921,7 @@ async def _reader(run: TableRun, ws: Any, observer: bool, traffic: Traffic) -> N
         if run.failed is not None:
             run.ready.set()
             continue
-        now = time.perf_counter()
+        now = time.monotonic()
         entry = None if throw is None else run.pending.get(throw)
         if throw is None or entry is None:
             continue
@@ -674,15 +937,15 @@ async def _drive(run: TableRun, stop_at: float, pace: float, rng: random.Random)
     players = len(run.sockets)
     if pace:
         await asyncio.sleep(rng.uniform(0, pace))  # tables do not throw in step
-    slot = time.perf_counter()
-    while time.perf_counter() < stop_at and run.failed is None:
+    slot = time.monotonic()
+    while time.monotonic() < stop_at and run.failed is None:
         player = run.next_player
         if player is None:
             run.failed = f"table {run.code} has no next player (game over?)"
             return
         throw = run.turn
         run.ready.clear()
-        run.pending[throw] = [time.perf_counter(), players, 0.0]
+        run.pending[throw] = [time.monotonic(), players, 0.0]
         await run.sockets[player].send(
             json.dumps({"type": "throw", "turn": throw, "nonce": f"{run.code}-{throw}"})
         )
@@ -693,8 +956,8 @@ async def _drive(run: TableRun, stop_at: float, pace: float, rng: random.Random)
             return
         if pace:
             slot += pace * rng.uniform(0.8, 1.2)
-            delay = slot - time.perf_counter()
+            delay = slot - time.monotonic()
             if delay > 0:
                 await asyncio.sleep(delay)
             else:  # behind (a slow server): go on now rather than bursting to catch up
-                slot = time.perf_counter()
+                slot = time.monotonic()

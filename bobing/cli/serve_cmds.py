@@ -275,9 +275,11 @@ def bench_server(
     cpu_limit: Annotated[
         float | None, typer.Option("--cpu-limit", help=_h("bench.opt.cpu_limit"), min=0.01)
     ] = None,
+    rate: Annotated[float | None, typer.Option(help=_h("bench.opt.rate"), min=0.001)] = None,
+    clients: Annotated[int, typer.Option(help=_h("bench.opt.clients"), min=1, max=16)] = 1,
 ) -> None:
     """Drive TABLES x PLAYERS simulated players over WebSockets; report throws/s and latency."""
-    from bobing.bench.client import run_bench
+    from bobing.bench.client import CLIENT_BUSY, MAX_CLIENTS, run_bench
 
     result = run_bench(
         tables=tables,
@@ -292,11 +294,18 @@ def bench_server(
         floor=floor,
         pin=pin,
         cpu_limit=cpu_limit,
+        rate=rate,
+        clients=clients,
     )
     if as_json:
         typer.echo(json.dumps(result))
         return
-    paced = f"a throw every {pace:g} s per table" if pace else "closed loop"
+    pace = result["pace_s"]
+    paced = (
+        f"offered {result['offered_throws_per_s']:g} throws/s, a throw every {pace:g} s per table"
+        if pace
+        else "closed loop"
+    )
     cpu = result["server_cpu_cores"]
     memory = result["server_rss_mb"]
     typer.echo(
@@ -309,8 +318,18 @@ def bench_server(
     if cpu is not None:
         typer.echo(
             f"server: {cpu:.2f} cores, {result['server_cpu_ms_per_throw']:.3f} ms CPU per "
-            f"throw, {memory} MiB resident; client: {result['client_cpu_cores']:.2f} cores"
+            f"throw, {memory} MiB resident"
         )
+    lang = lang_from_env()
+    typer.echo(
+        t(
+            "bench.client.line",
+            lang,
+            processes=result["client_processes"],
+            cores=f"{result['client_cpu_cores']:.2f}",
+            busiest=f"{result['client_cpu_cores_max']:.2f}",
+        )
+    )
     if pin:
         pinned = result["pinned"]
         typer.echo(
@@ -330,6 +349,23 @@ def bench_server(
                 ratio=result["cpu_ratio_to_floor"],
             )
         )
+    runs = [("", result)] + ([(t("bench.floor.which", lang), result["floor"])] if floor else [])
+    for which, run in runs:
+        each = run["client_cpu_cores_each"]
+        for k, used in enumerate(each, 1):
+            if used > CLIENT_BUSY:
+                more = min(MAX_CLIENTS, tables, 2 * len(each))
+                line = t(
+                    "bench.client_busy.line",
+                    lang,
+                    which=which,
+                    k=k,
+                    n=len(each),
+                    cores=f"{used:.2f}",
+                    busy=f"{CLIENT_BUSY:g}",
+                    more=more,
+                )
+                typer.echo(line, err=True)
 
 
 def register(app: typer.Typer) -> None:

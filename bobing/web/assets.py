@@ -404,7 +404,6 @@ class StaticSite:
         shell = {
             "version": self.version,
             "hashed": sorted(self.hashed),
-            "plain": [f"/i18n/{lang}.json" for lang in LANGS],
         }
         return b"self.SHELL = " + json.dumps(shell).encode() + b";\n" + source
 

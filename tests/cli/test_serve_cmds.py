@@ -188,8 +188,10 @@ def test_bench_server_at_a_pace_reports_cpu_memory_and_traffic() -> None:
         (("--url", "http://127.0.0.1:1", "--instances", "2"), "--url"),
         (("--url", "http://127.0.0.1:1", "--pin"), "not to --url"),
         (("--pin", "--cpu-limit", "0.5"), "not both"),
+        (("--pace", "1", "--rate", "5"), "--pace or --rate, not both"),
+        (("--tables", "2", "--clients", "3"), "--clients 3: give 1 to 2 client processes"),
     ],
-    ids=["several", "no_redis", "spread", "alone", "pinned_url", "both"],
+    ids=["several", "no_redis", "spread", "alone", "pinned_url", "both", "pace_rate", "clients"],
 )
 def test_bench_server_refuses_impossible_setups(args: tuple[str, ...], said: str) -> None:
     result = run("bench", "server", *args)
@@ -259,6 +261,68 @@ def test_bench_server_floor_measures_a_bare_relay_in_the_same_run() -> None:
     assert 0 < floor["bytes_per_throw"] < report["bytes_per_throw"]
     ours, bare = report["server_cpu_ms_per_throw"], floor["server_cpu_ms_per_throw"]
     assert bare > 0 and report["cpu_ratio_to_floor"] == round(ours / bare, 2)
+
+
+@pytest.mark.slow
+def test_bench_server_offers_the_same_rate_to_the_server_and_the_floor_from_two_clients() -> None:
+    """Issue 32: the same offered load for both, the phones in two client processes, each
+    process's CPU in the report (the proof that the client is not the bottleneck)."""
+    args = ("--tables", "4", "--players", "2", "--seconds", "2", "--rate", "20")
+    result = run("bench", "server", *args, "--clients", "2", "--floor", "--json", timeout=180)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["pace_s"] == 0.2 and report["offered_throws_per_s"] == 20
+    assert report["client_processes"] == 2 and len(report["client_cpu_cores_each"]) == 2
+    assert report["client_cpu_cores_max"] == max(report["client_cpu_cores_each"])
+    floor = report["floor"]
+    assert len(floor["client_cpu_cores_each"]) == 2
+    # a table throws every 0.2 s ± 20 %: about 20 a second, whoever answers
+    for run_ in (report, floor):
+        assert 10 <= run_["throws_per_s"] <= 30, run_
+    assert report["warnings"] == [] or all("client process" in w for w in report["warnings"])
+
+
+def test_a_busy_client_process_is_named_in_the_warnings() -> None:
+    from bobing.bench.client import CLIENT_BUSY, Part, Sample, ServerProcess, _summary
+
+    def part(cpu_seconds: float) -> Part:
+        return Part([1.0, 2.0], 2, 100, 4, cpu_seconds, 50.0, 0.1, [])
+
+    server = ServerProcess("http://127.0.0.1:1", None)
+    sample = Sample([None], [None], [None], [None, None])
+    calm = _summary([server], [part(0.1), part(0.2)], sample, 4, 2, 1.0, 0.0, "phones")
+    assert calm["warnings"] == [] and calm["client_cpu_cores_each"] == [0.1, 0.2]
+    busy = _summary([server], [part(0.1), part(0.8)], sample, 4, 2, 1.0, 0.0, "phones")
+    assert busy["client_cpu_cores_max"] == 0.8 > CLIENT_BUSY
+    [warning] = busy["warnings"]
+    assert "client process 2 of 2 used 0.80 of a core" in warning and "--clients 4" in warning
+
+
+def test_the_relay_sends_one_prebuilt_frame_the_same_to_every_phone() -> None:
+    import asyncio
+
+    import websockets
+
+    from bobing.bench.relay import Relay
+
+    async def scenario() -> list[str]:
+        from websockets.asyncio.server import serve
+
+        async with serve(Relay().handle, "127.0.0.1", 0) as server:
+            port = next(iter(server.sockets)).getsockname()[1]
+            base = f"ws://127.0.0.1:{port}/relay/t1?players=2&name="
+            async with websockets.connect(base + "a") as a, websockets.connect(base + "乙") as b:
+                for ws in (a, b):
+                    assert json.loads(await ws.recv())["type"] == "ready"
+                await a.send(json.dumps({"type": "throw", "turn": 1}))
+                return [str(await a.recv()), str(await b.recv())]
+
+    first, second = asyncio.run(scenario())
+    assert first == second
+    frame = json.loads(first)
+    assert frame["type"] == "thrown" and frame["throw"] == 1
+    assert len(frame["dice"]) == 6 and set(frame["dice"]) <= set(range(1, 7))
+    assert frame["state"] == {"next": "乙", "turn": 2}
 
 
 def test_the_relay_refuses_a_bad_path() -> None:

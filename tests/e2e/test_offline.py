@@ -56,6 +56,14 @@ def test_first_load_announces_every_module_and_caches_it(browser: Browser, serve
     page.on(
         "response", lambda r: scripts.append(r) if r.request.resource_type == "script" else None
     )
+    # everything this phone's first visit takes from the network, the service worker's too
+    downloads: list[str] = []
+
+    def downloaded(response: Response) -> None:
+        if response.request.sizes()["responseBodySize"] > 0:
+            downloads.append(re.sub(r"^https?://[^/]+|\?.*$", "", response.url))
+
+    page.context.on("response", downloaded)
     page.goto(server.url + "/")
     page.wait_for_selector(".order-statement .label")
     preloaded = page.eval_on_selector_all(
@@ -76,6 +84,15 @@ def test_first_load_announces_every_module_and_caches_it(browser: Browser, serve
     # the worker takes the page over (127.0.0.1 is a secure context)
     page.wait_for_function("() => navigator.serviceWorker.controller !== null")
     assert page.evaluate("() => navigator.serviceWorker.controller.scriptURL").endswith("/sw.js")
+    # issue 32: the worker's install took every file once, not again by its plain name
+    page.wait_for_function(
+        "async () => (await caches.keys()).length > 0"
+        " && (await (await caches.open((await caches.keys())[0])).keys()).length > 40"
+    )
+    files = [re.sub(r"\.[0-9a-f]{10}\.", ".", path) for path in downloads]
+    twice = sorted({path for path in files if files.count(path) > 1})
+    assert not twice, twice
+    assert "/i18n/zh-Hant.json" in files  # a catalogue the page did not load: precached once
 
 
 SHIFTS = """

@@ -1,6 +1,8 @@
 // The service worker: the app shell and the static files, so a table reloads without a network.
-// The server prepends `self.SHELL = {version, hashed, plain}` (bobing/web/assets.py): the
-// content-hashed files and the plain ones to keep, versioned by one hash over all of them.
+// The server prepends `self.SHELL = {version, hashed}` (bobing/web/assets.py): the
+// content-hashed files to keep, versioned by one hash over all of them. The page fetches every
+// file by its hashed name (the import map), so the plain names are never precached: each file
+// crosses the network once on a first visit.
 //
 // - hashed files (/js/dom.3f2a9c01d4.js) never change: cache first;
 // - the page and the plain files (catalogues, manifest, icons): network first, the cache when
@@ -19,8 +21,9 @@ self.addEventListener("install", (event) => {
   event.waitUntil(
     (async () => {
       const cache = await caches.open(CACHE);
-      await cache.addAll([...SHELL.hashed, ...SHELL.plain]);
-      await cache.add(new Request(PAGE, { cache: "reload" }));
+      // the files the page has loaded come from the HTTP cache: each file crosses the network once
+      await cache.addAll(SHELL.hashed);
+      await cache.add(PAGE);
       await self.skipWaiting();
     })(),
   );
