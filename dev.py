@@ -3,7 +3,7 @@
 
     python3 dev.py run            start the app (embedded SQLite; prints the address and a QR code)
     python3 dev.py test           ruff (lint and format), mypy --strict, the front end's checks
-                                  (prettier, tsc, node --test) and the whole test suite, in
+                                  (prettier, tsc, eslint, node --test) and the whole suite, in
                                   parallel (pytest-xdist; BOBING_TEST_WORKERS workers)
     python3 dev.py test --quick   only the fast layers (engine, golden vectors, properties,
                                   units), for the edit-test loop: under a minute
@@ -81,7 +81,7 @@ def ensure_node_tools() -> bool:
     if npm is None or shutil.which("node") is None:
         if os.environ.get("CI") or os.environ.get("BOBING_REQUIRE_NODE"):
             sys.exit("Node.js 20+ and npm are required in CI for the front-end checks")
-        print("skipping the front-end checks (prettier, tsc, node --test): no Node.js here")
+        print("skipping the front-end checks (prettier, tsc, eslint, node --test): no Node.js here")
         return False
     want = hashlib.sha256((ROOT / "package-lock.json").read_bytes()).hexdigest()
     if not NODE_STAMP.exists() or NODE_STAMP.read_text() != want:
@@ -94,13 +94,17 @@ def ensure_node_tools() -> bool:
 
 
 def frontend_checks() -> list[tuple[str, ...]]:
-    """The front end's checks, like ruff's: format, types, unit tests (docs/architecture.md)."""
+    """The front end's checks, like ruff's: format, types, lint, unit tests
+    (docs/architecture.md)."""
     if not ensure_node_tools():
         return []
     tools = ROOT / "node_modules" / ".bin"
     steps: list[tuple[str, ...]] = [(str(tools / "prettier"), "--check", "bobing/web/static")]
     if (ROOT / "jsconfig.json").exists():
         steps.append((str(tools / "tsc"), "--noEmit", "-p", "jsconfig.json"))
+    if (ROOT / "eslint.config.js").exists():
+        # eslint's recommended rules (eslint.config.js), on the app and the unit tests
+        steps.append((str(tools / "eslint"), "bobing/web/static", "tests/js", "eslint.config.js"))
     unit = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests" / "js").glob("*.test.mjs"))
     if unit:
         steps.append(("node", "--test", *unit))

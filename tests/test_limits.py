@@ -11,6 +11,7 @@ import ast
 import importlib
 import json
 import re
+import string
 import subprocess
 import sys
 from pathlib import Path
@@ -22,6 +23,7 @@ from bobing.engine.errors import RulesError
 from bobing.engine.rules import rules_from_json
 from bobing.engine.switches import MAX_PLAYERS, MAX_ROUNDS, allowed_values
 from bobing.tables.limits import SERVED, UNDO_VOIDS, Limits
+from bobing.tables.tokens import CODE_ALPHABET
 
 PACKAGE = Path(bobing.__file__).parent
 STATIC_JS = PACKAGE / "web" / "static" / "js"
@@ -45,6 +47,7 @@ HOMES: dict[str, tuple[str, str]] = {
     "max_roster_bytes": ("bobing.organizer.roster", "MAX_ROSTER_BYTES"),
     "max_playoff_throws": ("bobing.organizer.playoff", "MAX_PLAYOFF_THROWS"),
     "code_length": ("bobing.tables.tokens", "CODE_LENGTH"),
+    "analysis_players": ("bobing.tables.limits", "ANALYSIS_PLAYERS"),
 }
 """Each served limit's one home: the module and the constant that holds it."""
 
@@ -52,11 +55,19 @@ UNSERVED: dict[str, str] = {
     "MAX_RANKED_LINES": "bobing.engine.switches",
     "MAX_PRIZE_COUNT": "bobing.engine.switches",
     "MAX_SIMULATED_ROUNDS": "bobing.analysis.ranked",
+    "CODE_ALPHABET": "bobing.tables.tokens",
 }
 """Limits no form needs (the server's stricter ones are served; the simulator's own ceiling),
-still written once."""
+and the code alphabet (served apart, as ``code_alphabet``), still written once."""
 
-RETIRED = ("MAX_RANKED_ENTRIES", "MAX_TABLES", "VOIDABLE", "NAME_MAX", "TABLE_NAME_MAX")
+RETIRED = (
+    "MAX_RANKED_ENTRIES",
+    "MAX_TABLES",
+    "VOIDABLE",
+    "NAME_MAX",
+    "TABLE_NAME_MAX",
+    "DEFAULT_PLAYERS",
+)
 """Names that held a copy before issue 28; none comes back, in Python or JavaScript."""
 
 JS_ALLOWED: dict[tuple[str, str], str] = {
@@ -65,7 +76,9 @@ JS_ALLOWED: dict[tuple[str, str], str] = {
     ("reactions.js", "const MAX_FLOATING = 12;"): "emoji floating on the screen at once",
     ("views/event_new.js", "maxlength: 200"): "several names typed in one box; each is checked",
     ("views/tv.js", ".length > 12"): "the big screen's layout: a crowd gets the compact board",
-    ("views/odds.js", "const DEFAULT_PLAYERS = 10;"): "the odds page's first question",
+    ("rulebook.js", ".length !== 6"): "six dice a throw (the engine's, not a served limit)",
+    ("referee.js", ".length === 6"): "the pad: all six dice of a throw entered",
+    ("referee.js", ".length === 2"): "the pad: both dice of the start throw entered",
 }
 """Numbers in JavaScript that equal a served limit by chance, each with what it is instead."""
 
@@ -73,7 +86,7 @@ JS_BOUND = re.compile(
     r"\b(?:max|min|maxlength|minlength|limit|maximum|minimum)\s*:\s*(\d[\d_]*)\b"  # attributes
     r"|\bconst\s+(?:[A-Z0-9]+_)*(?:MAX|MIN|LIMIT|SEATS|PLAYERS|ROUNDS)(?:_[A-Z0-9]+)*"
     r"\s*=\s*(\d[\d_]*)\s*;"  # constants named as bounds
-    r"|\.length\s*[<>]=?\s*(\d+)\b"  # counts held to a bound
+    r"|\.length\s*(?:[<>]=?|[!=]==?)\s*(\d+)\b"  # counts held to a bound
     r"|(?:\|\||\?\?)\s*(\d+)\b"  # defaults
 )
 
@@ -149,6 +162,22 @@ def test_no_javascript_file_lists_what_an_undo_voids() -> None:
         for listed in re.finditer(r"\[([^\[\]]*)\]", path.read_text("utf-8")):
             voided = set(re.findall(r'"([a-z_]+)"', listed.group(1))) & UNDO_VOIDS
             assert len(voided) < 3, f"{path.name} lists undo_voids {sorted(voided)}: use limits.js"
+
+
+def test_no_javascript_file_holds_the_code_alphabet() -> None:
+    """The join form checks a code against the served ``code_alphabet``; a copy (whole, or a
+    run of it, as a string or a character class) would drift when the server's changes."""
+    plain = string.digits + string.ascii_uppercase
+    # runs of six that skip a character left out (0, 1, I, L, O): the alphabet's own shape
+    runs = {CODE_ALPHABET[i : i + 6] for i in range(len(CODE_ALPHABET) - 5)}
+    telling = sorted(run for run in runs if run not in plain) + ["A-HJ-NP-Z"]
+    found: list[str] = []
+    for path in js_files():
+        text = path.read_text("utf-8")
+        for run in telling:
+            if run in text:
+                found.append(f"{path.relative_to(STATIC_JS).as_posix()} holds {run!r}")
+    assert not found, "\n".join(found) + "\n(read it from limits.js: codeAlphabet())"
 
 
 def test_the_allowances_are_still_needed() -> None:

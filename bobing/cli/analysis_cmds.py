@@ -28,6 +28,7 @@ from bobing.engine.hands import TIERS
 from bobing.engine.rules import Award, RuleSet
 from bobing.i18n import t
 from bobing.i18n.names import generic_hand_name, preset_name, tier_name
+from bobing.tables.limits import ANALYSIS_PLAYERS
 
 _HELP_LANG = cli_lang()  # --lang or BOBING_LANG: one language per help page
 
@@ -50,7 +51,9 @@ def _help(key: str) -> str:
 
 
 def simulate_command(
-    players: Annotated[int, typer.Option("--players", "-n", help=_help("players"))] = 10,
+    players: Annotated[
+        int, typer.Option("--players", "-n", help=_help("players"))
+    ] = ANALYSIS_PLAYERS,
     games: Annotated[int, typer.Option("--games", "-g", help=_help("games"))] = 100_000,
     rules: RulesOption = None,
     seed: Annotated[int | None, typer.Option("--seed", help=_help("seed"))] = None,

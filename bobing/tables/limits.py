@@ -30,7 +30,7 @@ from bobing.engine.switches import (
 from bobing.organizer.budget import MAX_COST_NAME
 from bobing.organizer.playoff import MAX_PLAYOFF_THROWS
 from bobing.organizer.roster import MAX_ROSTER_BYTES
-from bobing.tables.tokens import CODE_LENGTH
+from bobing.tables.tokens import CODE_ALPHABET, CODE_LENGTH
 
 # -- the server's input policy ---------------------------------------------------------------
 
@@ -48,6 +48,9 @@ MAX_EVENT_NAME = 40
 """Characters in an event's name (printed on every table card and the hall's title)."""
 MAX_EVENT_TABLES = MAX_PLAYERS
 """Tables in one event: each sends its winner to the 状元王中王, one table of ``MAX_PLAYERS``."""
+ANALYSIS_PLAYERS = 10
+"""The table the odds page, ``/api/game-length``, the charts and ``bobing analysis simulate``
+answer for unless asked: ten players, a family's table (not the engine's default seats)."""
 
 UNDO_VOIDS = frozenset(EVENT_TYPES) | {"dice", "ended"}
 """The event types a ``throw_undone`` voids between its ``from_seq`` and itself: the game's own
@@ -72,6 +75,7 @@ SERVED: Mapping[str, int] = MappingProxyType(
         "max_roster_bytes": MAX_ROSTER_BYTES,
         "max_playoff_throws": MAX_PLAYOFF_THROWS,
         "code_length": CODE_LENGTH,
+        "analysis_players": ANALYSIS_PLAYERS,
     }
 )
 """Every limit the browser checks a form against, by the name ``GET /api/limits`` serves it
@@ -79,8 +83,13 @@ under; the values are the homes' constants, never copies."""
 
 
 def served_limits() -> dict[str, object]:
-    """The body of ``GET /api/limits``: ``limits`` (:data:`SERVED`) and ``undo_voids``."""
-    return {"limits": dict(SERVED), "undo_voids": sorted(UNDO_VOIDS)}
+    """The body of ``GET /api/limits``: ``limits`` (:data:`SERVED`), ``undo_voids`` and
+    ``code_alphabet`` (the characters of a table's code, for the join form's check)."""
+    return {
+        "limits": dict(SERVED),
+        "undo_voids": sorted(UNDO_VOIDS),
+        "code_alphabet": CODE_ALPHABET,
+    }
 
 
 # -- rates, quotas, the log: set per server --------------------------------------------------

@@ -43,6 +43,17 @@ def screens(server: Server) -> dict[str, tuple[str, str]]:
     )
     organiser = event["organizer_token"]
     call(server, "POST", f"/api/events/{event['code']}/control", {"action": "start"}, organiser)
+    finished = call(server, "POST", "/api/tables", {"name": "中秋桌", "mode": "online"})
+    for name in ("甲", "乙"):
+        call(server, "POST", f"/api/tables/{finished['code']}/join", {"name": name})
+    for command in ("start", "end"):
+        call(
+            server,
+            "POST",
+            f"/api/tables/{finished['code']}/commands",
+            {"type": command},
+            finished["host_token"],
+        )
     referee, ended = event["tables"]
     call(
         server,
@@ -58,6 +69,8 @@ def screens(server: Server) -> dict[str, tuple[str, str]]:
         "table": (f"/t/{played['code']}", ".play"),
         "referee": (f"/t/{referee['code']}#host={referee['host_token']}", ".ref-pad"),
         "end": (f"/t/{ended['code']}", ".end"),
+        # a guest's phone at a table of its own: the host may start a rematch (the known 2.99:1)
+        "end of a table": (f"/t/{finished['code']}", ".rematch-wait"),
         "tv": (f"/t/{played['code']}/tv", "#main .card"),
         "event dashboard": (f"/e/{e}#o={organiser}", ".ev-grid"),
         "hall": (f"/e/{e}/hall", ".ev-tiles"),
@@ -67,22 +80,100 @@ def screens(server: Server) -> dict[str, tuple[str, str]]:
     }
 
 
+FLATTEN = """shade => {
+  const luminance = (c) => c.match(/[\\d.]+/g).slice(0, 3).reduce((a, v) => a + Number(v), 0);
+  if (!window.bobingStops) {
+    window.bobingStops = new Map();
+    for (const el of [document.body, ...document.body.querySelectorAll("*")]) {
+      let image = getComputedStyle(el).backgroundImage;
+      if (!image.includes("gradient")) continue;
+      // the sky: its moon and stars are no text's background, its night is
+      if (el === document.body) image = image.slice(image.lastIndexOf("linear-gradient"));
+      const stops = (image.match(/rgba?\\([^)]*\\)/g) || []).sort(
+        (a, b) => luminance(a) - luminance(b));
+      if (stops.length) window.bobingStops.set(el, stops);
+    }
+  }
+  for (const [el, stops] of window.bobingStops) {
+    el.style.setProperty("background-image", "none", "important");
+    el.style.setProperty(
+      "background-color", shade === "light" ? stops[stops.length - 1] : stops[0], "important");
+  }
+}"""
+"""Every gradient behind text as one of its colours, its lightest or its darkest: axe cannot
+measure text over a gradient and leaves it undecided ("incomplete")."""
+
+UNMEASURED = {"nonBmp"}
+"""Why axe may leave a contrast undecided and rightly so: the element holds no text (an icon, a
+tick beside a name), not a contrast it could not measure."""
+
+UNMEASURABLE = {".ref-key-num": "the referee pad's digit beside its die (--ink-3 on the key)"}
+"""Texts axe cannot measure (one character over an SVG), each with why it passes."""
+
+DECORATION = ".lanterns, .confetti"
+"""Pictures drawn over the ceremony (aria-hidden, no pointer events), hidden while contrast is
+measured: each text is measured against its own background, not against a passing lantern."""
+
+
+def lines(results: list[dict[str, Any]]) -> list[str]:
+    return [
+        f"{v['id']}: {node['target']} — {node.get('failureSummary', '').splitlines()[-1:]}"
+        for v in results
+        for node in v["nodes"]
+    ]
+
+
+def undecided(results: list[dict[str, Any]], shade: str) -> list[str]:
+    """The contrasts axe left undecided, each one a failure unless it holds no text; a text too
+    short for axe to call text is held to its measured ratio."""
+    found: list[str] = []
+    for node in (node for v in results for node in v["nodes"]):
+        check = (node.get("any") or [{}])[0]
+        data = check.get("data") or {}
+        reason = data.get("messageKey") if isinstance(data, dict) else None
+        if reason in UNMEASURED or any(k in str(node["target"]) for k in UNMEASURABLE):
+            continue
+        ratio, wanted = data.get("contrastRatio"), data.get("expectedContrastRatio")
+        measured = reason == "shortTextContent" and ratio and wanted
+        if measured and float(ratio) >= float(str(wanted).removesuffix(":1")):
+            continue
+        found.append(
+            f"color-contrast ({shade}) undecided: {node['target']} — {check.get('message')}"
+        )
+    return found
+
+
 def violations(page: Page) -> list[str]:
     """axe's violations on the page as it is, one line per element: every WCAG A/AA one, and
-    of every other rule (experimental ones too) the serious and critical ones and :data:`HELD`."""
+    of every other rule (experimental ones too) the serious and critical ones and :data:`HELD`;
+    then every text's contrast (4.5:1, 3:1 when large) over each gradient's lightest and
+    darkest colour, where axe could not decide: a contrast axe cannot measure is a failure."""
     if not page.evaluate("() => 'axe' in window"):
         page.add_script_tag(path=str(AXE))
     found: list[dict[str, Any]] = page.evaluate(
         """() => axe.run(document, {rules: {'label-content-name-mismatch': {enabled: true}}})
           .then(r => r.violations)"""
     )
-    return [
+    problems = [
         f"{v['id']} ({v['impact']}): {node['target']} — "
         f"{node.get('failureSummary', '').splitlines()[-1:]}"
         for v in found
         if set(v["tags"]) & set(WCAG) or v["impact"] in SERIOUS or v["id"] in HELD
         for node in v["nodes"]
     ]
+    page.evaluate(
+        "sel => document.querySelectorAll(sel).forEach(e => e.style.setProperty('display','none'))",
+        DECORATION,
+    )
+    for shade in ("light", "dark"):
+        page.evaluate(FLATTEN, shade)
+        contrast: dict[str, list[dict[str, Any]]] = page.evaluate(
+            "() => axe.run(document, {runOnly: {type: 'rule', values: ['color-contrast']}})"
+            ".then(r => ({violations: r.violations, incomplete: r.incomplete}))"
+        )
+        problems += [f"({shade}) {line}" for line in lines(contrast["violations"])]
+        problems += undecided(contrast["incomplete"], shade)
+    return problems
 
 
 SCREENS = (
@@ -91,6 +182,7 @@ SCREENS = (
     "table",
     "referee",
     "end",
+    "end of a table",
     "tv",
     "event dashboard",
     "hall",

@@ -12,7 +12,14 @@ from test_undo import referee_table, throw, undo
 from bobing.engine.events import EVENT_TYPES
 from bobing.engine.switches import MAX_PLAYERS, MAX_ROUNDS
 from bobing.i18n import LANGS
-from bobing.tables.limits import MAX_TABLE_NAME, SERVED, UNDO_VOIDS, served_limits
+from bobing.tables.limits import (
+    ANALYSIS_PLAYERS,
+    MAX_TABLE_NAME,
+    SERVED,
+    UNDO_VOIDS,
+    served_limits,
+)
+from bobing.tables.tokens import CODE_ALPHABET
 
 PRIZES = [{"name": "一等奖", "count": 1}]
 
@@ -32,6 +39,8 @@ async def test_the_limits_are_served(http: httpx.AsyncClient) -> None:
     assert body["limits"]["max_table_name"] == MAX_TABLE_NAME
     assert all(isinstance(v, int) and v > 0 for v in body["limits"].values())
     assert set(body["undo_voids"]) == UNDO_VOIDS
+    assert body["code_alphabet"] == CODE_ALPHABET
+    assert body["limits"]["analysis_players"] == ANALYSIS_PLAYERS
     spec = (await http.get("/openapi.json")).json()
     assert "get" in spec["paths"]["/api/limits"]
 

@@ -39,7 +39,7 @@ from bobing.engine.presets import DEFAULT_RULES
 from bobing.engine.rules import RuleSet
 from bobing.i18n import request_language
 from bobing.tables import json_input
-from bobing.tables.limits import Limits
+from bobing.tables.limits import ANALYSIS_PLAYERS, Limits
 from bobing.tables.problems import ApiError, from_bobing
 from bobing.tables.service import TableService
 from bobing.tables.validation import preset_rules, web_rules
@@ -476,7 +476,7 @@ async def odds_post(
 @router.get("/game-length", summary="How long a game lasts: exact means and a simulation")
 async def game_length_get(
     request: Request,
-    players: PlayersParam = 10,
+    players: PlayersParam = ANALYSIS_PLAYERS,
     rules: RulesParam = None,
     table: TableParam = None,
     minutes: MinutesParam = None,
@@ -504,7 +504,7 @@ async def game_length_get(
 async def chart_svg(
     request: Request,
     kind: str,
-    players: PlayersParam = 10,
+    players: PlayersParam = ANALYSIS_PLAYERS,
     rules: RulesParam = None,
     table: TableParam = None,
     lang: LangParam = None,

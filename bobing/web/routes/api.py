@@ -133,8 +133,9 @@ async def presets() -> dict[str, Any]:
 @router.get("/limits", summary="Every limit a form checks, and what an undo voids")
 async def limits() -> dict[str, object]:
     """``limits``: each size the server holds a form to, by name (``max_rounds``, ``max_players``,
-    ``max_table_name``, …; the browser has no copy of them), and ``undo_voids``: the event types
-    a ``throw_undone`` voids between its ``from_seq`` and itself."""
+    ``max_table_name``, ``analysis_players``, …; the browser has no copy of them),
+    ``undo_voids``: the event types a ``throw_undone`` voids between its ``from_seq`` and
+    itself, and ``code_alphabet``: the characters a table's code is made of."""
     return served_limits()
 
 

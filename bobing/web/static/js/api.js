@@ -36,7 +36,7 @@ async function request(method, path, { body, bytes, token, raw = false } = {}) {
     throw new ApiError({ code: "network", detail: String(err && err.message) }, 0);
   }
   if (!response.ok) {
-    let problem = {};
+    let problem;
     try {
       problem = await response.json();
     } catch {

@@ -1,6 +1,6 @@
 // @ts-check
-// The sizes the server holds every form to, and the events an undo voids (GET /api/limits, from
-// bobing/tables/limits.py). Fetched once a page before the first screen (app.js); the last copy
+// The sizes the server holds every form to, the events an undo voids and the characters of a
+// table's code (GET /api/limits, from bobing/tables/limits.py). Fetched once a page before the first screen (app.js); the last copy
 // is kept for a reload without a network. No module writes one of these numbers itself: a form's
 // bounds, hints and errors quote what is here (docs/architecture.md, "Limits").
 
@@ -26,9 +26,10 @@ import { getJson } from "./api.js";
  * @property {number} max_roster_bytes  a roster file's size
  * @property {number} max_playoff_throws  throws each at the 状元王中王
  * @property {number} code_length  characters of a table's code
+ * @property {number} analysis_players  the table the odds page answers for unless asked
  */
 
-/** @typedef {{limits: Limits, undo_voids: string[]}} ServedLimits */
+/** @typedef {{limits: Limits, undo_voids: string[], code_alphabet: string}} ServedLimits */
 
 const STORE = "bobing.limits";
 
@@ -54,13 +55,13 @@ export async function loadLimits() {
       // storage full or off: the next offline reload asks again
     }
   } catch (err) {
-    let kept = null;
+    let kept;
     try {
       kept = JSON.parse(localStorage.getItem(STORE) || "null");
     } catch {
       kept = null;
     }
-    if (!kept || !kept.limits) throw err;
+    if (!kept || !kept.limits || !kept.code_alphabet) throw err;
     keep(kept);
   }
   return served.limits;
@@ -75,4 +76,10 @@ export function limits() {
 /** Whether a `throw_undone` voids an event of this type between its `from_seq` and itself. */
 export function undoVoids(type) {
   return voids.has(type);
+}
+
+/** The characters a table's code is made of (bobing/tables/tokens.py, CODE_ALPHABET). */
+export function codeAlphabet() {
+  if (!served) throw new Error("limits are not loaded yet (loadLimits)");
+  return served.code_alphabet;
 }

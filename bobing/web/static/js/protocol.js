@@ -184,5 +184,3 @@ export const HANDS = Object.freeze([
   "yixiu",
   "none",
 ]);
-
-export const CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ";

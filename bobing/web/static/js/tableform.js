@@ -10,6 +10,7 @@ import { limits } from "./limits.js";
 
 // Every bound below is the server's (limits.js): seats are the rules' max_players.
 const TIME_CHOICES = [15, 30, 45, 60];
+// eslint-disable-next-line no-control-regex -- the server refuses control characters too
 const BAD_TEXT = /[<>&"'\u0000-\u001f\u007f]/;
 
 /** The 2013 party's prizes (docs/examples/2013-prizes.csv, seed 000), best first: 13 people. */

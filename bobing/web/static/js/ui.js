@@ -288,7 +288,7 @@ export async function copyText(text) {
   const area = h("textarea", { class: "sr-only", readonly: true }, text);
   document.body.appendChild(area);
   area.select();
-  let ok = false;
+  let ok;
   try {
     ok = document.execCommand("copy");
   } catch {

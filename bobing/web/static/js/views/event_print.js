@@ -7,7 +7,7 @@ import { t } from "../i18n.js";
 import { TIERS } from "../protocol.js";
 import { classify, handName, tierName } from "../rulebook.js";
 import { qrSvg } from "../qrcode.js";
-import { renderTopbar, showError, toast, icon } from "../ui.js";
+import { renderTopbar, showError, toast } from "../ui.js";
 import { saveTable } from "../device_store.js";
 import { eventApi, claimUrl, organizerToken, tableLabel } from "../event.js";
 import { eventNav } from "./event_dash.js";

@@ -4,8 +4,8 @@
 import { h, mount } from "../dom.js";
 import { t } from "../i18n.js";
 import { api, loadPresets } from "../api.js";
-import { MODE, TIERS, CODE_ALPHABET } from "../protocol.js";
-import { limits } from "../limits.js";
+import { MODE, TIERS } from "../protocol.js";
+import { codeAlphabet, limits } from "../limits.js";
 import { tierName } from "../rulebook.js";
 import { saveTable, recentTables, rememberRecent, normalizeCode } from "../device_store.js";
 import { renderTopbar, icon, showError, toast, oddsNavLink } from "../ui.js";
@@ -97,7 +97,9 @@ export class HomeView {
         onsubmit: (ev) => {
           ev.preventDefault();
           const code = normalizeCode(codeInput.value);
-          if (code.length !== 6 || [...code].some((c) => !CODE_ALPHABET.includes(c))) {
+          const alphabet = codeAlphabet();
+          const wellFormed = [...code].every((c) => alphabet.includes(c));
+          if (code.length !== limits().code_length || !wellFormed) {
             toast(t("home.bad_code", { code: codeInput.value }), { kind: "error" });
             codeInput.focus();
             return;

@@ -14,7 +14,6 @@ import { handLabel, tierName } from "../rulebook.js";
 import { renderTopbar, icon, showError, errorText, announce } from "../ui.js";
 
 const PRESETS = ["traditional", "modern", "jinhua"];
-const DEFAULT_PLAYERS = 10;
 const ENDINGS = ["exhausted", "liubohong", "liubohei", "biandijin"];
 const KICKER_HANDS = ["sihong", "wuzi", "wuhong"];
 
@@ -115,8 +114,8 @@ export class OddsView {
   defaultPlayers() {
     const st = this.session && this.session.state;
     const seated = st && st.players ? st.players.length : 0;
-    const { min_players, max_players } = limits();
-    return seated >= min_players ? Math.min(seated, max_players) : DEFAULT_PLAYERS;
+    const { min_players, max_players, analysis_players } = limits();
+    return seated >= min_players ? Math.min(seated, max_players) : analysis_players;
   }
 
   playerCount() {

@@ -248,7 +248,7 @@ export class PlayPanel {
     // shake to throw is on by default where the phone allows it without asking; where it
     // needs permission (iOS) one tap on the shake button turns it on
     this.shakeActive = false;
-    if (prefs().shake !== false) this.enableShake(false).then((ok) => this.setShakeActive(ok));
+    if (prefs().shake !== false) this.enableShake().then((ok) => this.setShakeActive(ok));
     this.paintAll();
   }
 
@@ -652,7 +652,7 @@ export class PlayPanel {
                 type: "button",
                 class: "btn btn-ghost btn-small shake-btn",
                 "aria-pressed": String(this.shakeActive),
-                onclick: (ev) => this.toggleShake(ev.currentTarget),
+                onclick: () => this.toggleShake(),
               },
               icon("shake"),
               t(this.shakeActive ? "play.shake_on" : "play.shake_off"),
@@ -845,10 +845,10 @@ export class PlayPanel {
     }
   }
 
-  async toggleShake(button) {
+  async toggleShake() {
     const on = !this.shakeActive;
     if (on) {
-      const ok = await this.enableShake(true);
+      const ok = await this.enableShake();
       if (!ok) {
         toast(t("play.shake_denied"), { kind: "error" });
         return;
@@ -860,7 +860,7 @@ export class PlayPanel {
     this.setShakeActive(on);
   }
 
-  async enableShake(ask) {
+  async enableShake() {
     const DME = /** @type {any} */ (window).DeviceMotionEvent;
     if (!DME) return false;
     if (typeof DME.requestPermission === "function") {
