@@ -34,8 +34,12 @@ KERNEL = 31
 """The black-hat's kernel at the working scale: wider than the largest pip (a 博饼 1)."""
 MIN_CONTRAST = 35
 """A spot's darkest-channel contrast (0–255) to be considered a pip at all."""
-LINK = 3.2
+LINK = 3.6
 """Two pips are one die's when their distance is under LINK × the sum of their radii."""
+LONE = 5.0
+"""A lone pip this close (× the sum of radii) to another die's pip is that die's side face."""
+LONE_SCORE = 0.9
+"""A lone pip (a 1) needs this score: a stray spot is more often alone than in a pattern."""
 UNSURE = 0.75
 """Below this confidence a die is marked unsure (the pad asks the referee to look)."""
 FEATURES = (
@@ -48,6 +52,7 @@ FEATURES = (
     "ring_relative_light",
     "ring_saturation",
     "ring_spread",
+    "ring_darkest",
     "neighbour_size_ratio",
     "neighbours",
 )
@@ -128,7 +133,8 @@ def spots(rgb: Pixels) -> list[Spot]:
     mask = (blackhat > MIN_CONTRAST).astype(np.uint8)
     count, labels, stats, centres = cv2.connectedComponentsWithStats(mask, connectivity=8)
     height, width = darkest.shape
-    light = float(np.median(darkest))
+    # Brightness relative to the whitest of the photo (a die's face), not to its background.
+    light = float(np.quantile(darkest, 0.99))
     raw: list[tuple[float, float, float, tuple[int, int, int, int], list[float]]] = []
     for j in range(1, count):
         x, y, w, h, area = (int(v) for v in stats[j])
@@ -164,6 +170,7 @@ def spots(rgb: Pixels) -> list[Spot]:
             (ring_light - light) / 255,
             float(saturation[y0:y1, x0:x1][ring].mean()) / 255,
             float(ring_values.std()) / 255,
+            (float(np.quantile(ring_values, 0.1)) - light) / 255,
             0.0,
             0.0,
         ]
@@ -176,15 +183,18 @@ def spots(rgb: Pixels) -> list[Spot]:
     strong = contrasts >= np.quantile(contrasts, 0.5)
     typical_area = float(np.median(np.log(radii[strong] ** 2 * math.pi)))
     top_contrast = float(np.quantile(contrasts, 0.9))
+    strong_enough = contrasts >= 0.5 * top_contrast
     out = []
-    for i, (x, y, radius, box, features) in enumerate(raw):
+    for x, y, radius, box, features in raw:
         distance = np.hypot(xy[:, 0] - x, xy[:, 1] - y)
-        near = (distance < LINK * (radii + radius)) & (distance > 0)
+        # Neighbours are strong spots only: a side face's faint slivers beside a 博饼 die's
+        # large 1 must not make it look like an odd one out.
+        near = (distance < LINK * (radii + radius)) & (distance > 0) & strong_enough
         features[1] = features[0] / max(top_contrast, 1e-9)
         features[2] -= typical_area
         if near.any():
-            features[9] = math.log(radius / float(np.median(radii[near])))
-        features[10] = min(6.0, float(near.sum())) / 6
+            features[10] = math.log(radius / float(np.median(radii[near])))
+        features[11] = min(6.0, float(near.sum())) / 6
         out.append(Spot(x, y, radius, box, tuple(features)))
     return out
 
@@ -219,6 +229,28 @@ def _groups(pips: list[Spot]) -> list[list[int]]:
     return list(groups.values())
 
 
+def _side_face(
+    group: list[int], pips: list[Spot], scores: Floats, groups: list[list[int]]
+) -> bool:
+    # A group beside a surer group is that die's side face, seen at an angle; a lone pip (a 1)
+    # must be sure as well: a stray spot is more often alone than in a die's pattern.
+    mean = float(np.mean(scores[group]))
+    if len(group) == 1 and mean < LONE_SCORE:
+        return True
+    for other in groups:
+        if other is group or float(np.mean(scores[other])) <= mean:
+            continue
+        if len(group) > 1 and mean >= LONE_SCORE:
+            continue
+        for i in group:
+            a = pips[i]
+            for j in other:
+                b = pips[j]
+                if math.hypot(a.x - b.x, a.y - b.y) < LONE * (a.radius + b.radius):
+                    return True
+    return False
+
+
 def _split(points: Floats, parts: int) -> list[list[int]]:
     # Dice touching: k-means in space, started from points far apart (deterministic).
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.1)
@@ -242,9 +274,14 @@ def read_image(rgb: Pixels, width: int | None = None, height: int | None = None)
     warnings: list[str] = []
     dice: list[Die] = []
     touching = False
-    for group in _groups(pips):
+    groups = _groups(pips)
+    groups = [g for g in groups if not _side_face(g, pips, kept, groups)]
+    for group in groups:
         parts = [group]
-        if len(group) > 6:
+        if len(group) == 7:
+            # One stray spot beside a 6 (two dice showing 1 and 6 touching are rarer).
+            parts = [sorted(group, key=lambda i: -kept[i])[:6]]
+        elif len(group) > 7:
             touching = True
             points = np.array([(pips[i].x, pips[i].y) for i in group])
             parts = [[group[k] for k in part] for part in _split(points, math.ceil(len(group) / 6))]
