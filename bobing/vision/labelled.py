@@ -89,8 +89,9 @@ class Score:
         for label, die in _pairs(photo.labels, reading):
             self.confusion[(label, die)] += 1
         if got != want:
-            self.misses.append(f"{name}: read {sorted(got.elements())}, "
-                               f"labelled {sorted(want.elements())}")
+            self.misses.append(
+                f"{name}: read {sorted(got.elements())}, labelled {sorted(want.elements())}"
+            )
 
     @property
     def photo_exact(self) -> float:

@@ -40,6 +40,11 @@ LONE = 5.0
 """A lone pip this close (× the sum of radii) to another die's pip is that die's side face."""
 LONE_SCORE = 0.9
 """A lone pip (a 1) needs this score: a stray spot is more often alone than in a pattern."""
+BLURRED = 10.0
+"""Below this variance of the Laplacian (at the working scale) a photo is called blurred: the
+sharpest webcam photos of the shared set score 50–230, the softest 10–12."""
+DARK = 60
+"""Below this mean grey level (0–255) a photo is called too dark."""
 UNSURE = 0.75
 """Below this confidence a die is marked unsure (the pad asks the referee to look)."""
 FEATURES = (
@@ -91,8 +96,7 @@ class Reading:
         """The reading as the CLI's ``--json`` and the table route answer it."""
         return {
             "dice": [
-                {"face": d.face, "box": list(d.box), "confidence": d.confidence}
-                for d in self.dice
+                {"face": d.face, "box": list(d.box), "confidence": d.confidence} for d in self.dice
             ],
             "warnings": list(self.warnings),
         }
@@ -185,8 +189,8 @@ def spots(rgb: Pixels) -> list[Spot]:
     top_contrast = float(np.quantile(contrasts, 0.9))
     strong_enough = contrasts >= 0.5 * top_contrast
     out = []
-    for x, y, radius, box, features in raw:
-        distance = np.hypot(xy[:, 0] - x, xy[:, 1] - y)
+    for cx, cy, radius, box, features in raw:
+        distance = np.hypot(xy[:, 0] - cx, xy[:, 1] - cy)
         # Neighbours are strong spots only: a side face's faint slivers beside a 博饼 die's
         # large 1 must not make it look like an odd one out.
         near = (distance < LINK * (radii + radius)) & (distance > 0) & strong_enough
@@ -195,7 +199,7 @@ def spots(rgb: Pixels) -> list[Spot]:
         if near.any():
             features[10] = math.log(radius / float(np.median(radii[near])))
         features[11] = min(6.0, float(near.sum())) / 6
-        out.append(Spot(x, y, radius, box, tuple(features)))
+        out.append(Spot(cx, cy, radius, box, tuple(features)))
     return out
 
 
@@ -229,9 +233,7 @@ def _groups(pips: list[Spot]) -> list[list[int]]:
     return list(groups.values())
 
 
-def _side_face(
-    group: list[int], pips: list[Spot], scores: Floats, groups: list[list[int]]
-) -> bool:
+def _side_face(group: list[int], pips: list[Spot], scores: Floats, groups: list[list[int]]) -> bool:
     # A group beside a surer group is that die's side face, seen at an angle; a lone pip (a 1)
     # must be sure as well: a stray spot is more often alone than in a die's pattern.
     mean = float(np.mean(scores[group]))
@@ -308,9 +310,9 @@ def read_image(rgb: Pixels, width: int | None = None, height: int | None = None)
             dice.append(Die(min(len(part), 6), box, round(confidence, 3)))
     dice.sort(key=lambda d: (d.box[1] + d.box[3] / 2) // max(1, height // 4) * 1e6 + d.box[0])
     gray = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
-    if float(np.mean(gray)) < 60:
+    if float(np.mean(gray)) < DARK:
         warnings.append("too_dark")
-    if float(cv2.Laplacian(gray, cv2.CV_64F).var()) < 20:
+    if float(cv2.Laplacian(gray, cv2.CV_64F).var()) < BLURRED:
         warnings.append("blurred")
     if touching:
         warnings.append("dice_touching")

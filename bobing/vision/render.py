@@ -85,14 +85,15 @@ def render_bowl(
         image = cv2.GaussianBlur(image, (0, 0), blur)
     image += np.random.default_rng(rng.randrange(2**32)).normal(0, 4, image.shape)
     pixels: Pixels = np.clip(image, 0, 255).astype(np.uint8)
-    ok, jpeg = cv2.imencode(".jpg", cv2.cvtColor(pixels, cv2.COLOR_RGB2BGR),
-                            [cv2.IMWRITE_JPEG_QUALITY, 88])
+    ok, jpeg = cv2.imencode(
+        ".jpg", cv2.cvtColor(pixels, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, 88]
+    )
     assert ok
     return Rendered(jpeg.tobytes(), faces, tuple(placed))
 
 
 def _draw_die(
-    image: np.ndarray,  # type: ignore[type-arg]
+    image: np.ndarray,
     rng: random.Random,
     face: int,
     x: float,
@@ -121,5 +122,12 @@ def _draw_die(
     for u, v in PIPS[face]:
         px, py = to_image(u, v)
         r = side * (0.17 if face == 1 else 0.1)
-        cv2.circle(image, (round(px * 8), round(py * 8)), round(r * 8), _pip_colour(face),
-                   -1, cv2.LINE_AA, shift=3)
+        cv2.circle(
+            image,
+            (round(px * 8), round(py * 8)),
+            round(r * 8),
+            _pip_colour(face),
+            -1,
+            cv2.LINE_AA,
+            shift=3,
+        )

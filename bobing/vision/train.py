@@ -27,7 +27,7 @@ PENALTY = 1.0
 """The L2 penalty on the standardised weights."""
 
 
-def examples(photo: Photo) -> tuple[np.ndarray, np.ndarray]:  # type: ignore[type-arg]
+def examples(photo: Photo) -> tuple[np.ndarray, np.ndarray]:
     """The features and top-pip targets of one photo's spots."""
     rgb, width, height = decode_photo(photo.path.read_bytes())
     sx = rgb.shape[1] / width
@@ -38,13 +38,15 @@ def examples(photo: Photo) -> tuple[np.ndarray, np.ndarray]:  # type: ignore[typ
     for i, spot in enumerate(found):
         for label in photo.labels:
             bx, by, bw, bh = label.box
-            if (bx * sx - 2 <= spot.x <= (bx + bw) * sx + 2
-                    and by * sy - 2 <= spot.y <= (by + bh) * sy + 2):
+            if (
+                bx * sx - 2 <= spot.x <= (bx + bw) * sx + 2
+                and by * sy - 2 <= spot.y <= (by + bh) * sy + 2
+            ):
                 y[i] = 1
     return x, y
 
 
-def fit(x: np.ndarray, y: np.ndarray) -> dict[str, object]:  # type: ignore[type-arg]
+def fit(x: np.ndarray, y: np.ndarray) -> dict[str, object]:
     """A logistic model of ``y`` on ``x`` (standardised), as ``pip_model.json`` holds it."""
     mean = x.mean(axis=0)
     scale = x.std(axis=0)
@@ -84,7 +86,7 @@ def cross_validate(all_photos: list[Photo], folds: int) -> Score:
     return score
 
 
-class use_model:  # noqa: N801 - a context manager read as a phrase
+class use_model:
     """Read with ``model`` instead of the shipped weights (cross-validation)."""
 
     def __init__(self, model: dict[str, object]) -> None:
@@ -102,7 +104,7 @@ class use_model:  # noqa: N801 - a context manager read as a phrase
         reader._model = lambda: loaded  # type: ignore[assignment]
 
     def __exit__(self, *exc: object) -> None:
-        reader._model = self.saved  # type: ignore[method-assign]
+        reader._model = self.saved
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -118,8 +120,10 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     if args.folds:
         score = cross_validate(found, args.folds)
-        print(f"{args.folds}-fold cross-validation over {score.photos} photos: "
-              f"photo-exact {score.photo_exact:.3f}, die F1 {score.f1:.3f}")
+        print(
+            f"{args.folds}-fold cross-validation over {score.photos} photos: "
+            f"photo-exact {score.photo_exact:.3f}, die F1 {score.f1:.3f}"
+        )
         print(score.confusion_table())
         for miss in score.misses:
             print("  " + miss)
