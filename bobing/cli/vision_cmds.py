@@ -12,7 +12,6 @@ from bobing.cli.render import (
     JsonOption,
     LangOption,
     lang_from_option,
-    print_error,
     print_json,
     print_text,
 )
@@ -31,8 +30,8 @@ def register(app: typer.Typer) -> None:
 
 def read_dice_command(
     photos: Annotated[
-        list[Path],
-        typer.Argument(metavar="PHOTO…", help=t("cli.help.arg.photo", _HELP_LANG)),
+        list[str],
+        typer.Argument(metavar="PHOTO", help=t("cli.help.arg.photo", _HELP_LANG)),
     ],
     json_output: JsonOption = False,
     lang: LangOption = None,
@@ -43,14 +42,14 @@ def read_dice_command(
     failed = False
     for path in photos:
         try:
-            reading = read_dice(_read_bytes(path))
+            reading = read_dice(_read_bytes(Path(path)))
         except BobingError as exc:
             failed = True
             # The line names the photo: several may be read at once.
             message = t(
                 "cli.read_dice.error", language, file=str(path), message=localize(exc, language)
             )
-            print_error(t("errors.line", language, message=message))
+            typer.echo(t("errors.line", language, message=message), err=True)
             if json_output:
                 results.append({"file": str(path), "error": exc.code, "dice": [], "warnings": []})
             continue

@@ -9,6 +9,7 @@ scaling, ``Image.draft``), which is most of why a 12-MP photo reads in well unde
 from __future__ import annotations
 
 import io
+import re
 import warnings
 
 import numpy as np
@@ -58,8 +59,10 @@ def decode_photo(data: bytes, *, work_side: int = WORK_SIDE) -> tuple[Pixels, in
             # checked below, before decoding, so its warning is not needed.
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
             image = Image.open(io.BytesIO(data))
-    except Image.DecompressionBombError:
-        raise _too_many(0, 0) from None
+    except Image.DecompressionBombError as exc:
+        # Pillow's own guard (at twice its limit) fires while opening: it names the size.
+        found = re.search(r"\((\d+) pixels\)", str(exc))
+        raise _too_many(int(found.group(1)) if found else MAX_PHOTO_PIXELS + 1) from None
     except (OSError, ValueError, SyntaxError):
         raise PhotoError("the file is not a photo", code="photo_not_image") from None
     if image.format not in FORMATS:
@@ -70,7 +73,7 @@ def decode_photo(data: bytes, *, work_side: int = WORK_SIDE) -> tuple[Pixels, in
         )
     width, height = image.size
     if width * height > MAX_PHOTO_PIXELS:
-        raise _too_many(width, height)
+        raise _too_many(width * height)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
@@ -90,11 +93,10 @@ def decode_photo(data: bytes, *, work_side: int = WORK_SIDE) -> tuple[Pixels, in
     return np.asarray(rgb, dtype=np.uint8), width, height
 
 
-def _too_many(width: int, height: int) -> PhotoError:
+def _too_many(pixels: int) -> PhotoError:
     return PhotoError(
-        f"the photo has {width}×{height} pixels, more than {MAX_PHOTO_PIXELS}",
+        f"the photo has {pixels} pixels, more than {MAX_PHOTO_PIXELS}",
         code="photo_too_many_pixels",
-        width=width,
-        height=height,
+        pixels=pixels,
         limit=MAX_PHOTO_PIXELS,
     )
