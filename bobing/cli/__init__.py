@@ -58,7 +58,7 @@ def _register() -> None:
     from bobing.cli import rules_cmds
 
     rules_cmds.register(app)
-    for name in ("game_cmds", "serve_cmds", "analysis_cmds"):
+    for name in ("game_cmds", "serve_cmds", "analysis_cmds", "vision_cmds"):
         try:
             module = __import__(f"bobing.cli.{name}", fromlist=["register"])
         except ModuleNotFoundError as exc:
