@@ -15,6 +15,7 @@ from bobing.analysis.ranked import RankedResult, simulate_ranked
 from bobing.analysis.simulate import SimulationResult, simulate
 from bobing.cli.click_i18n import cli_lang
 from bobing.cli.render import (
+    Align,
     JsonOption,
     LangOption,
     RulesOption,
@@ -648,12 +649,15 @@ def dice_check_command(
     _print_dice_check(total, language)
 
 
+_RIGHT: Align = "right"
+
+
 def _print_dice_check(check: DiceCheck, lang: str) -> None:
     print_table(
         [t("analysis.col.face", lang), *(str(face) for face in FACES)],
         [[t("analysis.col.count", lang), *(f"{count:,}" for count in check.faces)]],
         title=t("analysis.dice_check.title", lang, throws=check.throws, dice=f"{check.dice:,}"),
-        align=["left", *(["right"] * len(FACES))],
+        align=["left", *(_RIGHT for _ in FACES)],
     )
     if check.chi2 is not None and check.p is not None:
         print_text(
