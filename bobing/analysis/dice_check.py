@@ -17,6 +17,7 @@ from typing import Any
 
 from bobing.engine.dice import parse_dice
 from bobing.engine.errors import RecordError
+from bobing.engine.fairness import REFEREE_MODE
 from bobing.engine.record_format import is_close, throw_entry
 from bobing.i18n import t
 
@@ -113,6 +114,11 @@ class DiceCheck:
             "verdict": str(self.verdict),
         }
 
+    def report(self, lang: str) -> dict[str, Any]:
+        """What a page shows: :meth:`to_json` with the ``throws`` counted and the sentence
+        (``text``) in ``lang``."""
+        return {**self.to_json(), "throws": self.throws, "text": self.sentence(lang)}
+
     def sentence(self, lang: str) -> str:
         """The one sentence of §10.3 in ``lang``: fair (p, dice), which face is off, or too few.
 
@@ -181,3 +187,21 @@ def record_throws(record: Mapping[str, Any]) -> list[tuple[int, ...] | None]:
 def check_record(record: Mapping[str, Any]) -> DiceCheck:
     """The check over every throw of one record."""
     return check_dice(record_throws(record))
+
+
+def real_dice(record: Mapping[str, Any]) -> bool:
+    """Whether a record's throws are real dice: a referee table's, typed or read by the camera
+    (the server's own dice are checked by ``bobing verify`` instead)."""
+    table = record.get("table")
+    return isinstance(table, Mapping) and table.get("mode") == REFEREE_MODE
+
+
+def event_report(tables: Iterable[tuple[int, Mapping[str, Any]]], lang: str) -> dict[str, Any]:
+    """An event's check (§10.3): each table of real dice (``number`` and its
+    :meth:`DiceCheck.report`) and the whole event's, None without any such table."""
+    checks = [(number, check_record(record)) for number, record in tables if real_dice(record)]
+    whole = sum((check for _, check in checks), NONE)
+    return {
+        "event": whole.report(lang) if checks else None,
+        "tables": [{"number": number, **check.report(lang)} for number, check in checks],
+    }
