@@ -1,4 +1,4 @@
-"""``bobing simulate`` and ``bobing plan``: whole-game analytics on the command line."""
+"""``bobing simulate``, ``bobing plan`` and ``bobing dice-check``: analytics on the command line."""
 
 from __future__ import annotations
 
@@ -8,12 +8,14 @@ from typing import Annotated
 import typer
 
 from bobing.analysis.bell import SECONDS_PER_THROW, Bell
+from bobing.analysis.dice_check import DEGREES_OF_FREEDOM, FACES, NONE, DiceCheck, check_record
 from bobing.analysis.planner import Plan, plan, read_prizes, read_ranked_prizes
 from bobing.analysis.plots import FORMATS, write_plot
 from bobing.analysis.ranked import RankedResult, simulate_ranked
 from bobing.analysis.simulate import SimulationResult, simulate
 from bobing.cli.click_i18n import cli_lang
 from bobing.cli.render import (
+    Align,
     JsonOption,
     LangOption,
     RulesOption,
@@ -25,6 +27,7 @@ from bobing.cli.render import (
 )
 from bobing.engine.errors import InputError
 from bobing.engine.hands import TIERS
+from bobing.engine.record_format import load_record
 from bobing.engine.rules import Award, RuleSet
 from bobing.i18n import t
 from bobing.i18n.names import generic_hand_name, preset_name, tier_name
@@ -34,13 +37,18 @@ _HELP_LANG = cli_lang()  # --lang or BOBING_LANG: one language per help page
 
 
 def register(app: typer.Typer) -> None:
-    """Add ``simulate`` and ``plan`` to ``app``."""
+    """Add ``simulate``, ``plan`` and ``dice-check`` to ``app``."""
     app.command(
         "simulate",
         help=t("analysis.help.simulate", _HELP_LANG),
         short_help=t("analysis.help.simulate.short", _HELP_LANG),
     )(simulate_command)
     app.command("plan", help=t("analysis.help.plan", _HELP_LANG))(plan_command)
+    app.command(
+        "dice-check",
+        help=t("analysis.help.dice_check", _HELP_LANG),
+        short_help=t("analysis.help.dice_check.short", _HELP_LANG),
+    )(dice_check_command)
 
 
 def _help(key: str) -> str:
@@ -614,3 +622,54 @@ def _render_ranked_plan(result: Plan, lang: str) -> None:
     short = sum(max(0, table.players - units) for table in result.tables)
     if short:
         print_text(t("analysis.plan.no_prize", lang, count=short))
+
+
+# -- dice-check ------------------------------------------------------------------------------
+
+
+def dice_check_command(
+    records: Annotated[
+        list[str],
+        typer.Argument(metavar="RECORD.json", help=_help("dice_check_records")),
+    ],
+    json_output: JsonOption = False,
+    lang: LangOption = None,
+) -> None:
+    """Are these dice fair? Every die of every throw of the records, tested (RULES.md §10.3)."""
+    language = lang_from_option(lang)
+    # every record is read before anything is printed: a bad one prints nothing but its error
+    checks = [(path, check_record(load_record(path))) for path in records]
+    total = sum((check for _, check in checks), NONE)
+    if json_output:
+        print_json(total.to_json())
+        return
+    if len(checks) > 1:
+        print_table(
+            None,
+            [[path, check.sentence(language)] for path, check in checks],
+            title=t("analysis.dice_check.records", language, count=len(checks)),
+        )
+    _print_dice_check(total, language)
+
+
+_RIGHT: Align = "right"
+
+
+def _print_dice_check(check: DiceCheck, lang: str) -> None:
+    print_table(
+        [t("analysis.col.face", lang), *(str(face) for face in FACES)],
+        [[t("analysis.col.count", lang), *(f"{count:,}" for count in check.faces)]],
+        title=t("analysis.dice_check.title", lang, throws=check.throws, dice=f"{check.dice:,}"),
+        align=["left", *(_RIGHT for _ in FACES)],
+    )
+    if check.chi2 is not None and check.p is not None:
+        print_text(
+            t(
+                "analysis.dice_check.test",
+                lang,
+                chi2=f"{check.chi2:.2f}",
+                df=DEGREES_OF_FREEDOM,
+                p=f"{check.p:.4g}",
+            )
+        )
+    print_text(check.sentence(lang))

@@ -11,6 +11,7 @@ from fastapi import APIRouter, Body, Header, Query, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
+from bobing.analysis.dice_check import check_record, real_dice
 from bobing.engine.presets import DEFAULT_RULES, PRESETS
 from bobing.i18n import normalize_lang, request_language
 from bobing.i18n.rulebook import draft_spec, rulebook
@@ -298,6 +299,19 @@ async def events(
 async def record(code: str, request: Request) -> dict[str, Any]:
     """Replayable with ``bobing adjudicate``; checkable with ``bobing verify`` once over."""
     return await service_of(request).record(code)
+
+
+@router.get("/tables/{code}/dice", summary="Are these dice fair? (RULES.md §10.3)")
+async def dice(code: str, request: Request) -> dict[str, Any]:
+    """Each face's count over every die thrown, the chi-square test against 1/6 each, its
+    ``verdict`` (``fair`` | ``suspect`` | ``too_few``) and the sentence for people (``text``, in
+    the request's language); ``real_dice`` says whether the throws were real dice (a referee
+    table's): the server's own dice are checked by ``bobing verify``."""
+    record = await service_of(request).record(code)
+    language = request_language(
+        request.query_params.get("lang"), request.headers.get("accept-language")
+    )
+    return {"real_dice": real_dice(record), **check_record(record).report(language)}
 
 
 @router.get(

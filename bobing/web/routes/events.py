@@ -13,6 +13,7 @@ from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
+from bobing.analysis.dice_check import event_report
 from bobing.engine.game import MAX_NAME_LENGTH, MAX_PLAYERS
 from bobing.engine.switches import MAX_PRIZE_NAME
 from bobing.gatherings.draft import MODE_ALIASES, model_errors
@@ -433,8 +434,14 @@ async def new_key(
 
 @router.get("/{code}/results", summary="Who takes home what")
 async def results(code: str, request: Request) -> dict[str, Any]:
-    """``people`` with their prizes, each table's 状元, the 王中王."""
-    return await events_of(request).results(code)
+    """``people`` with their prizes, each table's 状元, the 王中王, and ``dice``: are the real
+    dice fair (RULES.md §10.3), per referee table and for the whole event (``event`` null
+    without a referee table)."""
+    service = events_of(request)
+    out = await service.results(code)
+    record = await service.record(code)
+    tables = [(table["number"], table["record"]) for table in record["tables"]]
+    return {**out, "dice": event_report(tables, _lang(request))}
 
 
 @router.get(
