@@ -26,6 +26,8 @@ ALLOWED: dict[str, set[str]] = {
     "realtime": {"engine"},
     # the event loop and the open-file limit, shared by the server and the load clients
     "process": set(),
+    # the dice reader: a photo in, faces out (its errors are the engine's InputError)
+    "vision": {"engine"},
     "tables": {"engine", "i18n", "organizer", "storage", "realtime"},
     "gatherings": {"engine", "i18n", "organizer", "storage", "tables"},
     "web": {
@@ -37,7 +39,7 @@ ALLOWED: dict[str, set[str]] = {
     "bench": {"engine", "realtime", "storage", "tables", "process"},
     "cli": {
         "engine", "i18n", "organizer", "analysis", "storage", "realtime", "tables", "gatherings",
-        "web", "bench", "process",
+        "web", "bench", "process", "vision",
     },
 }  # fmt: skip
 
@@ -71,6 +73,8 @@ THIRD_PARTY: dict[str, set[str]] = {
         "websockets",
     },
     "bench": {"websockets"},
+    # OpenCV (headless), NumPy and Pillow: the photo decoded and the dice found (docs/vision.md)
+    "vision": {"cv2", "numpy", "PIL"},
     "cli": {"typer", "rich", "click"},
 }
 

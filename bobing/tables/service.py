@@ -52,7 +52,7 @@ from bobing.storage.event_store import (
 )
 from bobing.tables.cache import CATCH_UPS_AT_ONCE, PAGE, RuntimeCache, UnusableSnapshot, fold
 from bobing.tables.clock import Clocks
-from bobing.tables.commands import AUTO_THROW, PLANS, Plan
+from bobing.tables.commands import AUTO_THROW, PLANS, Plan, need_seated
 from bobing.tables.export import record_of, results_csv
 from bobing.tables.frames import events_frame
 from bobing.tables.limits import MAX_TABLE_NAME, Limits

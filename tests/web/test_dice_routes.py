@@ -45,8 +45,14 @@ async def throw(http: httpx.AsyncClient, table: dict[str, Any], dice: str) -> No
 async def test_referee_tables_and_the_event_say_whether_the_dice_look_fair(
     http: httpx.AsyncClient,
 ) -> None:
-    body = {"name": "中秋博饼", "rules": "traditional", "mode": "referee",
-            "people": ["甲", "乙", "丙", "丁", "戊", "己"], "tables": 2, "seating": "in_order"}  # fmt: skip
+    body = {
+        "name": "中秋博饼",
+        "rules": "traditional",
+        "mode": "referee",
+        "people": ["甲", "乙", "丙", "丁", "戊", "己"],
+        "tables": 2,
+        "seating": "in_order",
+    }
     created = (await http.post("/api/events", json=body)).json()
     code, token = created["code"], created["organizer_token"]
     await http.post(

@@ -441,7 +441,7 @@ async def results(code: str, request: Request) -> dict[str, Any]:
     out = await service.results(code)
     record = await service.record(code)
     tables = [(table["number"], table["record"]) for table in record["tables"]]
-    return {**out, "dice": event_report(tables, _lang(request))}
+    return {**out, "dice": event_report(tables, request_lang(request))}
 
 
 @router.get(
