@@ -6,7 +6,7 @@ import re
 
 import pytest
 from e2etools import Browser, Server
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, Route, expect
 
 COMPUTED_MS = 90_000
 """How long a figure the server computes may take to show: a game-length simulation runs on
@@ -23,7 +23,7 @@ CHARTS_LOADED = """kind => {
 
 def chart_src(page: Page, kind: str) -> str:
     """Wait until the chart has loaded (a real picture), and return its URL."""
-    handle = page.wait_for_function(CHARTS_LOADED, arg=kind, timeout=30_000)
+    handle = page.wait_for_function(CHARTS_LOADED, arg=kind, timeout=COMPUTED_MS)
     src: str = handle.json_value()
     return src
 
@@ -113,26 +113,44 @@ def test_odds_of_a_table(browser: Browser, server: Server) -> None:
         joined = api.post(f"{server.url}/api/tables/{code}/join", data={"name": name})
         assert joined.status == 201
     page = browser.page(name="table-odds")
-    page.goto(f"{server.url}/t/{code}/rules")
-    page.get_by_role("link", name=re.compile("规则与概率")).click()
-    expect(page).to_have_url(re.compile(f"/t/{code}/odds$"))
-    expect(page.get_by_role("heading", name="「中秋夜」的概率")).to_be_visible(timeout=COMPUTED_MS)
-    expect(page.locator(".preset-tabs")).to_have_count(0)
-    # 插金花 tops the order; 六勃黑 is a 状元 hand compared by its face
-    groups = page.locator(".kicker-group")
-    expect(groups).to_have_count(4)
-    expect(groups.first).to_have_attribute("data-hand", "liubohei")
-    expect(groups.first.locator(".kicker-row").first).to_contain_text("六个6")
-    expect(page.locator('.odds-table tr[data-hand="chajinhua"] td')).to_have_text(
-        ["15", "0.032%", "3,110"]
-    )
-    # the seated players are the default table size, and the table's own prize counts count
-    expect(page.get_by_label("几个人玩")).to_have_value("4")
-    sim = page.request.get(f"{server.url}/api/game-length?players=4&table={code}").json()
-    assert sim["rules"]["prizes"]["duitang"] == 1
-    mean = sim["exact"]["throws_mean"]
-    expect(page.locator(".stat-mean")).to_contain_text(f"{mean:.1f} 掷", timeout=COMPUTED_MS)
-    assert f"table={code}" in chart_src(page, "seats")
+    # the server's analysis worker is taken the first time the seats chart is asked for: the
+    # picture asks again (an <img> alone never would) and shows when the worker is free
+    refused: list[str] = []
+
+    def busy_once(route: Route) -> None:
+        if refused:
+            route.continue_()
+            return
+        refused.append(route.request.url)
+        route.fulfill(status=503, headers={"Retry-After": "1"}, json={"error": "busy"})
+
+    page.route("**/api/charts/seats.svg*", busy_once)
+    # (the refused picture is the one console error expected here)
+    with browser.allow(r"status of 503"):
+        page.goto(f"{server.url}/t/{code}/rules")
+        page.get_by_role("link", name=re.compile("规则与概率")).click()
+        expect(page).to_have_url(re.compile(f"/t/{code}/odds$"))
+        expect(page.get_by_role("heading", name="「中秋夜」的概率")).to_be_visible(
+            timeout=COMPUTED_MS
+        )
+        expect(page.locator(".preset-tabs")).to_have_count(0)
+        # 插金花 tops the order; 六勃黑 is a 状元 hand compared by its face
+        groups = page.locator(".kicker-group")
+        expect(groups).to_have_count(4)
+        expect(groups.first).to_have_attribute("data-hand", "liubohei")
+        expect(groups.first.locator(".kicker-row").first).to_contain_text("六个6")
+        expect(page.locator('.odds-table tr[data-hand="chajinhua"] td')).to_have_text(
+            ["15", "0.032%", "3,110"]
+        )
+        # the seated players are the default table size, and the table's own prize counts count
+        expect(page.get_by_label("几个人玩")).to_have_value("4")
+        sim = page.request.get(f"{server.url}/api/game-length?players=4&table={code}").json()
+        assert sim["rules"]["prizes"]["duitang"] == 1
+        mean = sim["exact"]["throws_mean"]
+        expect(page.locator(".stat-mean")).to_contain_text(f"{mean:.1f} 掷", timeout=COMPUTED_MS)
+        assert f"table={code}" in chart_src(page, "seats")
+    assert len(refused) == 1
+    assert page.locator("img.chart-seats").get_attribute("data-tries") == "1"
     page.get_by_role("link", name="回到桌面").click()
     expect(page).to_have_url(re.compile(f"/t/{code}$"))
     expect(page.locator(".lobby")).to_be_visible()

@@ -17,6 +17,26 @@ const PRESETS = ["traditional", "modern", "jinhua"];
 const ENDINGS = ["exhausted", "liubohong", "liubohei", "biandijin"];
 const KICKER_HANDS = ["sihong", "wuzi", "wuhong"];
 
+/** How often, and after how long, a chart that failed to load is asked for again: the server
+ *  answers ``busy`` (503) while its analysis worker is taken, and an <img> never retries. */
+const CHART_RETRIES = 5;
+const CHART_RETRY_MS = 1500;
+
+/** An <img>'s error handler: load the same chart again, waiting longer each time. */
+function retryChart(event) {
+  const img = event.currentTarget;
+  const tries = Number(img.dataset.tries || 0);
+  if (tries >= CHART_RETRIES) return;
+  img.dataset.tries = String(tries + 1);
+  const src = img.getAttribute("src");
+  setTimeout(
+    () => {
+      if (img.isConnected) img.setAttribute("src", src);
+    },
+    CHART_RETRY_MS * 2 ** tries,
+  );
+}
+
 function numberFormat(options) {
   return new Intl.NumberFormat(lang() === "en" ? "en" : lang(), options);
 }
@@ -601,6 +621,7 @@ export class OddsView {
             height: 420,
             decoding: "async",
             class: `chart-img chart-${kind}`,
+            onerror: retryChart,
           }),
         ),
         h("figcaption", { class: "hint" }, caption),
