@@ -104,7 +104,7 @@ def _diff(old: dict[str, Any], new: dict[str, Any], path: list[str], out: list[l
     for key, value in new.items():
         if key in old:
             before = old[key]
-            if before == value and type(before) is type(value):
+            if before == value and _same(before, value):
                 continue
             if (
                 isinstance(before, dict)
@@ -114,6 +114,18 @@ def _diff(old: dict[str, Any], new: dict[str, Any], path: list[str], out: list[l
                 _diff(before, value, [*path, key], out)
                 continue
         out.append([*path, key, value])
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Whether two JSON values are the same JSON: Python's ``==`` holds ``False == 0`` and
+    ``1 == 1.0``, at any depth, and the page would keep the old one. Asked once ``a == b``."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return all(_same(v, b[k]) for k, v in a.items())  # the keys are equal: a == b
+    if isinstance(a, list):
+        return all(map(_same, a, b))
+    return True
 
 
 def apply_patch(state: dict[str, Any], patch: Sequence[Sequence[Any]]) -> None:

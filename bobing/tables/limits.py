@@ -145,6 +145,9 @@ class Limits:
     """Computations waiting for a worker before new ones are refused (503, Retry-After)."""
     analysis_timeout: float = 60
     """Seconds a request waits for its computation before a 503 (the result is still cached)."""
+    worker_nice: int = 19
+    """How far the worker processes step back for the event loop (``os.nice``): at 19 they
+    take only what the tables leave; 0 runs them at the server's own priority."""
     max_events: int = 20_000
     """Events in one table's log; commands that would go past it are refused (log_full)."""
     snapshot_every: int = 500

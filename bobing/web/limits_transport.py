@@ -13,7 +13,8 @@ Two layers, because some limits must act before a request exists:
   answer.
 * **Requests** (:class:`RequestLimits`, ASGI middleware): a control character in the path is a
   400; the body is read here, whatever its framing (``Content-Length`` or chunked), and one
-  over ``max_body_bytes`` is a 413; a body that stalls for ``idle_timeout`` seconds between
+  over ``max_body_bytes`` is a 413 (read on, and dropped, for as much again first, so the answer
+  is not lost to a reset); a body that stalls for ``idle_timeout`` seconds between
   chunks is a 408; a JSON body goes through :mod:`bobing.tables.json_input` (the WebSocket frames'
   parser too), so a lone surrogate or a deep nest is a clean 400 before any route sees it.
 
@@ -354,6 +355,8 @@ class RequestLimits:
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > limit:
+                if message.get("more_body", False):
+                    await self._drain(receive, limit)
                 raise ApiError(
                     "too_large",
                     f"request body over the limit of {limit} bytes",
@@ -363,6 +366,24 @@ class RequestLimits:
             chunks.append(chunk)
             if not message.get("more_body", False):
                 return b"".join(chunks)
+
+    async def _drain(self, receive: Receive, most: int) -> None:
+        """Read and drop the rest of a body that is over its limit, up to ``most`` more bytes,
+        before the 413: a socket closed with unread bytes is reset, and a reset can take the
+        answer with it before the client reads it (the "lingering close" of Apache and nginx).
+        A body longer still is closed on, as before."""
+        timeout = self.limits.idle_timeout or None
+        dropped = 0
+        while dropped <= most:
+            try:
+                message: Message = await asyncio.wait_for(receive(), timeout)
+            except TimeoutError:
+                return
+            if message["type"] == "http.disconnect":
+                return
+            dropped += len(message.get("body", b""))
+            if not message.get("more_body", False):
+                return
 
     async def _refuse(self, scope: Scope, send: Send, error: ApiError) -> None:
         if scope["type"] == "websocket":

@@ -84,7 +84,12 @@ def _start(
     command += list(database) or ["--db", f"sqlite+aiosqlite:///{db_path}"]
     for option in limits:
         command += ["--limit", option]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("BOBING_LIMIT_")}
+    # only the limits the test names (and the suite's worker priority, tests/conftest.py)
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("BOBING_LIMIT_") or k == "BOBING_LIMIT_WORKER_NICE"
+    }
     env["PYTHONUNBUFFERED"] = "1"
     offset = log_path.stat().st_size if log_path.exists() else 0
     with log_path.open("ab") as log:

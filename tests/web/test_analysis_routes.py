@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import xml.etree.ElementTree as ET
 from collections.abc import AsyncIterator
 from typing import Any
@@ -21,6 +22,7 @@ from bobing.analysis.odds import odds
 from bobing.analysis.simulate import simulate
 from bobing.engine.presets import MODERN, TRADITIONAL
 from bobing.engine.rules import rules_from_json
+from bobing.tables.limits import Limits
 from bobing.web.routes import analysis
 from bobing.web.settings import Settings
 
@@ -325,3 +327,14 @@ def test_table_sizes_are_the_simulations() -> None:
         simulation.MIN_PLAYERS,
         simulation.MAX_PLAYERS,
     )
+
+
+@pytest.mark.parametrize("nice", [0, 7])
+def test_the_worker_processes_step_back_by_worker_nice(nice: int) -> None:
+    """``worker_nice`` is how much lower than the server the workers run (``os.nice(0)``
+    answers a process's own niceness)."""
+    cache = analysis.AnalysisCache(limits=Limits(worker_nice=nice), processes=True)
+    try:
+        assert cache._executor.submit(os.nice, 0).result(timeout=60) == os.nice(0) + nice
+    finally:
+        cache.close()

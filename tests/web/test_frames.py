@@ -75,6 +75,8 @@ def test_a_patch_names_only_what_changed() -> None:
     assert state_patch(old, new) == [["next", "乙"], ["result", "pool", "yixiu", 31]]
     # True is not 1, and an object that lost a key is sent whole
     assert state_patch({"a": 1}, {"a": True}) == [["a", True]]
+    assert state_patch({"a": {"x": False}}, {"a": {"x": 0}}) == [["a", "x", 0]]
+    assert state_patch({"a": [1, 2]}, {"a": [1, 2.0]}) == [["a", [1, 2.0]]]
     assert state_patch({"a": {"x": 1, "y": 2}}, {"a": {"x": 1}}) == [["a", {"x": 1}]]
 
 

@@ -292,6 +292,7 @@ class AnalysisCache:
                 max_workers=workers,
                 mp_context=multiprocessing.get_context("spawn"),
                 initializer=_background_priority,
+                initargs=(self.limits.worker_nice,),
             )
         else:
             self._executor = ThreadPoolExecutor(
@@ -417,10 +418,11 @@ async def cached_odds(request: Request, rules: RuleSet) -> dict[str, Any]:
     return await cache.get(cache.odds, rules_key(rules), _odds_task, 4 * cache.size, args=(rules,))
 
 
-def _background_priority() -> None:
+def _background_priority(nice: int) -> None:
     """A worker process yields the CPU to the server's (the tables' throws come first)."""
-    with contextlib.suppress(AttributeError, OSError):  # no os.nice on Windows
-        os.nice(19)
+    if nice:
+        with contextlib.suppress(AttributeError, OSError):  # no os.nice on Windows
+            os.nice(nice)
 
 
 # What the workers run: module-level (a worker process finds them by name) and looked up at
