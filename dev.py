@@ -2,9 +2,10 @@
 """The project's two commands, needing nothing but Python 3.11+.
 
     python3 dev.py run            start the app (embedded SQLite; prints the address and a QR code)
-    python3 dev.py test           ruff (lint and format), mypy --strict, the front end's checks
-                                  (prettier, tsc, eslint, node --test) and the whole suite, in
-                                  parallel (pytest-xdist; BOBING_TEST_WORKERS workers)
+    python3 dev.py test           ruff (lint and format), then the whole suite in parallel
+                                  (pytest-xdist; BOBING_TEST_WORKERS workers) while mypy --strict
+                                  and the front end's checks (prettier, tsc, eslint, node --test)
+                                  run beside it; any failure fails the run
     python3 dev.py test --quick   only the fast layers (engine, golden vectors, properties,
                                   units), for the edit-test loop: under a minute
 
@@ -23,6 +24,7 @@ import shutil
 import subprocess
 import sys
 import venv
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
@@ -161,18 +163,41 @@ def main(argv: list[str]) -> int:
     ensure_venv("" if argv[0] == "run" else "dev")
     if argv[0] == "run":
         return run(str(BIN / "bobing"), "serve", *argv[1:])
-    checks = [
+    lint = [
         (str(BIN / "ruff"), "check", "bobing", "tests", "benchmarks", "dev.py"),
         (str(BIN / "ruff"), "format", "--check", "bobing", "tests", "benchmarks", "dev.py"),
     ]
-    if "--quick" not in argv:
-        checks += [(str(BIN / "mypy"), "--strict", "bobing"), *frontend_checks()]
-    for step in checks:
+    for step in lint:
         code = run(*step)
         if code:
             return code
-    code = run(str(BIN / "python"), "-m", "pytest", *pytest_args(argv[1:]))
+    # The slower checks (about 40 s) run while pytest does, their output held until it ends:
+    # the suite mostly waits on servers and Chromium, so they cost the run little time.
+    slower = (
+        [] if "--quick" in argv else [(str(BIN / "mypy"), "--strict", "bobing"), *frontend_checks()]
+    )
+    with ThreadPoolExecutor(1) as pool:
+        checked = pool.submit(run_in_turn, slower)
+        code = run(str(BIN / "python"), "-m", "pytest", *pytest_args(argv[1:]))
+        failed, output = checked.result()
+    if slower:
+        print(output, end="", flush=True)
+    if failed:
+        print(f"dev.py: a check failed: {failed}", flush=True)
+        return 1
     return 0 if code == 0 else code
+
+
+def run_in_turn(steps: list[tuple[str, ...]]) -> tuple[str, str]:
+    """Run ``steps`` one after another until one fails, output captured: the failed command
+    (empty when all passed) and everything they printed."""
+    output = []
+    for step in steps:
+        done = subprocess.run(step, cwd=ROOT, capture_output=True, text=True)
+        output.append(f"$ {' '.join(step)}\n{done.stdout}{done.stderr}")
+        if done.returncode:
+            return " ".join(step), "".join(output)
+    return "", "".join(output)
 
 
 if __name__ == "__main__":
