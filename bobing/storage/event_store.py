@@ -25,19 +25,10 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bobing.storage.db import COMMIT_WRITERS, Database
+from bobing.storage.errors import CodeTaken as CodeTaken  # re-exported: the store raises them
+from bobing.storage.errors import StaleWrite as StaleWrite
+from bobing.storage.errors import StoreError as StoreError
 from bobing.storage.models import EventRow, SeatRow, SnapshotRow, TableRow
-
-
-class StoreError(Exception):
-    """Base of the storage layer's own outcomes (not user errors)."""
-
-
-class StaleWrite(StoreError):
-    """The table's log moved on since it was read: reload and decide again."""
-
-
-class CodeTaken(StoreError):
-    """A new table's code is already in use."""
 
 
 def utcnow() -> datetime:

@@ -7,7 +7,7 @@ import secrets
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
-from bobing.storage.event_store import CodeTaken
+from bobing.storage.errors import CodeTaken
 from bobing.tables.problems import ApiError
 
 T = TypeVar("T")
@@ -60,7 +60,7 @@ def new_code() -> str:
 
 async def with_free_code(create: Callable[[str], Awaitable[T]], what: str) -> T:
     """``create(code)`` with fresh codes until one is free (``create`` raises
-    :class:`~bobing.storage.event_store.CodeTaken` for a code in use); ``conflict`` after
+    :class:`~bobing.storage.errors.CodeTaken` for a code in use); ``conflict`` after
     :data:`CODE_ATTEMPTS`. ``what`` names the code in the error: ``table`` or ``event``."""
     for _ in range(CODE_ATTEMPTS):
         try:
