@@ -439,6 +439,19 @@ class Window:
         return cls(start, measure_from, measure_from + seconds)
 
 
+@dataclass(frozen=True)
+class RunPlan:
+    """What every client process of one run plays: the same servers, table size, length,
+    pace, spread of phones and kind of table (sent whole to a spawned client process)."""
+
+    servers: list[ServerProcess]
+    players: int
+    seconds: float
+    pace: float
+    spread: str
+    relay: bool
+
+
 def _measure(
     servers: list[ServerProcess],
     tables: int,
@@ -453,15 +466,14 @@ def _measure(
     """Play the run from ``clients`` processes (this one when 1) while this process reads
     the servers' CPU over the same window; return the measurements."""
     shares = [list(range(k, tables, clients)) for k in range(clients)]
+    plan = RunPlan(servers, players, seconds, pace, spread, relay)
     try:
         if clients == 1:
             with asyncio.Runner(loop_factory=loop_factory()) as runner:
-                part, sample = runner.run(
-                    _play_here(servers, shares[0], players, seconds, pace, spread, relay)
-                )
+                part, sample = runner.run(_play_here(plan, shares[0]))
             parts = [part]
         else:
-            parts, sample = _play_apart(servers, shares, players, seconds, pace, spread, relay)
+            parts, sample = _play_apart(plan, shares)
     except (OSError, TimeoutError, EOFError) as exc:
         raise InputError(f"benchmark against {servers[0].url} failed: {exc}") from None
     except Exception as exc:
@@ -495,38 +507,22 @@ def _sample_servers(servers: list[ServerProcess], window: Window) -> Sample:
     return Sample(cpu_start, cpu_end, rss, [load_start, _load_average()])
 
 
-async def _play_here(
-    servers: list[ServerProcess],
-    indices: list[int],
-    players: int,
-    seconds: float,
-    pace: float,
-    spread: str,
-    relay: bool,
-) -> tuple[Part, Sample]:
+async def _play_here(plan: RunPlan, indices: list[int]) -> tuple[Part, Sample]:
     """The run from this process: the servers are read by a thread that sleeps meanwhile."""
     sampler: asyncio.Future[Sample] | None = None
 
     async def go() -> Window:
         nonlocal sampler
-        window = Window.after(time.monotonic(), seconds, pace)
-        sampler = asyncio.ensure_future(asyncio.to_thread(_sample_servers, servers, window))
+        window = Window.after(time.monotonic(), plan.seconds, plan.pace)
+        sampler = asyncio.ensure_future(asyncio.to_thread(_sample_servers, plan.servers, window))
         return window
 
-    part = await _play(servers, indices, players, seconds, pace, spread, relay, go)
+    part = await _play(plan, indices, go)
     assert sampler is not None
     return part, await sampler
 
 
-def _play_apart(
-    servers: list[ServerProcess],
-    shares: list[list[int]],
-    players: int,
-    seconds: float,
-    pace: float,
-    spread: str,
-    relay: bool,
-) -> tuple[list[Part], Sample]:
+def _play_apart(plan: RunPlan, shares: list[list[int]]) -> tuple[list[Part], Sample]:
     """The run from one process a share of the tables (spawned: nothing of this process's
     state goes with them); each sets up its tables, says so, and starts at the same go."""
     import multiprocessing
@@ -538,7 +534,7 @@ def _play_apart(
         mine, theirs = context.Pipe()
         process = context.Process(
             target=_client_process,
-            args=(theirs, servers, indices, players, seconds, pace, spread, relay, k),
+            args=(theirs, plan, indices, k),
             daemon=True,
         )
         process.start()
@@ -550,10 +546,10 @@ def _play_apart(
             said = link.recv()
             if said[0] == "error":
                 raise InputError(said[1])
-        window = Window.after(time.monotonic() + START_MARGIN, seconds, pace)
+        window = Window.after(time.monotonic() + START_MARGIN, plan.seconds, plan.pace)
         for link in links:
             link.send(window)
-        sample = _sample_servers(servers, window)
+        sample = _sample_servers(plan.servers, window)
         parts = []
         for link in links:
             said = link.recv()
@@ -568,19 +564,9 @@ def _play_apart(
                 process.kill()
 
 
-def _client_process(
-    link: Any,
-    servers: list[ServerProcess],
-    indices: list[int],
-    players: int,
-    seconds: float,
-    pace: float,
-    spread: str,
-    relay: bool,
-    seed: int,
-) -> None:
+def _client_process(link: Any, plan: RunPlan, indices: list[int], seed: int) -> None:
     """A client process of :func:`_play_apart`: its tables played, its part sent back."""
-    raise_open_files(len(indices) * players + SPARE_FILES)
+    raise_open_files(len(indices) * plan.players + SPARE_FILES)
 
     async def go() -> Window:
         link.send(("ready", None))
@@ -589,35 +575,22 @@ def _client_process(
 
     try:
         with asyncio.Runner(loop_factory=loop_factory()) as runner:
-            part = runner.run(
-                _play(servers, indices, players, seconds, pace, spread, relay, go, seed=seed)
-            )
+            part = runner.run(_play(plan, indices, go, seed=seed))
     except Exception as exc:  # the parent reports it (a child's traceback helps no one)
         link.send(("error", f"client process {seed}: {type(exc).__name__}: {exc}"))
         return
     link.send(("part", part))
 
 
-async def _play(
-    servers: list[ServerProcess],
-    indices: list[int],
-    players: int,
-    seconds: float,
-    pace: float,
-    spread: str,
-    relay: bool,
-    go: Any,
-    *,
-    seed: int = 0,
-) -> Part:
+async def _play(plan: RunPlan, indices: list[int], go: Any, *, seed: int = 0) -> Part:
     """Set up tables ``indices``, await ``go()`` for the window, play them through it."""
     import websockets
 
     setup_started = time.monotonic()
     traffic = Traffic()
-    make = _setup_relay_table if relay else _setup_table
+    make = _setup_relay_table if plan.relay else _setup_table
     runs = await _gather_limited(
-        [make(websockets, servers, i, players, spread) for i in indices], 32
+        [make(websockets, plan.servers, i, plan.players, plan.spread) for i in indices], 32
     )
     setup_seconds = time.monotonic() - setup_started
     # The client's own collector pauses would count as latency: freeze the set-up heap.
@@ -630,10 +603,10 @@ async def _play(
         for index, ws in enumerate(run.sockets.values())
     ]
     window: Window = await go()
-    rng = random.Random((len(indices) * 7919 + players) * (MAX_CLIENTS + 1) + seed)
+    rng = random.Random((len(indices) * 7919 + plan.players) * (MAX_CLIENTS + 1) + seed)
     await asyncio.sleep(max(0.0, window.start - time.monotonic()))
     traffic.measuring = True  # over every throw of the run: no edge effects at the window
-    drivers = [asyncio.create_task(_drive(run, window.stop_at, pace, rng)) for run in runs]
+    drivers = [asyncio.create_task(_drive(run, window.stop_at, plan.pace, rng)) for run in runs]
     await asyncio.sleep(max(0.0, window.measure_from - time.monotonic()))
     own_start = time.process_time()
     await asyncio.sleep(max(0.0, window.stop_at - time.monotonic()))
