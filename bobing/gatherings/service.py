@@ -47,6 +47,7 @@ from bobing.organizer.roster import parse_people
 from bobing.organizer.seating import leaderless_tables
 from bobing.storage.event_store import CodeTaken, iso, utcnow
 from bobing.storage.gatherings import Gathering, GatheringStore, SeatClaimed
+from bobing.tables.commands import need_start_thrower_open
 from bobing.tables.problems import ApiError
 from bobing.tables.protocol import Command
 from bobing.tables.runtime import Runtime
@@ -538,13 +539,7 @@ class GatheringService:
                 field="table",
             )
         runtime = await self.tables.fresh_runtime(entry["code"])
-        if runtime.status != "lobby" or runtime.start_dice is not None:
-            raise ApiError(
-                "not_in_lobby",
-                "the start thrower is chosen before the start dice are thrown",
-                action="start_thrower",
-                status=runtime.status,
-            )
+        need_start_thrower_open(runtime)
         roster = {p.name: p for p in parse_people(gathering.spec.get("people", []))}
         members = [roster.get(name, Person(name)) for name in entry["players"]]
         if isinstance(value, list):

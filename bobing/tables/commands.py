@@ -66,6 +66,18 @@ def _need_lobby(runtime: Runtime, action: str) -> None:
         )
 
 
+def need_start_thrower_open(runtime: Runtime) -> None:
+    """``not_in_lobby`` once the start dice are thrown (or the game began): the start thrower
+    is named before (RULES.md §10.1)."""
+    if runtime.status != "lobby" or runtime.start_dice is not None:
+        raise ApiError(
+            "not_in_lobby",
+            "the start thrower is chosen before the start dice are thrown",
+            action="start_thrower",
+            status=runtime.status,
+        )
+
+
 def need_seated(runtime: Runtime, name: str) -> None:
     """``unknown_player`` unless ``name`` is seated at the table."""
     if name not in runtime.names:

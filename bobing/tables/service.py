@@ -52,7 +52,7 @@ from bobing.storage.event_store import (
 )
 from bobing.tables.cache import CATCH_UPS_AT_ONCE, PAGE, RuntimeCache, UnusableSnapshot, fold
 from bobing.tables.clock import Clocks
-from bobing.tables.commands import AUTO_THROW, PLANS, Plan, need_seated
+from bobing.tables.commands import AUTO_THROW, PLANS, Plan, need_seated, need_start_thrower_open
 from bobing.tables.export import record_of, results_csv
 from bobing.tables.frames import events_frame
 from bobing.tables.limits import MAX_TABLE_NAME, Limits
@@ -314,13 +314,7 @@ class TableService(RuntimeCache, TableTimers, Rematches):
         Before the start dice only; naming the one already named adds nothing."""
 
         def plan(runtime: Runtime, roles: Roles) -> Plan:
-            if runtime.status != "lobby" or runtime.start_dice is not None:
-                raise ApiError(
-                    "not_in_lobby",
-                    "the start thrower is chosen before the start dice are thrown",
-                    action="start_thrower",
-                    status=runtime.status,
-                )
+            need_start_thrower_open(runtime)
             need_seated(runtime, name)
             if runtime.start_thrower == name:
                 return Plan([])
