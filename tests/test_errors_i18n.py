@@ -18,7 +18,7 @@ import pytest
 import bobing.engine
 import bobing.i18n
 import bobing.i18n.errors
-from bobing.cli import error_lang, error_line, main
+from bobing.cli import error_lang, error_line
 from bobing.engine import errors as engine_errors
 from bobing.engine.dice import GivenDice, parse_dice
 from bobing.engine.errors import (
@@ -35,6 +35,7 @@ from bobing.engine.record import judge_record, load_record, parse_record
 from bobing.engine.rules import allowed_values, load_rules
 from bobing.i18n import LANGS, catalogue, parse_lang
 from bobing.i18n.errors import error_template, localize, render
+from tests.cli.clitools import run as run_cli
 
 ROOT = Path(bobing.i18n.__file__).parent
 ENGINE = Path(bobing.engine.__file__).parent
@@ -654,17 +655,6 @@ def no_lang(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
     monkeypatch.delenv("BOBING_LANG", raising=False)
     monkeypatch.setenv("COLUMNS", "100")
     return monkeypatch
-
-
-def run_cli(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, *args: str
-) -> tuple[int, str, str]:
-    monkeypatch.setattr(sys, "argv", ["bobing", *args])
-    with pytest.raises(SystemExit) as exit_info:
-        main()
-    out, err = capsys.readouterr()
-    code = exit_info.value.code
-    return (code if isinstance(code, int) else 1), out, err
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 import typer.main
 
-from bobing.cli import app, main
+from bobing.cli import app
+from tests.cli.clitools import run
 
 BOBING = Path(sys.executable).parent / "bobing"
 EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "2013-prizes.csv"
@@ -23,20 +24,6 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "2013-priz
 def _plain_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("BOBING_LANG", raising=False)
     monkeypatch.setenv("COLUMNS", "120")
-
-
-def run(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, *args: str
-) -> tuple[int, str, str]:
-    """Run the real entry point (``bobing.cli.main``) in-process."""
-    monkeypatch.setattr(sys, "argv", ["bobing", *args])
-    code: int | str | None = 0
-    try:
-        main()
-    except SystemExit as exit_info:
-        code = exit_info.code
-    out, err = capsys.readouterr()
-    return (code if isinstance(code, int) else 1), out, err
 
 
 def test_simulate_json_contract(

@@ -18,6 +18,7 @@ from bobing.cli import main
 from bobing.cli.game_cmds import split_names
 from bobing.engine.record import adjudicate, load_record
 from bobing.i18n import LANGS
+from tests.cli.clitools import run
 
 BOBING = Path(sys.executable).parent / "bobing"
 GOLDEN = Path(__file__).parent.parent / "golden"
@@ -29,24 +30,6 @@ SMALL = {"duitang": 0, "sanhong": 0, "sijin": 0, "erju": 0, "yixiu": 1}
 def _plain_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("BOBING_LANG", raising=False)
     monkeypatch.setenv("COLUMNS", "100")
-
-
-def run(
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-    *args: str,
-    stdin: str = "",
-) -> tuple[int, str, str]:
-    """Run the real entry point in-process with ``stdin`` piped in."""
-    monkeypatch.setattr(sys, "argv", ["bobing", *args])
-    monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
-    code: Any = 0
-    try:
-        main()
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return (code if isinstance(code, int) else (0 if code is None else 1)), out, err
 
 
 def write(tmp_path: Path, record: Any, name: str = "game.json") -> str:

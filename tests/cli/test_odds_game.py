@@ -3,25 +3,20 @@
 from __future__ import annotations
 
 import json
-import sys
 
 import pytest
 
 from bobing.analysis.markov import expected_game_length
-from bobing.cli import main
 from bobing.engine.presets import MODERN, TRADITIONAL
+from tests.cli.clitools import run as run_cli
 
 
 def run(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, *args: str
 ) -> tuple[int, str, str]:
+    """The command in its default language (no ``BOBING_LANG``)."""
     monkeypatch.delenv("BOBING_LANG", raising=False)
-    monkeypatch.setattr(sys, "argv", ["bobing", *args])
-    with pytest.raises(SystemExit) as exit_info:
-        main()
-    out, err = capsys.readouterr()
-    code = exit_info.value.code
-    return (code if isinstance(code, int) else 1), out, err
+    return run_cli(capsys, monkeypatch, *args)
 
 
 def test_json_carries_the_markov_answer(

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from bobing.cli import main
 from bobing.engine.presets import PRESETS
 from bobing.engine.rules import SWITCHES
+from tests.cli.clitools import run
 
 BOBING = Path(sys.executable).parent / "bobing"
 
@@ -22,18 +22,6 @@ BOBING = Path(sys.executable).parent / "bobing"
 def _plain_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("BOBING_LANG", raising=False)
     monkeypatch.setenv("COLUMNS", "100")
-
-
-def run(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, *args: str
-) -> tuple[int, str, str]:
-    """Run the real entry point (``bobing.cli.main``) in-process."""
-    monkeypatch.setattr(sys, "argv", ["bobing", *args])
-    with pytest.raises(SystemExit) as exit_info:
-        main()
-    out, err = capsys.readouterr()
-    code = exit_info.value.code
-    return (code if isinstance(code, int) else 1), out, err
 
 
 def run_console(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

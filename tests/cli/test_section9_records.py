@@ -3,39 +3,19 @@ tests/golden/section9_outputs.json says, and the §9 self-contradictions as clea
 
 from __future__ import annotations
 
-import io
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from bobing.cli import main
 from bobing.engine.record import adjudicate, load_record
+from tests.cli.clitools import run
 
 GOLDEN = Path(__file__).parent.parent / "golden"
 OUTPUTS: dict[str, Any] = json.loads(
     (GOLDEN / "section9_outputs.json").read_text(encoding="utf-8")
 )["outputs"]
-
-
-def run(
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-    *args: str,
-    stdin: str = "",
-) -> tuple[int, str, str]:
-    """The real entry point in-process, with ``stdin`` piped in."""
-    monkeypatch.setattr(sys, "argv", ["bobing", *args])
-    monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
-    code: Any = 0
-    try:
-        main()
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return (code if isinstance(code, int) else (0 if code is None else 1)), out, err
 
 
 @pytest.mark.parametrize("name", sorted(OUTPUTS))
