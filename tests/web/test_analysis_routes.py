@@ -117,7 +117,12 @@ async def test_game_length_of_a_table_and_of_huge_prize_sets(http: httpx.AsyncCl
     assert by_table.status_code == 200 and by_table.json() == by_rules.json()
     # too many pool states for the chain: no exact answer, and fewer games
     huge = {"preset": "traditional", "prizes": {"duitang": 900, "sanhong": 999}}
-    reply = await http.get("/api/game-length", params={"players": 2, "rules": json.dumps(huge)})
+    # The chain's state count is found too big only after it was tried, then the games run: the
+    # longest analysis a test asks for (a few seconds alone, 30 s or more beside a loaded run:
+    # CI's ReadTimeout), so it waits longer than the client's usual 30 s.
+    reply = await http.get(
+        "/api/game-length", params={"players": 2, "rules": json.dumps(huge)}, timeout=120
+    )
     assert reply.status_code == 200, reply.text
     body = reply.json()
     assert body["exact"] is None
