@@ -30,9 +30,10 @@ ALLOWED: dict[str, set[str]] = {
     "vision": {"engine"},
     "tables": {"engine", "i18n", "organizer", "storage", "realtime"},
     "gatherings": {"engine", "i18n", "organizer", "storage", "tables"},
+    # vision: the photo route reads a referee's dice in a worker (the reader imports no web)
     "web": {
         "engine", "i18n", "organizer", "analysis", "storage", "realtime", "tables", "gatherings",
-        "process",
+        "process", "vision",
     },
     # tables: the frames' decoder (tables/frames.py), as every Python client of the socket;
     # nothing of web/: a load client does not live in the server

@@ -132,6 +132,14 @@ class Limits:
     """Roster files read at once, each in a worker thread (never on the event loop)."""
     roster_queue: int = 4
     """Roster files waiting for a worker before new ones are refused (503, Retry-After)."""
+    photos_per_minute: float = 20
+    """Photos of dice (``POST /api/tables/{code}/read-dice``) one address may have read per
+    minute: a referee photographs each throw, one every few seconds at the fastest."""
+    photo_workers: int = 1
+    """Photos read at once, each in a worker process (the reader's Python holds a core for
+    tens of milliseconds a photo: never on the event loop, never beside a table's throws)."""
+    photo_queue: int = 4
+    """Photos waiting for a worker before new ones are refused (503, Retry-After)."""
     tarpit_seconds: float = 1
     """Seconds a rate-limited request waits for its 429 (slows a flood to its own pace)."""
     open_tables_per_address: int = 20
@@ -203,6 +211,7 @@ class Limits:
         at_least_one = (
             "analysis_workers",
             "roster_workers",
+            "photo_workers",
             "snapshot_every",
             "sweep_every",
             "time_limit_minute",
