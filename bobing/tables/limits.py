@@ -31,6 +31,7 @@ from bobing.organizer.budget import MAX_COST_NAME
 from bobing.organizer.playoff import MAX_PLAYOFF_THROWS
 from bobing.organizer.roster import MAX_ROSTER_BYTES
 from bobing.tables.tokens import CODE_ALPHABET, CODE_LENGTH
+from bobing.vision.limits import UNSURE
 
 # -- the server's input policy ---------------------------------------------------------------
 
@@ -83,12 +84,14 @@ under; the values are the homes' constants, never copies."""
 
 
 def served_limits() -> dict[str, object]:
-    """The body of ``GET /api/limits``: ``limits`` (:data:`SERVED`), ``undo_voids`` and
-    ``code_alphabet`` (the characters of a table's code, for the join form's check)."""
+    """The body of ``GET /api/limits``: ``limits`` (:data:`SERVED`), ``undo_voids``,
+    ``code_alphabet`` (the characters of a table's code, for the join form's check) and
+    ``photo_unsure_below`` (the confidence under which the pad marks a die read from a photo)."""
     return {
         "limits": dict(SERVED),
         "undo_voids": sorted(UNDO_VOIDS),
         "code_alphabet": CODE_ALPHABET,
+        "photo_unsure_below": UNSURE,
     }
 
 

@@ -1,4 +1,5 @@
-"""What one photo may be: its bytes and its pixels (standard library only).
+"""What one photo may be (its bytes, its pixels) and when a die read from it is unsure
+(standard library only).
 
 Apart from :mod:`bobing.vision.photo` so that the server can hold a request body to the limit
 without loading NumPy, Pillow and OpenCV (``bobing.vision`` loads them on first use).
@@ -10,3 +11,6 @@ MAX_PHOTO_BYTES = 8 * 1024 * 1024
 """The largest photo accepted, in bytes (a phone's JPEG is 2–5 MB)."""
 MAX_PHOTO_PIXELS = 40_000_000
 """The most pixels a photo may declare (a 12-MP phone photo has 12 million)."""
+UNSURE = 0.75
+"""Below this confidence a die is marked unsure (the pad asks the referee to look); served to
+the browser as ``photo_unsure_below`` (``GET /api/limits``)."""
