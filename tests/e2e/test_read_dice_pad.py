@@ -132,3 +132,42 @@ def test_a_photo_that_is_not_read_says_why_in_the_users_language(
         expect(page.locator(".ref-photo-note")).to_contain_text("请选 JPEG")
     assert slot_faces(page) == []
     browser.assert_clean()
+
+
+def test_unsure_dice_are_marked_until_the_referee_looks(browser: Browser, server: Server) -> None:
+    """The reader is sure of every fixture photo, so its answer is replayed with one die made
+    unsure (under ``photo_unsure_below`` of ``GET /api/limits``) and three more dice seen."""
+    photo = FIXTURES / "valid_50.jpg"
+    reading = read_dice(photo.read_bytes()).as_json()
+    dice: list[dict[str, Any]] = reading["dice"]  # type: ignore[assignment]
+    dice[1]["confidence"] = 0.4
+    limits = call(server, "GET", "/api/limits")
+    assert (
+        0.4 < limits["photo_unsure_below"] < min(d["confidence"] for d in dice if d is not dice[1])
+    )
+    # three more, less sure still: seven dice are said, the six surest kept, the seventh dimmed
+    extra = [{**dice[0], "box": [10 + 60 * i, 10, 40, 40], "confidence": 0.3} for i in range(3)]
+    reading["dice"] = [*dice, *extra]
+    page, _ = referee_pad(browser, server, locale="en-US")
+    page.route(
+        "**/read-dice",
+        lambda route: route.fulfill(json=reading, status=200),
+    )
+    page.locator("input.ref-photo-input").set_input_files(str(photo))
+    expect(page.locator(".ref-photo-die")).to_have_count(7)
+    expect(page.locator(".ref-photo-die.is-extra")).to_have_count(1)
+    expect(page.locator(".ref-photo-note")).to_contain_text("7 dice found, more than six")
+    # unsure: the second die and the two extra kept
+    unsure = page.locator(".ref-photo-die.is-unsure")
+    expect(unsure).to_have_count(3)
+    expect(page.locator('.ref-photo-die[data-slot="1"]')).to_have_attribute(
+        "aria-label", re.compile("unsure")
+    )
+    expect(page.locator('.ref-slot[data-slot="1"]')).to_have_class(re.compile(r"\bis-unsure\b"))
+    page.locator('.ref-slot[data-slot="1"]').click()  # a tap on the slot picks the die too
+    expect(page.locator(".ref-photo-note")).to_contain_text("Die 2: tap its right face")
+    page.locator('.ref-key[data-face="4"]').click()
+    expect(page.locator('.ref-slot[data-slot="1"]')).not_to_have_class(re.compile(r"\bis-unsure\b"))
+    expect(page.locator(".ref-photo-die.is-unsure")).to_have_count(2)
+    assert slot_faces(page)[1] == 4
+    browser.assert_clean()

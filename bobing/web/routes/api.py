@@ -395,6 +395,8 @@ PHOTO_TYPES = ("image/jpeg", "image/png", "image/webp")
 """The media types of a photo of the dice (what ``bobing.vision`` reads)."""
 HEIC_TYPES = ("image/heic", "image/heif")
 """An iPhone's own photos: refused with the reader's advice (choose JPEG)."""
+UNSUPPORTED = ("photo_heic", "photo_format")
+"""The reader's refusals that are the photo's format, not its content (415, not 422)."""
 PHOTO_RETRY_AFTER = 2
 """Seconds a refused photo is told to wait (``Retry-After``): a photo reads in well under one."""
 
@@ -510,8 +512,7 @@ async def read_dice_route(
     try:
         reading = await gate.read(data)
     except PhotoError as exc:
-        code_ = (
-            "unsupported_image" if exc.code in ("photo_heic", "photo_format") else "invalid_photo"
-        )
-        raise ApiError(code_, exc.message, **exc.params, reason=exc) from None
+        # HEIC bytes sent as a JPEG are still "choose JPEG"; every other reason is the photo's
+        refused = "unsupported_image" if exc.code in UNSUPPORTED else "invalid_photo"
+        raise ApiError(refused, exc.message, **exc.params, reason=exc) from None
     return reading.as_json()
