@@ -7,6 +7,9 @@ without loading NumPy, Pillow and OpenCV (``bobing.vision`` loads them on first 
 
 from __future__ import annotations
 
+FORMATS = ("JPEG", "PNG", "WEBP")
+"""The formats read; others (HEIC, GIF, ...) are refused naming the format (the server's
+media types ``image/jpeg``, ``image/png``, ``image/webp`` are these)."""
 MAX_PHOTO_BYTES = 8 * 1024 * 1024
 """The largest photo accepted, in bytes (a phone's JPEG is 2–5 MB)."""
 MAX_PHOTO_PIXELS = 40_000_000

@@ -17,10 +17,8 @@ import numpy.typing as npt
 from PIL import Image, ImageOps
 
 from bobing.vision.errors import PhotoError
-from bobing.vision.limits import MAX_PHOTO_BYTES, MAX_PHOTO_PIXELS
+from bobing.vision.limits import FORMATS, MAX_PHOTO_BYTES, MAX_PHOTO_PIXELS
 
-FORMATS = ("JPEG", "PNG", "WEBP")
-"""The formats read; others (HEIC, GIF, ...) are refused naming the format."""
 WORK_SIDE = 640
 """The long side the reader works at: pips stay 6–20 px wide, a photo reads in milliseconds."""
 

@@ -33,6 +33,7 @@ from bobing.tables.service import PAGE, TableService
 from bobing.tables.tokens import bearer_token, hash_token
 from bobing.tables.validation import preset_rules, web_rules
 from bobing.vision.errors import PhotoError
+from bobing.vision.limits import FORMATS
 from bobing.web.assets import accepted_encodings
 from bobing.web.edge.invite import invite_base
 from bobing.web.edge.problems import problem_responses
@@ -391,8 +392,8 @@ async def command(
 
 
 READ_DICE_PATH = "/api/tables/{code}/read-dice"
-PHOTO_TYPES = ("image/jpeg", "image/png", "image/webp")
-"""The media types of a photo of the dice (what ``bobing.vision`` reads)."""
+PHOTO_TYPES = tuple(f"image/{name.lower()}" for name in FORMATS)
+"""The media types of a photo of the dice: the formats ``bobing.vision`` reads."""
 HEIC_TYPES = ("image/heic", "image/heif")
 """An iPhone's own photos: refused with the reader's advice (choose JPEG)."""
 UNSUPPORTED = ("photo_heic", "photo_format")
