@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from e2etools import Browser, Server, call, wait_throws
 from playwright.sync_api import Page, expect
+from test_accessibility import violations
 
 from bobing.vision import read_dice
 from bobing.vision.render import render_bowl
@@ -24,14 +25,16 @@ BOWL_SEED = 4
 """A drawn 博饼 bowl (bobing/vision/render.py) of six dice that the reader reads exactly."""
 
 
-def referee_pad(browser: Browser, server: Server, locale: str = "zh-CN") -> tuple[Page, str]:
+def referee_pad(
+    browser: Browser, server: Server, locale: str = "zh-CN", **options: Any
+) -> tuple[Page, str]:
     """A started referee table with the 组长's phone on its pad."""
     created = call(server, "POST", "/api/tables", {"name": "拍照", "mode": "referee"})
     code, host = created["code"], created["host_token"]
     for name in ("甲", "乙", "丙"):
         call(server, "POST", f"/api/tables/{code}/join", {"name": name}, host)
     call(server, "POST", f"/api/tables/{code}/commands", {"type": "start", "starter": "甲"}, host)
-    page = browser.page(name="leader", viewport=SMALL_PHONE, locale=locale)
+    page = browser.page(name="leader", viewport=SMALL_PHONE, locale=locale, **options)
     page.goto(server.url + "/")
     page.evaluate(
         "([c, t]) => localStorage.setItem('bobing.t.' + c, JSON.stringify({hostToken: t}))",
@@ -171,3 +174,13 @@ def test_unsure_dice_are_marked_until_the_referee_looks(browser: Browser, server
     expect(page.locator(".ref-photo-die.is-unsure")).to_have_count(2)
     assert slot_faces(page)[1] == 4
     browser.assert_clean()
+
+
+def test_the_read_pad_has_no_accessibility_violation(browser: Browser, server: Server) -> None:
+    # axe is injected as an inline script, which the page's policy refuses (test_accessibility)
+    page, _ = referee_pad(browser, server, bypass_csp=True)
+    page.locator("input.ref-photo-input").set_input_files(str(FIXTURES / "valid_50.jpg"))
+    expect(page.locator(".ref-photo-die")).to_have_count(4)
+    page.locator(".ref-photo-die").nth(0).click()  # one picked, as the 组长 corrects it
+    found = violations(page)
+    assert not found, "\n".join(found)
