@@ -184,3 +184,22 @@ def test_the_read_pad_has_no_accessibility_violation(browser: Browser, server: S
     page.locator(".ref-photo-die").nth(0).click()  # one picked, as the 组长 corrects it
     found = violations(page)
     assert not found, "\n".join(found)
+
+
+def test_a_big_photo_is_sent_as_a_smaller_jpeg(
+    browser: Browser, server: Server, tmp_path: Path
+) -> None:
+    from PIL import Image
+
+    big = tmp_path / "big.png"
+    Image.open(FIXTURES / "valid_50.jpg").resize((4000, 3000)).save(big)  # a 12-MP PNG
+    page, _ = referee_pad(browser, server, locale="en-US")
+    with page.expect_request("**/read-dice") as sent:
+        page.locator("input.ref-photo-input").set_input_files(str(big))
+    assert sent.value.headers["content-type"] == "image/jpeg"
+    expect(page.locator(".ref-photo-die")).to_have_count(4)
+    # the photo shown is the one sent (the boxes are in its pixels): 1600 px on its long side
+    shown = page.locator(".ref-photo-img").evaluate("i => [i.naturalWidth, i.naturalHeight]")
+    assert shown == [1600, 1200]
+    assert sorted(slot_faces(page)) == [2, 3, 5, 6]
+    browser.assert_clean()
