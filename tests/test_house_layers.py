@@ -28,11 +28,13 @@ ALLOWED: dict[str, set[str]] = {
     "process": set(),
     # the dice reader: a photo in, faces out (its errors are the engine's InputError)
     "vision": {"engine"},
-    "tables": {"engine", "i18n", "organizer", "storage", "realtime"},
+    # vision: the confidence under which a die read from a photo is unsure, served to the pad
+    "tables": {"engine", "i18n", "organizer", "storage", "realtime", "vision"},
     "gatherings": {"engine", "i18n", "organizer", "storage", "tables"},
+    # vision: the photo route reads a referee's dice in a worker (the reader imports no web)
     "web": {
         "engine", "i18n", "organizer", "analysis", "storage", "realtime", "tables", "gatherings",
-        "process",
+        "process", "vision",
     },
     # tables: the frames' decoder (tables/frames.py), as every Python client of the socket;
     # nothing of web/: a load client does not live in the server

@@ -56,9 +56,14 @@ UNSERVED: dict[str, str] = {
     "MAX_PRIZE_COUNT": "bobing.engine.switches",
     "MAX_SIMULATED_ROUNDS": "bobing.analysis.ranked",
     "CODE_ALPHABET": "bobing.tables.tokens",
+    "MAX_PHOTO_BYTES": "bobing.vision.limits",
+    "MAX_PHOTO_PIXELS": "bobing.vision.limits",
+    "UNSURE": "bobing.vision.limits",
 }
-"""Limits no form needs (the server's stricter ones are served; the simulator's own ceiling),
-and the code alphabet (served apart, as ``code_alphabet``), still written once."""
+"""Limits no form needs (the server's stricter ones are served; the simulator's own ceiling;
+a photo's bytes and pixels, which the server refuses), the code alphabet (served apart, as
+``code_alphabet``) and the unsure confidence (served apart, as ``photo_unsure_below``), still
+written once."""
 
 RETIRED = (
     "MAX_RANKED_ENTRIES",

@@ -1,9 +1,11 @@
-"""The event loop and the open-file limit of a process that holds many sockets."""
+"""The event loop and the open-file limit of a process that holds many sockets, and the
+priority of the worker processes beside it."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 from collections.abc import Callable
 
 
@@ -35,3 +37,11 @@ def raise_open_files(wanted: int | None = None) -> int:
         with contextlib.suppress(ValueError, OSError):
             resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
     return int(resource.getrlimit(resource.RLIMIT_NOFILE)[0])
+
+
+def background_priority(nice: int) -> None:
+    """A worker process (analysis, photos) yields the CPU to the server's: the tables' throws
+    come first (the initializer of their process pools)."""
+    if nice:
+        with contextlib.suppress(AttributeError, OSError):  # no os.nice on Windows
+            os.nice(nice)

@@ -56,6 +56,22 @@ def _need_host(roles: Roles, action: str) -> None:
         raise ApiError("forbidden", f"only the host may {action}", action=action)
 
 
+def verify_read_dice(runtime: Runtime, roles: Roles) -> None:
+    """Refuse a photo of the dice from anyone who may not type a throw's faces here: only a
+    referee table has real dice, and only its host (and, with ``referee_thrower``, its seated
+    players) enters them (``POST /api/tables/{code}/read-dice``)."""
+    mode = runtime.info.mode
+    if mode != "referee":
+        raise ApiError(
+            "wrong_mode", f"a {mode} table rolls its own dice: there is no photo to read", mode=mode
+        )
+    if roles.host or (roles.players and runtime.info.settings.get("referee_thrower")):
+        return
+    raise ApiError(
+        "forbidden", "only the referee may have the dice read from a photo", action="read_dice"
+    )
+
+
 def _need_lobby(runtime: Runtime, action: str) -> None:
     if runtime.status != "lobby":
         raise ApiError(

@@ -31,6 +31,7 @@ from bobing.organizer.budget import MAX_COST_NAME
 from bobing.organizer.playoff import MAX_PLAYOFF_THROWS
 from bobing.organizer.roster import MAX_ROSTER_BYTES
 from bobing.tables.tokens import CODE_ALPHABET, CODE_LENGTH
+from bobing.vision.limits import UNSURE
 
 # -- the server's input policy ---------------------------------------------------------------
 
@@ -83,12 +84,14 @@ under; the values are the homes' constants, never copies."""
 
 
 def served_limits() -> dict[str, object]:
-    """The body of ``GET /api/limits``: ``limits`` (:data:`SERVED`), ``undo_voids`` and
-    ``code_alphabet`` (the characters of a table's code, for the join form's check)."""
+    """The body of ``GET /api/limits``: ``limits`` (:data:`SERVED`), ``undo_voids``,
+    ``code_alphabet`` (the characters of a table's code, for the join form's check) and
+    ``photo_unsure_below`` (the confidence under which the pad marks a die read from a photo)."""
     return {
         "limits": dict(SERVED),
         "undo_voids": sorted(UNDO_VOIDS),
         "code_alphabet": CODE_ALPHABET,
+        "photo_unsure_below": UNSURE,
     }
 
 
@@ -132,6 +135,14 @@ class Limits:
     """Roster files read at once, each in a worker thread (never on the event loop)."""
     roster_queue: int = 4
     """Roster files waiting for a worker before new ones are refused (503, Retry-After)."""
+    photos_per_minute: float = 20
+    """Photos of dice (``POST /api/tables/{code}/read-dice``) one address may have read per
+    minute: a referee photographs each throw, one every few seconds at the fastest."""
+    photo_workers: int = 1
+    """Photos read at once, each in a worker process (the reader's Python holds a core for
+    tens of milliseconds a photo: never on the event loop, never beside a table's throws)."""
+    photo_queue: int = 4
+    """Photos waiting for a worker before new ones are refused (503, Retry-After)."""
     tarpit_seconds: float = 1
     """Seconds a rate-limited request waits for its 429 (slows a flood to its own pace)."""
     open_tables_per_address: int = 20
@@ -203,6 +214,7 @@ class Limits:
         at_least_one = (
             "analysis_workers",
             "roster_workers",
+            "photo_workers",
             "snapshot_every",
             "sweep_every",
             "time_limit_minute",

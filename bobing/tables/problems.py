@@ -11,6 +11,7 @@ from typing import Any
 
 from bobing.engine.errors import BobingError, DiceError, IllegalAction, RecordError, RulesError
 from bobing.i18n import catalogue, normalize_lang
+from bobing.i18n.errors import localize
 
 STATUS: dict[str, int] = {
     "malformed": 400,
@@ -20,6 +21,7 @@ STATUS: dict[str, int] = {
     "bad_path": 404,
     "request_timeout": 408,
     "too_large": 413,
+    "unsupported_image": 415,
     "headers_too_large": 431,
     "too_many_connections": 429,
     "unknown_command": 400,
@@ -31,6 +33,7 @@ STATUS: dict[str, int] = {
     "table_not_found": 404,
     "invalid_rules": 422,
     "invalid_dice": 422,
+    "invalid_photo": 422,
     "invalid_nonce": 422,
     "invalid_token": 401,
     "forbidden": 403,
@@ -134,8 +137,10 @@ def _text(key: str, lang: str | None, params: dict[str, Any]) -> str | None:
     template = catalogue(lang).get(key) or catalogue("en").get(key)
     if not isinstance(template, str):
         return None
+    # An error among the params (a photo's ``reason``) reads in the client's language.
+    shown = {k: localize(v, lang) if isinstance(v, BobingError) else v for k, v in params.items()}
     try:
-        return template.format(**params)
+        return template.format(**shown)
     except (KeyError, IndexError, ValueError):
         return None
 
@@ -145,6 +150,8 @@ def _jsonable(params: dict[str, Any]) -> dict[str, Any]:
     for key, value in params.items():
         if value is None or isinstance(value, bool | int | float | str):
             out[key] = value
+        elif isinstance(value, BobingError):
+            out[key] = value.code
         elif isinstance(value, list | tuple):
             out[key] = [v if isinstance(v, bool | int | float | str) else str(v) for v in value]
         else:

@@ -17,13 +17,8 @@ import numpy.typing as npt
 from PIL import Image, ImageOps
 
 from bobing.vision.errors import PhotoError
+from bobing.vision.limits import FORMATS, MAX_PHOTO_BYTES, MAX_PHOTO_PIXELS
 
-MAX_PHOTO_BYTES = 8 * 1024 * 1024
-"""The largest photo accepted, in bytes (a phone's JPEG is 2–5 MB)."""
-MAX_PHOTO_PIXELS = 40_000_000
-"""The most pixels a photo may declare (a 12-MP phone photo has 12 million)."""
-FORMATS = ("JPEG", "PNG", "WEBP")
-"""The formats read; others (HEIC, GIF, ...) are refused naming the format."""
 WORK_SIDE = 640
 """The long side the reader works at: pips stay 6–20 px wide, a photo reads in milliseconds."""
 

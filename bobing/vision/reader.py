@@ -26,6 +26,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from bobing.vision.limits import UNSURE
 from bobing.vision.photo import Pixels, decode_photo
 
 Floats = npt.NDArray[np.float64]
@@ -45,8 +46,6 @@ BLURRED = 10.0
 sharpest webcam photos of the shared set score 50–230, the softest 10–12."""
 DARK = 60
 """Below this mean grey level (0–255) a photo is called too dark."""
-UNSURE = 0.75
-"""Below this confidence a die is marked unsure (the pad asks the referee to look)."""
 FEATURES = (
     "contrast",
     "relative_contrast",

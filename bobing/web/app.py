@@ -30,6 +30,7 @@ from bobing.tables.limits import Limits
 from bobing.tables.problems import ApiError, from_bobing
 from bobing.tables.protocol import command_schema
 from bobing.tables.service import TableService
+from bobing.vision.limits import MAX_PHOTO_BYTES
 from bobing.web.assets import REVALIDATE, WORKER, StaticSite
 from bobing.web.edge.lang import request_lang
 from bobing.web.edge.problems import PROBLEM, problem_response
@@ -211,6 +212,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 "simulation": limits.simulations_per_minute,
                 "preview": limits.preview_per_minute,
                 "roster": limits.roster_per_minute,
+                "photo": limits.photos_per_minute,
                 "react": limits.reactions_per_minute,
                 "miss": limits.misses_per_minute,
                 "lookup": limits.lookups_per_minute,
@@ -221,6 +223,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             wait=limits.shared_limits_wait,
         )
         app.state.roster_gate = event_routes.RosterGate(limits)
+        app.state.photo_gate = api.PhotoGate(limits)
         app.state.analysis_cache = analysis.AnalysisCache(
             limits=limits, processes=settings.analysis_processes
         )
@@ -240,6 +243,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
             app.state.analysis_cache.close()
+            app.state.photo_gate.close()
             await service.close()
             await hub.close_all()
             await store.close()
@@ -316,7 +320,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(
         RequestLimits,
         limits=settings.transport,
-        larger={event_routes.ROSTER_PATH: MAX_ROSTER_BYTES},
+        larger={event_routes.ROSTER_PATH: MAX_ROSTER_BYTES, api.READ_DICE_PATH: MAX_PHOTO_BYTES},
     )
     # Outermost: every response, the request limits' refusals too, carries them.
     policy = content_security_policy(

@@ -281,9 +281,9 @@ class RequestLimits:
     ) -> None:
         self.app = app
         self.limits = limits
-        self.larger = dict(larger or {})
-        """Paths that take a larger body (an organiser's roster upload: a file, not JSON), and
-        their limit."""
+        self.larger = {tuple(path.split("/")): limit for path, limit in (larger or {}).items()}
+        """Paths that take a larger body (a file, not JSON: an organiser's roster, a photo of
+        the dice), and their limit; a ``{name}`` segment stands for any one segment (a code)."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -298,7 +298,8 @@ class RequestLimits:
             return
         headers = dict(scope.get("headers", ()))
         declared = headers.get(b"content-length", b"")
-        limit = self.larger.get(path, self.limits.max_body_bytes)
+        larger = self._larger(path)
+        limit = self.limits.max_body_bytes if larger is None else larger
         if declared.isdigit() and int(declared) > limit:
             size = int(declared)
             await self._refuse(
@@ -319,7 +320,7 @@ class RequestLimits:
             body = await self._read_body(receive, limit)
             # A larger body is a file (a roster), never JSON: a text roster naming "NaN" is fine.
             is_json = b"json" in headers.get(b"content-type", b"json")
-            if body and is_json and path not in self.larger:
+            if body and is_json and larger is None:
                 _check_json(body)
         except ApiError as error:
             await self._refuse(scope, send, error)
@@ -336,6 +337,17 @@ class RequestLimits:
             return await receive()
 
         await self.app(scope, replay, send)
+
+    def _larger(self, path: str) -> int | None:
+        """The larger limit of ``path``'s body, or None for the ordinary one."""
+        parts = path.split("/")
+        for pattern, limit in self.larger.items():
+            if len(pattern) == len(parts) and all(
+                want == got or (want.startswith("{") and want.endswith("}") and got)
+                for want, got in zip(pattern, parts, strict=True)
+            ):
+                return limit
+        return None
 
     async def _read_body(self, receive: Receive, limit: int) -> bytes:
         timeout = self.limits.idle_timeout or None

@@ -16,10 +16,8 @@ Rules come from ``?rules=`` (a preset id or alias, or a rule object as JSON text
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import multiprocessing
-import os
 import threading
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Hashable
@@ -38,6 +36,7 @@ from bobing.engine.hands import TIERS
 from bobing.engine.presets import DEFAULT_RULES
 from bobing.engine.rules import RuleSet
 from bobing.i18n import request_language
+from bobing.process.loop import background_priority
 from bobing.tables import json_input
 from bobing.tables.limits import ANALYSIS_PLAYERS, Limits
 from bobing.tables.problems import ApiError, from_bobing
@@ -291,7 +290,7 @@ class AnalysisCache:
             self._executor = ProcessPoolExecutor(
                 max_workers=workers,
                 mp_context=multiprocessing.get_context("spawn"),
-                initializer=_background_priority,
+                initializer=background_priority,
                 initargs=(self.limits.worker_nice,),
             )
         else:
@@ -416,13 +415,6 @@ async def cached_odds(request: Request, rules: RuleSet) -> dict[str, Any]:
     """The exact odds of ``rules`` as JSON, from the cache when possible."""
     cache = cache_of(request)
     return await cache.get(cache.odds, rules_key(rules), _odds_task, 4 * cache.size, args=(rules,))
-
-
-def _background_priority(nice: int) -> None:
-    """A worker process yields the CPU to the server's (the tables' throws come first)."""
-    if nice:
-        with contextlib.suppress(AttributeError, OSError):  # no os.nice on Windows
-            os.nice(nice)
 
 
 # What the workers run: module-level (a worker process finds them by name) and looked up at

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import multiprocessing
 from collections import OrderedDict
-from typing import Annotated, Any
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import TYPE_CHECKING, Annotated, Any
 
 import brotli
 from fastapi import APIRouter, Body, Header, Query, Request
@@ -15,7 +19,9 @@ from bobing.analysis.dice_check import check_record, real_dice
 from bobing.engine.presets import DEFAULT_RULES, PRESETS
 from bobing.i18n import normalize_lang, request_language
 from bobing.i18n.rulebook import draft_spec, rulebook
-from bobing.tables.limits import served_limits
+from bobing.process.loop import background_priority
+from bobing.tables.commands import verify_read_dice
+from bobing.tables.limits import Limits, served_limits
 from bobing.tables.problems import ApiError
 from bobing.tables.protocol import (
     STATE_CHANGING,
@@ -26,11 +32,16 @@ from bobing.tables.protocol import (
 from bobing.tables.service import PAGE, TableService
 from bobing.tables.tokens import bearer_token, hash_token
 from bobing.tables.validation import preset_rules, web_rules
+from bobing.vision.errors import PhotoError
+from bobing.vision.limits import FORMATS
 from bobing.web.assets import accepted_encodings
 from bobing.web.edge.invite import invite_base
 from bobing.web.edge.problems import problem_responses
 from bobing.web.edge.rate import count_request
 from bobing.web.qr import MAX_QR_TEXT, qr_path
+
+if TYPE_CHECKING:
+    from bobing.vision import Reading
 
 router = APIRouter(
     prefix="/api",
@@ -40,9 +51,10 @@ router = APIRouter(
             404: "no such table",
             409: "not possible in the table's current state",
             413: "body too large",
-            422: "invalid field, name, rules or dice",
+            415: "a photo that is not JPEG, PNG or WebP",
+            422: "invalid field, name, rules, dice or photo",
             429: "rate limit or quota reached (see Retry-After)",
-            503: "the database is unreachable",
+            503: "the database is unreachable, or the photo readers are busy (Retry-After)",
         }
     ),
 )
@@ -377,3 +389,131 @@ async def command(
         await count_request(request, "react")
     outcome = await service_of(request).execute(code, parsed, hashes)
     return outcome.ack(parsed.id)
+
+
+READ_DICE_PATH = "/api/tables/{code}/read-dice"
+PHOTO_TYPES = tuple(f"image/{name.lower()}" for name in FORMATS)
+"""The media types of a photo of the dice: the formats ``bobing.vision`` reads."""
+HEIC_TYPES = ("image/heic", "image/heif")
+"""An iPhone's own photos: refused with the reader's advice (choose JPEG)."""
+UNSUPPORTED = ("photo_heic", "photo_format")
+"""The reader's refusals that are the photo's format, not its content (415, not 422)."""
+PHOTO_RETRY_AFTER = 2
+"""Seconds a refused photo is told to wait (``Retry-After``): a photo reads in well under one."""
+
+
+class PhotoGate:
+    """Photos are read in worker processes, at most ``photo_workers`` at once and
+    ``photo_queue`` waiting; past that a photo is refused ``busy`` (503, Retry-After).
+
+    The reader bounds what one photo may cost (``bobing/vision/photo.py``: bytes, pixels,
+    bombs); this bounds how many are read at once, and keeps the reader's Python (and its
+    OpenCV) off the event loop. The pool starts with the first photo: a server whose
+    tables all roll their own dice never loads the reader.
+    """
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self._workers = max(1, limits.photo_workers)
+        self._executor: ProcessPoolExecutor | None = None
+        self._admitted = 0
+
+    async def read(self, data: bytes) -> Reading:
+        """The dice of the photo, read in a worker; ``PhotoError`` if it is no photo."""
+        room = self._workers + self.limits.photo_queue
+        if self._admitted >= room:
+            raise ApiError(
+                "busy",
+                f"{self._admitted} photos are being read or waiting; "
+                f"try again in {PHOTO_RETRY_AFTER} s",
+                retry_after=PHOTO_RETRY_AFTER,
+            )
+        from bobing.vision import read_dice
+
+        self._admitted += 1
+        try:
+            loop = asyncio.get_running_loop()
+            try:
+                reading: Reading = await loop.run_in_executor(self._pool(), read_dice, data)
+            except BrokenProcessPool:
+                # A worker died (killed, out of memory): the next photo gets a new pool.
+                self.close()
+                raise ApiError(
+                    "busy",
+                    f"the photo reader stopped; try again in {PHOTO_RETRY_AFTER} s",
+                    retry_after=PHOTO_RETRY_AFTER,
+                ) from None
+            return reading
+        finally:
+            self._admitted -= 1
+
+    def _pool(self) -> ProcessPoolExecutor:
+        if self._executor is None:
+            self._executor = ProcessPoolExecutor(
+                max_workers=self._workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=background_priority,
+                initargs=(self.limits.worker_nice,),
+            )
+        return self._executor
+
+    def close(self) -> None:
+        """Stop the workers; one in the middle of a photo is ended."""
+        executor, self._executor = self._executor, None
+        if executor is None:
+            return
+        processes = getattr(executor, "_processes", None) or {}
+        executor.shutdown(wait=False, cancel_futures=True)
+        for process in list(processes.values()):
+            process.terminate()
+
+
+@router.post(
+    "/tables/{code}/read-dice",
+    summary="Read the dice of a photo (a referee table's real dice); nothing is kept",
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {t: {"schema": {"type": "string", "format": "binary"}} for t in PHOTO_TYPES},
+        }
+    },
+)
+async def read_dice_route(
+    code: str,
+    request: Request,
+    authorization: Annotated[
+        str | None,
+        Header(description="Bearer <host token> (or the thrower's, see referee_thrower)"),
+    ] = None,
+) -> dict[str, object]:
+    """The body is the photo (JPEG, PNG or WebP, at most 8 MB and 40 megapixels); the answer
+    is what ``bobing read-dice --json`` prints for one photo: ``{"dice": [{"face", "box",
+    "confidence"}], "warnings"}``. The photo is read in a worker and forgotten: nothing is
+    logged, stored or thrown (the referee confirms the faces with an ordinary ``throw``)."""
+    hashes = [hash_token(token) for token in _bearer(authorization)]
+    runtime = await service_of(request).runtime(code)
+    if hashes and not runtime.knows(hashes[0]):
+        raise ApiError("invalid_token", f"the token does not belong to table {runtime.code}")
+    verify_read_dice(runtime, runtime.roles(hashes))
+    media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if media not in PHOTO_TYPES:
+        reason = (
+            PhotoError("HEIC photos are not read: choose JPEG", code="photo_heic")
+            if media in HEIC_TYPES
+            else PhotoError(
+                f"photos in {media or 'no format'} are not read: choose JPEG",
+                code="photo_format",
+                format=media or "?",
+            )
+        )
+        raise ApiError("unsupported_image", reason.message, type=media, reason=reason)
+    data = await request.body()
+    await count_request(request, "photo")
+    gate: PhotoGate = request.app.state.photo_gate
+    try:
+        reading = await gate.read(data)
+    except PhotoError as exc:
+        # HEIC bytes sent as a JPEG are still "choose JPEG"; every other reason is the photo's
+        refused = "unsupported_image" if exc.code in UNSUPPORTED else "invalid_photo"
+        raise ApiError(refused, exc.message, **exc.params, reason=exc) from None
+    return reading.as_json()

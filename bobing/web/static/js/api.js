@@ -17,12 +17,12 @@ export class ApiError extends Error {
 /**
  * @param {string} method
  * @param {string} path
- * @param {{body?: unknown, bytes?: Blob, token?: string | null, raw?: boolean}} [options]
+ * @param {{body?: unknown, bytes?: Blob, media?: string, token?: string | null, raw?: boolean}} [options]
  */
-async function request(method, path, { body, bytes, token, raw = false } = {}) {
+async function request(method, path, { body, bytes, media, token, raw = false } = {}) {
   const headers = { Accept: "application/json", "Accept-Language": lang() };
   if (body !== undefined) headers["Content-Type"] = "application/json";
-  if (bytes !== undefined) headers["Content-Type"] = "application/octet-stream";
+  if (bytes !== undefined) headers["Content-Type"] = media || "application/octet-stream";
   if (token) headers.Authorization = `Bearer ${token}`;
   let response;
   try {
@@ -81,6 +81,13 @@ export const api = {
   resultsCsv: (code) => request("GET", `/api/tables/${enc(code)}/results.csv`, { raw: true }),
   command: (code, command, token) =>
     request("POST", `/api/tables/${enc(code)}/commands`, { body: command, token }),
+  /** The dice of a photo (a referee's): `{dice: [{face, box, confidence}], warnings}`. */
+  readDice: (code, photo, token) =>
+    request("POST", `/api/tables/${enc(code)}/read-dice`, {
+      bytes: photo,
+      media: photo.type,
+      token,
+    }),
 };
 
 let presetCache = null;

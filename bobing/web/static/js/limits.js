@@ -29,7 +29,7 @@ import { getJson } from "./api.js";
  * @property {number} analysis_players  the table the odds page answers for unless asked
  */
 
-/** @typedef {{limits: Limits, undo_voids: string[], code_alphabet: string}} ServedLimits */
+/** @typedef {{limits: Limits, undo_voids: string[], code_alphabet: string, photo_unsure_below: number}} ServedLimits */
 
 const STORE = "bobing.limits";
 
@@ -82,4 +82,10 @@ export function undoVoids(type) {
 export function codeAlphabet() {
   if (!served) throw new Error("limits are not loaded yet (loadLimits)");
   return served.code_alphabet;
+}
+
+/** The confidence under which a die read from a photo is unsure (bobing/vision/limits.py). */
+export function photoUnsureBelow() {
+  if (!served) throw new Error("limits are not loaded yet (loadLimits)");
+  return served.photo_unsure_below;
 }

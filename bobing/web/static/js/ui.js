@@ -26,6 +26,7 @@ const ICONS = {
   stop: "M6 6h12v12H6z",
   globe: "M12 3a9 9 0 1 0 0 18a9 9 0 1 0 0-18 M3 12h18 M12 3c3 3 3 15 0 18 M12 3c-3 3-3 15 0 18",
   backspace: "M21 5H9l-6 7 6 7h12z M12 9l6 6 M18 9l-6 6",
+  camera: "M3 8h4l2-3h6l2 3h4v11H3z M12 10a3.5 3.5 0 1 0 0 7a3.5 3.5 0 1 0 0-7",
   undo: "M9 14L4 9l5-5 M4 9h11a5 5 0 0 1 0 10h-4",
   lock: "M6 11h12v9H6z M9 11V8a3 3 0 0 1 6 0v3",
   tables: "M4 4h7v7H4z M13 4h7v7h-7z M4 13h7v7H4z M13 13h7v7h-7z",

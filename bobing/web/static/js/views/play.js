@@ -7,6 +7,7 @@ import { COMMAND, EVENT, MODE, PHASE, STATUS, TIERS } from "../protocol.js";
 import { Bowl, diceRow } from "../dice.js";
 import { tierName, tierOf } from "../rulebook.js";
 import { describeThrow, awardLines, logLine, leaderText, cakes } from "../award.js";
+import { api } from "../api.js";
 import { RefereePad } from "../referee.js";
 import { icon, announce, showError, confirmDialog, toast } from "../ui.js";
 import { rattle, settle, chime, gong, unlock } from "../sound.js";
@@ -703,6 +704,9 @@ export class PlayPanel {
         rules: st.rules,
         title: t("ref.title_for", { player: st.next, n: st.turn }),
         onConfirm: (faces) => this.refereeThrow(faces),
+        // 拍照识别: the server reads the photo for whoever may enter faces (the host's token
+        // first); the faces wait on the pad for the confirm
+        readPhoto: (photo) => api.readDice(this.session.code, photo, this.session.tokens()[0]),
       });
       mount(this.actionBox, this.pad.el);
     } else {
