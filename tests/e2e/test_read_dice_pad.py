@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2etools import Browser, Server, call, wait_throws
+from e2etools import Browser, Server, call, root_conftest, wait_throws
 from playwright.sync_api import Page, expect
-from test_accessibility import violations
+from test_accessibility import AXE, violations
 
 from bobing.vision import read_dice
 from bobing.vision.render import render_bowl
@@ -177,6 +177,7 @@ def test_unsure_dice_are_marked_until_the_referee_looks(browser: Browser, server
 
 
 def test_the_read_pad_has_no_accessibility_violation(browser: Browser, server: Server) -> None:
+    root_conftest().need_node_module(AXE, "the accessibility test (axe-core)")
     # axe is injected as an inline script, which the page's policy refuses (test_accessibility)
     page, _ = referee_pad(browser, server, bypass_csp=True)
     page.locator("input.ref-photo-input").set_input_files(str(FIXTURES / "valid_50.jpg"))
