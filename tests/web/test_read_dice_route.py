@@ -222,7 +222,9 @@ async def test_nothing_is_stored(
 
 
 async def test_photos_are_rate_limited_per_address(db_url: str) -> None:
-    settings = Settings(db_url=db_url, limits=Limits(photos_per_minute=2, tarpit_seconds=0, worker_nice=0))
+    settings = Settings(
+        db_url=db_url, limits=Limits(photos_per_minute=2, tarpit_seconds=0, worker_nice=0)
+    )
     async with (
         running_server(settings) as url,
         httpx.AsyncClient(base_url=url, timeout=TIMEOUT) as http,
