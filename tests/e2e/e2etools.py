@@ -129,9 +129,6 @@ class Server:
                 + ["--limit", "roster_per_minute=0", "--limit", "open_events_per_address=0"]
                 + ["--limit", "reactions_per_minute=0", "--limit", "misses_per_minute=0"]
                 + ["--limit", "lookups_per_minute=0"]
-                # Workers (photos, analyses) at the server's priority: at nice 19, beside a test
-                # run that keeps both cores busy, a worker gets about 1.5 % of a core.
-                + ["--limit", "worker_nice=0"]
                 + self.extra,
                 stdout=log,
                 stderr=subprocess.STDOUT,

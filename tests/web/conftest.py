@@ -9,14 +9,7 @@ import httpx
 import pytest
 from webtools import TIMEOUT, close_clients, running_server
 
-from bobing.tables.limits import Limits
 from bobing.web.settings import Settings
-
-TEST_LIMITS = Limits(worker_nice=0)
-"""The product's limits but for the workers' priority: at ``worker_nice`` 19 a photo or analysis
-worker beside a test run that keeps both cores busy gets about 1.5 % of a core, and a first
-photo (a spawned process importing OpenCV) outlasted the client's 30 s in CI. Priority itself is
-tested in test_analysis_routes.py::test_the_worker_processes_step_back_by_worker_nice."""
 
 
 @pytest.fixture(autouse=True)
@@ -33,7 +26,7 @@ def db_url(tmp_path: Path) -> str:
 
 @pytest.fixture
 async def server(db_url: str) -> AsyncIterator[str]:
-    async with running_server(Settings(db_url=db_url, limits=TEST_LIMITS)) as url:
+    async with running_server(Settings(db_url=db_url)) as url:
         yield url
 
 

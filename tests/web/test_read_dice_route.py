@@ -53,6 +53,17 @@ async def read(
 
 
 @pytest.fixture
+async def server(db_url: str) -> AsyncIterator[str]:
+    """A server whose photo worker runs at the server's own priority (``worker_nice=0``): at
+    19, beside a test run that keeps both cores busy, the worker gets about 1.5 % of a core,
+    and a first photo (a spawned process importing OpenCV) outlasted the client's 30 s in CI.
+    Its only work is this module's photos. Priority itself: test_analysis_routes.py's
+    test_the_worker_processes_step_back_by_worker_nice."""
+    async with running_server(Settings(db_url=db_url, limits=Limits(worker_nice=0))) as url:
+        yield url
+
+
+@pytest.fixture
 async def referee(http: httpx.AsyncClient) -> dict[str, Any]:
     created = await create_table(http, mode="referee")
     created["player_token"] = (await join(http, created["code"], "甲"))["player_token"]
