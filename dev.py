@@ -145,8 +145,8 @@ def pytest_args(args: list[str]) -> list[str]:
     workers = (os.cpu_count() or 1) if quick else test_workers()
     parallel = [] if chosen else ["-n", str(workers), "--dist", "loadgroup"]
     narrow = ["-m", "not slow", "--hypothesis-profile=bobing-quick", *QUICK] if quick else []
-    # The ten slowest tests close every run's log: a test that grew slow is seen at once.
-    durations = [] if any(a.startswith("--durations") for a in args) else ["--durations=10"]
+    # The twenty slowest tests close every run's log: a test that grew slow is seen at once.
+    durations = [] if any(a.startswith("--durations") for a in args) else ["--durations=20"]
     return [*parallel, *durations, *args, *narrow]
 
 

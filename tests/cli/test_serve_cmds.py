@@ -266,7 +266,9 @@ def test_bench_server_floor_measures_a_bare_relay_in_the_same_run() -> None:
 @pytest.mark.slow
 def test_bench_server_offers_the_same_rate_to_the_server_and_the_floor_from_two_clients() -> None:
     """Issue 32: the same offered load for both, the phones in two client processes, each
-    process's CPU in the report (the proof that the client is not the bottleneck)."""
+    process's CPU in the report (the proof that the client is not the bottleneck). Long by its
+    work: the server and the floor relay each driven for 2 s by two client processes, every one
+    a fresh `bobing` process (about 13 s alone)."""
     args = ("--tables", "4", "--players", "2", "--seconds", "2", "--rate", "20")
     result = run("bench", "server", *args, "--clients", "2", "--floor", "--json", timeout=180)
     assert result.returncode == 0, result.stderr

@@ -35,6 +35,8 @@ def fetch_json(url: str) -> Any:
 
 
 def test_three_phones_online_game(browser: Browser, server: Server) -> None:
+    """Three phones (one animating the dice with sound, one 360 px wide) play a whole online
+    game to its ceremony. Long by its work (about 14 s alone), not by a wait."""
     host = browser.page(name="甲")
     code = create_table(host, server.url, name="月下博饼")
     # the host sits down too; two friends join from the invite link

@@ -29,6 +29,9 @@ def chart_src(page: Page, kind: str) -> str:
 
 
 def test_odds_page_numbers_charts_and_languages(browser: Browser, server: Server) -> None:
+    """The odds page end to end: exact counts, the server's seeded simulations behind the game
+    length and the charts (in the server's analysis workers), in three languages. Long by the
+    simulations it waits for (about 6 s alone), not by a clock."""
     page = browser.page(name="odds")
     page.goto(server.url + "/")
     page.get_by_role("link", name="规则与概率").click()

@@ -54,6 +54,8 @@ def no_sideways_scroll(page: Page) -> None:
 
 
 def test_thirteen_people_ranked_to_the_prize_ceremony(browser: Browser, server: Server) -> None:
+    """The 2013 company party: thirteen people entered on a referee's phone, a ranked game
+    played to its ceremony. Long by its work (about 7 s alone), not by a wait."""
     host = browser.page(name="referee", viewport=SMALL_PHONE)
     host.goto(server.url + "/")
     host.wait_for_selector(".order-statement .label")

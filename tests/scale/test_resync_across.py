@@ -41,6 +41,9 @@ def pair(cluster: Cluster, redis_url: str) -> Iterator[list[str]]:
 async def test_a_phone_that_drops_and_comes_back_elsewhere_ends_in_step(
     pair: list[str], plan: DropPlan
 ) -> None:
+    """A game across two instances on PostgreSQL and Redis, the phone dropping and reconnecting
+    through the other instance at every step of :class:`DropPlan`. Long by its work (a real
+    game through two servers; about 5 s alone), not by a wait."""
     phone, steady = await play_with_drops(pair, plan)
     assert phone.state == steady.state
     assert phone.state is not None and phone.state["last_seq"] == steady.events[-1]["seq"]

@@ -21,6 +21,8 @@ PATIENT = 10.0
 
 
 async def test_two_instances_share_one_create_rate(cluster: Cluster, redis_url: str) -> None:
+    """Two `bobing serve` instances share one create rate through Redis. Long by the start of
+    two instances on PostgreSQL (about 5 s alone; more while the run keeps both cores busy)."""
     a, b = (
         i.url
         for i in cluster(
