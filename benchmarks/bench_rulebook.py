@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import statistics
 import subprocess
 import sys
@@ -140,22 +139,9 @@ def main() -> None:
         sock.close()
         bobing = Path(sys.executable).with_name("bobing")
         server = subprocess.Popen(
-            [
-                str(bobing),
-                "serve",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(port),
-                "--db",
-                f"sqlite+aiosqlite:///{Path(folder) / 'bench.sqlite3'}",
-                "--forwarded-allow-ips",
-                "127.0.0.1",
-            ],
-            env={
-                **os.environ,
-                "BOBING_LIMIT_WORKER_NICE": os.environ.get("BOBING_LIMIT_WORKER_NICE", "19"),
-            },
+            [str(bobing), *f"serve --host 127.0.0.1 --port {port}".split()]
+            + ["--db", f"sqlite+aiosqlite:///{Path(folder) / 'bench.sqlite3'}"]
+            + ["--forwarded-allow-ips", "127.0.0.1"],
             stdout=subprocess.DEVNULL,
         )
         base = f"http://127.0.0.1:{port}"
