@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import statistics
 import subprocess
 import sys
@@ -139,9 +140,22 @@ def main() -> None:
         sock.close()
         bobing = Path(sys.executable).with_name("bobing")
         server = subprocess.Popen(
-            [str(bobing), *f"serve --host 127.0.0.1 --port {port}".split()]
-            + ["--db", f"sqlite+aiosqlite:///{Path(folder) / 'bench.sqlite3'}"]
-            + ["--forwarded-allow-ips", "127.0.0.1"],
+            [
+                str(bobing),
+                "serve",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--db",
+                f"sqlite+aiosqlite:///{Path(folder) / 'bench.sqlite3'}",
+                "--forwarded-allow-ips",
+                "127.0.0.1",
+            ],
+            env={
+                **os.environ,
+                "BOBING_LIMIT_WORKER_NICE": os.environ.get("BOBING_LIMIT_WORKER_NICE", "19"),
+            },
             stdout=subprocess.DEVNULL,
         )
         base = f"http://127.0.0.1:{port}"
