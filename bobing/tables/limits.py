@@ -154,12 +154,6 @@ class Limits:
     """Worker processes computing odds, game lengths and charts (never on the event loop)."""
     analysis_queue: int = 4
     """Computations waiting for a worker before new ones are refused (503, Retry-After)."""
-    rulebook_workers: int = 1
-    """Worker processes building the rulebook of a rule set not asked for lately (18-50 ms of
-    the engine each, never on the event loop); their own, so a lobby never waits behind a
-    simulation. The presets' rulebooks are built once, on first ask, and always kept."""
-    rulebook_queue: int = 16
-    """Rulebooks waiting for a worker before new ones are refused (503, Retry-After)."""
     analysis_timeout: float = 60
     """Seconds a request waits for its computation before a 503 (the result is still cached)."""
     worker_nice: int = 19
@@ -219,7 +213,6 @@ class Limits:
             changes[key] = value
         at_least_one = (
             "analysis_workers",
-            "rulebook_workers",
             "roster_workers",
             "photo_workers",
             "snapshot_every",

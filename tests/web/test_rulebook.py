@@ -2,23 +2,16 @@
 
 from __future__ import annotations
 
-import asyncio
-import threading
-from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 import segno
-from webtools import TIMEOUT, Client, create_table, join, running_server
+from webtools import Client, create_table, join
 
 from bobing.engine.hands import MULTISETS
 from bobing.engine.rules import load_rules
 from bobing.engine.switches import choice_switches
 from bobing.i18n.names import explain
-from bobing.tables.limits import Limits
-from bobing.web.app import create_app
-from bobing.web.settings import Settings
 
 
 async def test_the_rulebook_classifies_every_throw_as_the_engine(http: httpx.AsyncClient) -> None:
@@ -106,63 +99,3 @@ async def test_qr_codes_are_drawn_by_segno(http: httpx.AsyncClient) -> None:
     assert code["path"].count("h1v1h-1z") == sum(sum(row) for row in matrix)
     too_long = await http.post("/api/qr", json={"text": "x" * 5000})
     assert too_long.status_code == 422
-
-
-async def test_a_new_rule_set_is_built_by_the_rulebook_workers(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Issue 29: each new rule set was built on the event loop (18-50 ms), so strangers sending
-    distinct ones slowed every table. Now it is built by workers of its own (threads here, to
-    see where it ran) behind a queue, refused ``busy`` when that is full, while the presets'
-    rulebooks (every lobby's) and the rest of the server answer meanwhile."""
-    import bobing.web.routes.api as api
-
-    built_in: list[str] = []
-    release = threading.Event()
-    real = api.rulebook
-
-    def watched(rules: Any, lang: str) -> Any:
-        built_in.append(threading.current_thread().name)
-        if built_in[-1].startswith("bobing-rulebook"):  # held until released
-            release.wait(2 * TIMEOUT)
-        return real(rules, lang)
-
-    monkeypatch.setattr(api, "rulebook", watched)
-    limits = Limits(rulebook_workers=1, rulebook_queue=1, analysis_per_minute=0)
-    settings = Settings(
-        db_url=f"sqlite+aiosqlite:///{tmp_path / 'r.sqlite3'}",
-        limits=limits,
-        analysis_processes=False,
-    )
-    app = create_app(settings)
-    async with (
-        running_server(settings, app=app) as server,
-        httpx.AsyncClient(base_url=server, timeout=TIMEOUT) as http,
-    ):
-        asked: list[Any] = [
-            {"preset": "modern", "wuzi_bonus": True},
-            {"preset": "traditional", "sijin_bonus": True},
-            {"preset": "modern", "sijin_bonus": False},
-        ]
-        first = asyncio.create_task(http.post("/api/rulebook", json=asked[0]))
-        second = asyncio.create_task(http.post("/api/rulebook", json=asked[1]))
-        async with asyncio.timeout(TIMEOUT):  # before: built on the loop, never pending
-            while len(built_in) < 1 or len(app.state.rulebook_cache._pending) < 2:
-                await asyncio.sleep(0.01)
-        # the loop is free meanwhile, a preset's rulebook is answered, and the queue is full:
-        # a third new rule set is refused
-        assert (await http.get("/api/health")).status_code == 200
-        assert (await http.post("/api/rulebook", json="modern")).status_code == 200
-        refused = await http.post("/api/rulebook", json=asked[2])
-        assert refused.status_code == 503 and refused.json()["code"] == "busy", refused.text
-        release.set()
-        assert (await first).status_code == 200
-        assert (await second).status_code == 200
-        workers = [name for name in built_in if name.startswith("bobing-rulebook")]
-        assert len(workers) == 2, built_in  # the two rule objects, in the rulebook workers
-        assert len(built_in) == 3  # and the preset's, once
-        # asked for again: answered from what was kept, by nobody's work
-        before = len(built_in)
-        for spec in (asked[0], "modern"):
-            assert (await http.post("/api/rulebook", json=spec)).status_code == 200
-        assert len(built_in) == before

@@ -274,26 +274,15 @@ class AnalysisCache:
     """
 
     def __init__(
-        self,
-        size: int = CACHE_SIZE,
-        limits: Limits | None = None,
-        *,
-        processes: bool = False,
-        workers: int | None = None,
-        queue: int | None = None,
-        name: str = "analysis",
+        self, size: int = CACHE_SIZE, limits: Limits | None = None, *, processes: bool = False
     ) -> None:
         self.size = size
         self.limits = limits or Limits()
-        self.workers = max(1, self.limits.analysis_workers if workers is None else workers)
-        """Computations at once (``analysis_workers`` unless given)."""
-        self.queue = self.limits.analysis_queue if queue is None else queue
-        """Computations that may wait for a worker (``analysis_queue`` unless given)."""
         self.odds: OrderedDict[Hashable, dict[str, Any]] = OrderedDict()
         self.lengths: OrderedDict[Hashable, GameLengthReport] = OrderedDict()
         self.charts: OrderedDict[Hashable, bytes] = OrderedDict()
         self._pending: dict[Hashable, asyncio.Future[Any]] = {}
-        workers = self.workers
+        workers = max(1, self.limits.analysis_workers)
         self._executor: Executor
         if processes:
             # Worker processes: a simulation holds the GIL for seconds, which in a thread
@@ -306,13 +295,8 @@ class AnalysisCache:
             )
         else:
             self._executor = ThreadPoolExecutor(
-                max_workers=workers, thread_name_prefix=f"bobing-{name}"
+                max_workers=workers, thread_name_prefix="bobing-analysis"
             )
-
-    def warm(self) -> None:
-        """Start the workers now (a worker process imports the app's modules: about a second),
-        so the first request that needs one does not wait for it."""
-        self._executor.submit(_started)
 
     def close(self) -> None:
         """Stop the workers; a worker process in the middle of a computation is ended."""
@@ -329,7 +313,7 @@ class AnalysisCache:
         size: int,
         *,
         args: tuple[Any, ...] = (),
-        on_miss: Callable[[], Awaitable[object]] | None = None,
+        on_miss: Callable[[], Awaitable[None]] | None = None,
     ) -> T:
         """The cached value of ``key``, ``compute(*args)`` in a worker on a miss (with worker
         processes ``compute`` is a module-level function and ``args`` can be pickled);
@@ -364,7 +348,7 @@ class AnalysisCache:
         return value
 
     def _check_room(self) -> None:
-        room = self.workers + self.queue
+        room = max(1, self.limits.analysis_workers) + self.limits.analysis_queue
         if len(self._pending) >= room:
             raise ApiError(
                 "busy",
@@ -394,10 +378,6 @@ class AnalysisCache:
         return value
 
 
-def _started() -> None:
-    """What :meth:`AnalysisCache.warm` runs in each worker: nothing, once it has started."""
-
-
 async def limit_analysis(request: Request) -> None:
     """Count one analysis request against the client's address (``rate_limited`` when over)."""
     await count_request(request, "analysis")
@@ -410,19 +390,6 @@ def cache_of(request: Request) -> AnalysisCache:
     if cache is None:
         cache = AnalysisCache()
         state.analysis_cache = cache
-    return cache
-
-
-def rulebook_cache_of(request: Request) -> AnalysisCache:
-    """The app's rulebook builders (their own workers and queue; made on first use)."""
-    state = request.app.state
-    cache: AnalysisCache | None = getattr(state, "rulebook_cache", None)
-    if cache is None:
-        limits = Limits()
-        cache = AnalysisCache(
-            limits=limits, workers=limits.rulebook_workers, queue=limits.rulebook_queue
-        )
-        state.rulebook_cache = cache
     return cache
 
 

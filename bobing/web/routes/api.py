@@ -6,7 +6,6 @@ import asyncio
 import json
 import multiprocessing
 from collections import OrderedDict
-from collections.abc import Hashable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Annotated, Any
@@ -18,7 +17,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bobing.analysis.dice_check import check_record, real_dice
 from bobing.engine.presets import DEFAULT_RULES, PRESETS
-from bobing.engine.rules import RuleSet
 from bobing.i18n import normalize_lang, request_language
 from bobing.i18n.rulebook import draft_spec, rulebook
 from bobing.process.loop import background_priority
@@ -41,7 +39,6 @@ from bobing.web.edge.invite import invite_base
 from bobing.web.edge.problems import problem_responses
 from bobing.web.edge.rate import count_request
 from bobing.web.qr import MAX_QR_TEXT, qr_path
-from bobing.web.routes.analysis import rulebook_cache_of
 
 if TYPE_CHECKING:
     from bobing.vision import Reading
@@ -177,33 +174,22 @@ async def rulebook_route(
     ``ranking``, ``order``, ``switches`` (each choice switch: label, options, meaning, whether
     it applies) and ``lines`` (every switch in words)."""
     spec = draft_spec(body) if isinstance(body, dict) else body
-    language = request_language(lang, accept_language)
-    if isinstance(spec, str):
-        # A name is a preset, never a path: nothing a request sends is opened. The presets'
-        # few rulebooks (every lobby's, most likely) are built once and always kept.
-        rules = preset_rules(spec)
-        presets = _preset_books(request)
-        if (rules.preset, language) not in presets:
-            presets[rules.preset, language] = rulebook_bytes(rules, language)
-        book = presets[rules.preset, language]
+    key = (
+        json.dumps(spec, sort_keys=True, ensure_ascii=False),
+        request_language(lang, accept_language),
+    )
+    books = _rulebooks(request)
+    book = books.get(key)
+    if book is None:
+        await count_request(request, "analysis")  # a new rule set costs work; a cached one is free
+        # A name is a preset, never a path: nothing a request sends is opened.
+        rules = preset_rules(spec) if isinstance(spec, str) else web_rules(spec)
+        text = json.dumps(rulebook(rules, key[1]), ensure_ascii=False).encode()
+        book = books[key] = (text, brotli.compress(text, quality=RULEBOOK_BROTLI_QUALITY))
+        while len(books) > MAX_RULEBOOKS:
+            books.popitem(last=False)
     else:
-        key = (json.dumps(spec, sort_keys=True, ensure_ascii=False), language)
-        books = _rulebooks(request)
-        if key in books:
-            books.move_to_end(key)
-            book = books[key]
-        else:
-            # Built by the rulebook workers (18-50 ms of the engine each), behind their queue
-            # and the analysis rate: strangers' rule sets never hold up the tables' throws.
-            rules = web_rules(spec)
-            book = await rulebook_cache_of(request).get(
-                books,
-                key,
-                rulebook_bytes,
-                MAX_RULEBOOKS,
-                args=(rules, language),
-                on_miss=lambda: count_request(request, "analysis"),
-            )
+        books.move_to_end(key)
     text, packed = book
     if "br" in accepted_encodings(request.headers.get("accept-encoding", "")):
         headers = {"Content-Encoding": "br", "Vary": "Accept-Encoding"}
@@ -218,30 +204,14 @@ RULEBOOK_BROTLI_QUALITY = 5
 smaller than gzip: a table's lobby waits for its rulebook's words on a phone's first load."""
 
 
-def rulebook_bytes(rules: RuleSet, lang: str) -> tuple[bytes, bytes]:
-    """A rulebook as sent, plain JSON and brotli (what a rulebook worker computes)."""
-    text = json.dumps(rulebook(rules, lang), ensure_ascii=False).encode()
-    return text, brotli.compress(text, quality=RULEBOOK_BROTLI_QUALITY)
-
-
-def _rulebooks(request: Request) -> OrderedDict[Hashable, tuple[bytes, bytes]]:
-    """The app's rulebooks of rule objects by object and language (as sent: plain and
-    brotli), most recently asked last."""
-    books: OrderedDict[Hashable, tuple[bytes, bytes]] | None = getattr(
+def _rulebooks(request: Request) -> OrderedDict[tuple[str, str], tuple[bytes, bytes]]:
+    """The app's rulebooks by rule object and language (as sent: plain and brotli), most
+    recently asked last."""
+    books: OrderedDict[tuple[str, str], tuple[bytes, bytes]] | None = getattr(
         request.app.state, "rulebooks", None
     )
     if books is None:
         books = request.app.state.rulebooks = OrderedDict()
-    return books
-
-
-def _preset_books(request: Request) -> dict[tuple[str, str], tuple[bytes, bytes]]:
-    """The presets' rulebooks by preset and language (at most three of each), kept."""
-    books: dict[tuple[str, str], tuple[bytes, bytes]] | None = getattr(
-        request.app.state, "preset_rulebooks", None
-    )
-    if books is None:
-        books = request.app.state.preset_rulebooks = {}
     return books
 
 
