@@ -49,7 +49,7 @@ def host_token(page: Page, code: str) -> str:
 def test_class_event(browser: Browser, server: Server) -> None:
     """A whole class event in Chromium, as its organiser lives it: 44 names read, seated at four
     tables, played to the end and settled at the prize desk. Long by its work, not by a wait:
-    about 20 s alone, 40-50 s in the parallel run beside the other browser worker."""
+    about 21 s alone, about 50 s in the parallel run beside the other browser worker."""
     organiser = browser.page(
         browser.context(viewport={"width": 1280, "height": 900}), name="organiser"
     )
