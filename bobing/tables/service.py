@@ -373,7 +373,16 @@ class TableService(RuntimeCache, TableTimers, Rematches):
         )
         if photo_id is not None:
             # the throw's first event is its ``dice`` (commands.plan_throw), naming the photo
-            await self.photos.link(code, str(photo_id), outcome.seq)
+            linked = await self.photos.link(code, str(photo_id), outcome.seq)
+            if not linked and not outcome.duplicate:
+                # dropped between the check and the commit (eight newer photos in between):
+                # the throw stands, its 📷 answers not_found
+                log.warning(
+                    "table %s: photo %s was gone when throw %s named it",
+                    code,
+                    photo_id,
+                    outcome.seq,
+                )
         return outcome
 
     # -- photos kept as evidence ----------------------------------------------------------
