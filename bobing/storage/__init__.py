@@ -22,12 +22,16 @@ if TYPE_CHECKING:  # (``X as X``: a re-export, for mypy and ruff)
     from bobing.storage.event_store import StoredEvent as StoredEvent
     from bobing.storage.event_store import TableInfo as TableInfo
     from bobing.storage.event_store import TableSnapshot as TableSnapshot
+    from bobing.storage.photos import KeptPhoto as KeptPhoto
+    from bobing.storage.photos import PhotoStore as PhotoStore
 
 _HOMES = {
     "Append": "event_store",
     "CodeTaken": "errors",
     "Database": "db",
     "EventStore": "event_store",
+    "KeptPhoto": "photos",
+    "PhotoStore": "photos",
     "Seat": "event_store",
     "StaleWrite": "errors",
     "StoreError": "errors",

@@ -28,7 +28,7 @@ from bobing.storage.db import COMMIT_WRITERS, Database
 from bobing.storage.errors import CodeTaken as CodeTaken  # re-exported: the store raises them
 from bobing.storage.errors import StaleWrite as StaleWrite
 from bobing.storage.errors import StoreError as StoreError
-from bobing.storage.models import EventRow, SeatRow, SnapshotRow, TableRow
+from bobing.storage.models import EventRow, PhotoRow, SeatRow, SnapshotRow, TableRow
 
 
 def utcnow() -> datetime:
@@ -727,6 +727,6 @@ async def _events(
 
 
 async def _delete_tables(conn: AsyncConnection, codes: list[str]) -> None:
-    for model in (SnapshotRow, EventRow, SeatRow):
+    for model in (PhotoRow, SnapshotRow, EventRow, SeatRow):
         await conn.execute(delete(model).where(model.table_code.in_(codes)))
     await conn.execute(delete(TableRow).where(TableRow.code.in_(codes)))

@@ -10,7 +10,16 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, DateTime, ForeignKey, Index, Integer, MetaData, String
+from sqlalchemy import (
+    JSON,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+)
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -112,6 +121,26 @@ class SecretRow(Base):
 
     name: Mapped[str] = mapped_column(String(32), primary_key=True)
     value: Mapped[str] = mapped_column(String(128))
+
+
+class PhotoRow(Base):
+    """A photo a ``keep_photos`` table keeps as a throw's evidence (docs/vision.md): pending
+    (``seq`` NULL) from the read until a throw names it, then linked to that throw's ``dice``
+    event. Deleted with the table."""
+
+    __tablename__ = "bobing_photos"
+    __table_args__ = (Index("ix_bobing_photos_table_seq", "table_code", "seq"),)
+
+    table_code: Mapped[str] = mapped_column(
+        String(16), ForeignKey("bobing_tables.code", ondelete="CASCADE"), primary_key=True
+    )
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    seq: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """The seq of the ``dice`` event of the throw it is the evidence of; NULL while pending."""
+    media_type: Mapped[str] = mapped_column(String(32))
+    size: Mapped[int] = mapped_column(Integer)
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
 metadata = Base.metadata

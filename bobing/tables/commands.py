@@ -226,8 +226,17 @@ def plan_throw(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
             "nonce": None,
             "source": "referee",
         }
+        if args.get("photo_id") is not None:
+            if not runtime.info.settings.get("keep_photos"):
+                raise ApiError(
+                    "invalid_field",
+                    f"table {runtime.code} keeps no photos: send the throw without photo_id",
+                    field="photo_id",
+                )
+            # the service checked it is a pending photo of this table, and links it on commit
+            fair["photo"] = args["photo_id"]
     else:
-        if args.get("dice") is not None or tiaohou:
+        if args.get("dice") is not None or tiaohou or args.get("photo_id") is not None:
             raise ApiError(
                 "wrong_mode",
                 f"a {mode} table rolls its own dice; faces and 跳猴 are for referee tables",

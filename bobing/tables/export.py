@@ -17,7 +17,21 @@ from bobing.tables.state import (
 
 
 def record_of(runtime: Runtime) -> dict[str, Any]:
-    """RULES.md §6 record plus ``table`` and ``fairness`` (the seed only once over)."""
+    """RULES.md §6 record plus ``table`` and ``fairness`` (the seed only once over), and at a
+    ``keep_photos`` table ``photos``: the throws a photo was kept for (an extra key, kept and
+    ignored by ``bobing adjudicate``)."""
+    record = _record(runtime)
+    if runtime.info.settings.get("keep_photos"):
+        record["photos"] = {
+            "kept": True,
+            "throws": [
+                {"throw": number, "seq": seq} for number, seq in sorted(runtime.photos.items())
+            ],
+        }
+    return record
+
+
+def _record(runtime: Runtime) -> dict[str, Any]:
     fairness = {
         "commitment": runtime.info.commitment,
         "server_seed": revealed_seed(runtime),

@@ -143,6 +143,14 @@ class Limits:
     tens of milliseconds a photo: never on the event loop, never beside a table's throws)."""
     photo_queue: int = 4
     """Photos waiting for a worker before new ones are refused (503, Retry-After)."""
+    kept_photos_pending: int = 8
+    """Photos a ``keep_photos`` table keeps before a throw confirms them; past that the oldest
+    unconfirmed one is dropped (a referee retakes a photo now and then, never eight times)."""
+    kept_photo_bytes_per_table: int = 128 * 1024 * 1024
+    """Bytes of photos one table may keep (each at most ``MAX_KEPT_PHOTO_BYTES``, about 200 KB
+    in practice: 250 throws fit several times); past that new photos are read, not kept."""
+    photo_views_per_minute: float = 120
+    """Kept photos (``GET /api/tables/{code}/photos/{seq}``) one address may open per minute."""
     tarpit_seconds: float = 1
     """Seconds a rate-limited request waits for its 429 (slows a flood to its own pace)."""
     open_tables_per_address: int = 20

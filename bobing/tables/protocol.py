@@ -115,6 +115,20 @@ MAX_AUTO_THROW = 3600
 MIN_AUTO_THROW = 5
 
 
+PHOTO_ID_PATTERN = re.compile(r"[A-Za-z0-9_\-]{1,32}")
+"""A kept photo's id, as ``POST /api/tables/{code}/read-dice`` answers it (``photo_id``)."""
+
+
+def _photo_id(name: str, value: Any) -> Any:
+    if not isinstance(value, str) or not PHOTO_ID_PATTERN.fullmatch(value):
+        raise ApiError(
+            "invalid_field",
+            f"{name} must be the photo_id read-dice answered (1-32 of A-Z a-z 0-9 _ -)",
+            field=name,
+        )
+    return value
+
+
 def _reaction(name: str, value: Any) -> Any:
     if value not in REACTIONS:
         raise ApiError(
@@ -165,6 +179,14 @@ Nonce = Annotated[
     Field(pattern=ID_PATTERN.pattern, description="the thrower's nonce (docs/fairness.md)"),
     Checked(_nonce),
 ]
+PhotoId = Annotated[
+    str,
+    Field(
+        pattern=PHOTO_ID_PATTERN.pattern,
+        description="a referee table with keep_photos: the photo the faces were read from",
+    ),
+    Checked(_photo_id),
+]
 Dice = Annotated[
     Annotated[str, Field(max_length=40)] | Annotated[list[int], Field(max_length=12)],
     Field(description='faces, e.g. "444412" or [4, 4, 4, 4, 1, 2] (checked by the engine)'),
@@ -195,6 +217,7 @@ class Throw(TableCommand):
     dice: Dice | None = None
     tiaohou: Flag | None = None
     stand_in: Flag | None = None
+    photo_id: PhotoId | None = None
 
 
 class Grab(TableCommand):

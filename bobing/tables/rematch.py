@@ -64,6 +64,7 @@ class Rematches(ServicePart):
             rules=runtime.info.rules,
             named_prizes=settings.get("named_prizes") or None,
             referee_thrower=bool(settings.get("referee_thrower")),
+            keep_photos=bool(settings.get("keep_photos")),
         )
         names = runtime.names
 

@@ -36,6 +36,7 @@ from typing import Any
 from bobing.engine.errors import BobingError
 from bobing.engine.fairness import (
     commitment,
+    new_nonce,
     new_server_seed,
 )
 from bobing.engine.game import MAX_NAME_LENGTH
@@ -50,6 +51,7 @@ from bobing.storage.event_store import (
     TableInfo,
     utcnow,
 )
+from bobing.storage.photos import KeptPhoto, PhotoStore
 from bobing.tables.cache import CATCH_UPS_AT_ONCE, PAGE, RuntimeCache, UnusableSnapshot, fold
 from bobing.tables.clock import Clocks
 from bobing.tables.commands import AUTO_THROW, PLANS, Plan, need_seated, need_start_thrower_open
@@ -75,6 +77,7 @@ from bobing.tables.validation import (
     parse_rules,
     parse_time_limit,
 )
+from bobing.vision.limits import KEPT_MEDIA_TYPE
 
 __all__ = [
     "CATCH_UPS_AT_ONCE",
@@ -110,6 +113,8 @@ class TableService(RuntimeCache, TableTimers, Rematches):
         limits: Limits | None = None,
     ) -> None:
         self.store = store
+        self.photos = PhotoStore(store.db)
+        """The photos ``keep_photos`` tables keep (docs/vision.md)."""
         self.broker = broker
         self.cache_size = cache_size
         self.limits = limits or Limits()
@@ -145,6 +150,7 @@ class TableService(RuntimeCache, TableTimers, Rematches):
         prizes: Any = None,
         named_prizes: Any = None,
         referee_thrower: Any = False,
+        keep_photos: Any = False,
         creator: str | None = None,
         time_limit: Any = None,
         gathering: str | None = None,
@@ -167,6 +173,16 @@ class TableService(RuntimeCache, TableTimers, Rematches):
         if not isinstance(referee_thrower, bool):
             raise ApiError(
                 "invalid_field", "referee_thrower must be true or false", field="referee_thrower"
+            )
+        if not isinstance(keep_photos, bool):
+            raise ApiError(
+                "invalid_field", "keep_photos must be true or false", field="keep_photos"
+            )
+        if keep_photos and mode != "referee":
+            raise ApiError(
+                "invalid_field",
+                f"a {mode} table rolls its own dice: only a referee table keeps photos",
+                field="keep_photos",
             )
         rule_set = parse_rules(rules, prizes)
         prizes_named = parse_named_prizes(named_prizes)
@@ -191,6 +207,8 @@ class TableService(RuntimeCache, TableTimers, Rematches):
             "referee_thrower": referee_thrower,
             "time_limit": limit,
         }
+        if keep_photos:
+            settings["keep_photos"] = True
         if event_tables is not None:
             settings["event_tables"] = event_tables
         rules_json = rule_set.to_json()
@@ -221,6 +239,8 @@ class TableService(RuntimeCache, TableTimers, Rematches):
                 "time_limit": limit,
                 "commitment": info.commitment,
             }
+            if keep_photos:
+                created_event["keep_photos"] = True
             stored = await self.store.create_table(info, [created_event])
             runtime = Runtime(
                 info=info, rules=rule_set, seats=[], status="lobby", last_seq=len(stored)
@@ -337,7 +357,10 @@ class TableService(RuntimeCache, TableTimers, Rematches):
         def plan(runtime: Runtime, roles: Roles) -> Plan:
             return decide(runtime, roles, command.args)
 
-        return await self._run(
+        photo_id = command.args.get("photo_id") if command.type == "throw" else None
+        if photo_id is not None:
+            code = await self._need_pending_photo(code, str(photo_id), command.id)
+        outcome = await self._run(
             code,
             command.id,
             tuple(token_hashes),
@@ -348,6 +371,68 @@ class TableService(RuntimeCache, TableTimers, Rematches):
             need_token=AUTO_THROW not in command.args,
             check_room=command.type not in ALWAYS_ROOM,
         )
+        if photo_id is not None:
+            # the throw's first event is its ``dice`` (commands.plan_throw), naming the photo
+            linked = await self.photos.link(code, str(photo_id), outcome.seq)
+            if not linked and not outcome.duplicate:
+                # dropped between the check and the commit (eight newer photos in between):
+                # the throw stands, its 📷 answers not_found
+                log.warning(
+                    "table %s: photo %s was gone when throw %s named it",
+                    code,
+                    photo_id,
+                    outcome.seq,
+                )
+        return outcome
+
+    # -- photos kept as evidence ----------------------------------------------------------
+
+    async def keep_photo(self, code: str, jpeg: bytes) -> str | None:
+        """Keep a photo the dice of a ``keep_photos`` table were read from, pending until a
+        throw names it; its id, or None when the table's photos are at their byte cap."""
+        runtime = await self.runtime(code)
+        photo_id = new_nonce()
+        kept = await self.photos.keep(
+            runtime.code,
+            photo_id,
+            KeptPhoto(KEPT_MEDIA_TYPE, jpeg),
+            at=utcnow(),
+            pending=self.limits.kept_photos_pending,
+            table_bytes=self.limits.kept_photo_bytes_per_table,
+        )
+        return photo_id if kept else None
+
+    async def _need_pending_photo(self, code: str, photo_id: str, command_id: str | None) -> str:
+        """The table's code, once ``photo_id`` is known to wait for its throw there (or the
+        command was applied already: its retry is answered as a repeat)."""
+        runtime = await self.runtime(code)
+        if not runtime.info.settings.get("keep_photos"):
+            return runtime.code  # plan_throw refuses it, naming the table
+        if not await self.photos.is_pending(runtime.code, photo_id) and (
+            command_id is None or await self.store.command_seq(runtime.code, command_id) is None
+        ):
+            raise ApiError(
+                "invalid_field",
+                f"photo {photo_id} is not a photo of table {runtime.code} waiting for its "
+                "throw (each photo confirms one throw; an old one may have been dropped)",
+                field="photo_id",
+            )
+        return runtime.code
+
+    async def photo(self, code: str, seq: int) -> KeptPhoto:
+        """The photo kept for the throw whose ``dice`` event is ``seq``; ``not_found`` if none
+        (no photo was kept, or that throw was undone)."""
+        runtime = await self.fresh_runtime(code)
+        photo = (
+            await self.photos.photo(runtime.code, seq) if seq in runtime.photos.values() else None
+        )
+        if photo is None:
+            raise ApiError(
+                "not_found",
+                f"table {runtime.code} keeps no photo for event {seq}",
+                code=runtime.code,
+            )
+        return photo
 
     async def _run(
         self,

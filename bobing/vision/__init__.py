@@ -15,6 +15,7 @@ from bobing.vision.errors import PhotoError
 from bobing.vision.limits import MAX_PHOTO_BYTES, MAX_PHOTO_PIXELS
 
 if TYPE_CHECKING:
+    from bobing.vision.evidence import kept_jpeg, read_and_keep
     from bobing.vision.photo import decode_photo
     from bobing.vision.reader import Die, Reading, read_dice, read_image
 
@@ -25,12 +26,16 @@ __all__ = [
     "PhotoError",
     "Reading",
     "decode_photo",
+    "kept_jpeg",
+    "read_and_keep",
     "read_dice",
     "read_image",
 ]
 
 _LAZY = {
     "decode_photo": "bobing.vision.photo",
+    "kept_jpeg": "bobing.vision.evidence",
+    "read_and_keep": "bobing.vision.evidence",
     "Die": "bobing.vision.reader",
     "Reading": "bobing.vision.reader",
     "read_dice": "bobing.vision.reader",

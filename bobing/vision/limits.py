@@ -17,3 +17,10 @@ MAX_PHOTO_PIXELS = 40_000_000
 UNSURE = 0.75
 """Below this confidence a die is marked unsure (the pad asks the referee to look); served to
 the browser as ``photo_unsure_below`` (``GET /api/limits``)."""
+KEPT_PHOTO_SIDE = 1280
+"""The long side of a photo kept as a throw's evidence (``keep_photos``): re-encoded as JPEG at
+this size, the dice and the bowl stay plain to see in a fraction of the upload's bytes."""
+MAX_KEPT_PHOTO_BYTES = 400 * 1024
+"""The most bytes one kept photo may take (JPEG quality steps down until it fits)."""
+KEPT_MEDIA_TYPE = "image/jpeg"
+"""What a kept photo is, whatever was uploaded."""

@@ -213,6 +213,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 "preview": limits.preview_per_minute,
                 "roster": limits.roster_per_minute,
                 "photo": limits.photos_per_minute,
+                "photo_view": limits.photo_views_per_minute,
                 "react": limits.reactions_per_minute,
                 "miss": limits.misses_per_minute,
                 "lookup": limits.lookups_per_minute,

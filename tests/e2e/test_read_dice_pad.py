@@ -26,10 +26,16 @@ BOWL_SEED = 4
 
 
 def referee_pad(
-    browser: Browser, server: Server, locale: str = "zh-CN", **options: Any
+    browser: Browser,
+    server: Server,
+    locale: str = "zh-CN",
+    table: dict[str, Any] | None = None,
+    **options: Any,
 ) -> tuple[Page, str]:
-    """A started referee table with the 组长's phone on its pad."""
-    created = call(server, "POST", "/api/tables", {"name": "拍照", "mode": "referee"})
+    """A started referee table (``table``: more of its creation body) with the 组长's phone on
+    its pad."""
+    body = {"name": "拍照", "mode": "referee", **(table or {})}
+    created = call(server, "POST", "/api/tables", body)
     code, host = created["code"], created["host_token"]
     for name in ("甲", "乙", "丙"):
         call(server, "POST", f"/api/tables/{code}/join", {"name": name}, host)
@@ -103,6 +109,60 @@ def test_a_photo_fills_the_pad_and_the_corrected_faces_are_thrown(
     assert len(thrown) == 1 and thrown[0]["dice"] == state["last_throw"]["dice"], thrown
     # The next throw's pad starts empty, without the photo.
     expect(page.locator(".ref-photo-img")).to_have_count(0)
+    browser.assert_clean()
+
+
+def test_a_kept_photo_is_the_confirmed_throws_and_opens_from_the_log(
+    browser: Browser, server: Server, tmp_path: Path
+) -> None:
+    """A table created with ``keep_photos``: the photo the faces were read from goes with the
+    confirm, and the log's 📷 of that throw opens it (the JPEG the server kept)."""
+    photo = tmp_path / "bowl.jpg"
+    rendered = render_bowl(random.Random(BOWL_SEED))
+    photo.write_bytes(rendered.jpeg)
+    page, code = referee_pad(browser, server, locale="en-US", table={"keep_photos": True})
+    page.locator("input.ref-photo-input").set_input_files(str(photo))
+    expect(page.locator(".ref-photo-die")).to_have_count(6)
+    page.locator(".ref-confirm").click()
+    wait_throws(page, 1)
+    events = call(server, "GET", f"/api/tables/{code}/events")["events"]
+    (dice,) = [e for e in events if e["type"] == "dice"]
+    assert isinstance(dice["photo"], str)  # the photo_id read-dice answered
+    record = call(server, "GET", f"/api/tables/{code}/record")
+    assert record["photos"]["throws"] == [{"throw": 1, "seq": dice["seq"]}]
+
+    link = page.locator(".log-photo")
+    expect(link).to_have_count(1)
+    expect(link).to_have_attribute("aria-label", "the photo of throw 1")
+    assert link.get_attribute("href") == f"/api/tables/{code}/photos/{dice['seq']}"
+    with page.context.expect_page() as opened:
+        link.click()
+    shown = opened.value
+    shown.wait_for_load_state()
+    size = shown.evaluate("() => [document.images[0].naturalWidth, document.contentType]")
+    assert size[0] > 0 and size[1] == "image/jpeg"
+    shown.close()
+    browser.assert_clean()
+
+
+def test_the_form_offers_keeping_photos_and_the_lobby_tells_the_guests(
+    browser: Browser, server: Server
+) -> None:
+    host = browser.page(name="host", viewport=SMALL_PHONE)
+    host.goto(server.url + "/")
+    host.wait_for_selector(".order-statement .label")
+    keep = host.get_by_label("保留每一掷的照片作为凭证", exact=False)
+    expect(keep).to_be_hidden()  # an online table rolls its own dice: there is no photo
+    host.get_by_label("桌名").fill("留照片")
+    host.get_by_label("真骰子裁判").check()
+    keep.check()
+    host.get_by_role("button", name="开桌").click()
+    host.wait_for_selector(".lobby")
+    code = host.url.rsplit("/", 1)[1]
+    assert call(server, "GET", f"/api/tables/{code}")["keep_photos"] is True
+    guest = browser.page(name="guest", viewport=SMALL_PHONE, locale="zh-TW")
+    guest.goto(f"{server.url}/t/{code}")
+    expect(guest.locator(".photos-line")).to_have_text("📷 每一擲的照片都會保留作為憑證")
     browser.assert_clean()
 
 

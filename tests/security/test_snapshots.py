@@ -44,6 +44,7 @@ def view(runtime: Runtime) -> dict[str, Any]:
         "end_reason": runtime.end_reason,
         "seed_revealed": runtime.seed_revealed,
         "throw_seqs": runtime.throw_seqs,
+        "photos": runtime.photos,
         "commands": runtime.commands,
         "locked": runtime.locked,
         "removed": runtime.removed,
@@ -56,8 +57,10 @@ async def _play(service: TableService, rng: random.Random) -> str:
     """A random referee game through the real service: lobby moves, throws, undos, pauses."""
     # Some with a time limit: the clock's deadline and pauses are folded too.
     time_limit = rng.choice([None, 30])
+    # Some keep photos (issue 31): which throws have one is folded too.
+    keep_photos = rng.random() < 0.5
     created = await service.create_table(
-        name="快照", mode="referee", prizes=SMALL, time_limit=time_limit
+        name="快照", mode="referee", prizes=SMALL, time_limit=time_limit, keep_photos=keep_photos
     )
     code = created.code
     host = [hash_token(created.host_token)]
@@ -100,6 +103,9 @@ async def _play(service: TableService, rng: random.Random) -> str:
             await send("throw", tiaohou=True)
         elif roll < 0.15:
             await send("end")
+        elif keep_photos and roll < 0.5:
+            photo_id = await service.keep_photo(code, b"\xff\xd8 a photo")
+            await send("throw", dice=[rng.randint(1, 6) for _ in range(6)], photo_id=photo_id)
         else:
             await send("throw", dice=[rng.randint(1, 6) for _ in range(6)])
     return code

@@ -259,7 +259,7 @@ async def test_the_gate_refuses_photos_past_its_queue(monkeypatch: pytest.Monkey
         assert refused.value.code == "busy" and refused.value.status == 503
         assert refused.value.params["retry_after"] >= 1
         readings = await asyncio.wait_for(asyncio.gather(first, second), TIMEOUT)
-        assert [sorted(r.faces) for r in readings] == [[2, 3, 5, 6]] * 2
+        assert [(sorted(r.faces), kept) for r, kept in readings] == [([2, 3, 5, 6], None)] * 2
         assert gate._admitted == 0
     finally:
         gate.close()

@@ -11,7 +11,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Annotated, Any
 
 import brotli
-from fastapi import APIRouter, Body, Header, Query, Request
+from fastapi import APIRouter, Body, Header, Path, Query, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -33,7 +33,7 @@ from bobing.tables.service import PAGE, TableService
 from bobing.tables.tokens import bearer_token, hash_token
 from bobing.tables.validation import preset_rules, web_rules
 from bobing.vision.errors import PhotoError
-from bobing.vision.limits import FORMATS
+from bobing.vision.limits import FORMATS, KEPT_MEDIA_TYPE
 from bobing.web.assets import accepted_encodings
 from bobing.web.edge.invite import invite_base
 from bobing.web.edge.problems import problem_responses
@@ -87,6 +87,11 @@ class CreateTable(BaseModel):
     referee_thrower: bool = Field(
         default=False,
         description="referee tables: the player whose turn it is may submit faces too",
+    )
+    keep_photos: bool = Field(
+        default=False,
+        description="referee tables: keep each confirmed throw's photo as evidence (read-dice "
+        "answers a photo_id, the throw names it; docs/vision.md)",
     )
     time_limit: int | None = Field(
         default=None,
@@ -247,6 +252,7 @@ async def create_table(body: CreateTable, request: Request) -> JSONResponse:
         prizes=body.prizes,
         named_prizes=body.named_prizes,
         referee_thrower=body.referee_thrower,
+        keep_photos=body.keep_photos,
         creator=creator,
         time_limit=body.time_limit,
     )
@@ -418,8 +424,9 @@ class PhotoGate:
         self._executor: ProcessPoolExecutor | None = None
         self._admitted = 0
 
-    async def read(self, data: bytes) -> Reading:
-        """The dice of the photo, read in a worker; ``PhotoError`` if it is no photo."""
+    async def read(self, data: bytes, *, keep: bool = False) -> tuple[Reading, bytes | None]:
+        """The dice of the photo, read in a worker, and with ``keep`` the JPEG to keep of it
+        (``bobing.vision.read_and_keep``); ``PhotoError`` if it is no photo."""
         room = self._workers + self.limits.photo_queue
         if self._admitted >= room:
             raise ApiError(
@@ -428,12 +435,17 @@ class PhotoGate:
                 f"try again in {PHOTO_RETRY_AFTER} s",
                 retry_after=PHOTO_RETRY_AFTER,
             )
-        from bobing.vision import read_dice
+        from bobing.vision import read_and_keep, read_dice
 
         self._admitted += 1
         try:
             loop = asyncio.get_running_loop()
             try:
+                if keep:
+                    kept: tuple[Reading, bytes] = await loop.run_in_executor(
+                        self._pool(), read_and_keep, data
+                    )
+                    return kept
                 reading: Reading = await loop.run_in_executor(self._pool(), read_dice, data)
             except BrokenProcessPool:
                 # A worker died (killed, out of memory): the next photo gets a new pool.
@@ -443,7 +455,7 @@ class PhotoGate:
                     f"the photo reader stopped; try again in {PHOTO_RETRY_AFTER} s",
                     retry_after=PHOTO_RETRY_AFTER,
                 ) from None
-            return reading
+            return reading, None
         finally:
             self._admitted -= 1
 
@@ -470,7 +482,7 @@ class PhotoGate:
 
 @router.post(
     "/tables/{code}/read-dice",
-    summary="Read the dice of a photo (a referee table's real dice); nothing is kept",
+    summary="Read the dice of a photo (a referee table's real dice); kept only with keep_photos",
     openapi_extra={
         "requestBody": {
             "required": True,
@@ -489,7 +501,10 @@ async def read_dice_route(
     """The body is the photo (JPEG, PNG or WebP, at most 8 MB and 40 megapixels); the answer
     is what ``bobing read-dice --json`` prints for one photo: ``{"dice": [{"face", "box",
     "confidence"}], "warnings"}``. The photo is read in a worker and forgotten: nothing is
-    logged, stored or thrown (the referee confirms the faces with an ordinary ``throw``)."""
+    logged, stored or thrown (the referee confirms the faces with an ordinary ``throw``).
+    At a table created with ``keep_photos`` the photo is kept (re-encoded as a small JPEG,
+    docs/vision.md) pending, and the answer adds ``photo_id``: the throw that sends it links
+    the photo to that throw (``null``: the table's photos are at their cap, not kept)."""
     hashes = [hash_token(token) for token in _bearer(authorization)]
     runtime = await service_of(request).runtime(code)
     if hashes and not runtime.knows(hashes[0]):
@@ -510,10 +525,37 @@ async def read_dice_route(
     data = await request.body()
     await count_request(request, "photo")
     gate: PhotoGate = request.app.state.photo_gate
+    keep = bool(runtime.info.settings.get("keep_photos"))
     try:
-        reading = await gate.read(data)
+        reading, jpeg = await gate.read(data, keep=keep)
     except PhotoError as exc:
         # HEIC bytes sent as a JPEG are still "choose JPEG"; every other reason is the photo's
         refused = "unsupported_image" if exc.code in UNSUPPORTED else "invalid_photo"
         raise ApiError(refused, exc.message, **exc.params, reason=exc) from None
-    return reading.as_json()
+    answer = reading.as_json()
+    if jpeg is not None:
+        answer["photo_id"] = await service_of(request).keep_photo(runtime.code, jpeg)
+    return answer
+
+
+@router.get(
+    "/tables/{code}/photos/{seq}",
+    summary="The photo kept as a throw's evidence (a keep_photos table)",
+    response_class=Response,
+    responses={200: {"content": {KEPT_MEDIA_TYPE: {}}}},
+)
+async def kept_photo(
+    code: str,
+    seq: Annotated[int, Path(ge=1, le=MAX_SEQ, description="the seq of the throw's dice event")],
+    request: Request,
+) -> Response:
+    """Whoever may read the table's log may see its kept photos (docs/security.md): the
+    record's ``photos.throws`` lists them by throw number and ``seq``. ``not_found`` for a
+    throw with no photo (never kept, or undone)."""
+    await count_request(request, "photo_view")
+    photo = await service_of(request).photo(code, seq)
+    return Response(
+        photo.data,
+        media_type=photo.media_type,
+        headers={"Cache-Control": "private, max-age=3600", "X-Content-Type-Options": "nosniff"},
+    )

@@ -10,6 +10,7 @@
  * @property {"online" | "pass_and_play" | "referee"} mode
  * @property {string} created_at
  * @property {boolean} referee_thrower
+ * @property {boolean} keep_photos  a referee table keeps each confirmed throw's photo as evidence
  * @property {import("./rulebook.js").Rules} rules  the complete rule object (RULES.md §5)
  * @property {Record<string, {name: string, value?: number}>} named_prizes
  * @property {number | null} time_limit

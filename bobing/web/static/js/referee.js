@@ -28,17 +28,18 @@ const PHOTO_PROBLEMS = new Set(["invalid_photo", "unsupported_image"]);
 /**
  * One die read from a photo (the JSON of `bobing read-dice --json`, one photo).
  * @typedef {{face: number, box: number[], confidence: number}} ReadDie
- * @typedef {{dice: ReadDie[], warnings: string[]}} Reading
+ * @typedef {{dice: ReadDie[], warnings: string[], photo_id?: string | null}} Reading
+ *   `photo_id`: a table that keeps photos kept this one until the throw names it
  */
 
 export class RefereePad {
   /**
-   * @param {{count?: number, rules: object, onConfirm: (faces: number[]|null) => Promise<void>, allowTiaohou?: boolean, title?: string, readPhoto?: ((photo: Blob) => Promise<Reading>) | null}} opts
+   * @param {{count?: number, rules: object, onConfirm: (faces: number[]|null, photoId: string|null) => Promise<void>, allowTiaohou?: boolean, title?: string, readPhoto?: ((photo: Blob) => Promise<Reading>) | null}} opts
    */
   constructor({ count = 6, rules, onConfirm, allowTiaohou = true, title = "", readPhoto = null }) {
     this.count = count;
     this.readPhoto = count === 6 ? readPhoto : null;
-    /** @type {{url: string, dice: ReadDie[], slots: number[], unsure: Set<number>} | null} */
+    /** @type {{url: string, dice: ReadDie[], slots: number[], unsure: Set<number>, photoId: string | null} | null} */
     this.reading = null;
     /** the slot a tap picked: the next face key changes it */
     this.selected = /** @type {number | null} */ (null);
@@ -219,7 +220,8 @@ export class RefereePad {
     slots.forEach((die, slot) => {
       if (dice[die].confidence < below) unsure.add(slot);
     });
-    this.reading = { url: URL.createObjectURL(photo), dice, slots, unsure };
+    const photoId = reading.photo_id || null;
+    this.reading = { url: URL.createObjectURL(photo), dice, slots, unsure, photoId };
     this.faces = slots.map((i) => dice[i].face);
     this.tiaohou = false;
     this.selected = null;
@@ -514,7 +516,9 @@ export class RefereePad {
     this.confirmBtn.classList.add("is-busy");
     let sent = false;
     try {
-      await this.onConfirm(this.tiaohou ? null : this.faces.slice());
+      // the photo the faces were read from goes with them (kept as the throw's evidence)
+      const photoId = this.reading ? this.reading.photoId : null;
+      await this.onConfirm(this.tiaohou ? null : this.faces.slice(), photoId);
       sent = true;
     } catch {
       // the caller showed the error; keep the faces for a correction (and what was typed ahead)

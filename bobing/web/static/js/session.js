@@ -360,4 +360,17 @@ export class TableSession extends EventTarget {
   throws() {
     return this.events.filter((e) => e.type === EVENT.THROWN && !this.voided.has(e.seq));
   }
+
+  /**
+   * Where the photo kept as throw ``n``'s evidence is shown (a keep_photos table), or null.
+   * @param {number} n
+   * @returns {string | null}
+   */
+  photoUrl(n) {
+    for (const e of this.events) {
+      if (e.type === EVENT.DICE && e.throw === n && e.photo && !this.voided.has(e.seq))
+        return `/api/tables/${encodeURIComponent(this.code)}/photos/${e.seq}`;
+    }
+    return null;
+  }
 }

@@ -11,7 +11,7 @@ import { cakes, logLine } from "../award.js";
 import { verifyRecord, usesWebCrypto } from "../fair.js";
 import { icon, announce, showError } from "../ui.js";
 import { gong } from "../sound.js";
-import { tierShort, canUndo, undoButton } from "./play.js";
+import { tierShort, canUndo, undoButton, photoLink } from "./play.js";
 import { celebrateEnd } from "../celebrations.js";
 import { rematchCard } from "../rematch.js";
 import { shareSection } from "../share.js";
@@ -329,6 +329,7 @@ export class EndPanel {
             },
             e.type === "thrown" && e.dice ? diceRow(e.dice, { size: "xs" }) : null,
             h("span", {}, line),
+            photoLink(this.session, e),
           ),
         );
     }

@@ -25,6 +25,7 @@ export class HomeView {
     this.prizes = null;
     this.named = {};
     this.refereeThrower = false;
+    this.keepPhotos = false;
     this.tableName = null;
     this.nameEdited = false;
     this.switches = new RuleSwitches({
@@ -215,6 +216,7 @@ export class HomeView {
             for (const el of this.main.querySelectorAll(".mode-option"))
               el.classList.toggle("is-checked", el.querySelector("input").checked);
             this.refThrowerRow.hidden = mode !== MODE.REFEREE;
+            this.keepPhotosRow.hidden = mode !== MODE.REFEREE;
           },
         }),
         h("span", { class: "mode-name" }, t(`mode.${mode}`)),
@@ -230,6 +232,17 @@ export class HomeView {
         onchange: (ev) => (this.refereeThrower = ev.target.checked),
       }),
       t("home.referee_thrower"),
+    );
+    this.keepPhotosRow = h(
+      "label",
+      { class: "check-row", hidden: this.mode !== MODE.REFEREE },
+      h("input", {
+        type: "checkbox",
+        name: "keep_photos",
+        checked: this.keepPhotos,
+        onchange: (ev) => (this.keepPhotos = ev.target.checked),
+      }),
+      t("home.keep_photos"),
     );
     const presetSelect = h(
       "select",
@@ -259,6 +272,7 @@ export class HomeView {
         h("legend", { class: "field-label" }, t("home.mode")),
         h("div", { class: "mode-options" }, modes),
         this.refThrowerRow,
+        this.keepPhotosRow,
       ),
       h("label", { for: "preset", class: "field-label" }, t("home.rules")),
       presetSelect,
@@ -411,6 +425,7 @@ export class HomeView {
     }
     if (Object.keys(named).length && !this.terms.ranked) body.named_prizes = named;
     if (this.mode === MODE.REFEREE) body.referee_thrower = this.refereeThrower;
+    if (this.mode === MODE.REFEREE && this.keepPhotos) body.keep_photos = true;
     return body;
   }
 

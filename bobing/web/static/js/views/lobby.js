@@ -52,6 +52,10 @@ export function rulesSummary(state) {
         .join(" · ");
   const limits = [t("lobby.seats_max", { n: seatLimit(state) })];
   if (state.time_limit) limits.push(t("clock.lobby", { n: state.time_limit }));
+  // guests are told before they sit down that their throws' photos are kept
+  const photos = state.keep_photos
+    ? h("p", { class: "photos-line" }, t("lobby.keeps_photos"))
+    : null;
   return h(
     "div",
     { class: "rules-summary" },
@@ -81,6 +85,7 @@ export function rulesSummary(state) {
       prizes,
     ),
     h("p", { class: "limits-line" }, limits.join(" · ")),
+    photos,
   );
 }
 

@@ -581,6 +581,7 @@ export class PlayPanel {
           },
           e.type === EVENT.THROWN && e.dice ? diceRow(e.dice, { size: "xs" }) : null,
           h("span", {}, line),
+          photoLink(this.session, e),
         ),
       );
     }
@@ -703,7 +704,7 @@ export class PlayPanel {
       this.pad = new RefereePad({
         rules: st.rules,
         title: t("ref.title_for", { player: st.next, n: st.turn }),
-        onConfirm: (faces) => this.refereeThrow(faces),
+        onConfirm: (faces, photoId) => this.refereeThrow(faces, photoId),
         // 拍照识别: the server reads the photo for whoever may enter faces (the host's token
         // first); the faces wait on the pad for the confirm
         readPhoto: (photo) => api.readDice(this.session.code, photo, this.session.tokens()[0]),
@@ -716,10 +717,17 @@ export class PlayPanel {
     }
   }
 
-  async refereeThrow(faces) {
+  /**
+   * @param {number[] | null} faces  null: 跳猴
+   * @param {string | null} photoId  the kept photo they were read from (a keep_photos table)
+   */
+  async refereeThrow(faces, photoId = null) {
     unlock();
+    /** @type {Record<string, unknown>} */
+    const fields = faces ? { dice: faces.join("") } : { tiaohou: true };
+    if (photoId) fields.photo_id = photoId;
     try {
-      await this.session.throwDice(faces ? { dice: faces.join("") } : { tiaohou: true });
+      await this.session.throwDice(fields);
     } catch (err) {
       showError(err);
       throw err;
@@ -961,6 +969,29 @@ export class PlayPanel {
     // a close (RULES.md §8.1): the dialog says what will happen at this table
     if (await askClose(this.session)) await this.host(COMMAND.END);
   }
+}
+
+/**
+ * The 📷 link of a throw whose photo the table kept as evidence (keep_photos), or null.
+ * @param {import("../session.js").TableSession} session
+ * @param {{type: string, throw?: number}} e  an event of the log
+ */
+export function photoLink(session, e) {
+  if (e.type !== EVENT.THROWN || typeof e.throw !== "number") return null;
+  const url = session.photoUrl(e.throw);
+  if (!url) return null;
+  return h(
+    "a",
+    {
+      class: "log-photo",
+      href: url,
+      target: "_blank",
+      rel: "noopener",
+      title: t("log.photo", { n: e.throw }),
+      "aria-label": t("log.photo", { n: e.throw }),
+    },
+    "📷",
+  );
 }
 
 // ---- undoing a mistyped throw (referee tables, host only) ----------------------------------------
