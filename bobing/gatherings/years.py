@@ -33,16 +33,18 @@ def champion_names(event: Mapping[str, Any]) -> list[str] | None:
 
 
 def year_row(event: Mapping[str, Any]) -> dict[str, Any]:
-    """One year: ``{"code", "name", "date", "champions", "wangzhongwang", "organizers",
-    "donors"}``. ``date`` is the event's own, else the day it was made; ``champions`` the
-    王中王 (``wangzhongwang`` true) or each table's 状元, None while still playing; ``donors``
-    who gave its 会饼 (``donated_sets``)."""
+    """One year: ``{"code", "name", "date", "champions", "wangzhongwang", "ranked",
+    "organizers", "donors"}``. ``date`` is the event's own, else the day it was made;
+    ``champions`` the 王中王 (``wangzhongwang`` true) or each table's 状元 — a ranked table's
+    first (``ranked`` true: it has no 状元, RULES.md §8.2) — None while still playing;
+    ``donors`` who gave its 会饼 (``donated_sets``)."""
     return {
         "code": event["code"],
         "name": event["name"],
         "date": event.get("date") or str(event.get("created_at") or "")[:10] or None,
         "champions": champion_names(event),
         "wangzhongwang": event.get("playoff") is not None,
+        "ranked": (event.get("rules") or {}).get("award") == "ranked",
         "organizers": list(event.get("organizers") or []),
         "donors": [d["name"] for d in event.get("donated_sets") or []],
     }

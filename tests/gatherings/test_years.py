@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bobing.gatherings.years import MAX_YEARS, earlier_years
+from bobing.gatherings.years import MAX_YEARS, earlier_years, year_row
 
 
 def year(code: str, previous: str | None) -> dict[str, Any]:
@@ -40,6 +40,18 @@ async def test_the_links_are_followed_back_to_the_first_year() -> None:
     (row, _) = await earlier_years(stored["C"], load)
     assert row["champions"] == ["B 的状元"] and row["donors"] == ["王老师"]
     assert row["date"] == "2026-10-06"
+
+
+async def test_a_ranked_year_names_its_first_not_a_zhuangyuan() -> None:
+    ranked = {**year("B", None), "rules": {"award": "ranked"}}
+    stored = {"C": year("C", "B"), "B": ranked}
+
+    async def load(code: str) -> dict[str, Any] | None:
+        return stored.get(code)
+
+    ((row),) = await earlier_years(stored["C"], load)
+    assert (row["ranked"], row["wangzhongwang"], row["champions"]) == (True, False, ["B 的状元"])
+    assert year_row(year("C", "B"))["ranked"] is False
 
 
 async def test_an_expired_year_ends_the_chain() -> None:

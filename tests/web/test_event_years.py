@@ -59,6 +59,7 @@ async def test_three_years_of_one_family(http: httpx.AsyncClient) -> None:
         "date": "2025-10-06",
         "champions": [field[0]],
         "wangzhongwang": True,
+        "ranked": False,
         "organizers": winners,
         "donors": winners,
     }
@@ -69,6 +70,7 @@ async def test_three_years_of_one_family(http: httpx.AsyncClient) -> None:
         "date": made,  # no date of its own: the day it was made
         "champions": winners,
         "wangzhongwang": False,
+        "ranked": False,
         "organizers": [],
         "donors": [],
     }

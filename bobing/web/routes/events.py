@@ -485,8 +485,8 @@ async def record(code: str, request: Request) -> dict[str, Any]:
 @router.get("/{code}/years", summary="历届: this year and every earlier one")
 async def years(code: str, request: Request) -> dict[str, Any]:
     """``year`` (this event) and ``years`` (every earlier one, last year first, following
-    ``previous``): each ``{"code", "name", "date", "champions", "wangzhongwang",
-    "organizers", "donors"}`` (RULES.md §10.3)."""
+    ``previous``), each row its date, 状元 or 王中王, organisers and 会饼 givers (RULES.md
+    §10.3; the fields: docs/events.md)."""
     return await events_of(request).years(code)
 
 

@@ -9,7 +9,7 @@ import { t } from "./i18n.js";
 
 /**
  * @typedef {{code: string, name: string, date: string | null, champions: string[] | null,
- *   wangzhongwang: boolean, organizers: string[], donors: string[]}} Year
+ *   wangzhongwang: boolean, ranked: boolean, organizers: string[], donors: string[]}} Year
  */
 
 /**
@@ -31,9 +31,14 @@ export function yearText(year) {
     year.champions === null
       ? t("event.years.playing")
       : year.champions.length
-        ? t(year.wangzhongwang ? "event.years.wangzhongwang" : "event.years.zhuangyuan", {
-            names: names(year.champions),
-          })
+        ? t(
+            year.wangzhongwang
+              ? "event.years.wangzhongwang"
+              : year.ranked // a ranked table has no 状元 (RULES.md §8.2)
+                ? "event.years.first"
+                : "event.years.zhuangyuan",
+            { names: names(year.champions) },
+          )
         : t("event.years.no_winner");
   return [
     [year.date, year.name].filter(Boolean).join(" "),
