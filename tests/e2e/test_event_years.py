@@ -18,7 +18,7 @@ pytestmark = pytest.mark.browser
 
 
 def played(server: Server, body: dict[str, Any]) -> dict[str, Any]:
-    """An event created and played out: table 1's first seat and table 2's first seat are 状元."""
+    """An event created and played out: the first seat of every table is its 状元."""
     created = call(server, "POST", "/api/events", body)
     call(
         server,
@@ -83,3 +83,16 @@ def test_the_years_on_the_form_the_hall_and_the_results(browser: Browser, server
     expect(listed.nth(1)).to_contain_text("2024-09-17 2024 中秋 · 状元 同学01、同学05")
     results.evaluate("document.fonts.ready")
     assert not violations(results), violations(results)
+
+
+def test_the_years_at_a_one_table_partys_prize_giving(browser: Browser, server: Server) -> None:
+    party = {"people": ["甲", "乙", "丙"], "tables": 1, "seating": "in_order"}
+    first = played(server, {**party, "name": "去年", "date": "2025-10-06"})
+    following = get(server, f"/api/events/{first['code']}/next")
+    second = played(server, {**following, "name": "今年"})
+    hall = browser.page(browser.context(viewport={"width": 1280, "height": 720}), name="hall")
+    hall.goto(f"{server.url}/e/{second['code']}/hall")
+    expect(hall.locator(".ev-prize-giving")).to_be_visible()
+    expect(hall.locator(".ev-hall-years li")).to_have_text(
+        ["2025-10-06 去年 · 状元 甲"], use_inner_text=True
+    )

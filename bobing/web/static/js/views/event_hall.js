@@ -354,6 +354,7 @@ export class EventHallView {
           h("p", { class: "seal ev-giving-seal" }, t("event.prize_giving")),
           `giving:${ev.code}`,
         ),
+        yearsSection(this.years, "ev-hall-years"),
       ),
       h(
         "div",
