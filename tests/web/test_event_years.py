@@ -7,9 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
-from test_event_routes import bearer, create, http, throw
+from test_event_routes import BOTH_DATABASES, bearer, create, http, throw
 
-__all__ = ["http"]  # the SQLite server fixture
+__all__ = ["http"]  # the SQLite and PostgreSQL server fixture
 
 
 async def play_out(http: httpx.AsyncClient, created: dict[str, Any]) -> list[str]:
@@ -26,6 +26,7 @@ async def play_out(http: httpx.AsyncClient, created: dict[str, Any]) -> list[str
     return [one["players"][0], two["players"][1]]
 
 
+@BOTH_DATABASES
 async def test_three_years_of_one_family(http: httpx.AsyncClient) -> None:
     first = await create(http, name="2024 中秋")
     winners = await play_out(http, first)
