@@ -23,6 +23,7 @@ from bobing.gatherings.draft import (
     named_prizes,
     table_name,
 )
+from bobing.gatherings.years import champion_names, earlier_years, year_row
 from bobing.organizer import (
     PLAYOFF_PRIZE,
     Person,
@@ -35,7 +36,6 @@ from bobing.organizer import (
 from bobing.organizer.budget import BudgetSummary, prize_cost
 from bobing.organizer.customs import (
     START_MODES,
-    champions,
     parse_donated_sets,
     parse_start_thrower,
     table_start_thrower,
@@ -190,6 +190,9 @@ class GatheringService:
         leaves no table behind.
         """
         draft = self.draft(body)
+        if draft.previous is not None:
+            # 历届: last year's event must exist (a miss like any code looked up: issue 16)
+            await self.gathering(draft.previous)
         quota = self.tables.limits.open_events_per_address
         if (
             creator is not None
@@ -813,6 +816,16 @@ class GatheringService:
             ],
         }
 
+    async def years(self, code: str) -> dict[str, Any]:
+        """历届 (RULES.md §10.3, ``GET /api/events/{code}/years``): this year's row and every
+        earlier year's, last year first (:mod:`bobing.gatherings.years`)."""
+        event = await self.get(code)
+
+        async def load(earlier: str) -> dict[str, Any] | None:
+            return None if await self.store.get(earlier) is None else await self.get(earlier)
+
+        return {"year": year_row(event), "years": await earlier_years(event, load)}
+
     # -- results ------------------------------------------------------------------------------
 
     async def results(self, code: str) -> dict[str, Any]:
@@ -898,18 +911,8 @@ class GatheringService:
         start dice at their tables and give its 会饼 (RULES.md §9.4). Nobody is named while a
         table or the playoff is still playing."""
         gathering = await self.gathering(code)
-        event = await self.get(code)
         spec = gathering.spec
-        playoff = event["playoff"]
-        winner = None
-        if playoff is not None:
-            first = ((playoff.get("result") or {}).get("ranking") or [{}])[0]
-            winner = first.get("player") if first.get("dice") else None
-        named = champions(
-            event["tables"],
-            None if playoff is None else {"status": playoff["status"], "winner": winner},
-        )
-        names = named or []
+        names = champion_names(await self.get(code)) or []
         previous = spec.get("start_thrower")
         earlier = previous if isinstance(previous, list) else [previous]
         mode = next((v for v in earlier if v in START_MODES), None)

@@ -2,7 +2,8 @@
 in both colour schemes and the three languages: no WCAG 2.1 A/AA violation (issue 20), and no
 serious one of any rule, best practice and axe's experimental label-in-name included (issue 30:
 the brand link, the keyboard-unreachable log and feed, the play page's missing h1, /e/new's
-heading order)."""
+heading order; the claim, rules and odds pages too: the odds page's game length, computing,
+was at half opacity)."""
 
 from __future__ import annotations
 
@@ -77,6 +78,10 @@ def screens(server: Server) -> dict[str, tuple[str, str]]:
         "results": (f"/e/{e}/results", "#main .card, #main table"),
         "event form": ("/e/new", "#ev-people"),
         "cards": (f"/e/{e}/cards#o={organiser}", ".ev-card"),
+        "claim": (f"/e/{e}/t/1", ".ev-claim"),
+        "rules": ("/rules", ".rules-page"),
+        # the game length drawn (it comes from the analysis worker after the page)
+        "odds": (f"/t/{played['code']}/odds", ".odds-length-body:not(.is-busy) .stat-mean"),
     }
 
 
@@ -195,6 +200,9 @@ SCREENS = (
     "results",
     "event form",
     "cards",
+    "claim",
+    "rules",
+    "odds",
 )
 
 

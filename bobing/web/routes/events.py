@@ -482,6 +482,14 @@ async def record(code: str, request: Request) -> dict[str, Any]:
     return await events_of(request).record(code)
 
 
+@router.get("/{code}/years", summary="历届: this year and every earlier one")
+async def years(code: str, request: Request) -> dict[str, Any]:
+    """``year`` (this event) and ``years`` (every earlier one, last year first, following
+    ``previous``), each row its date, 状元 or 王中王, organisers and 会饼 givers (RULES.md
+    §10.3; the fields: docs/events.md)."""
+    return await events_of(request).years(code)
+
+
 @router.get("/{code}/next", summary="Next year's event from this one (a create body)")
 async def next_year(code: str, request: Request) -> dict[str, Any]:
     """Same roster, rules, prizes and budget; last year's 状元 throws the start dice."""

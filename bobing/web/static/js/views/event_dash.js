@@ -27,8 +27,10 @@ export function statusText(status) {
 export function leaderLine(table, rules) {
   const z =
     table.result && (table.result.zhuangyuan || (table.result.ranking && table.result.ranking[0]));
-  if (!z || !z.player || !z.dice) return t("event.no_leader");
-  return t("event.leader", { player: z.player, hand: handName(classify(z.dice, rules)) });
+  const ranked = Boolean(rules && rules.award === "ranked"); // no 状元 there (RULES.md §8.2)
+  if (!z || !z.player || !z.dice) return t(ranked ? "event.no_first" : "event.no_leader");
+  const hand = handName(classify(z.dice, rules));
+  return t(ranked ? "event.leader_first" : "event.leader", { player: z.player, hand });
 }
 
 export function eventNav(code, current) {

@@ -18,6 +18,7 @@ import { tileGrid, tileText, listGrid } from "../fit.js";
 import { loadInvite, forgetInviteWaiter } from "../invite.js";
 import { EventWatcher, claimUrl, feedText, tableLabel, cakesLeft } from "../event.js";
 import { statusText, leaderLine } from "./event_dash.js";
+import { fetchYears, yearsSection } from "../years.js";
 
 /** Notable throws the feed band may show (as many as fit in two lines are shown). */
 const FEED_ITEMS = 8;
@@ -76,6 +77,12 @@ export class EventHallView {
     this.onUpdate = () => this.paint();
     this.watcher.addEventListener("update", this.onUpdate);
     loadInvite(this.onUpdate);
+    /** 历届 (RULES.md §10.3): the earlier years, read once (they do not change tonight) */
+    this.years = [];
+    fetchYears(code).then(
+      (found) => ((this.years = found.years), this.paint()),
+      () => {},
+    );
     this.crowned = null;
     this.onResize = () => this.fit();
     window.addEventListener("resize", this.onResize);
@@ -229,6 +236,7 @@ export class EventHallView {
       { class: "ev-hall-head" },
       h("h1", { class: "tv-title" }, ev.name),
       ev.all_over ? null : h("p", { class: "ev-hall-hint" }, t("event.hall_hint")),
+      yearsSection(this.years, "ev-hall-years"),
     );
   }
 
@@ -346,6 +354,7 @@ export class EventHallView {
           h("p", { class: "seal ev-giving-seal" }, t("event.prize_giving")),
           `giving:${ev.code}`,
         ),
+        yearsSection(this.years, "ev-hall-years"),
       ),
       h(
         "div",

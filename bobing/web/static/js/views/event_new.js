@@ -13,6 +13,7 @@ import { eventApi, rememberCreated, showEventError, tableLabel } from "../event.
 import { RuleSwitches } from "../switches.js";
 import { PRIZES_2013 } from "../tableform.js";
 import { limits } from "../limits.js";
+import { fetchYears, yearsSection } from "../years.js";
 
 /** A pause after the preview before asking how long a game takes (the analysis routes are
  * rate-limited per address; a new prize set is a new simulation). */
@@ -75,6 +76,7 @@ export class EventNewView {
     this.costs = [];
     this.donated = [];
     this.organizers = [];
+    this.years = []; // 历届 of a next-year form (RULES.md §10.3)
     /** @type {WeakMap<object, HTMLInputElement>} each good's name box, by the good */
     this.nameInputs = new WeakMap();
     this.ranked = [
@@ -141,7 +143,8 @@ export class EventNewView {
   }
 
   async prefill(code) {
-    const tpl = await eventApi.next(code);
+    const [tpl, lineage] = await Promise.all([eventApi.next(code), fetchYears(code)]);
+    this.years = [lineage.year, ...lineage.years]; // 历届: last year, then every earlier one
     Object.assign(this.values, {
       name: tpl.name,
       people: peopleText(tpl.people || []),
@@ -343,6 +346,7 @@ export class EventNewView {
         this.from ? t("event.new.title_next") : t("event.new.title"),
       ),
       this.from ? h("p", { class: "hint" }, t("event.new.from_hint", { code: this.from })) : null,
+      yearsSection(this.years),
       this.field(
         "ev-name",
         t("event.new.name"),

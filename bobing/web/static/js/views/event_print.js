@@ -12,6 +12,7 @@ import { saveTable } from "../device_store.js";
 import { eventApi, claimUrl, organizerToken, tableLabel } from "../event.js";
 import { eventNav } from "./event_dash.js";
 import { loadInvite, inviteNotice } from "../invite.js";
+import { fetchYears, yearsSection } from "../years.js";
 
 function loading(main) {
   mount(
@@ -353,8 +354,13 @@ export class EventResultsView {
     loading(this.main);
     let res;
     let ev;
+    let lineage;
     try {
-      [res, ev] = await Promise.all([eventApi.results(this.code), eventApi.get(this.code)]);
+      [res, ev, lineage] = await Promise.all([
+        eventApi.results(this.code),
+        eventApi.get(this.code),
+        fetchYears(this.code),
+      ]);
     } catch (err) {
       showError(err);
       return;
@@ -548,6 +554,7 @@ export class EventResultsView {
           ),
         ),
         moneyCard(res.money),
+        yearsSection(lineage.years, "card"), // 历届 (RULES.md §10.3)
       ),
     );
   }
