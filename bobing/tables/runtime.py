@@ -81,6 +81,9 @@ class Runtime:
     seed_revealed: bool = False
     throw_seqs: dict[int, int] = field(default_factory=dict)
     """The seq of each surviving throw's first event (its ``dice``), by throw number."""
+    throw_at: dict[int, str] = field(default_factory=dict)
+    """When each surviving throw's dice came in, by the server's clock (ISO), by throw number:
+    an event-wide ranking orders equal throws of different tables by it (RULES.md §10.2)."""
     commands: dict[str, CommandRecord] = field(default_factory=dict)
     """The most recent command ids (at most :data:`RECENT_COMMANDS`), oldest first."""
     forgot_commands: bool = False
@@ -230,6 +233,7 @@ def note_event(runtime: Runtime, event: StoredEvent) -> None:
         runtime.last_throw = {key: data.get(key) for key in THROWN_FIELDS}
     elif event.type == "dice":
         runtime.throw_seqs[data["throw"]] = event.seq
+        runtime.throw_at[data["throw"]] = iso(event.at)
         if data.get("nonce") is not None:
             runtime.fair_throws.append({"throw": data["throw"], "nonce": data["nonce"]})
     elif event.type == "deadline_set":
@@ -251,6 +255,7 @@ def note_event(runtime: Runtime, event: StoredEvent) -> None:
     elif event.type == "throw_undone":
         undone = data["throw"]
         runtime.throw_seqs.pop(undone, None)
+        runtime.throw_at.pop(undone, None)
         runtime.fair_throws = [f for f in runtime.fair_throws if f["throw"] < undone]
         runtime.end_reason = None
     elif event.type == "nonce_disputed":
@@ -357,6 +362,7 @@ def snapshot_of(runtime: Runtime) -> FoldSnapshot:
         "end_reason": runtime.end_reason,
         "seed_revealed": runtime.seed_revealed,
         "throw_seqs": [[t, s] for t, s in runtime.throw_seqs.items()],
+        "throw_at": [[t, a] for t, a in runtime.throw_at.items()],
         "commands": [[c, r.seq, r.sender, r.digest] for c, r in runtime.commands.items()],
         "forgot_commands": runtime.forgot_commands,
         "locked": runtime.locked,
@@ -386,6 +392,7 @@ def restore(runtime: Runtime, snapshot: FoldSnapshot) -> list[Event]:
     runtime.end_reason = data["end_reason"]
     runtime.seed_revealed = bool(data["seed_revealed"])
     runtime.throw_seqs = {int(t): int(s) for t, s in data["throw_seqs"]}
+    runtime.throw_at = {int(t): str(a) for t, a in data.get("throw_at", [])}  # newer snapshots
     for command_id, seq, sender, digest in data["commands"]:
         runtime.remember_command(command_id, CommandRecord(int(seq), sender, digest))
     runtime.forgot_commands = runtime.forgot_commands or bool(data["forgot_commands"])
