@@ -18,6 +18,7 @@ import { tileGrid, tileText, listGrid } from "../fit.js";
 import { loadInvite, forgetInviteWaiter } from "../invite.js";
 import { EventWatcher, claimUrl, feedText, tableLabel, cakesLeft } from "../event.js";
 import { statusText, leaderLine } from "./event_dash.js";
+import { runSheet } from "../programme.js";
 
 /** Notable throws the feed band may show (as many as fit in two lines are shown). */
 const FEED_ITEMS = 8;
@@ -136,7 +137,12 @@ export class EventHallView {
         );
       }
       screen = this.ceremony(ev, p, first);
-    } else if (ev.all_over && !p && (ev.tables.length === 1 || ev.rules.award === "ranked")) {
+    } else if (
+      ev.all_over &&
+      !p &&
+      !ev.programme && // an evening's sessions: the run-sheet says what comes next
+      (ev.tables.length === 1 || ev.rules.award === "ranked")
+    ) {
       screen = this.prizeGiving(ev);
     } else {
       screen = this.tables(ev, p);
@@ -229,6 +235,7 @@ export class EventHallView {
       { class: "ev-hall-head" },
       h("h1", { class: "tv-title" }, ev.name),
       ev.all_over ? null : h("p", { class: "ev-hall-hint" }, t("event.hall_hint")),
+      runSheet(ev),
     );
   }
 

@@ -12,6 +12,7 @@ import { saveTable } from "../device_store.js";
 import { eventApi, claimUrl, organizerToken, tableLabel } from "../event.js";
 import { eventNav } from "./event_dash.js";
 import { loadInvite, inviteNotice } from "../invite.js";
+import { sessionsResults } from "../programme.js";
 
 function loading(main) {
   mount(
@@ -526,6 +527,7 @@ export class EventResultsView {
                 : h("p", { class: "winner-name none" }, t("event.no_champion")),
             )
           : null,
+        sessionsResults(res),
         h("h2", { class: "sub-title" }, t("event.by_table")),
         byTable,
         h(
