@@ -371,15 +371,15 @@ export function sessionsResults(results) {
   if (!sessions.length) return null;
   return h(
     "section",
-    { class: "ev-sessions", id: "ev-sessions" },
-    h("h2", {}, t("programme.title")),
+    { class: "card ev-sessions", id: "ev-sessions" },
+    h("h2", { class: "sub-title" }, t("programme.title")),
     sessions.map((/** @type {any} */ session) =>
       h(
         "div",
         { class: "ev-session-result", "data-session": String(session.index) },
         h(
           "h3",
-          {},
+          { class: "ev-session-title" },
           [sessionTimes(session), session.name, t(`programme.game.${session.game}`)]
             .filter(Boolean)
             .join(" · "),
