@@ -137,6 +137,8 @@ class Draft:
     organizers: tuple[str, ...] = ()
     programme: tuple[Session, ...] = ()
     """The evening's sessions (RULES.md §10.2); empty: the tables play one game."""
+    start_on_time: bool = False
+    """The organiser's "start on time": the dashboard starts each game session at its time."""
 
     def first_session(self) -> int | None:
         """The index of the programme's first game session (the tables made first play it)."""
@@ -191,6 +193,8 @@ class Draft:
             customs["organizers"] = list(self.organizers)
         if self.programme:
             customs["programme"] = [s.to_json() for s in self.programme]
+        if self.start_on_time:
+            customs["start_on_time"] = True
         return {
             **customs,
             "name": self.name,
@@ -272,6 +276,11 @@ def draft_event(body: Mapping[str, Any], present: frozenset[str] | None = None) 
     programme: tuple[Session, ...] = model_errors(
         parse_programme, body.get("programme"), ranked_list=ranked_list
     )
+    start_on_time = body.get("start_on_time") or False
+    if not isinstance(start_on_time, bool):
+        raise ApiError(
+            "invalid_field", "start_on_time must be true or false", field="start_on_time"
+        )
     for game in sorted({s.game for s in programme} - {"none"}):
         # every session's tables are checked now: nothing fails when the organiser starts it
         parse_rules(session_rules(rules_json, game), prize_set.counts() or None)
@@ -297,6 +306,7 @@ def draft_event(body: Mapping[str, Any], present: frozenset[str] | None = None) 
         donated_sets=model_errors(parse_donated_sets, body.get("donated_sets")),
         organizers=tuple(model_errors(parse_organizers, body.get("organizers"))),
         programme=programme,
+        start_on_time=start_on_time and bool(programme),
     )
 
 

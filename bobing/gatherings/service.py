@@ -338,6 +338,7 @@ class GatheringService:
             **{k: spec.get(k) for k in ("prizes", "budget", "playoff_prize", "start_thrower")},
             "time_limit": spec.get("time_limit"),
             "programme": spec.get("programme"),
+            "start_on_time": spec.get("start_on_time"),
             **{k: v for k, v in (spec.get("layout") or {}).items() if k != "planned"},
         }
         draft = draft_event(body, present=gathering.present)
@@ -447,6 +448,7 @@ class GatheringService:
         over = all(r.status == "over" for r in runtimes)
         return {
             "programme": programme,
+            "start_on_time": bool(gathering.spec.get("start_on_time")),
             "session": current,
             "next_session": later[0] if later else None,
             "session_over": over,
@@ -1157,6 +1159,18 @@ class GatheringService:
                 "throws": gathering.playoff.get("throws"),
                 "record": await self.tables.record(gathering.playoff["code"]),
             }
+        # an evening's earlier sessions (RULES.md §10.2): their tables' records, kept apart
+        # from ``tables`` (the last session's, whose winners the playoff seats)
+        earlier = [
+            {
+                "session": past["session"],
+                "number": t["number"],
+                "code": past["code"],
+                "record": await self.tables.record(past["code"]),
+            }
+            for t in gathering.tables
+            for past in t.get("past", [])
+        ]
         return {
             "event": {
                 "code": gathering.code,
@@ -1165,6 +1179,7 @@ class GatheringService:
             },
             "tables": tables,
             "playoff": playoff,
+            **({"earlier_sessions": earlier} if earlier else {}),
         }
 
     async def next_year(self, code: str) -> dict[str, Any]:
@@ -1202,6 +1217,7 @@ class GatheringService:
             "playoff_prize": spec.get("playoff_prize"),
             "time_limit": spec.get("time_limit"),
             **({"programme": spec["programme"]} if spec.get("programme") else {}),
+            **({"start_on_time": True} if spec.get("start_on_time") else {}),
             "start_thrower": None
             if not throwers
             else throwers[0]

@@ -4,11 +4,13 @@ session ranked event-wide, the prize desk listing every session's prizes, the se
 
 from __future__ import annotations
 
+import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import httpx
-from test_event_routes import COMPANY_PRIZES, UNLIMITED, bearer, throw
+from test_event_routes import BOBING, COMPANY_PRIZES, UNLIMITED, bearer, throw
 from webtools import TIMEOUT, running_server
 
 from bobing.organizer.programme import EVENING_2013
@@ -148,9 +150,36 @@ async def test_the_2013_evening_in_sessions(tmp_path: Path) -> None:
         # the prize desk's CSV lists every session's prizes
         desk = (await http.get(f"/api/events/{code}/results.csv?lang=zh-Hans")).text
         assert "手提锅" in desk and "漫步者音响" in desk
+        # the event record keeps the 会饼 session's tables too, and `bobing verify` accepts it
+        record = (await http.get(f"/api/events/{code}/record")).json()
+        assert [(e["session"], e["number"], e["code"]) for e in record["earlier_sessions"]] == [
+            (1, 1, tables[0]["code"]),
+            (1, 2, tables[1]["code"]),
+        ]
+        assert all(e["record"]["throws"] for e in record["earlier_sessions"])
+        path = tmp_path / "event.json"
+        path.write_text(json.dumps(record), encoding="utf-8")
+        verified = subprocess.run(
+            [BOBING, "verify", str(path)], capture_output=True, text=True, check=False
+        )
+        assert verified.returncode == 0, verified.stdout + verified.stderr
+        # … and checks them: a 会饼 table's throw changed afterwards fails the whole event
+        first = record["earlier_sessions"][0]["record"]["throws"][0]
+        first["dice"] = "444444"
+        path.write_text(json.dumps(record), encoding="utf-8")
+        tampered = subprocess.run(
+            [BOBING, "verify", str(path)], capture_output=True, text=True, check=False
+        )
+        assert tampered.returncode != 0
         # next year's body keeps the programme
         following = (await http.get(f"/api/events/{code}/next")).json()
         assert following["programme"] == EVENING
+        assert "start_on_time" not in following
+        ticked = {**BODY, "start_on_time": True}
+        again_event = (await http.post("/api/events", json=ticked)).json()
+        shown = (await http.get(f"/api/events/{again_event['code']}")).json()
+        assert shown["start_on_time"] is True
+        assert (await http.get(f"/api/events/{again_event['code']}/next")).json()["start_on_time"]
 
 
 async def test_a_programme_is_checked_in_the_readers_language(tmp_path: Path) -> None:

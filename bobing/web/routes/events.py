@@ -211,6 +211,10 @@ class CreateEvent(BaseModel):
         "game: none | cakes | ranked}]",
         examples=[[s.to_json() for s in EVENING_2013]],
     )
+    start_on_time: Annotated[Any, _optional({"type": "boolean"})] = Field(
+        default=None,
+        description="true: the organiser's dashboard starts each game session at its time",
+    )
 
 
 class Control(BaseModel):

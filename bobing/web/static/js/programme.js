@@ -41,6 +41,7 @@ export class ProgrammeEditor {
   constructor({ onChange = () => {}, onLoad2013 = () => {} } = {}) {
     /** @type {Session[]} */
     this.sessions = [];
+    this.startOnTime = false;
     this.onChange = onChange;
     this.onLoad2013 = onLoad2013;
     this.rows = h("div", { class: "ev-programme-rows" });
@@ -50,6 +51,18 @@ export class ProgrammeEditor {
       h("legend", { class: "field-label" }, t("programme.title")),
       h("p", { class: "hint" }, t("programme.hint")),
       this.rows,
+      h(
+        "label",
+        { class: "ev-check" },
+        (this.onTimeBox = h("input", {
+          type: "checkbox",
+          id: "ev-start-on-time",
+          onchange: (/** @type {Event} */ ev) => {
+            this.startOnTime = /** @type {HTMLInputElement} */ (ev.target).checked;
+          },
+        })),
+        h("span", {}, t("programme.start_on_time")),
+      ),
       h(
         "div",
         { class: "ev-row" },
@@ -78,10 +91,22 @@ export class ProgrammeEditor {
     this.paint();
   }
 
-  /** @param {Session[] | null | undefined} sessions */
-  set(sessions) {
+  /**
+   * @param {Session[] | null | undefined} sessions
+   * @param {boolean} [onTime]  "start on time" ticked
+   */
+  set(sessions, onTime = false) {
     this.sessions = (sessions || []).map((s) => ({ ...s }));
+    this.startOnTime = Boolean(onTime);
+    /** @type {HTMLInputElement} */ (this.onTimeBox).checked = this.startOnTime;
     this.paint();
+  }
+
+  /** The create body's ``programme`` and ``start_on_time`` ({} without a programme). */
+  bodyPart() {
+    const programme = this.value();
+    if (!programme.length) return {};
+    return { programme, ...(this.startOnTime ? { start_on_time: true } : {}) };
   }
 
   load2013() {
@@ -330,6 +355,7 @@ export function sessionPanel(event, { token, onStarted }) {
   const sheet = runSheet(event);
   if (!sheet) return null;
   const index = event.next_session;
+  if (token && event.start_on_time) startOnTime(event, sheet, token, onStarted);
   if (token && typeof index === "number" && event.session_over) {
     const session = event.programme[index];
     const button = h(
@@ -359,6 +385,43 @@ export function sessionPanel(event, { token, onStarted }) {
     sheet.append(h("p", { class: "run-sheet-actions" }, button));
   }
   return sheet;
+}
+
+/** The sessions this page has started on time already (``CODE:index``): once each. */
+const startedOnTime = new Set();
+
+/**
+ * "Start on time": while the organiser's dashboard is open, the game session due next starts
+ * at its ``starts`` (the first one with 全部桌：开始, the later ones as the button would).
+ * @param {any} event
+ * @param {HTMLElement} sheet  the run-sheet on the page (the timer stops with it)
+ * @param {string} token
+ * @param {(started: any) => void} onStarted
+ */
+function startOnTime(event, sheet, token, onStarted) {
+  const tables = event.tables || [];
+  const waiting =
+    tables.length > 0 && tables.every((/** @type {any} */ tb) => tb.status === "lobby");
+  const index = waiting ? event.session : event.session_over ? event.next_session : null;
+  const session = typeof index === "number" ? event.programme[index] : null;
+  if (!session || !session.starts) return;
+  const key = `${event.code}:${index}`;
+  const path = `/api/events/${encodeURIComponent(event.code)}`;
+  const due = async () => {
+    if (startedOnTime.has(key) || minutesUntil(session.starts, new Date()) > 0) return false;
+    startedOnTime.add(key);
+    try {
+      if (waiting) await call("POST", `${path}/control`, { body: { action: "start" }, token });
+      else onStarted(await call("POST", `${path}/session`, { body: { session: index }, token }));
+      toast(t("programme.started", { name: session.name }));
+    } catch (err) {
+      showError(err);
+    }
+    return true;
+  };
+  const timer = setInterval(async () => {
+    if (!sheet.isConnected || (await due())) clearInterval(timer);
+  }, COUNTDOWN_MS);
 }
 
 /**

@@ -167,7 +167,7 @@ export class EventNewView {
     this.prizes = tpl.prizes || {};
     this.costs = (tpl.budget && tpl.budget.fixed_costs) || [];
     this.rulesObject = tpl.rules || null;
-    this.programme.set(tpl.programme);
+    this.programme.set(tpl.programme, tpl.start_on_time);
     if (tpl.rules && tpl.rules.award === "ranked") {
       this.values.award = "ranked";
       this.ranked = (tpl.rules.ranked_prizes || []).map((p) => ({ ...p }));
@@ -1112,8 +1112,7 @@ export class EventNewView {
     if (this.organizers.length) body.organizers = this.organizers;
     if (Number(v.timeLimit) >= 1) body.time_limit = Number(v.timeLimit);
     if (v.previous) body.previous = v.previous;
-    const programme = this.programme.value();
-    if (programme.length) body.programme = programme;
+    Object.assign(body, this.programme.bodyPart());
     return body;
   }
 
