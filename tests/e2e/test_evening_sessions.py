@@ -7,7 +7,9 @@ each person takes home from every session, the ranked session ranked event-wide.
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 from e2etools import Browser, Server, call, root_conftest
@@ -122,6 +124,7 @@ def test_the_2013_evening_from_the_form_to_the_prize_desk(browser: Browser, serv
         throw(server, *ranked[2], dice)
     for dice in RANKED_1[:-1]:
         throw(server, *ranked[1], dice)
+    expect(hall.locator("#main")).to_contain_text("已掷 6")  # the tiles caught up
     browser.shot(hall, "event-hall-run-sheet")
     throw(server, *ranked[1], RANKED_1[-1])
     expect(page.locator('.ev-table[data-status="over"]')).to_have_count(2)
@@ -199,3 +202,57 @@ def test_the_programme_screens_have_no_accessibility_violation(
     page.goto(f"{server.url}/e/{code}/results")
     expect(page.locator("#ev-sessions")).to_be_visible()
     assert not axe_problems(page, "#ev-sessions"), axe_problems(page, "#ev-sessions")
+
+
+def test_start_on_time_starts_each_game_session_at_its_time(
+    browser: Browser, server: Server
+) -> None:
+    """ "Start on time" ticked: the open dashboard starts 博饼 at 19:00 and 状元摇奖 at 19:30 by
+    the room's clock (the page's clock is Playwright's: nobody waits for a real one)."""
+    rules = {"preset": "traditional", "award": "ranked", "rounds": 1}
+    rules["ranked_prizes"] = [{"name": "一等奖", "count": 1, "value": 498}]
+    created = call(
+        server,
+        "POST",
+        "/api/events",
+        {
+            "name": "到点开始",
+            "rules": rules,
+            "people": ["甲", "乙", "丙", "丁"],
+            "tables": 2,
+            "programme": [
+                {"name": "会餐", "starts": "18:00", "minutes": 60, "game": "none"},
+                {"name": "博饼", "starts": "19:00", "minutes": 30, "game": "cakes"},
+                {"name": "状元摇奖", "starts": "19:30", "minutes": 30, "game": "ranked"},
+            ],
+            "start_on_time": True,
+        },
+    )
+    code, organiser = created["code"], created["organizer_token"]
+    room = ZoneInfo("Asia/Shanghai")
+    page = browser.page(browser.context(timezone_id="Asia/Shanghai"), name="organiser")
+    page.clock.install(time=datetime(2013, 9, 19, 18, 58, 30, tzinfo=room))
+    page.goto(server.url + "/")
+    page.evaluate(
+        "([c, t]) => localStorage.setItem('bobing.e.' + c, JSON.stringify({organizerToken: t}))",
+        [code, organiser],
+    )
+    page.goto(f"{server.url}/e/{code}")
+    expect(page.locator("#run-sheet .is-now")).to_contain_text("会餐")
+    expect(page.locator("#run-sheet-next")).to_contain_text("下一项：博饼")
+    expect(page.locator('.ev-table[data-status="lobby"]')).to_have_count(2)
+    page.clock.fast_forward("01:00")  # 18:59:30: not yet
+    page.clock.fast_forward("00:20")
+    expect(page.locator('.ev-table[data-status="lobby"]')).to_have_count(2)
+    assert all(t["status"] == "lobby" for t in call(server, "GET", f"/api/events/{code}")["tables"])
+    page.clock.fast_forward("01:00")  # 19:00:50
+    expect(page.locator('.ev-table[data-status="playing"]')).to_have_count(2)
+    for table in created["tables"]:
+        throw(server, table["code"], table["host_token"], "444444")  # 六勃红: over
+    expect(page.locator("#ev-start-session")).to_be_visible()
+    page.clock.fast_forward("30:00")  # 19:30:50
+    expect(page.locator('.ev-table[data-status="playing"]')).to_have_count(2)
+    event = call(server, "GET", f"/api/events/{code}")
+    assert event["session"] == 2
+    for table in event["tables"]:
+        assert host_token(page, table["code"])
