@@ -4,6 +4,8 @@ session ranked event-wide, the prize desk listing every session's prizes, the se
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import subprocess
 from pathlib import Path
@@ -149,7 +151,13 @@ async def test_the_2013_evening_in_sessions(tmp_path: Path) -> None:
         )
         # the prize desk's CSV lists every session's prizes
         desk = (await http.get(f"/api/events/{code}/results.csv?lang=zh-Hans")).text
-        assert "手提锅" in desk and "漫步者音响" in desk
+        rows = list(csv.reader(io.StringIO(desk.lstrip("\ufeff"))))
+        assert rows[0][-1] == "场次"
+        mine = [(r[3], r[4], r[5], r[-1]) for r in rows if len(r) > 1 and r[1] == "员工1"]
+        assert mine == [("一秀", "一秀", "1", "博饼"), ("名次奖", "手提锅", "1", "状元摇奖")]
+        assert sum(float(r[7]) for r in rows[1:] if len(r) > 8 and r[-1] == "状元摇奖") == 1270
+        xlsx = await http.get(f"/api/events/{code}/results.xlsx?lang=zh-Hans")
+        assert xlsx.status_code == 200 and xlsx.content[:2] == b"PK"
         # the event record keeps the 会饼 session's tables too, and `bobing verify` accepts it
         record = (await http.get(f"/api/events/{code}/record")).json()
         assert [(e["session"], e["number"], e["code"]) for e in record["earlier_sessions"]] == [
