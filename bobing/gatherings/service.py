@@ -91,6 +91,8 @@ class GatheringService:
     def __init__(self, tables: TableService, store: GatheringStore) -> None:
         self.tables = tables
         self.store = store
+        self._session_locks: dict[str, asyncio.Lock] = {}
+        """One session start at a time per event (a tap and "start on time" together)."""
 
     # -- creating ---------------------------------------------------------------------------
 
@@ -715,9 +717,17 @@ class GatheringService:
         """Start the programme's next game session (``session``: its index; None: the next):
         once every table is over, each table gets a new game with the same people in the same
         seats under the session's rules (its ``minutes`` the tables' time limit), and they
-        start. The new tables' host tokens are returned once, as on create."""
+        start. The new tables' host tokens are returned once, as on create. The seats' claims
+        are freed: each phone claims its seat at the new table again with its card's key."""
         gathering = await self.gathering(code)
         self.check_organizer(gathering, authorization)
+        lock = self._session_locks.setdefault(gathering.code, asyncio.Lock())
+        async with lock:
+            return await self._start_session(await self.gathering(code), authorization, session)
+
+    async def _start_session(
+        self, gathering: Gathering, authorization: str | None, session: Any
+    ) -> dict[str, Any]:
         spec = gathering.spec
         programme = spec.get("programme") or []
         if not programme or not gathering.tables:
@@ -787,6 +797,8 @@ class GatheringService:
             for entry, table in zip(gathering.tables, made, strict=True)
         ]
         await self.store.update_tables(gathering.code, self._stored(stored))
+        for number, name in sorted(gathering.claims):
+            await self.store.release(gathering.code, number, name)
         await self.control(gathering.code, authorization, "start")
         return {
             "session": index,

@@ -4,6 +4,7 @@ session ranked event-wide, the prize desk listing every session's prizes, the se
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
 import json
@@ -106,14 +107,30 @@ async def test_the_2013_evening_in_sessions(tmp_path: Path) -> None:
         # the 状元摇奖: organiser only, then once
         anyone = await http.post(f"/api/events/{code}/session", json={})
         assert anyone.status_code == 401
-        started = await http.post(
-            f"/api/events/{code}/session", json={"session": 2}, headers=bearer(token)
+        # 员工2 claimed a seat with the card's QR during the 会饼
+        seats = (await http.get(f"/api/events/{code}/seats", headers=bearer(token))).json()
+        key = next(s["claim_key"] for s in seats["tables"][0]["seats"] if s["name"] == "员工2")
+        claim = {"name": "员工2", "key": key}
+        first_claim = await http.post(f"/api/events/{code}/tables/1/claim", json=claim)
+        assert first_claim.status_code == 201 and first_claim.json()["code"] == tables[0]["code"]
+        # two taps at once (the button and "start on time"): one session starts, once
+        taps = await asyncio.gather(
+            *(
+                http.post(f"/api/events/{code}/session", json={"session": 2}, headers=bearer(token))
+                for _ in range(2)
+            )
         )
-        assert started.status_code == 201, started.text
+        assert sorted(r.status_code for r in taps) == [201, 409], [r.text for r in taps]
+        started = next(r for r in taps if r.status_code == 201)
+        assert next(r for r in taps if r.status_code == 409).json()["code"] == "no_session"
         ranked = started.json()
         assert (ranked["session"], ranked["name"]) == (2, "状元摇奖")
         again = await http.post(f"/api/events/{code}/session", json={}, headers=bearer(token))
         assert (again.status_code, again.json()["code"]) == (409, "no_session")
+        # the seat is claimed again at the new table with the same card
+        second_claim = await http.post(f"/api/events/{code}/tables/1/claim", json=claim)
+        assert second_claim.status_code == 201, second_claim.text
+        assert second_claim.json()["code"] == ranked["tables"][0]["code"]
         new = {t["number"]: t for t in ranked["tables"]}
         assert new[1]["code"] != tables[0]["code"] and new[1]["players"] == PEOPLE[:7]
         state = (await http.get(f"/api/tables/{new[1]['code']}")).json()
