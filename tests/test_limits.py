@@ -46,6 +46,9 @@ HOMES: dict[str, tuple[str, str]] = {
     "max_cost_name": ("bobing.organizer.budget", "MAX_COST_NAME"),
     "max_roster_bytes": ("bobing.organizer.roster", "MAX_ROSTER_BYTES"),
     "max_playoff_throws": ("bobing.organizer.playoff", "MAX_PLAYOFF_THROWS"),
+    "max_sessions": ("bobing.organizer.programme", "MAX_SESSIONS"),
+    "max_session_name": ("bobing.organizer.programme", "MAX_SESSION_NAME"),
+    "max_session_minutes": ("bobing.organizer.programme", "MAX_SESSION_MINUTES"),
     "code_length": ("bobing.tables.tokens", "CODE_LENGTH"),
     "analysis_players": ("bobing.tables.limits", "ANALYSIS_PLAYERS"),
 }

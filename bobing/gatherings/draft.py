@@ -37,6 +37,14 @@ from bobing.organizer.customs import (
     table_start_thrower,
 )
 from bobing.organizer.prizes import table_prize_value
+from bobing.organizer.programme import (
+    Session,
+    game_sessions,
+    parse_programme,
+    programme_prize_cost,
+    ranked_value,
+    session_rules,
+)
 from bobing.organizer.text import amount, display_text, name_key
 from bobing.tables.limits import MAX_EVENT_NAME, MAX_EVENT_TABLES
 from bobing.tables.problems import ApiError
@@ -127,6 +135,29 @@ class Draft:
     """``tables`` / ``table_size`` as asked, kept to seat the people present later."""
     donated_sets: tuple[DonatedSet, ...] = ()
     organizers: tuple[str, ...] = ()
+    programme: tuple[Session, ...] = ()
+    """The evening's sessions (RULES.md §10.2); empty: the tables play one game."""
+    start_on_time: bool = False
+    """The organiser's "start on time": the dashboard starts each game session at its time."""
+
+    def first_session(self) -> int | None:
+        """The index of the programme's first game session (the tables made first play it)."""
+        games = game_sessions(self.programme)
+        return games[0] if games else None
+
+    def table_rules(self, session: int | None = None) -> dict[str, Any]:
+        """The rules a table of ``session`` (None: the first game session) is made with."""
+        index = self.first_session() if session is None else session
+        if index is None:
+            return self.rules_json
+        return session_rules(self.rules_json, self.programme[index].game)
+
+    def table_time_limit(self, session: int | None = None) -> int | None:
+        """A session's ``minutes`` (its bell, §8.1), else the event's time limit."""
+        index = self.first_session() if session is None else session
+        if index is not None and self.programme[index].minutes is not None:
+            return self.programme[index].minutes
+        return self.time_limit
 
     def payers(self) -> list[str]:
         """Everyone who paid (roster order): all, unless the roster has a ``paid`` column."""
@@ -135,9 +166,10 @@ class Draft:
     def summary(self) -> BudgetSummary:
         """The budget: income from everyone who paid, every table's prizes less the donated
         sets, and the 王中王 prize."""
-        per_table = table_prize_value(self.rules_json, self.prize_set)
-        spent = prize_cost(
-            per_table,
+        spent = event_prize_cost(
+            self.rules_json,
+            self.prize_set,
+            self.programme,
             len(self.seated),
             float(self.playoff_prize.get("value") or 0),
             self.donated_sets,
@@ -159,6 +191,10 @@ class Draft:
             customs["donated_sets"] = [d.to_json() for d in self.donated_sets]
         if self.organizers:
             customs["organizers"] = list(self.organizers)
+        if self.programme:
+            customs["programme"] = [s.to_json() for s in self.programme]
+        if self.start_on_time:
+            customs["start_on_time"] = True
         return {
             **customs,
             "name": self.name,
@@ -236,6 +272,18 @@ def draft_event(body: Mapping[str, Any], present: frozenset[str] | None = None) 
     budget = model_errors(parse_budget, body.get("budget"))
     playoff_prize = playoff_prize_of(body.get("playoff_prize"))
     start_thrower = model_errors(parse_start_thrower, body.get("start_thrower"), people)
+    ranked_list = rules_json.get("award") == "ranked" and bool(rules_json.get("ranked_prizes"))
+    programme: tuple[Session, ...] = model_errors(
+        parse_programme, body.get("programme"), ranked_list=ranked_list
+    )
+    start_on_time = body.get("start_on_time") or False
+    if not isinstance(start_on_time, bool):
+        raise ApiError(
+            "invalid_field", "start_on_time must be true or false", field="start_on_time"
+        )
+    for game in sorted({s.game for s in programme} - {"none"}):
+        # every session's tables are checked now: nothing fails when the organiser starts it
+        parse_rules(session_rules(rules_json, game), prize_set.counts() or None)
     previous = body.get("previous")
     if previous is not None and not isinstance(previous, str):
         raise ApiError("invalid_field", "previous must be an event code", field="previous")
@@ -257,6 +305,27 @@ def draft_event(body: Mapping[str, Any], present: frozenset[str] | None = None) 
         layout={k: body[k] for k in ("tables", "table_size") if body.get(k) is not None},
         donated_sets=model_errors(parse_donated_sets, body.get("donated_sets")),
         organizers=tuple(model_errors(parse_organizers, body.get("organizers"))),
+        programme=programme,
+        start_on_time=start_on_time and bool(programme),
+    )
+
+
+def event_prize_cost(
+    rules: Mapping[str, Any],
+    prize_set: PrizeSet,
+    programme: tuple[Session, ...],
+    tables: int,
+    playoff: float,
+    donated: tuple[DonatedSet, ...],
+) -> float:
+    """What the event's prizes cost: every table's set (or ranked list) and the 王中王 prize,
+    less the donated sets; with a programme, each session's prizes (RULES.md §10.2)."""
+    if not programme:
+        return prize_cost(table_prize_value(rules, prize_set), tables, playoff, donated)
+    given = sum(d.sets for d in donated)
+    return (
+        programme_prize_cost(programme, prize_set.value(), tables, ranked_value(rules), given)
+        + playoff
     )
 
 

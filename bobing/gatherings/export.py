@@ -36,7 +36,11 @@ def desk_rows(results: Mapping[str, Any], lang: str, *, by_name: bool = False) -
     the kitty's total; under 分状元 each table's shared goods follow, held by nobody."""
     people = name_order(results["people"]) if by_name else results["people"]
     paying = any("pays" in person for person in people)
+    # an evening in sessions (RULES.md §10.2): a 场次 column names each prize's session
+    sessions = {s["index"]: s["name"] for s in results.get("sessions") or []}
     head: list[Cell] = [t(f"event.export.{c}", lang) for c in COLUMNS]
+    if sessions:
+        head.append(t("event.export.session", lang))
     rows: list[list[Cell]] = [[*head, t("event.export.pays", lang)] if paying else head]
     for person in people:
         first = len(rows)
@@ -45,10 +49,12 @@ def desk_rows(results: Mapping[str, Any], lang: str, *, by_name: bool = False) -
             person["name"],
             person.get("group") or "",
         ]
-        counted = prize_counts(person["prizes"])
+        counted = _counted(person["prizes"], sessions)
         if not counted:
-            rows.append([*base, "", t("event.export.nothing", lang), 0, 0, 0])
-        for prize in counted:
+            rows.append(
+                [*base, "", t("event.export.nothing", lang), 0, 0, 0, *([""] if sessions else [])]
+            )
+        for session, prize in counted:
             value = prize["value"] or 0
             rows.append(
                 [
@@ -58,6 +64,7 @@ def desk_rows(results: Mapping[str, Any], lang: str, *, by_name: bool = False) -
                     prize["count"],
                     value,
                     round(value * prize["count"], 2),  # 0.1 元 × 3 is 0.3, not 0.30000000000000004
+                    *([session] if sessions else []),
                 ]
             )
         if paying:
@@ -76,13 +83,33 @@ def desk_rows(results: Mapping[str, Any], lang: str, *, by_name: bool = False) -
                     good["count"],
                     value,
                     round(value * good["count"], 2),
+                    *([""] if sessions else []),
                     *([""] if paying else []),
                 ]
             )
     if paying:
         kitty = (results.get("money") or {}).get("kitty", 0)
-        rows.append(["", t("event.export.kitty", lang), *[""] * (len(COLUMNS) - 2), kitty])
+        blank = len(COLUMNS) - 2 + bool(sessions)
+        rows.append(["", t("event.export.kitty", lang), *[""] * blank, kitty])
     return rows
+
+
+def _counted(
+    prizes: list[dict[str, Any]], sessions: Mapping[int, str]
+) -> list[tuple[str, dict[str, Any]]]:
+    """A person's prizes counted (:func:`prize_counts`), each with its session's name; with
+    sessions, counted within each session, in the programme's order (the 王中王's last)."""
+    if not sessions:
+        return [("", row) for row in prize_counts(prizes)]
+    order = [*sessions, None]
+    out: list[tuple[str, dict[str, Any]]] = []
+    for index in order:
+        mine = [p for p in prizes if p.get("session") == index]
+        out.extend(
+            (sessions.get(index, "") if index is not None else "", row)
+            for row in prize_counts(mine)
+        )
+    return out
 
 
 def winner_rows(results: Mapping[str, Any], lang: str) -> list[list[Cell]]:

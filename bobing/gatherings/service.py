@@ -15,10 +15,12 @@ import hmac
 from collections.abc import Mapping
 from typing import Any
 
+from bobing.engine.rules import rules_from_json
 from bobing.gatherings.collation import by_name
 from bobing.gatherings.draft import (
     Draft,
     draft_event,
+    event_prize_cost,
     model_errors,
     named_prizes,
     table_name,
@@ -42,7 +44,13 @@ from bobing.organizer.customs import (
 )
 from bobing.organizer.playoff import check_throws
 from bobing.organizer.prizes import table_prize_value
-from bobing.organizer.results import event_results
+from bobing.organizer.programme import (
+    Session,
+    event_ranking,
+    game_sessions,
+    session_rules,
+)
+from bobing.organizer.results import event_results, prize_counts
 from bobing.organizer.roster import parse_people
 from bobing.organizer.seating import leaderless_tables
 from bobing.storage.event_store import CodeTaken, iso, utcnow
@@ -83,6 +91,8 @@ class GatheringService:
     def __init__(self, tables: TableService, store: GatheringStore) -> None:
         self.tables = tables
         self.store = store
+        self._session_locks: dict[str, asyncio.Lock] = {}
+        """One session start at a time per event (a tap and "start on time" together)."""
 
     # -- creating ---------------------------------------------------------------------------
 
@@ -120,40 +130,28 @@ class GatheringService:
         Everything was checked by the draft; should a table still fail (the database, say),
         every table made so far is deleted again before the error goes on: nothing is left.
         """
-        name, mode, rules_json = draft.name, draft.mode, draft.rules_json
         named = named_prizes(draft.prize_set)
         throwers = draft.table_start_throwers()
+        session = draft.first_session()
 
         async def make_table(
             number: int, members: list[Person], made_codes: list[str]
         ) -> tuple[dict[str, Any], dict[str, str]]:
-            created = await self.tables.create_table(
-                name=table_name(name, number),
-                mode=mode,
-                rules=rules_json,
-                named_prizes=named,
-                time_limit=draft.time_limit,
+            return await self._make_table(
+                code,
+                number,
+                [p.name for p in members],
+                throwers[number - 1],
+                name=draft.name,
+                mode=draft.mode,
+                rules=draft.table_rules(),
+                named=named,
+                time_limit=draft.table_time_limit(),
                 creator=creator,
-                gathering=code,
-                event_tables=len(draft.seated),
+                tables=len(draft.seated),
+                session=session,
+                made_codes=made_codes,
             )
-            made_codes.append(created.code)
-            keys: dict[str, str] = {}
-            for person in members:  # in seat order: a table's seats are taken one by one
-                # The seat's player token is thrown away: nobody holds it until the seat is
-                # claimed with its card's claim key (or by the organiser).
-                await self.tables.join(created.code, person.name)
-                keys[person.name] = new_token("k")
-            await self.tables.name_start_thrower(created.code, throwers[number - 1])
-            table = {
-                "number": number,
-                "code": created.code,
-                "host_token": created.host_token,
-                "play_token": created.play_token,
-                "players": [p.name for p in members],
-                "start_thrower": throwers[number - 1],
-            }
-            return table, keys
 
         made_codes: list[str] = []
         try:
@@ -176,10 +174,59 @@ class GatheringService:
         made = [o for o in outcomes if not isinstance(o, BaseException)]
         return [t for t, _ in made], {str(t["number"]): keys for t, keys in made}
 
+    async def _make_table(
+        self,
+        code: str,
+        number: int,
+        players: list[str],
+        thrower: str,
+        *,
+        name: str,
+        mode: str,
+        rules: dict[str, Any],
+        named: dict[str, dict[str, Any]],
+        time_limit: int | None,
+        creator: str | None,
+        tables: int,
+        session: int | None,
+        made_codes: list[str],
+    ) -> tuple[dict[str, Any], dict[str, str]]:
+        """One table of the event ``code``, its people seated in order and its start thrower
+        named: the table (with its host token) and each seat's claim key."""
+        created = await self.tables.create_table(
+            name=table_name(name, number),
+            mode=mode,
+            rules=rules,
+            named_prizes=named,
+            time_limit=time_limit,
+            creator=creator,
+            gathering=code,
+            event_tables=tables,
+        )
+        made_codes.append(created.code)
+        keys: dict[str, str] = {}
+        for person in players:  # in seat order: a table's seats are taken one by one
+            # The seat's player token is thrown away: nobody holds it until the seat is
+            # claimed with its card's claim key (or by the organiser).
+            await self.tables.join(created.code, person)
+            keys[person] = new_token("k")
+        await self.tables.name_start_thrower(created.code, thrower)
+        table: dict[str, Any] = {
+            "number": number,
+            "code": created.code,
+            "host_token": created.host_token,
+            "play_token": created.play_token,
+            "players": players,
+            "start_thrower": thrower,
+        }
+        if session is not None:
+            table["session"] = session
+        return table, keys
+
     @staticmethod
     def _stored(tables: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        keys = ("number", "code", "players", "start_thrower")
-        return [{k: t[k] for k in keys} for t in tables]
+        keys = ("number", "code", "players", "start_thrower", "session", "past")
+        return [{k: t[k] for k in keys if k in t} for t in tables]
 
     async def create(self, body: Mapping[str, Any], creator: str | None = None) -> dict[str, Any]:
         """Create the event and all its tables, seats named; the secrets are returned once.
@@ -295,6 +342,8 @@ class GatheringService:
             **{k: spec.get(k) for k in ("name", "date", "mode", "rules", "seating", "people")},
             **{k: spec.get(k) for k in ("prizes", "budget", "playoff_prize", "start_thrower")},
             "time_limit": spec.get("time_limit"),
+            "programme": spec.get("programme"),
+            "start_on_time": spec.get("start_on_time"),
             **{k: v for k, v in (spec.get("layout") or {}).items() if k != "planned"},
         }
         draft = draft_event(body, present=gathering.present)
@@ -359,6 +408,7 @@ class GatheringService:
                     "start_thrower": table.get("start_thrower"),
                     # the roster's 组长 at this table (its card names them)
                     "leaders": [n for n in table["players"] if n in leaders],
+                    **({"session": table["session"]} if "session" in table else {}),
                 }
             )
         people = [{**p, "table": seat_of.get(p["name"])} for p in spec.get("people", [])]
@@ -387,6 +437,26 @@ class GatheringService:
             "all_over": bool(runtimes) and all(r.status == "over" for r in runtimes),
             "playoff_field": playoff_field([t["result"] for t in tables]),
             "playoff": await self._playoff_view(gathering),
+            **self._programme_view(gathering, runtimes),
+        }
+
+    @staticmethod
+    def _programme_view(gathering: Gathering, runtimes: list[Runtime]) -> dict[str, Any]:
+        """``programme`` (the run-sheet, RULES.md §10.2), ``session`` (the index of the game
+        session the tables play now) and ``next_session`` (the next game session the
+        organiser may start once every table is over, or null); absent without a programme."""
+        programme = gathering.spec.get("programme")
+        if not programme or not gathering.tables:
+            return {"programme": programme} if programme else {}
+        current = int(gathering.tables[0].get("session", 0))
+        later = [i for i, s in enumerate(programme) if s["game"] != "none" and i > current]
+        over = all(r.status == "over" for r in runtimes)
+        return {
+            "programme": programme,
+            "start_on_time": bool(gathering.spec.get("start_on_time")),
+            "session": current,
+            "next_session": later[0] if later else None,
+            "session_over": over,
         }
 
     def _budget(self, gathering: Gathering, per_table: float) -> BudgetSummary:
@@ -397,7 +467,19 @@ class GatheringService:
         payers = [p.name for p in people if p.paid is not False]
         donated = parse_donated_sets(spec.get("donated_sets"))
         tables = len(gathering.tables) or int((spec.get("layout") or {}).get("planned", 0))
-        spent = prize_cost(per_table, tables, self._playoff_value(spec), donated)
+        programme = _sessions(spec.get("programme") or [])
+        spent = (
+            event_prize_cost(
+                spec.get("rules") or {},
+                parse_prize_set(spec.get("prizes")),
+                programme,
+                tables,
+                self._playoff_value(spec),
+                donated,
+            )
+            if programme
+            else prize_cost(per_table, tables, self._playoff_value(spec), donated)
+        )
         # Who came (RULES.md §10.1): those checked in once the door is closed; without a
         # check-in everyone on the roster is seated.
         came = (
@@ -630,6 +712,210 @@ class GatheringService:
             "players": field,
         }
 
+    # -- the programme (RULES.md §10.2) ----------------------------------------------------
+
+    async def start_session(
+        self, code: str, authorization: str | None, session: Any = None
+    ) -> dict[str, Any]:
+        """Start the programme's next game session (``session``: its index; None: the next):
+        once every table is over, each table gets a new game with the same people in the same
+        seats under the session's rules (its ``minutes`` the tables' time limit), and they
+        start. The new tables' host tokens are returned once, as on create. The seats' claims
+        are freed: each phone claims its seat at the new table again with its card's key."""
+        gathering = await self.gathering(code)
+        self.check_organizer(gathering, authorization)
+        lock = self._session_locks.setdefault(gathering.code, asyncio.Lock())
+        async with lock:
+            return await self._start_session(await self.gathering(code), authorization, session)
+
+    async def _start_session(
+        self, gathering: Gathering, authorization: str | None, session: Any
+    ) -> dict[str, Any]:
+        spec = gathering.spec
+        programme = spec.get("programme") or []
+        if not programme or not gathering.tables:
+            raise ApiError(
+                "no_session",
+                f"event {gathering.code} has no programme session to start",
+                code=gathering.code,
+            )
+        current = int(gathering.tables[0].get("session", 0))
+        later = [i for i in game_sessions(_sessions(programme)) if i > current]
+        exact = session is None or (isinstance(session, int) and not isinstance(session, bool))
+        wanted = later[0] if session is None and later else session
+        if not exact or not later or wanted != later[0]:
+            raise ApiError(
+                "no_session",
+                f"event {gathering.code} has no session {str(session)[:10]!r} to start next",
+                code=gathering.code,
+            )
+        runtimes = await self._runtimes(gathering)
+        playing = [
+            t["number"]
+            for t, r in zip(gathering.tables, runtimes, strict=True)
+            if r.status != "over"
+        ]
+        if playing:
+            raise ApiError(
+                "session_playing",
+                "the next session starts once every table is over; still playing: "
+                + ", ".join(map(str, playing)),
+                tables=", ".join(map(str, playing)),
+            )
+        index = int(wanted)
+        entry_session = programme[index]
+        rules = session_rules(spec.get("rules") or {}, entry_session["game"])
+        named = named_prizes(parse_prize_set(spec.get("prizes")))
+        limit = entry_session.get("minutes") or spec.get("time_limit")
+        made_codes: list[str] = []
+        made: list[dict[str, Any]] = []
+        try:
+            for entry in gathering.tables:
+                table, _ = await self._make_table(
+                    gathering.code,
+                    entry["number"],
+                    list(entry["players"]),
+                    entry.get("start_thrower") or entry["players"][0],
+                    name=gathering.name,
+                    mode=spec.get("mode", "referee"),
+                    rules=rules,
+                    named=named,
+                    time_limit=limit,
+                    creator=None,
+                    tables=len(gathering.tables),
+                    session=index,
+                    made_codes=made_codes,
+                )
+                made.append(table)
+        except BaseException:
+            await self.tables.discard(made_codes)
+            raise
+        stored = [
+            {
+                **entry,
+                "code": table["code"],
+                "session": index,
+                "past": [*entry.get("past", []), {"session": current, "code": entry["code"]}],
+            }
+            for entry, table in zip(gathering.tables, made, strict=True)
+        ]
+        await self.store.update_tables(gathering.code, self._stored(stored))
+        for number, name in sorted(gathering.claims):
+            await self.store.release(gathering.code, number, name)
+        await self.control(gathering.code, authorization, "start")
+        return {
+            "session": index,
+            "name": entry_session["name"],
+            "tables": [
+                {k: t[k] for k in ("number", "code", "host_token", "play_token", "players")}
+                for t in made
+            ],
+        }
+
+    async def _session_tables(self, gathering: Gathering) -> dict[int, list[dict[str, Any]]]:
+        """Every game session played so far: its tables ``{"number", "code", "players",
+        "result", "times"}`` in table order, by session index."""
+        out: dict[int, list[dict[str, Any]]] = {}
+        for entry in gathering.tables:
+            played = [*entry.get("past", []), {"session": entry.get("session", 0), **entry}]
+            for item in played:
+                runtime = await self.tables.fresh_runtime(item["code"])
+                out.setdefault(int(item["session"]), []).append(
+                    {
+                        "number": entry["number"],
+                        "code": item["code"],
+                        "players": entry["players"],
+                        "result": _result(runtime),
+                        "times": dict(runtime.throw_at),
+                        "status": runtime.status,
+                    }
+                )
+        return out
+
+    async def _programme_results(
+        self, gathering: Gathering, playoff: dict[str, Any] | None, playoff_prizes: list[Any]
+    ) -> dict[str, Any]:
+        """Who takes home what from every session (RULES.md §10.2): each cakes session's
+        cakes, each ranked session's event-wide ranking, the 王中王."""
+        spec = gathering.spec
+        programme = _sessions(spec.get("programme") or [])
+        prize_set = parse_prize_set(spec.get("prizes"))
+        played = await self._session_tables(gathering)
+        cakes = [i for i in sorted(played) if programme[i].game == "cakes"]
+        base_index = cakes[0] if cakes else min(played)
+
+        def without_ranking(tables: list[dict[str, Any]]) -> list[dict[str, Any]]:
+            # a ranked session's tables hand out nothing of their own: the event ranks
+            return [
+                {
+                    **t,
+                    "result": None
+                    if t["result"] is None
+                    else {k: v for k, v in t["result"].items() if k != "ranking"},
+                }
+                for t in tables
+            ]
+
+        base_tables = played[base_index]
+        if programme[base_index].game == "ranked":
+            base_tables = without_ranking(base_tables)
+        out = event_results(base_tables, prize_set, playoff=playoff, playoff_prizes=playoff_prizes)
+        people = {p["name"]: p for p in out["people"]}
+        for person in out["people"]:
+            for prize in person["prizes"]:
+                if prize.get("tier") != "wangzhongwang":
+                    prize["session"] = base_index
+        rules_json = spec.get("rules") or {}
+        ranked_rules = (
+            rules_from_json(session_rules(rules_json, "ranked"))
+            if any(s.game == "ranked" for s in programme)
+            else None
+        )
+        sessions: list[dict[str, Any]] = []
+        for index, session in enumerate(programme):
+            tables = played.get(index)
+            row: dict[str, Any] = {**session.to_json(), "index": index}
+            if session.game == "none":
+                sessions.append(row)
+                continue
+            status = (
+                "waiting"
+                if tables is None
+                else "over"
+                if all(t["status"] == "over" for t in tables)
+                else "playing"
+            )
+            row["status"] = status
+            row["tables"] = [{"number": t["number"], "code": t["code"]} for t in tables or []]
+            if session.game == "cakes" and tables is not None and index != base_index:
+                extra = event_results(tables, prize_set)
+                for person in extra["people"]:
+                    for prize in person["prizes"]:
+                        people[person["name"]]["prizes"].append({**prize, "session": index})
+            if session.game == "ranked" and tables is not None and ranked_rules is not None:
+                ranking = event_ranking(
+                    ranked_rules,
+                    [{**t, "ranking": (t["result"] or {}).get("ranking")} for t in tables],
+                    ranked_rules.ranked_prizes or (),
+                )
+                row["ranking"] = ranking
+                if status == "over":
+                    for line in ranking:
+                        if line["prize"] is not None:
+                            people[line["player"]]["prizes"].append(
+                                {
+                                    "tier": None,
+                                    "name": line["prize"],
+                                    "value": line["value"] or 0,
+                                    "session": index,
+                                }
+                            )
+            sessions.append(row)
+        for person in out["people"]:
+            person["prize_counts"] = prize_counts(person["prizes"])
+        out["sessions"] = sessions
+        return out
+
     async def _seat_playoff(self, code: str, host_token: str, field: list[str]) -> dict[str, str]:
         """Seat the field at the playoff table in table order, lock it and start it: nobody
         else sits down and nobody starts it again; the first table's 状元 throws first. The
@@ -842,13 +1128,16 @@ class GatheringService:
             runtime = await self.tables.fresh_runtime(gathering.playoff["code"])
             playoff_result = _result(runtime)
             playoff_prizes = list(runtime.info.rules.get("ranked_prizes") or [])
-        out = event_results(
-            tables,
-            parse_prize_set(spec.get("prizes")),
-            ranked_prizes=list((spec.get("rules") or {}).get("ranked_prizes") or []),
-            playoff=playoff_result,
-            playoff_prizes=playoff_prizes,
-        )
+        if spec.get("programme") and gathering.tables:
+            out = await self._programme_results(gathering, playoff_result, playoff_prizes)
+        else:
+            out = event_results(
+                tables,
+                parse_prize_set(spec.get("prizes")),
+                ranked_prizes=list((spec.get("rules") or {}).get("ranked_prizes") or []),
+                playoff=playoff_result,
+                playoff_prizes=playoff_prizes,
+            )
         groups = {p["name"]: p.get("group") for p in spec.get("people", [])}
         for person in out["people"]:
             person["group"] = groups.get(person["name"])
@@ -895,6 +1184,18 @@ class GatheringService:
                 "throws": gathering.playoff.get("throws"),
                 "record": await self.tables.record(gathering.playoff["code"]),
             }
+        # an evening's earlier sessions (RULES.md §10.2): their tables' records, kept apart
+        # from ``tables`` (the last session's, whose winners the playoff seats)
+        earlier = [
+            {
+                "session": past["session"],
+                "number": t["number"],
+                "code": past["code"],
+                "record": await self.tables.record(past["code"]),
+            }
+            for t in gathering.tables
+            for past in t.get("past", [])
+        ]
         return {
             "event": {
                 "code": gathering.code,
@@ -903,6 +1204,7 @@ class GatheringService:
             },
             "tables": tables,
             "playoff": playoff,
+            **({"earlier_sessions": earlier} if earlier else {}),
         }
 
     async def next_year(self, code: str) -> dict[str, Any]:
@@ -929,6 +1231,8 @@ class GatheringService:
             "budget": spec.get("budget"),
             "playoff_prize": spec.get("playoff_prize"),
             "time_limit": spec.get("time_limit"),
+            **({"programme": spec["programme"]} if spec.get("programme") else {}),
+            **({"start_on_time": True} if spec.get("start_on_time") else {}),
             "start_thrower": None
             if not throwers
             else throwers[0]
@@ -939,6 +1243,19 @@ class GatheringService:
             **({"check_in": True} if spec.get("check_in") else {}),
             "previous": gathering.code,
         }
+
+
+def _sessions(programme: list[dict[str, Any]]) -> tuple[Session, ...]:
+    """A stored programme (checked on create) as its sessions."""
+    return tuple(
+        Session(
+            name=str(s["name"]),
+            game=str(s.get("game", "none")),
+            starts=s.get("starts"),
+            minutes=s.get("minutes"),
+        )
+        for s in programme
+    )
 
 
 def _key_hash(key: str) -> str:

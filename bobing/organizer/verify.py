@@ -2,7 +2,8 @@
 
 Each table's dice must follow from its revealed seed (:func:`verify_record`) and its record
 must replay under the engine; the playoff must be played by exactly the table winners the
-replays give, in table order.
+replays give, in table order. An evening's earlier sessions (``earlier_sessions``, RULES.md
+§10.2) are checked table by table as well; the playoff seats the last session's winners.
 """
 
 from __future__ import annotations
@@ -47,6 +48,17 @@ def verify_event(record: Mapping[str, Any]) -> list[TableCheck]:
         check, result = _table(table["record"], number)
         out.append(TableCheck(number, str(table.get("code", "")), check, _winner(result)))
         results.append(result)
+    # an evening's earlier sessions (RULES.md §10.2): each table's dice and replay checked too
+    for index, table in enumerate(record.get("earlier_sessions") or [], start=1):
+        if not isinstance(table, Mapping) or not isinstance(table.get("record"), Mapping):
+            raise RecordError(
+                f"earlier_sessions[{index - 1}] must be {{session, number, code, record}}",
+                code="event_record_table",
+                table=index,
+            )
+        number = int(table.get("number", index))
+        check, result = _table(table["record"], number)
+        out.append(TableCheck(number, str(table.get("code", "")), check, _winner(result)))
     playoff = record.get("playoff")
     if playoff is not None:
         if not isinstance(playoff, Mapping) or not isinstance(playoff.get("record"), Mapping):

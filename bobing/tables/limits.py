@@ -29,6 +29,7 @@ from bobing.engine.switches import (
 )
 from bobing.organizer.budget import MAX_COST_NAME
 from bobing.organizer.playoff import MAX_PLAYOFF_THROWS
+from bobing.organizer.programme import MAX_SESSION_MINUTES, MAX_SESSION_NAME, MAX_SESSIONS
 from bobing.organizer.roster import MAX_ROSTER_BYTES
 from bobing.tables.tokens import CODE_ALPHABET, CODE_LENGTH
 from bobing.vision.limits import UNSURE
@@ -75,6 +76,9 @@ SERVED: Mapping[str, int] = MappingProxyType(
         "max_cost_name": MAX_COST_NAME,
         "max_roster_bytes": MAX_ROSTER_BYTES,
         "max_playoff_throws": MAX_PLAYOFF_THROWS,
+        "max_sessions": MAX_SESSIONS,
+        "max_session_name": MAX_SESSION_NAME,
+        "max_session_minutes": MAX_SESSION_MINUTES,
         "code_length": CODE_LENGTH,
         "analysis_players": ANALYSIS_PLAYERS,
     }

@@ -69,6 +69,8 @@ STATUS: dict[str, int] = {
     "event_not_found": 404,
     "unauthorized": 401,
     "tables_playing": 409,
+    "no_session": 409,
+    "session_playing": 409,
     "playoff_exists": 409,
     "playoff_too_small": 409,
     "seat_claimed": 409,

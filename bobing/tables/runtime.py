@@ -84,6 +84,9 @@ class Runtime:
     photos: dict[int, int] = field(default_factory=dict)
     """The surviving throws a photo was kept for (``keep_photos``): throw number → the seq of
     its ``dice`` event, where the photo is linked (``GET /api/tables/{code}/photos/{seq}``)."""
+    throw_at: dict[int, str] = field(default_factory=dict)
+    """When each surviving throw's dice came in, by the server's clock (ISO), by throw number:
+    an event-wide ranking orders equal throws of different tables by it (RULES.md §10.2)."""
     commands: dict[str, CommandRecord] = field(default_factory=dict)
     """The most recent command ids (at most :data:`RECENT_COMMANDS`), oldest first."""
     forgot_commands: bool = False
@@ -235,6 +238,7 @@ def note_event(runtime: Runtime, event: StoredEvent) -> None:
         runtime.throw_seqs[data["throw"]] = event.seq
         if data.get("photo"):
             runtime.photos[data["throw"]] = event.seq
+        runtime.throw_at[data["throw"]] = iso(event.at)
         if data.get("nonce") is not None:
             runtime.fair_throws.append({"throw": data["throw"], "nonce": data["nonce"]})
     elif event.type == "deadline_set":
@@ -257,6 +261,7 @@ def note_event(runtime: Runtime, event: StoredEvent) -> None:
         undone = data["throw"]
         runtime.throw_seqs.pop(undone, None)
         runtime.photos.pop(undone, None)
+        runtime.throw_at.pop(undone, None)
         runtime.fair_throws = [f for f in runtime.fair_throws if f["throw"] < undone]
         runtime.end_reason = None
     elif event.type == "nonce_disputed":
@@ -364,6 +369,7 @@ def snapshot_of(runtime: Runtime) -> FoldSnapshot:
         "seed_revealed": runtime.seed_revealed,
         "throw_seqs": [[t, s] for t, s in runtime.throw_seqs.items()],
         "photos": [[t, s] for t, s in runtime.photos.items()],
+        "throw_at": [[t, a] for t, a in runtime.throw_at.items()],
         "commands": [[c, r.seq, r.sender, r.digest] for c, r in runtime.commands.items()],
         "forgot_commands": runtime.forgot_commands,
         "locked": runtime.locked,
@@ -394,6 +400,7 @@ def restore(runtime: Runtime, snapshot: FoldSnapshot) -> list[Event]:
     runtime.seed_revealed = bool(data["seed_revealed"])
     runtime.throw_seqs = {int(t): int(s) for t, s in data["throw_seqs"]}
     runtime.photos = {int(t): int(s) for t, s in data.get("photos", ())}  # older: none kept
+    runtime.throw_at = {int(t): str(a) for t, a in data.get("throw_at", [])}  # newer snapshots
     for command_id, seq, sender, digest in data["commands"]:
         runtime.remember_command(command_id, CommandRecord(int(seq), sender, digest))
     runtime.forgot_commands = runtime.forgot_commands or bool(data["forgot_commands"])

@@ -23,6 +23,7 @@ from bobing.organizer import MAX_ROSTER_BYTES, Person, read_roster
 from bobing.organizer.budget import MAX_AMOUNT, MAX_COST_NAME, MAX_COSTS
 from bobing.organizer.playoff import MAX_PLAYOFF_THROWS
 from bobing.organizer.prizes import MAX_VALUE
+from bobing.organizer.programme import EVENING_2013, MAX_SESSIONS
 from bobing.organizer.roster import MAX_GROUP_LENGTH, MAX_PEOPLE
 from bobing.organizer.seating import SEATINGS
 from bobing.tables.limits import MAX_EVENT_NAME, MAX_EVENT_TABLES, MAX_TIME_LIMIT, Limits
@@ -204,6 +205,16 @@ class CreateEvent(BaseModel):
     time_limit: Annotated[Any, _optional({**_WHOLE, "maximum": MAX_TIME_LIMIT})] = Field(
         default=None, description="minutes each table plays before time is called (1-600)"
     )
+    programme: Annotated[Any, _optional({"type": "array", "maxItems": MAX_SESSIONS})] = Field(
+        default=None,
+        description="the evening's sessions (RULES.md §10.2): [{name, starts: HH:MM, minutes, "
+        "game: none | cakes | ranked}]",
+        examples=[[s.to_json() for s in EVENING_2013]],
+    )
+    start_on_time: Annotated[Any, _optional({"type": "boolean"})] = Field(
+        default=None,
+        description="true: the organiser's dashboard starts each game session at its time",
+    )
 
 
 class Control(BaseModel):
@@ -226,6 +237,16 @@ class Playoff(BaseModel):
 
     throws: Annotated[Any, _typed({**_WHOLE, "maximum": MAX_PLAYOFF_THROWS})] = Field(
         default=1, description="throws each, 1-10"
+    )
+
+
+class SessionStart(BaseModel):
+    """The body of ``POST /api/events/{code}/session``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    session: Annotated[Any, _optional({**_WHOLE, "maximum": MAX_SESSIONS})] = Field(
+        default=None, description="the programme's index of the session; absent: the next"
     )
 
 
@@ -383,6 +404,17 @@ async def playoff(
     throws = 1 if body is None else body.throws
     created = await events_of(request).playoff(code, authorization, throws)
     return JSONResponse(created, status_code=201)
+
+
+@router.post("/{code}/session", status_code=201, summary="Start the next session (organiser)")
+async def start_session(
+    code: str, request: Request, body: SessionStart | None = None, authorization: Auth = None
+) -> JSONResponse:
+    """The programme's next game session (RULES.md §10.2), once every table is over: a new game
+    at each table with the same people, started; the new tables' host tokens, once."""
+    session = None if body is None else body.session
+    started = await events_of(request).start_session(code, authorization, session)
+    return JSONResponse(started, status_code=201)
 
 
 @router.post("/{code}/tables/{number}/claim", status_code=201, summary="Claim your seat")

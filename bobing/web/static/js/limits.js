@@ -25,6 +25,9 @@ import { getJson } from "./api.js";
  * @property {number} max_cost_name  a fixed cost's name in an event's budget
  * @property {number} max_roster_bytes  a roster file's size
  * @property {number} max_playoff_throws  throws each at the 状元王中王
+ * @property {number} max_sessions  sessions in an evening's programme
+ * @property {number} max_session_name  a session's name
+ * @property {number} max_session_minutes  a session's length, in minutes
  * @property {number} code_length  characters of a table's code
  * @property {number} analysis_players  the table the odds page answers for unless asked
  */

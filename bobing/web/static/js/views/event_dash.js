@@ -18,6 +18,7 @@ import {
 import { saveTable, loadTable } from "../device_store.js";
 import { limits } from "../limits.js";
 import { qrSvg } from "../qrcode.js";
+import { sessionPanel } from "../programme.js";
 import { loadInvite, forgetInviteWaiter, inviteNotice, publicUrl } from "../invite.js";
 
 export function statusText(status) {
@@ -466,6 +467,14 @@ export class EventDashboardView {
               )
             : null,
         ),
+        sessionPanel(ev, {
+          token: this.token,
+          // the new tables' host tokens stay on this device, as on create (the 组长 QR codes)
+          onStarted: (started) => {
+            rememberCreated({ tables: started.tables });
+            this.watcher.refresh();
+          },
+        }),
         this.checkInCard(ev, organiser),
         h("div", { class: "ev-grid" }, tables),
         h(

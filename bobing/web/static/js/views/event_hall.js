@@ -19,6 +19,7 @@ import { loadInvite, forgetInviteWaiter } from "../invite.js";
 import { EventWatcher, claimUrl, feedText, tableLabel, cakesLeft } from "../event.js";
 import { statusText, leaderLine } from "./event_dash.js";
 import { fetchYears, yearsSection } from "../years.js";
+import { runSheet } from "../programme.js";
 
 /** Notable throws the feed band may show (as many as fit in two lines are shown). */
 const FEED_ITEMS = 8;
@@ -143,7 +144,12 @@ export class EventHallView {
         );
       }
       screen = this.ceremony(ev, p, first);
-    } else if (ev.all_over && !p && (ev.tables.length === 1 || ev.rules.award === "ranked")) {
+    } else if (
+      ev.all_over &&
+      !p &&
+      !ev.programme && // an evening's sessions: the run-sheet says what comes next
+      (ev.tables.length === 1 || ev.rules.award === "ranked")
+    ) {
       screen = this.prizeGiving(ev);
     } else {
       screen = this.tables(ev, p);
@@ -237,6 +243,7 @@ export class EventHallView {
       h("h1", { class: "tv-title" }, ev.name),
       ev.all_over ? null : h("p", { class: "ev-hall-hint" }, t("event.hall_hint")),
       yearsSection(this.years, "ev-hall-years"),
+      runSheet(ev),
     );
   }
 

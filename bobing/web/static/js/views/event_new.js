@@ -12,6 +12,7 @@ import { renderTopbar, showError, toast } from "../ui.js";
 import { eventApi, rememberCreated, showEventError, tableLabel } from "../event.js";
 import { RuleSwitches } from "../switches.js";
 import { PRIZES_2013 } from "../tableform.js";
+import { programmeFor } from "../programme.js";
 import { limits } from "../limits.js";
 import { fetchYears, yearsSection } from "../years.js";
 
@@ -85,6 +86,7 @@ export class EventNewView {
       { name: t("event.new.example.third"), count: 1, value: 89 },
     ];
     this.rulesObject = null;
+    this.programme = programmeFor(this); // the evening's sessions (RULES.md §10.2)
     this.switches = new RuleSwitches({ onChange: () => this.schedulePreview() });
     this.busy = false;
     this.lengthAsked = null; // the last game-length question asked (the same one is not asked again)
@@ -168,6 +170,7 @@ export class EventNewView {
     this.prizes = tpl.prizes || {};
     this.costs = (tpl.budget && tpl.budget.fixed_costs) || [];
     this.rulesObject = tpl.rules || null;
+    this.programme.set(tpl.programme, tpl.start_on_time);
     if (tpl.rules && tpl.rules.award === "ranked") {
       this.values.award = "ranked";
       this.ranked = (tpl.rules.ranked_prizes || []).map((p) => ({ ...p }));
@@ -278,7 +281,7 @@ export class EventNewView {
     this.rankedBox = h("div", { class: "ev-ranked" });
     this.prizeSet = h(
       "fieldset",
-      { class: "fieldset", hidden: v.award !== "cakes" },
+      { class: "fieldset", hidden: v.award !== "cakes" && !this.programme.plays("cakes") },
       h("legend", { class: "field-label" }, t("event.new.prizes")),
       h("p", { class: "hint" }, t("event.new.prizes_hint")),
       this.prizeBox,
@@ -404,6 +407,7 @@ export class EventNewView {
       ),
       this.prizeSet,
       this.rankedSet,
+      this.programme.el,
       h(
         "fieldset",
         { class: "fieldset" },
@@ -1087,7 +1091,7 @@ export class EventNewView {
       mode: v.mode,
       people,
       seating: v.seating,
-      prizes: v.award === "cakes" ? prizes : undefined,
+      prizes: v.award === "cakes" || this.programme.plays("cakes") ? prizes : undefined,
       budget: {
         contribution: Number(v.contribution) || 0,
         fixed_costs: this.costs.filter((c) => c.name.trim()),
@@ -1112,6 +1116,7 @@ export class EventNewView {
     if (this.organizers.length) body.organizers = this.organizers;
     if (Number(v.timeLimit) >= 1) body.time_limit = Number(v.timeLimit);
     if (v.previous) body.previous = v.previous;
+    Object.assign(body, this.programme.bodyPart());
     return body;
   }
 

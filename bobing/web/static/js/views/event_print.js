@@ -13,6 +13,7 @@ import { eventApi, claimUrl, organizerToken, tableLabel } from "../event.js";
 import { eventNav } from "./event_dash.js";
 import { loadInvite, inviteNotice } from "../invite.js";
 import { fetchYears, yearsSection } from "../years.js";
+import { sessionsResults } from "../programme.js";
 
 function loading(main) {
   mount(
@@ -532,6 +533,7 @@ export class EventResultsView {
                 : h("p", { class: "winner-name none" }, t("event.no_champion")),
             )
           : null,
+        sessionsResults(res),
         h("h2", { class: "sub-title" }, t("event.by_table")),
         byTable,
         h(
