@@ -308,6 +308,7 @@ CATCH_UP_TYPES = frozenset(
         "final",
         "grab_open",
         "zhuangyuan",
+        "next_set",
         "reaction",
         "nonce_disputed",
     }
