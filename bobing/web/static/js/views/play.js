@@ -6,7 +6,7 @@ import { t } from "../i18n.js";
 import { COMMAND, EVENT, MODE, PHASE, STATUS, TIERS } from "../protocol.js";
 import { Bowl, diceRow } from "../dice.js";
 import { tierName, tierOf } from "../rulebook.js";
-import { describeThrow, awardLines, logLine, leaderText, cakes } from "../award.js";
+import { describeThrow, awardLines, logLine, leaderText, cakes, setLabel } from "../award.js";
 import { api } from "../api.js";
 import { RefereePad } from "../referee.js";
 import { icon, announce, showError, confirmDialog, toast } from "../ui.js";
@@ -457,6 +457,8 @@ export class PlayPanel {
         ),
       );
     }
+    const set = setLabel(st);
+    if (set) parts.push(h("span", { class: "badge set-badge" }, set));
     if ((st.phase === PHASE.FINAL || st.final_round) && !st.closing) {
       const fin = st.final_round;
       parts.push(

@@ -5,7 +5,7 @@ import { t } from "../i18n.js";
 import { EVENT, STATUS, PHASE } from "../protocol.js";
 import { Bowl, diceRow } from "../dice.js";
 import { classify, handName } from "../rulebook.js";
-import { describeThrow, awardLines, leaderText } from "../award.js";
+import { describeThrow, awardLines, leaderText, setLabel } from "../award.js";
 import { qrSvg } from "../qrcode.js";
 import { renderTopbar, announce, icon } from "../ui.js";
 import { rattle, settle, gong } from "../sound.js";
@@ -262,6 +262,8 @@ export class TvView {
     const fin = st.final_round;
     if (fin && fin.last_thrower && !rolling)
       next = `${next} · ${t("play.final_until", { player: fin.last_thrower })}`;
+    const set = setLabel(st);
+    if (set) next = next ? `${set} · ${next}` : set;
     const leader = leaderText(st.result, st.rules);
     let right;
     if (isRanked(st)) {

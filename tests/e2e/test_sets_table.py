@@ -1,0 +1,52 @@
+"""一二会 at one table (RULES.md §10.2, issue 30): a referee table with ``sets`` = 2 shows
+"第 1 局 / 共 2 局" on the phone and the TV, goes on into set 2 once set 1's 状元 is decided
+(the pool full again, the next player first), and its results list both sets and the sum."""
+
+from __future__ import annotations
+
+import pytest
+from e2etools import Browser, Server, wait_status, wait_throws
+from playwright.sync_api import expect
+from test_close_and_last_cake import PHONE, family_table, throw
+
+pytestmark = pytest.mark.browser
+
+
+def test_a_two_set_table_shows_set_2_and_the_results_of_both(
+    browser: Browser, server: Server
+) -> None:
+    table = family_table(server, sets=2)
+    code = table["code"]
+    page = browser.page(browser.context(viewport=PHONE), name="host")
+    page.goto(f"{server.url}/t/{code}#host={table['host_token']}")
+    page.wait_for_selector(".play")
+    tv = browser.page(browser.context(viewport={"width": 1280, "height": 720}), name="tv")
+    tv.goto(f"{server.url}/t/{code}/tv")
+    expect(page.locator(".turn-bar .set-badge")).to_have_text("第 1 局 / 共 2 局")
+    expect(tv.locator(".tv-next")).to_contain_text("第 1 局 / 共 2 局")
+
+    throw(server, table, "123456")  # 阿公: 对堂
+    throw(server, table, "444444")  # 阿嬷: 六勃红 takes every cake; set 1 is over
+    wait_throws(page, 2)
+    expect(page.locator(".turn-bar .set-badge")).to_have_text("第 2 局 / 共 2 局")
+    expect(page.locator(".turn-bar")).to_contain_text("阿明")  # after 阿嬷, who threw last
+    expect(tv.locator(".tv-next")).to_contain_text("第 2 局 / 共 2 局")
+    expect(page.locator(".log")).to_contain_text("第 2 局开始，饼全部重摆：阿明 先博")
+
+    throw(server, table, "235566")  # 阿明: nothing
+    throw(server, table, "444444")  # 阿公: 六勃红 ends set 2 and the evening
+    wait_status(page, "over")
+    sets = page.locator(".set-results .set-result")
+    expect(sets).to_have_count(3)
+    first, second, total = sets.nth(0), sets.nth(1), sets.nth(2)
+    expect(first.locator(".set-title")).to_have_text("第 1 局")
+    expect(second.locator(".set-title")).to_have_text("第 2 局")
+    expect(total.locator(".set-title")).to_have_text("各局合计（每人带回）")
+    expect(first.locator("tr.is-winner")).to_contain_text("阿嬷")
+    expect(second.locator("tr.is-winner")).to_contain_text("阿公")
+    for block, who, cakes in ((first, "阿嬷", "63"), (second, "阿公", "63")):
+        row = block.locator("tbody tr", has_text=who)
+        expect(row.locator("td.total")).to_have_text(cakes)
+    for who in ("阿公", "阿嬷"):
+        expect(total.locator("tbody tr", has_text=who).locator("td.total")).to_have_text("63")
+    expect(total.locator("tbody tr", has_text="阿明").locator("td.total")).to_have_text("0")
