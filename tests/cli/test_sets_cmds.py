@@ -77,3 +77,17 @@ def test_rules_lists_the_sets_switch(
     code, out, err = run(capsys, monkeypatch, "rules", str(rules), "--lang", "en")
     assert code == 0, err
     assert "2 set(s) played one after another" in out
+
+
+def test_simulate_says_its_numbers_are_per_set(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    rules = tmp_path / "rules.json"
+    rules.write_text(json.dumps({"preset": "traditional", "sets": 3}), encoding="utf-8")
+    args = ["simulate", "--rules", str(rules), "--games", "50", "--seed", "1", "--no-exact"]
+    code, out, err = run(capsys, monkeypatch, *args, "--lang", "en", "--workers", "1")
+    assert code == 0, err
+    assert "The rules play 3 sets one after another" in out
+    code, out, err = run(capsys, monkeypatch, *args[:2], "traditional", *args[3:], "--lang", "en")
+    assert code == 0, err
+    assert "sets one after another" not in out
