@@ -50,3 +50,23 @@ def test_a_two_set_table_shows_set_2_and_the_results_of_both(
     for who in ("阿公", "阿嬷"):
         expect(total.locator("tbody tr", has_text=who).locator("td.total")).to_have_text("63")
     expect(total.locator("tbody tr", has_text="阿明").locator("td.total")).to_have_text("0")
+
+
+def test_the_create_form_offers_sets_from_the_served_schema(
+    browser: Browser, server: Server
+) -> None:
+    """The rule editor draws 会数 from the rulebook's switch schema (no JavaScript knows it):
+    two sets chosen there make a table whose rules say sets 2, and its rules page says so."""
+    host = browser.page(name="sets-form")
+    host.goto(server.url + "/")
+    host.wait_for_selector(".order-statement .label")
+    host.get_by_text("自定义规则开关").click()
+    host.get_by_label("会数", exact=True).select_option("2")
+    expect(host.locator(".switch-editor")).to_contain_text("一二会：第 1 局状元定出后")
+    host.get_by_role("button", name="开桌").click()
+    host.wait_for_selector(".lobby")
+    code = host.url.rstrip("/").split("/")[-1]
+    made = host.evaluate(f"fetch('/api/tables/{code}').then(r => r.json())")
+    assert made["rules"]["sets"] == 2
+    host.get_by_role("link", name="看本桌规则").click()
+    expect(host.locator(".switches")).to_contain_text("一二会：第 1 局状元定出后")
