@@ -29,9 +29,16 @@ def game_result(game: Game) -> dict[str, Any]:
             out[key] = result[key]
     if "set" in result:  # 一二会 (RULES.md §10.2): absent with one set
         out["set"] = result["set"]
-        out["sets"] = [{key: done[key] for key in RESULT_KEYS} for done in result["sets"]]
+        out["sets"] = [
+            {key: done[key] for key in (*RESULT_KEYS, *SET_EXTRAS) if key in done}
+            for done in result["sets"]
+        ]
         out["totals"] = set_totals(game)
     return out
+
+
+SET_EXTRAS = ("zhuangyuan_cake", "payments")
+"""What a finished set's result keeps beside RESULT_KEYS: its 分状元 and 反向博钱 (§9.3)."""
 
 
 def set_totals(game: Game) -> dict[str, dict[str, int]]:

@@ -85,3 +85,28 @@ async def test_sets_with_ranked_is_refused_in_the_users_language(
     assert problem["title"] == "规则无效" and "sets_with_ranked" in response.text
     assert 'sets 2 needs award "cakes"' in problem["detail"]
     assert "Traceback" not in response.text
+
+
+async def test_who_pays_what_is_summed_over_the_sets(http: httpx.AsyncClient) -> None:
+    """反向博钱 with 一二会: each set's rows say what its cakes cost, the total rows the sum."""
+    values = {"zhuangyuan": 10, "duitang": 2, "sanhong": 1, "sijin": 1, "erju": 1, "yixiu": 1}
+    rules = {**RULES, "money": "pay", "values": values}
+    created = await create_table(http, mode="referee", rules=rules)
+    code, host = created["code"], created["host_token"]
+    for name in ("甲", "乙", "丙"):
+        await join(http, code, name)
+    await command_over_http(http, code, host, {"type": "start", "starter": "甲"})
+    for turn, dice in enumerate(("444444", "235566", "235566", "444444"), start=1):
+        await command_over_http(http, code, host, {"type": "throw", "turn": turn, "dice": dice})
+    state = await _state(http, code)
+    assert state["status"] == "over"
+    # 甲 swept set 1 (10 + 2×2 + 4 + 8 + 16 + 32 = 74); set 2 began with 乙: 乙, 丙, then 甲 swept
+    assert state["result"]["sets"][0]["payments"]["players"]["甲"] == 74
+    assert state["result"]["payments"]["players"]["甲"] == 74
+    plain = (await http.get(f"/api/tables/{code}/results.csv")).text.lstrip("\ufeff")
+    rows = list(csv.reader(io.StringIO(plain)))
+    assert rows[0][0] == "set" and rows[0][-1] == "pays"
+    by = {(row[0], row[2]): row for row in rows[1:] if row[0]}
+    assert by[("1", "甲")][-1] == "74" and by[("2", "甲")][-1] == "74"
+    assert by[("total", "甲")][-1] == "148" and by[("total", "乙")][-1] == "0"
+    assert rows[-1][1] == "kitty" and rows[-1][-1] == "148"
