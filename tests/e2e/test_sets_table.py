@@ -50,6 +50,9 @@ def test_a_two_set_table_shows_set_2_and_the_results_of_both(
     for who in ("阿公", "阿嬷"):
         expect(total.locator("tbody tr", has_text=who).locator("td.total")).to_have_text("63")
     expect(total.locator("tbody tr", has_text="阿明").locator("td.total")).to_have_text("0")
+    # the TV's end screen lists both sets and the sum too
+    expect(tv.locator(".tv-over .set-results .set-result")).to_have_count(3)
+    expect(tv.locator(".tv-over .winner-name")).to_have_text("阿公")
 
 
 def test_the_create_form_offers_sets_from_the_served_schema(

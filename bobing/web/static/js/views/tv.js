@@ -14,7 +14,7 @@ import { inviteUrl } from "./lobby.js";
 import { forgetInviteWaiter, loadInvite } from "../invite.js";
 import { recentThrows, zhuangyuanRace } from "../tv_race.js";
 import { celebrateThrow, celebrateEnd } from "../celebrations.js";
-import { resultsTable, endReason } from "./end.js";
+import { setsResults, endReason } from "./end.js";
 import { CountdownBar } from "../countdown.js";
 import { isRanked, paintLeaderboard, PrizeCeremony, rankingTable } from "../ranked.js";
 import { fitToScreen } from "../fit.js";
@@ -222,7 +222,7 @@ export class TvView {
               : null,
             z && z.dice ? diceRow(z.dice, { size: "lg" }) : null,
           ),
-          h("section", { class: "card" }, resultsTable(st)),
+          h("section", { class: "card" }, setsResults(st)),
           h("div", { class: "tv-over-side" }, zhuangyuanRace(this.session), qr),
         ),
       );
