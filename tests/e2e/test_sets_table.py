@@ -32,6 +32,7 @@ def test_a_two_set_table_shows_set_2_and_the_results_of_both(
     expect(page.locator(".turn-bar")).to_contain_text("阿明")  # after 阿嬷, who threw last
     expect(tv.locator(".tv-next")).to_contain_text("第 2 局 / 共 2 局")
     expect(page.locator(".log")).to_contain_text("第 2 局开始，饼全部重摆：阿明 先博")
+    expect(page.locator(".sets-done li")).to_have_text("第 1 局：状元 阿嬷 · 阿嬷 63 个")
 
     throw(server, table, "235566")  # 阿明: nothing
     throw(server, table, "444444")  # 阿公: 六勃红 ends set 2 and the evening

@@ -75,6 +75,32 @@ export function poolView(state) {
   );
 }
 
+/** 一二会 (RULES.md §10.2): one line per finished set while the next is played: its 状元 and
+ * what each person took home from it (the set in play is the table above). */
+export function setsDone(state) {
+  const done = (state.result && state.result.sets) || [];
+  if (!done.length) return null;
+  return h(
+    "ul",
+    { class: "sets-done" },
+    done.map((one, i) => {
+      const won = Object.entries(one.holdings || {})
+        .filter(([, held]) => cakes(held))
+        .map(([name, held]) => t("play.set_cakes", { player: name, n: cakes(held) }))
+        .join(t("list.sep"));
+      return h(
+        "li",
+        { "data-set": String(i + 1) },
+        t("play.set_done", {
+          n: i + 1,
+          player: (one.zhuangyuan && one.zhuangyuan.player) || "—",
+          won,
+        }),
+      );
+    }),
+  );
+}
+
 /** Each player's cakes per tier (a table), the one whose turn it is marked. */
 export function holdingsTable(state, { me = null } = {}) {
   const result = state.result || { holdings: {} };
@@ -427,6 +453,7 @@ export class PlayPanel {
         this.playersBox,
         h("h2", { id: "players-title", class: "card-title" }, t("play.holdings")),
         holdingsTable(st, { me: this.session.me }),
+        setsDone(st),
       );
     }
     this.paintLog();
