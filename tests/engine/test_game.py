@@ -518,3 +518,35 @@ def test_one_set_adds_no_key_and_time_called_starts_no_next_set() -> None:
     two.close()
     two.throw("123456")
     assert two.is_over and two.result()["set"] == 1 and two.result()["sets"] == []
+
+
+@pytest.mark.parametrize("preset", ["traditional", "modern"])
+def test_seeded_three_set_evenings_conserve_every_set_and_replay(preset: str) -> None:
+    """Whole evenings of three sets from seeded dice (grabs at random): every finished set gave
+    out all its cakes or left them in its own pool, each set began with the player after the
+    last thrower, and the record and the events rebuild the same evening."""
+    rules = load_rules({"preset": preset, "sets": 3})
+    for seed in range(12):
+        game = Game(rules, ["甲", "乙", "丙", "丁"])
+        dice = SeededDice(seed)
+        game.roll_start(dice)
+        chooser = random.Random(seed)
+        while not game.is_over:
+            if game.phase is Phase.GRAB:
+                game.grab(rng=chooser)
+            else:
+                game.roll(dice)
+        state = game.state
+        assert state.set_number == 3 and len(state.done) == 2
+        for done in (*state.done, state):
+            held = [sum(row[i] for row in done.held) for i in range(len(TIERS))]
+            assert [a + b for a, b in zip(held, done.pool, strict=True)] == list(rules.prizes)
+        starts = [e for e in game.events if e.type == "next_set"]
+        assert [e.number for e in starts] == [2, 3]
+        for event, done in zip(starts, state.done, strict=True):
+            assert done.thrown_turn is not None
+            last = done.seat_at(done.thrown_turn)
+            assert event.starter == done.players[(last + done.step) % len(done.players)]
+        again = Game.from_record(game.to_record(seed=seed))
+        assert again.result() == game.result()
+        assert Game.replay(rules, game.players, game.events).state == state
