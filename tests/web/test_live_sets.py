@@ -110,3 +110,26 @@ async def test_who_pays_what_is_summed_over_the_sets(http: httpx.AsyncClient) ->
     assert by[("1", "甲")][-1] == "74" and by[("2", "甲")][-1] == "74"
     assert by[("total", "甲")][-1] == "148" and by[("total", "乙")][-1] == "0"
     assert rows[-1][1] == "kitty" and rows[-1][-1] == "148"
+
+
+async def test_undoing_the_throw_that_ended_set_1_goes_back_into_set_1(
+    http: httpx.AsyncClient,
+) -> None:
+    """A referee's undo of the 六勃红 that ended set 1 voids the next set's start with it."""
+    created = await create_table(http, mode="referee", rules=RULES)
+    code, host = created["code"], created["host_token"]
+    for name in ("甲", "乙"):
+        await join(http, code, name)
+    await command_over_http(http, code, host, {"type": "start", "starter": "甲"})
+    await command_over_http(http, code, host, {"type": "throw", "turn": 1, "dice": "123456"})
+    await command_over_http(http, code, host, {"type": "throw", "turn": 2, "dice": "444444"})
+    assert (await _state(http, code))["result"]["set"] == 2
+    await command_over_http(http, code, host, {"type": "undo", "throw": 2})
+    state = await _state(http, code)
+    assert state["status"] == "playing" and state["next"] == "乙" and state["turn"] == 2
+    result = state["result"]
+    assert result["set"] == 1 and result["sets"] == []
+    assert result["holdings"] == {"甲": {"duitang": 1}, "乙": {}}
+    await command_over_http(http, code, host, {"type": "throw", "turn": 2, "dice": "235566"})
+    record = (await http.get(f"/api/tables/{code}/record")).json()
+    assert adjudicate(record)["set"] == 1
