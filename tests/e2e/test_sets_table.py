@@ -28,6 +28,10 @@ def test_a_two_set_table_shows_set_2_and_the_results_of_both(
     throw(server, table, "123456")  # 阿公: 对堂
     throw(server, table, "444444")  # 阿嬷: 六勃红 takes every cake; set 1 is over
     wait_throws(page, 2)
+    # said once, as set 2 begins (a toast lasts 4.2 s: read first)
+    expect(page.locator("#toasts")).to_contain_text(
+        "第 1 局结束：状元 阿嬷。第 2 局开始，饼全部重摆，阿明 先博。"
+    )
     expect(page.locator(".turn-bar .set-badge")).to_have_text("第 2 局 / 共 2 局")
     expect(page.locator(".turn-bar")).to_contain_text("阿明")  # after 阿嬷, who threw last
     expect(tv.locator(".tv-next")).to_contain_text("第 2 局 / 共 2 局")

@@ -191,6 +191,8 @@ export class PlayPanel {
   constructor(session, ctx) {
     this.session = session;
     this.ctx = ctx;
+    /** @type {number | undefined} the set last painted (一二会: a new one is announced) */
+    this.shownSet = undefined;
     this.bowl = new Bowl();
     this.turnBar = h("div", { class: "turn-bar", "aria-live": "off" });
     this.awardBox = h("section", { class: "card award", "aria-label": t("play.last_throw") });
@@ -395,6 +397,20 @@ export class PlayPanel {
     );
   }
 
+  /** 一二会 (RULES.md §10.2): say so once when a set is over and the next begins. */
+  noteNextSet(st) {
+    const set = st.result && st.result.set;
+    if (!set) return;
+    const seen = this.shownSet;
+    this.shownSet = set;
+    if (seen === undefined || set <= seen) return;
+    const done = (st.result.sets || [])[set - 2];
+    const player = (done && done.zhuangyuan && done.zhuangyuan.player) || "—";
+    const text = t("play.set_over", { n: set - 1, player, next: set, starter: st.next || "" });
+    announce(text);
+    toast(text);
+  }
+
   noteUndone(e) {
     const st = this.session.state;
     const d = describeThrow(e, st.rules);
@@ -428,6 +444,7 @@ export class PlayPanel {
   paintAll() {
     const st = this.session.state;
     if (!st) return;
+    this.noteNextSet(st);
     this.paintTurn(Boolean(this.pending));
     this.paintNonceAlert();
     this.paintBowl();
