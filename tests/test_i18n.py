@@ -68,8 +68,10 @@ def test_every_id_has_a_message() -> None:
             "ranked_prizes",
             "rounds",
             "values",  # an object of prices (RULES.md §9.3): rules.value.values.null / .list
+            "sets",  # a count (RULES.md §10.2): rules.value.sets quotes it
         ):
             keys += [f"rules.value.{switch}.{v}" for v in allowed_values(switch)]
+    keys.append("rules.value.sets")
     for lang in LANGS:
         missing = [k for k in keys if k not in catalogue(lang)]
         assert not missing, (lang, missing)

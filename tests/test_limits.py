@@ -57,6 +57,7 @@ HOMES: dict[str, tuple[str, str]] = {
 UNSERVED: dict[str, str] = {
     "MAX_RANKED_LINES": "bobing.engine.switches",
     "MAX_PRIZE_COUNT": "bobing.engine.switches",
+    "MAX_SETS": "bobing.engine.switches",  # the editor's choices come from the switch schema
     "MAX_SIMULATED_ROUNDS": "bobing.analysis.ranked",
     "CODE_ALPHABET": "bobing.tables.tokens",
     "MAX_PHOTO_BYTES": "bobing.vision.limits",

@@ -92,6 +92,7 @@ def _print_judgement(
     if renumbered:
         # the same dice, but other turns: say why the numbers differ from the record's
         header.append(t("game.rejudged.renumbered", language))
+    header += game_text.set_lines(game, language)
     header.append(game_text.game_status(game, language))
     print_text(*header)
     if game.state.ranked:
@@ -103,7 +104,9 @@ def _print_judgement(
         print_text(
             *game_text.zhuangyuan_lines(game, language), game_text.pool_line(game.state, language)
         )
-    print_text(*game_text.section9_lines(game, language), "")
+    print_text(*game_text.section9_lines(game, language))
+    game_text.print_totals(game, language)
+    print_text("")
     print_text(t("game.log.title", language))
     narrator = game_text.Narrator(game.rules, language, game.players)
     print_text(*(f"  {line}" for line in narrator.lines(game.events)))

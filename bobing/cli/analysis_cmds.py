@@ -163,6 +163,11 @@ def render_simulation(result: SimulationResult, lang: str) -> None:
             seed=result.seed,
             tiaohou=_pct(result.tiaohou),
         ),
+        *(
+            [t("analysis.sim.per_set", lang, sets=result.rules.sets)]
+            if result.rules.sets > 1  # 一二会 (RULES.md §10.2): every set is the same game
+            else []
+        ),
         "",
     )
     heads = [t("analysis.col.what", lang), t("analysis.col.mean", lang), "p50", "p90", "p99"]

@@ -71,12 +71,15 @@ def hand_text(rules: RuleSet, dice: str, lang: str) -> str:
 
 def print_holdings(game: Game, lang: str) -> None:
     """Who holds what: one row per player, one column per tier."""
-    state = game.state
+    _holdings_table(game.state.players, game.state.held, lang)
+
+
+def _holdings_table(players: Sequence[str], held: Sequence[Sequence[int]], lang: str) -> None:
     headers = [t("game.col.player", lang), *(tier_name(tier, lang) for tier in TIERS)]
     headers.append(t("game.col.total", lang))
     rows = [
         [name, *(str(n) if n else "·" for n in counts), str(sum(counts))]
-        for name, counts in zip(state.players, state.held, strict=True)
+        for name, counts in zip(players, held, strict=True)
     ]
     right: Align = "right"
     align: list[Align] = ["left", *([right] * (len(TIERS) + 1))]
@@ -153,6 +156,28 @@ def section9_lines(game: Game, lang: str) -> list[str]:
         )
         lines.append(t("game.pays", lang, pays=owed, kitty=payments["kitty"]))
     return lines
+
+
+def set_lines(game: Game, lang: str) -> list[str]:
+    """一二会 (RULES.md §10.2): which set is in play and how each finished one ended."""
+    state = game.state
+    if game.rules.sets == 1:
+        return []
+    lines = [t("game.set.now", lang, set=state.set_number, sets=game.rules.sets)]
+    for number, done in enumerate(state.done, start=1):
+        leader = done.leader()
+        who = "—" if leader is None else done.players[leader.seat]
+        why = t(f"game.ended_by.{done.ended_by}", lang)
+        lines.append(t("game.set.done", lang, set=number, player=who, why=why))
+    return lines
+
+
+def print_totals(game: Game, lang: str) -> None:
+    """一二会: what each person takes home, the sum of every set so far."""
+    if game.rules.sets == 1 or not game.state.done:
+        return
+    print_text("", t("game.sets.total", lang))
+    _holdings_table(game.state.players, game.state.totals(), lang)
 
 
 def pool_line(state: GameState, lang: str) -> str:
@@ -365,6 +390,10 @@ class Narrator:
                 starter=event.starter,
                 ender=self._seat_name(-1),
             )
+        if isinstance(event, ev.SetStarted):  # 一二会 (RULES.md §10.2)
+            if event.starter in self.players:
+                self.starter = self.players.index(event.starter)
+            return self._t("game.log.next_set", number=event.number, starter=event.starter)
         if isinstance(event, ev.Skipped):
             return self._t("game.log.skipped", player=event.player)
         if isinstance(event, ev.FinalStarted):

@@ -294,7 +294,7 @@ class Session:
             return 130
 
         def results() -> None:
-            print_text("", t("game.play.results", lang))
+            print_text("", t("game.play.results", lang), *game_text.set_lines(game, lang))
             if game.state.ranked:
                 game_text.print_ranking(game, lang)
             else:
@@ -302,6 +302,7 @@ class Session:
                 game_text.print_standings(game, lang)
                 print_text(*game_text.zhuangyuan_lines(game, lang))
             print_text(*game_text.section9_lines(game, lang))
+            game_text.print_totals(game, lang)
 
         sys.stdout.write(game_text.rendered(results))
         return 0

@@ -142,6 +142,18 @@ class ZhuangyuanWon(Event):
     throw: int | None
 
 
+@dataclass(frozen=True, slots=True)
+class SetStarted(Event):
+    """一二会 (RULES.md §10.2): the set before is over and set ``number`` begins at once with a
+    full pool, ``starter`` (the player after the one who threw last) first; ``throw``: the
+    throws so far (they go on counting through every set)."""
+
+    type: ClassVar[str] = "next_set"
+    number: int
+    starter: str
+    throw: int | None
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.type: cls
     for cls in (
@@ -156,6 +168,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         Closed,
         GameOver,
         ZhuangyuanWon,
+        SetStarted,
     )
 }
 

@@ -20,6 +20,7 @@ from bobing.engine.events import (
     FinalStarted,
     GameOver,
     GrabOpened,
+    SetStarted,
     SkipNext,
     Skipped,
     StandingSet,
@@ -306,7 +307,7 @@ class Game:
     ) -> list[Event]:
         """Throw for whoever's turn it is (checked against ``player`` when given)."""
         faces = self._checked_throw(player, dice, tiaohou)
-        events, state = self._decide_throw(faces)
+        events, state = self._then_next_set(*self._decide_throw(faces))
         self.state = state
         self.events.extend(events)
         return events
@@ -777,7 +778,23 @@ class Game:
         events.append(GameOver(n, "liubohei"))
         if zy_holder is not None:
             events.append(ZhuangyuanWon(zy_holder, None, None, None))
-        return self._emit(events)
+        events, after = self._then_next_set(events, fold(state, events))
+        self.state = after
+        self.events.extend(events)
+        return events
+
+    def _then_next_set(
+        self, events: list[Event], state: GameState
+    ) -> tuple[list[Event], GameState]:
+        """一二会 (RULES.md §10.2): when a set is over (time not called) and sets are left, the
+        next begins at once, its first throw by the player after the one who threw last."""
+        if state.phase is not Phase.OVER or not state.sets_left:
+            return events, state
+        last = state.thrown_turn
+        seat = state.seat_at(last) if last is not None else state.starter or 0
+        starter = state.players[(seat + state.step) % len(state.players)]
+        begun = SetStarted(state.set_number + 1, starter, state.throws or None)
+        return [*events, begun], apply(state, begun)
 
     # -- results and records -----------------------------------------------------------------
 
@@ -785,45 +802,31 @@ class Game:
         """The ``--json`` object of ``bobing adjudicate`` (RULES.md §7).
 
         ``events=False`` leaves the event list out: serializing every event of the game is
-        most of the cost, and a table server sends the result after every throw.
+        most of the cost, and a table server sends the result after every throw. With
+        ``sets`` > 1 (一二会, §10.2) it describes the set in play (its events only) and adds
+        ``set`` and ``sets``, each finished set's own object.
         """
         state = self.state
-        leader = None if state.ranked else state.leader()
-        out: dict[str, Any] = {
-            "status": "over" if state.phase is Phase.OVER else "in_progress",
-            "ended_by": state.ended_by,
-            "next": self.next_player,
-            "zhuangyuan": None
-            if leader is None
-            else {
-                "player": state.players[leader.seat],
-                "hand": None if leader.hand is None else str(leader.hand),
-                "dice": leader.dice,
-                "throw": leader.throw,
-            },
-            "holdings": {
-                name: {TIER_IDS[i]: n for i, n in enumerate(state.held[seat]) if n}
-                for seat, name in enumerate(state.players)
-            },
-            "pool": dict(zip(TIER_IDS, state.pool, strict=True)),
-        }
-        if state.ranked:
-            out["holdings"] = {name: {} for name in state.players}
-            out["pool"] = {}
-            out["ranking"] = [entry.to_json() for entry in state.ranking()]
-        if events:
-            out["events"] = [event.to_json() for event in self.events]
-        out["phase"] = str(state.phase)
-        out["throws"] = state.throws
-        out["round"] = round_shown(state)
-        if state.closed:
-            out["closed"] = True  # time was called (RULES.md §8.1); absent otherwise
-        if state.shared_zhuangyuan:
-            out["zhuangyuan_cake"] = "shared"  # 分状元 (RULES.md §9.3); absent otherwise
-        payments = state.payments()
-        if payments is not None:
-            out["payments"] = payments  # 反向博钱 (RULES.md §9.3, docs/rules.md); absent otherwise
+        if self.rules.sets == 1:
+            return _result_of(state, self.events if events else None)
+        parts = self.set_events()
+        out = _result_of(state, parts[-1] if events else None)
+        out["set"] = state.set_number
+        out["sets"] = [
+            _result_of(done, part if events else None)
+            for done, part in zip(state.done, parts, strict=False)
+        ]
         return out
+
+    def set_events(self) -> list[list[Event]]:
+        """The events of each set so far, in order (一二会, §10.2): a set's list begins with
+        its :class:`SetStarted` (the first set's with the start)."""
+        parts: list[list[Event]] = [[]]
+        for event in self.events:
+            if isinstance(event, SetStarted):
+                parts.append([])
+            parts[-1].append(event)
+        return parts
 
     @classmethod
     def replay(cls, rules: RuleSet, players: Sequence[str], events: Iterable[Event]) -> Game:
@@ -856,6 +859,47 @@ class Game:
         return _play_record(cls, record, rules if rules is not None else record_rules(record))
 
 
+def _result_of(state: GameState, events: Sequence[Event] | None) -> dict[str, Any]:
+    """One game's (or one set's) RULES.md §7 object from its state and, if given, its events."""
+    leader = None if state.ranked else state.leader()
+    seat = state.current_seat
+    out: dict[str, Any] = {
+        "status": "over" if state.phase is Phase.OVER else "in_progress",
+        "ended_by": state.ended_by,
+        "next": None if seat is None else state.players[seat],
+        "zhuangyuan": None
+        if leader is None
+        else {
+            "player": state.players[leader.seat],
+            "hand": None if leader.hand is None else str(leader.hand),
+            "dice": leader.dice,
+            "throw": leader.throw,
+        },
+        "holdings": {
+            name: {TIER_IDS[i]: n for i, n in enumerate(state.held[seat]) if n}
+            for seat, name in enumerate(state.players)
+        },
+        "pool": dict(zip(TIER_IDS, state.pool, strict=True)),
+    }
+    if state.ranked:
+        out["holdings"] = {name: {} for name in state.players}
+        out["pool"] = {}
+        out["ranking"] = [entry.to_json() for entry in state.ranking()]
+    if events is not None:
+        out["events"] = [event.to_json() for event in events]
+    out["phase"] = str(state.phase)
+    out["throws"] = state.throws
+    out["round"] = round_shown(state)
+    if state.closed:
+        out["closed"] = True  # time was called (RULES.md §8.1); absent otherwise
+    if state.shared_zhuangyuan:
+        out["zhuangyuan_cake"] = "shared"  # 分状元 (RULES.md §9.3); absent otherwise
+    payments = state.payments()
+    if payments is not None:
+        out["payments"] = payments  # 反向博钱 (RULES.md §9.3, docs/rules.md); absent otherwise
+    return out
+
+
 def _play_record(cls: type[Game], record: Mapping[str, Any], rules: RuleSet) -> Game:
     """The body of :meth:`Game.from_record`: every entry validated, in order."""
     if not isinstance(record, Mapping):
@@ -881,6 +925,8 @@ def _play_record(cls: type[Game], record: Mapping[str, Any], rules: RuleSet) -> 
     throws = record.get("throws", [])
     if not isinstance(throws, list):
         raise RecordError("throws must be a list", code="throws_not_list", key="throws")
+    grabs = _grab_allocations(record.get("grab"), rules)
+    random_grab = random.Random(seed if seed is not None else 0)
     index = 0  # throws so far: a close is not a throw and takes no number
     for position, entry in enumerate(throws):
         if is_close(entry):
@@ -888,6 +934,8 @@ def _play_record(cls: type[Game], record: Mapping[str, Any], rules: RuleSet) -> 
             continue
         index += 1
         player, faces = throw_entry(index, entry)
+        if game.phase is Phase.GRAB and rules.sets > 1:
+            _settle_grab(game, grabs, random_grab)  # 一二会: the next set follows the grab
         if game.is_over:
             left = sum(1 for later in throws[position:] if not is_close(later))
             raise RecordError(
@@ -908,23 +956,41 @@ def _play_record(cls: type[Game], record: Mapping[str, Any], rules: RuleSet) -> 
             raise RecordError(
                 f"throw {index}: {exc}", code="record_throw", throw=index, inner=exc
             ) from None
-    grab = record.get("grab")
-    if game.phase == "grab":
-        if grab is not None:
-            if not isinstance(grab, dict):
-                raise RecordError(
-                    "grab must map player names to tier counts", code="grab_not_object", key="grab"
-                )
-            game.grab(grab)
-        else:
-            game.grab(rng=random.Random(seed if seed is not None else 0))
-    elif grab is not None:
+    if game.phase is Phase.GRAB:
+        _settle_grab(game, grabs, random_grab)
+    if grabs:
         raise RecordError(
             "grab: the game did not end with a lights-off grab (六勃黑 under grab_end)",
             code="grab_without_grab",
             key="grab",
         )
     return game
+
+
+def _grab_allocations(grab: Any, rules: RuleSet) -> list[dict[str, Any]]:
+    """A record's ``grab``: one allocation, or (一二会, ``sets`` > 1) a list of them, one per
+    lights-off grab in play order; a grab with none left is settled at random from the seed."""
+    if grab is None:
+        return []
+    if isinstance(grab, list) and rules.sets > 1:
+        if not all(isinstance(item, dict) for item in grab):
+            raise RecordError(
+                "grab must map player names to tier counts", code="grab_not_object", key="grab"
+            )
+        return list(grab)
+    if not isinstance(grab, dict):
+        raise RecordError(
+            "grab must map player names to tier counts", code="grab_not_object", key="grab"
+        )
+    return [grab]
+
+
+def _settle_grab(game: Game, grabs: list[dict[str, Any]], chooser: random.Random) -> None:
+    """Settle the grab in play with the record's next allocation, else at random."""
+    if grabs:
+        game.grab(grabs.pop(0))
+    else:
+        game.grab(rng=chooser)
 
 
 def _close(game: Game, throws: int) -> None:

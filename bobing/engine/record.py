@@ -89,23 +89,34 @@ def _rejudge(record: Mapping[str, Any], judged: Game, rules: RuleSet) -> Judgeme
             f"players: {exc}", code="record_players", key="players", inner=exc
         ) from None
     game.start(**start_args(record.get("start")))
+    given = record.get("grab")
+    grabs = list(given) if isinstance(given, list) else [given] if given is not None else []
+    seed = seed_of(record)
+    chooser = random.Random(seed if seed is not None else 0)
     while True:
         if close_at is not None and game.throw_count >= close_at and game.can_close():
             game.close()
             close_at = None
+        if game.phase == "grab" and rules.sets > 1 and any(queues.values()):
+            _settle(game, grabs, chooser)  # 一二会 (RULES.md §10.2): the next set follows
+            continue
         name = game.next_player
         if name is None or not queues[name]:
             break
         faces = queues[name].popleft()
         game.throw(faces, tiaohou=faces is None)
     if game.phase == "grab":
-        grab = record.get("grab")
-        if isinstance(grab, dict) and game.can_grab(grab):
-            game.grab(grab)
-        else:
-            seed = seed_of(record)
-            game.grab(rng=random.Random(seed if seed is not None else 0))
+        _settle(game, grabs, chooser)
     return Judgement(game, True, sum(len(q) for q in queues.values()))
+
+
+def _settle(game: Game, grabs: list[Any], chooser: random.Random) -> None:
+    """Settle a re-judged grab with the record's next allocation if it fits, else at random."""
+    grab = grabs.pop(0) if grabs else None
+    if isinstance(grab, dict) and game.can_grab(grab):
+        game.grab(grab)
+    else:
+        game.grab(rng=chooser)
 
 
 def adjudicate(

@@ -267,9 +267,13 @@ def write_record(
         "players": list(players),
     }
     throws: list[Any] = []
+    grabs: list[dict[str, dict[str, int]]] = []
     grab: dict[str, dict[str, int]] = {}
     grabbing = False
     for event in events:
+        if event.type == "next_set":  # 一二会 (RULES.md §10.2): a set's grab is its own
+            grabbing = False
+            continue
         if isinstance(event, Started):
             if event.thrower is not None and event.dice is not None:
                 record["start"] = {"thrower": event.thrower, "dice": list(event.dice)}
@@ -284,6 +288,8 @@ def write_record(
             throws.append({"close": True})
         elif isinstance(event, GrabOpened):
             grabbing = True
+            grab = {}
+            grabs.append(grab)
         elif grabbing and event.type == "awarded":
             d = event.to_json()
             row = grab.setdefault(d["player"], {})
@@ -296,10 +302,13 @@ def write_record(
     if seed is not None:
         record["seed"] = seed
     record["throws"] = throws
-    if grab:
-        record["grab"] = {
-            p: {str(t): row[str(t)] for t in TIERS if str(t) in row} for p, row in grab.items()
-        }
+    written = [
+        {p: {str(t): row[str(t)] for t in TIERS if str(t) in row} for p, row in one.items()}
+        for one in grabs
+        if one
+    ]
+    if written:
+        record["grab"] = written[0] if len(written) == 1 else written
     record.update(extra)
     return record
 

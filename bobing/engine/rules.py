@@ -27,6 +27,7 @@ from bobing.engine.switches import (
     MAX_PRIZE_VALUE,
     MAX_RANKED_LINES,
     MAX_ROUNDS,
+    MAX_SETS,
     MIN_PLAYERS,
     SWITCHES,
     Award,
@@ -398,6 +399,8 @@ def rules_from_json(value: Any) -> RuleSet:
             changes[key] = _parse_whole(key, raw, MIN_PLAYERS, MAX_PLAYERS)
         elif key == "rounds":
             changes[key] = None if raw is None else _parse_whole(key, raw, 1, MAX_ROUNDS)
+        elif key == "sets":
+            changes[key] = _parse_whole(key, raw, 1, MAX_SETS)
         elif key == "ranked_prizes":
             changes[key] = _parse_ranked_prizes(raw)
         elif key == "values":

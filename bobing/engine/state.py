@@ -17,6 +17,7 @@ from bobing.engine.events import (
     FinalStarted,
     GameOver,
     GrabOpened,
+    SetStarted,
     SkipNext,
     Skipped,
     StandingSet,
@@ -100,6 +101,23 @@ class GameState(NamedTuple):
     close_until: int | None = None  # the last turn index once time was called (§8.1)
     thrown_turn: int | None = None  # the turn index of the latest throw
     best: tuple[BestThrow | None, ...] = ()  # ranked mode (§8.2): each seat's best throw
+    set_number: int = 1  # 一二会 (§10.2): the set in play, from 1
+    done: tuple[GameState, ...] = ()  # 一二会: each finished set's last state, in order
+
+    @property
+    def sets_left(self) -> bool:
+        """一二会 (§10.2): whether another set begins when this one is over (time not called)."""
+        return self.set_number < self.rules.sets and self.close_until is None
+
+    def totals(self) -> tuple[tuple[int, ...], ...]:
+        """What each seat takes home over every set so far (finished ones and the one in
+        play), cakes per tier in TIERS order: the sum of each set's holdings (§10.2)."""
+        rows = [list(row) for row in self.held]
+        for finished in self.done:
+            for seat, row in enumerate(finished.held):
+                for tier, count in enumerate(row):
+                    rows[seat][tier] += count
+        return tuple(tuple(row) for row in rows)
 
     @property
     def closed(self) -> bool:
@@ -372,6 +390,8 @@ def apply(state: GameState, event: Event) -> GameState:
             # 分状元: however the game ends, the 状元 cake is the table's, in nobody's hands.
             over = over._replace(pool=(0, *state.pool[1:]))
         return over
+    if isinstance(event, SetStarted):
+        return _next_set(state, event)
     if isinstance(event, ZhuangyuanWon):
         seat = state.seat_of[event.player]
         hand = Hand(event.hand) if event.hand is not None else None
@@ -381,6 +401,30 @@ def apply(state: GameState, event: Event) -> GameState:
             state = _move(state, award)
         return state._replace(winner=winner)
     raise InputError(f"cannot apply event {event!r}", code="unknown_event", event=event)
+
+
+def _next_set(state: GameState, event: SetStarted) -> GameState:
+    """一二会 (RULES.md §10.2): the finished set is kept; the next begins with a full pool, the
+    same seats and nothing held, its starter first; throws go on counting."""
+    n = len(state.players)
+    return state._replace(
+        phase=Phase.MAIN,
+        starter=state.seat_of[event.starter],
+        turn=0,
+        pool=tuple(state.rules.prizes),
+        held=((0,) * len(TIERS),) * n,
+        lots=(),
+        standings=(None,) * n,
+        skip=(False,) * n,
+        final_until=None,
+        ended_by=None,
+        winner=None,
+        close_until=None,
+        thrown_turn=None,
+        best=(None,) * n,
+        set_number=event.number,
+        done=(*state.done, state._replace(done=())),
+    )
 
 
 def fold(state: GameState, events: Iterable[Event]) -> GameState:

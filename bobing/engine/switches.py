@@ -221,6 +221,10 @@ MAX_ROUNDS = 200
 writes 30 × 200 throws × 2 events = 12,000 events, inside a table's log (the server's
 ``Limits.max_events``, 20,000), and 200 rounds keep a small table's whole evening possible."""
 
+MAX_SETS = 3
+"""The most sets (一二会, RULES.md §10.2) one table plays one after another: the 一会 and 二会
+of the seed, and a third for a family that bought three; each set is a whole game."""
+
 
 @dataclass(frozen=True)
 class RuleSet:
@@ -255,6 +259,8 @@ class RuleSet:
     money: Money = Money.RECEIVE
     values: tuple[tuple[Tier, int | float], ...] | None = None
     """With ``money`` = ``pay``: what each tier's cake costs its holder, TIERS order."""
+    sets: int = 1
+    """一二会 (RULES.md §10.2): games played one after another by the same seats (cakes only)."""
     preset: str = field(default="traditional", compare=False)
 
     def __post_init__(self) -> None:
@@ -402,6 +408,8 @@ def allowed_values(switch: str) -> list[str]:
         return [f"{MIN_PLAYERS}-{MAX_PLAYERS}"]
     if switch == "rounds":
         return ["null", f"1-{MAX_ROUNDS}"]
+    if switch == "sets":
+        return [f"1-{MAX_SETS}"]
     if switch == "ranked_prizes":
         return ["null", '[{"name": ..., "count": N, "value": X}, ...]']
     if switch == "chase":
@@ -420,18 +428,20 @@ def allowed_values(switch: str) -> list[str]:
     raise RulesError(f"unknown switch {switch!r}", code="unknown_switch", switch=switch)
 
 
-def choice_switches() -> dict[str, list[str] | list[bool]]:
+def choice_switches() -> dict[str, list[str] | list[bool] | list[int]]:
     """Every switch that takes one of a few values, in RULES.md order, with its values.
 
-    >>> choice_switches()["wuzi_bonus"], choice_switches()["standing"]
-    ([False, True], ['latest', 'best'])
+    >>> choice_switches()["wuzi_bonus"], choice_switches()["standing"], choice_switches()["sets"]
+    ([False, True], ['latest', 'best'], [1, 2, 3])
     """
-    out: dict[str, list[str] | list[bool]] = {}
+    out: dict[str, list[str] | list[bool] | list[int]] = {}
     for name in SWITCHES:
         if name in _ENUM_SWITCHES:
             out[name] = [str(v) for v in _ENUM_SWITCHES[name]]
         elif name in _BOOL_SWITCHES:
             out[name] = [False, True]
+        elif name == "sets":
+            out[name] = list(range(1, MAX_SETS + 1))
     return out
 
 
@@ -606,7 +616,25 @@ def _check_award(rules: RuleSet) -> None:
             minimum=1,
             maximum=MAX_ROUNDS,
         )
+    if not 1 <= rules.sets <= MAX_SETS:
+        raise RulesError(
+            f"invalid value {rules.sets!r} for sets: a whole number 1-{MAX_SETS}",
+            code="invalid_whole_number",
+            key="sets",
+            value=rules.sets,
+            minimum=1,
+            maximum=MAX_SETS,
+        )
     ranked = rules.award is Award.RANKED
+    if ranked and rules.sets > 1:
+        raise RulesError(
+            f'sets {rules.sets} needs award "cakes" (award is ranked: one prize per person, '
+            "there is no second set of cakes to play for)",
+            code="sets_with_ranked",
+            key="sets",
+            other="award",
+            value=rules.sets,
+        )
     if ranked and not rules.ranked_prizes:
         raise RulesError(
             "award is ranked, so ranked_prizes must list the prizes, best first",

@@ -82,6 +82,11 @@ def _result(runtime: Runtime) -> dict[str, Any] | None:
     for key in ("ranking", "zhuangyuan_cake", "payments"):
         if key in full:
             out[key] = full[key]
+    if "sets" in full:  # 一二会 (RULES.md §10.2): each finished set hands over its own prizes
+        out["set"] = full["set"]
+        out["sets"] = [
+            {key: done[key] for key in RESULT_KEYS if key in done} for done in full["sets"]
+        ]
     return out
 
 

@@ -206,6 +206,8 @@ def switch_meaning(rules: RuleSet, switch: str, lang: str | None = None) -> str:
         return t("rules.value.prizes", lang, prizes=prizes, total=rules.total_cakes)
     if switch == "max_players":
         return t("rules.value.max_players", lang, count=rules.max_players)
+    if switch == "sets":
+        return t("rules.value.sets", lang, count=rules.sets)
     if switch == "rounds":
         if rules.rounds is None:
             return t("rules.value.rounds.null", lang)

@@ -83,10 +83,10 @@ def switch_schema(rules: RuleSet, lang: str | None = None) -> list[dict[str, Any
     return out
 
 
-def _word(value: str | bool) -> str:
+def _word(value: str | bool | int) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
-    return value
+    return str(value)
 
 
 def rulebook(rules: RuleSet, lang: str | None = None) -> dict[str, Any]:
@@ -185,9 +185,9 @@ def switch_sentence(rules: RuleSet, switch: str, lang: str | None = None) -> str
 _BY_VALUE = frozenset(choice_switches())
 
 
-def _value(rules: RuleSet, switch: str) -> str | bool:
+def _value(rules: RuleSet, switch: str) -> str | bool | int:
     value = getattr(rules, switch)
-    return value if isinstance(value, bool) else str(value)
+    return value if isinstance(value, (bool, int)) else str(value)
 
 
 def order_line(rules: RuleSet, lang: str | None = None) -> str:

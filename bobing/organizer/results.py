@@ -43,7 +43,11 @@ def event_results(
     for table in tables:
         result = table.get("result") or {}
         players = list(table.get("players") or [])
-        taken = _table_prizes(players, result, prize_set, ranked_prizes)
+        parts = set_results(result)
+        taken: dict[str, list[dict[str, Any]]] = {name: [] for name in players}
+        for part in parts:  # 一二会 (RULES.md §10.2): each set hands over a whole prize set
+            for name, prizes in _table_prizes(players, part, prize_set, ranked_prizes).items():
+                taken.setdefault(name, []).extend(prizes)
         payments = result.get("payments")
         for name in players:
             entry = {"name": name, "table": table["number"], "prizes": taken.get(name, [])}
@@ -56,8 +60,8 @@ def event_results(
             "code": table.get("code"),
             "status": result.get("status") if result else None,
             "zhuangyuan": table_winner(result),
-            "unclaimed": _unclaimed(result, prize_set),
-            "shared": _shared(result, prize_set, len(players)),
+            "unclaimed": [row for part in parts for row in _unclaimed(part, prize_set)],
+            "shared": [row for part in parts for row in _shared(part, prize_set, len(players))],
         }
         if payments is not None:
             row["kitty"] = payments["kitty"]
@@ -75,6 +79,19 @@ def event_results(
     for entry in people:
         entry["prize_counts"] = prize_counts(entry["prizes"])
     return {"people": people, "tables": table_rows, "wangzhongwang": wangzhongwang}
+
+
+def set_results(result: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """A table's result set by set (一二会, RULES.md §10.2: each finished set's, then the set in
+    play); one set: the result itself.
+
+    >>> [part["set"] for part in set_results({"set": 2, "sets": [{"set": 1}]})]
+    [1, 2]
+    """
+    done = result.get("sets")
+    if not isinstance(done, list):
+        return [result]
+    return [*done, result]
 
 
 def prize_counts(prizes: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:

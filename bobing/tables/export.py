@@ -94,11 +94,53 @@ def results_csv(runtime: Runtime, lang: str | None = None) -> str:
     writer = csv.writer(buffer, lineterminator="\r\n")
     pays = _payments(runtime)
     headers = CSV_COLUMNS if lang is None else _headers(lang)
-    writer.writerow([*headers, *_pays_header(pays, lang)])
-    named = runtime.info.settings.get("named_prizes") or {}
     result = game_result(runtime.game) if runtime.game is not None else None
+    if result is not None and "set" in result:
+        # 一二会 (RULES.md §10.2): a set column, each set's rows, then each person's sum.
+        writer.writerow([_set_header(lang), *headers, *_pays_header(pays, lang)])
+        owed: dict[str, int | float] = {}
+        for number, one in enumerate([*result["sets"], result], start=1):
+            paid = one.get("payments")
+            for seat, row in zip(runtime.seats, _seat_rows(runtime, one, lang), strict=True):
+                cell = _pays_cell(paid, seat.name) if pays is not None else []
+                owed[seat.name] = owed.get(seat.name, 0) + sum(cell)
+                writer.writerow([number, *row, *cell])
+        totals = {"holdings": result["totals"], "status": "in_progress"}
+        total = "total" if lang is None else t("server.csv.total", lang)
+        for seat, row in zip(runtime.seats, _seat_rows(runtime, totals, lang), strict=True):
+            cell = [] if pays is None else [_amount(owed.get(seat.name, 0))]
+            writer.writerow([total, *row, *cell])
+        if pays is not None:
+            kitty = {"kitty": _amount(sum(owed.values()))}
+            _kitty_row(writer, kitty, len(CSV_COLUMNS) + 1, lang)
+        return "\ufeff" + buffer.getvalue()
+    writer.writerow([*headers, *_pays_header(pays, lang)])
+    for seat, row in zip(runtime.seats, _seat_rows(runtime, result, lang), strict=True):
+        writer.writerow([*row, *_pays_cell(pays, seat.name)])
+    _kitty_row(writer, pays, len(CSV_COLUMNS), lang)
+    return "\ufeff" + buffer.getvalue()
+
+
+def _amount(value: int | float) -> int | float:
+    """A sum of payments as the other cells show amounts: whole where whole, else to 0.01."""
+    if isinstance(value, float):
+        return int(value) if value.is_integer() else round(value, 2)
+    return value
+
+
+def _set_header(lang: str | None) -> str:
+    return "set" if lang is None else t("server.csv.set", lang)
+
+
+def _seat_rows(
+    runtime: Runtime, result: dict[str, Any] | None, lang: str | None
+) -> list[list[Any]]:
+    """One row per seat of one game's (or set's) result: cakes per tier, total, value of the
+    named prizes, the 状元 hand once over."""
+    named = runtime.info.settings.get("named_prizes") or {}
     winner = (result or {}).get("zhuangyuan") or {}
     over = result is not None and result["status"] == "over"
+    rows: list[list[Any]] = []
     for seat in runtime.seats:
         holdings = (result or {}).get("holdings", {}).get(seat.name, {})
         counts = [int(holdings.get(str(t), 0)) for t in TIERS]
@@ -109,10 +151,8 @@ def results_csv(runtime: Runtime, lang: str | None = None) -> str:
             hand = (
                 hand_name(runtime.rules.classify(dice), lang) if dice else t(f"hand.{hand}", lang)
             )
-        row = [seat.seat, _csv_safe(seat.name), *counts, sum(counts), value, hand or ""]
-        writer.writerow([*row, *_pays_cell(pays, seat.name)])
-    _kitty_row(writer, pays, len(CSV_COLUMNS), lang)
-    return "\ufeff" + buffer.getvalue()
+        rows.append([seat.seat, _csv_safe(seat.name), *counts, sum(counts), value, hand or ""])
+    return rows
 
 
 def _payments(runtime: Runtime) -> dict[str, Any] | None:

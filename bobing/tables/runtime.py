@@ -319,6 +319,7 @@ CATCH_UP_TYPES = frozenset(
         "final",
         "grab_open",
         "zhuangyuan",
+        "next_set",
         "reaction",
         "nonce_disputed",
     }

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from bobing.engine.game import Game, Phase
+from bobing.engine.hands import TIERS
 from bobing.organizer.playoff import table_winner
 from bobing.storage.event_store import iso
 from bobing.tables.frames import implied_state, state_patch
@@ -26,7 +27,28 @@ def game_result(game: Game) -> dict[str, Any]:
     for key in ("zhuangyuan_cake", "payments"):  # RULES.md §9.3: 分状元, 反向博钱; absent if off
         if key in result:
             out[key] = result[key]
+    if "set" in result:  # 一二会 (RULES.md §10.2): absent with one set
+        out["set"] = result["set"]
+        out["sets"] = [
+            {key: done[key] for key in (*RESULT_KEYS, *SET_EXTRAS) if key in done}
+            for done in result["sets"]
+        ]
+        out["totals"] = set_totals(game)
     return out
+
+
+SET_EXTRAS = ("zhuangyuan_cake", "payments")
+"""What a finished set's result keeps beside RESULT_KEYS: its 分状元 and 反向博钱 (§9.3)."""
+
+
+def set_totals(game: Game) -> dict[str, dict[str, int]]:
+    """一二会 (RULES.md §10.2): what each person takes home, the sum of every set so far, by
+    tier id (non-zero tiers only, as in holdings)."""
+    state = game.state
+    return {
+        name: {str(TIERS[i]): n for i, n in enumerate(row) if n}
+        for name, row in zip(state.players, state.totals(), strict=True)
+    }
 
 
 STATIC_KEYS = (

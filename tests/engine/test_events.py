@@ -19,6 +19,7 @@ from bobing.engine.events import (
     FinalStarted,
     GameOver,
     GrabOpened,
+    SetStarted,
     SkipNext,
     Skipped,
     StandingSet,
@@ -52,6 +53,7 @@ EXAMPLES: list[Event] = [
     GameOver(None, "liubohei"),
     ZhuangyuanWon("甲", "sihong", "444412", 1),
     ZhuangyuanWon("丙", None, None, None),
+    SetStarted(2, "乙", 31),
 ]
 
 

@@ -458,3 +458,95 @@ def test_a_copy_goes_on_without_changing_the_game() -> None:
     assert draft.throw_count == 2 and game.throw_count == 1
     assert draft.events[: len(events)] == events and len(draft.events) > len(events)
     assert draft.rules is game.rules
+
+
+# -- 一二会: several sets at one table (RULES.md §10.2) --------------------------------------
+
+
+def _two_sets() -> Game:
+    """Set 1 ends in a lights-off grab settled at random, set 2 is played to its end."""
+    rules = load_rules({"preset": "traditional", "sets": 2})
+    game = Game(rules, ["甲", "乙", "丙"])
+    game.start(starter="乙")
+    game.throw("123456")  # 乙: 对堂
+    game.throw("333333")  # 丙: 六勃黑, lights off
+    game.grab(rng=random.Random(5))
+    return game
+
+
+def test_a_set_over_starts_the_next_with_the_player_after_the_last_thrower() -> None:
+    game = _two_sets()
+    assert game.state.set_number == 2
+    assert game.next_player == "甲"  # after 丙, who threw last
+    assert game.events[-1].type == "next_set"
+    assert game.state.pool == tuple(game.rules.prizes)
+    assert all(sum(row) == 0 for row in game.state.held)
+    first = game.state.done[0]
+    assert sum(first.pool) == 0 and sum(map(sum, first.held)) == game.rules.total_cakes
+
+
+def test_two_sets_conserve_the_cakes_and_sum_what_each_takes_home() -> None:
+    game = _two_sets()
+    game.throw("444444")  # 甲: 六勃红 under take_all_end ends set 2 and the evening
+    assert game.is_over and game.state.set_number == 2
+    totals = game.state.totals()
+    assert sum(map(sum, totals)) == 2 * game.rules.total_cakes
+    assert totals[0][0] >= 1  # 甲's 状元 cake of set 2, whatever the grab gave in set 1
+    result = game.result()
+    assert result["set"] == 2 and len(result["sets"]) == 1
+    assert result["sets"][0]["ended_by"] == "liubohei"
+    assert result["events"][0]["type"] == "next_set"
+
+
+def test_a_two_set_record_round_trips_and_replays() -> None:
+    game = _two_sets()
+    game.throw("235566")
+    record = game.to_record()
+    assert isinstance(record["grab"], dict)  # one grab: written as before
+    again = Game.from_record(record)
+    assert again.result() == game.result()
+    assert Game.replay(game.rules, game.players, game.events).state == game.state
+
+
+def test_one_set_adds_no_key_and_time_called_starts_no_next_set() -> None:
+    one = Game(load_rules("traditional"), ["甲", "乙"])
+    one.start()
+    assert "set" not in one.result() and "sets" not in one.result()
+    two = Game(load_rules({"preset": "traditional", "sets": 2}), ["甲", "乙"])
+    two.start()
+    two.throw("444412")
+    two.close()
+    two.throw("123456")
+    assert two.is_over and two.result()["set"] == 1 and two.result()["sets"] == []
+
+
+@pytest.mark.parametrize("preset", ["traditional", "modern"])
+def test_seeded_three_set_evenings_conserve_every_set_and_replay(preset: str) -> None:
+    """Whole evenings of three sets from seeded dice (grabs at random): every finished set gave
+    out all its cakes or left them in its own pool, each set began with the player after the
+    last thrower, and the record and the events rebuild the same evening."""
+    rules = load_rules({"preset": preset, "sets": 3})
+    for seed in range(12):
+        game = Game(rules, ["甲", "乙", "丙", "丁"])
+        dice = SeededDice(seed)
+        game.roll_start(dice)
+        chooser = random.Random(seed)
+        while not game.is_over:
+            if game.phase is Phase.GRAB:
+                game.grab(rng=chooser)
+            else:
+                game.roll(dice)
+        state = game.state
+        assert state.set_number == 3 and len(state.done) == 2
+        for done in (*state.done, state):
+            held = [sum(row[i] for row in done.held) for i in range(len(TIERS))]
+            assert [a + b for a, b in zip(held, done.pool, strict=True)] == list(rules.prizes)
+        starts = [e for e in game.events if e.type == "next_set"]
+        assert [e.number for e in starts] == [2, 3]
+        for event, done in zip(starts, state.done, strict=True):
+            assert done.thrown_turn is not None
+            last = done.seat_at(done.thrown_turn)
+            assert event.starter == done.players[(last + done.step) % len(done.players)]
+        again = Game.from_record(game.to_record(seed=seed))
+        assert again.result() == game.result()
+        assert Game.replay(rules, game.players, game.events).state == state

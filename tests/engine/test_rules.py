@@ -56,6 +56,7 @@ TRADITIONAL = {
     "zhuangyuan_cake": "winner",
     "money": "receive",
     "values": None,
+    "sets": 1,  # RULES.md §10.2: one set, as before
 }
 MODERN = TRADITIONAL | {
     "zhuangyuan_order": ["liubohong", "liubohei", "chajinhua", "wuhong", "wuzi", "sihong"],
@@ -206,6 +207,7 @@ ENUM_SWITCHES = [
         "ranked_prizes",
         "rounds",
         "values",
+        "sets",
     )
 ]
 
@@ -329,6 +331,14 @@ def test_unknown_switch_names_it_and_lists_all(key: str) -> None:
         ({"prizes": {"yixiu": 2.5}}, "invalid count 2.5 for prizes.yixiu"),
         ({"prizes": {"yixiu": True}}, "invalid count True for prizes.yixiu"),
         ({"prizes": {"zhuangyuan": 2}}, "prizes.zhuangyuan must be 1"),
+        ({"sets": 4}, "invalid value 4 for sets: a whole number 1-3"),
+        ({"sets": 0}, "invalid value 0 for sets: a whole number 1-3"),
+        ({"sets": "2"}, "invalid value '2' for sets"),
+        ({"sets": True}, "invalid value True for sets"),
+        (
+            {"sets": 2, "award": "ranked", "ranked_prizes": [{"name": "一等奖"}]},
+            'sets 2 needs award "cakes"',
+        ),
         ({"preset": 3}, "preset must be a name, not 3"),
         ({"preset": "nope"}, "unknown preset 'nope'"),
     ],

@@ -17,6 +17,7 @@ SCENARIO_FILES = (
     GOLDEN / "scenarios.json",
     GOLDEN / "scenarios_v2.json",  # v2: RULES.md §8
     GOLDEN / "scenarios_v3.json",  # v3: RULES.md §9
+    GOLDEN / "scenarios_v4.json",  # v4: RULES.md §10.2 (一二会)
 )
 SCENARIOS: list[dict[str, Any]] = [
     scenario

@@ -115,6 +115,28 @@ def test_who_takes_home_what_follows_the_engine() -> None:
     assert out["wangzhongwang"] is None
 
 
+def test_each_set_hands_over_its_own_prize_set() -> None:
+    """一二会 (RULES.md §10.2): a table playing two sets hands over the event's prize set once
+    per set; what a person takes home is what they won in both."""
+    prizes = parse_prize_set(CLASS_SET)
+    rules = rules_from_json({"preset": "traditional", "prizes": prizes.counts(), "sets": 2})
+    game = Game(rules, ["甲", "乙", "丙"])
+    game.start(starter="甲")
+    for dice in ("444444", "235566", "444444"):  # 甲 sweeps set 1; 乙 nothing; 丙 sweeps set 2
+        game.throw(dice)
+    result = game.result(events=False)
+    assert result["status"] == "over" and result["set"] == 2
+    tables = [{"number": 1, "code": "AAAAAA", "players": ["甲", "乙", "丙"], "result": result}]
+    out = event_results(tables, prizes)
+    by = {p["name"]: p for p in out["people"]}
+    total = sum(prizes.counts().values())
+    assert len(by["甲"]["prizes"]) == total == len(by["丙"]["prizes"])
+    assert by["乙"]["prizes"] == []
+    assert [p["name"] for p in by["甲"]["prizes"]] == [p["name"] for p in by["丙"]["prizes"]]
+    assert out["tables"][0]["zhuangyuan"]["player"] == "丙"  # the last set's 状元
+    assert out["tables"][0]["unclaimed"] == []
+
+
 def test_table_winner_and_playoff_field() -> None:
     over = {
         "status": "over",

@@ -85,6 +85,14 @@ export function awardLines(details, state) {
   return lines;
 }
 
+/** 一二会 (RULES.md §10.2): "第 2 局 / 共 2 局" while a table plays several sets; "" with one. */
+export function setLabel(state) {
+  const sets = (state.rules && state.rules.sets) || 1;
+  if (sets < 2) return "";
+  const n = (state.result && state.result.set) || 1;
+  return t("play.set_of", { n, sets });
+}
+
 /** One line of the log for an event (null for events the log does not show). */
 export function logLine(e, rules) {
   switch (e.type) {
@@ -137,6 +145,8 @@ export function logLine(e, rules) {
       return t(`log.game_over.${e.ended_by}`);
     case EVENT.ZHUANGYUAN:
       return t("log.zhuangyuan", { player: e.player });
+    case EVENT.NEXT_SET:
+      return t("log.next_set", { n: e.number, player: e.starter });
     case EVENT.PAUSED:
       return t("log.paused");
     case EVENT.RESUMED:

@@ -103,6 +103,7 @@ export const EVENT = Object.freeze({
   GRAB_OPEN: "grab_open",
   GAME_OVER: "game_over",
   ZHUANGYUAN: "zhuangyuan",
+  NEXT_SET: "next_set",
 });
 
 /** Frame types the server sends. */

@@ -131,6 +131,32 @@ export function resultsTable(state) {
   );
 }
 
+/** The results of every set (一二会, RULES.md §10.2), each under its own heading, then what each
+ * person takes home over them all (the server's `totals`); one set: the one table. */
+export function setsResults(state) {
+  const result = state.result;
+  if (!result || !Array.isArray(result.sets)) return resultsTable(state);
+  const all = [...result.sets, result];
+  return h(
+    "div",
+    { class: "set-results" },
+    all.map((one, i) =>
+      h(
+        "div",
+        { class: "set-result", "data-set": String(i + 1) },
+        h("h3", { class: "set-title" }, t("end.set_n", { n: i + 1 })),
+        resultsTable({ ...state, result: one }),
+      ),
+    ),
+    h(
+      "div",
+      { class: "set-result", "data-set": "total" },
+      h("h3", { class: "set-title" }, t("end.sets_total")),
+      resultsTable({ ...state, result: { holdings: result.totals || {}, zhuangyuan: null } }),
+    ),
+  );
+}
+
 /** The end of an event's table (or its 状元王中王): back to the event, and who goes on to the
  * 状元王中王 when the event holds one (the server's `event_table`). */
 export function eventCard(st) {
@@ -233,7 +259,7 @@ export class EndPanel {
       "section",
       { class: "card", "aria-labelledby": "results-title" },
       h("h2", { id: "results-title", class: "card-title" }, t("end.results")),
-      ranked ? rankingTable(st) : resultsTable(st),
+      ranked ? rankingTable(st) : setsResults(st),
       prizes.length
         ? h(
             "div",

@@ -6,7 +6,7 @@ import { t } from "../i18n.js";
 import { COMMAND, EVENT, MODE, PHASE, STATUS, TIERS } from "../protocol.js";
 import { Bowl, diceRow } from "../dice.js";
 import { tierName, tierOf } from "../rulebook.js";
-import { describeThrow, awardLines, logLine, leaderText, cakes } from "../award.js";
+import { describeThrow, awardLines, logLine, leaderText, cakes, setLabel } from "../award.js";
 import { api } from "../api.js";
 import { RefereePad } from "../referee.js";
 import { icon, announce, showError, confirmDialog, toast } from "../ui.js";
@@ -72,6 +72,32 @@ export function poolView(state) {
         named[tier] ? h("span", { class: "pool-prize" }, named[tier].name) : null,
       ),
     ),
+  );
+}
+
+/** 一二会 (RULES.md §10.2): one line per finished set while the next is played: its 状元 and
+ * what each person took home from it (the set in play is the table above). */
+export function setsDone(state) {
+  const done = (state.result && state.result.sets) || [];
+  if (!done.length) return null;
+  return h(
+    "ul",
+    { class: "sets-done" },
+    done.map((one, i) => {
+      const won = Object.entries(one.holdings || {})
+        .filter(([, held]) => cakes(held))
+        .map(([name, held]) => t("play.set_cakes", { player: name, n: cakes(held) }))
+        .join(t("list.sep"));
+      return h(
+        "li",
+        { "data-set": String(i + 1) },
+        t("play.set_done", {
+          n: i + 1,
+          player: (one.zhuangyuan && one.zhuangyuan.player) || "—",
+          won,
+        }),
+      );
+    }),
   );
 }
 
@@ -165,6 +191,8 @@ export class PlayPanel {
   constructor(session, ctx) {
     this.session = session;
     this.ctx = ctx;
+    /** @type {number | undefined} the set last painted (一二会: a new one is announced) */
+    this.shownSet = undefined;
     this.bowl = new Bowl();
     this.turnBar = h("div", { class: "turn-bar", "aria-live": "off" });
     this.awardBox = h("section", { class: "card award", "aria-label": t("play.last_throw") });
@@ -369,6 +397,20 @@ export class PlayPanel {
     );
   }
 
+  /** 一二会 (RULES.md §10.2): say so once when a set is over and the next begins. */
+  noteNextSet(st) {
+    const set = st.result && st.result.set;
+    if (!set) return;
+    const seen = this.shownSet;
+    this.shownSet = set;
+    if (seen === undefined || set <= seen) return;
+    const done = (st.result.sets || [])[set - 2];
+    const player = (done && done.zhuangyuan && done.zhuangyuan.player) || "—";
+    const text = t("play.set_over", { n: set - 1, player, next: set, starter: st.next || "" });
+    announce(text);
+    toast(text);
+  }
+
   noteUndone(e) {
     const st = this.session.state;
     const d = describeThrow(e, st.rules);
@@ -402,6 +444,7 @@ export class PlayPanel {
   paintAll() {
     const st = this.session.state;
     if (!st) return;
+    this.noteNextSet(st);
     this.paintTurn(Boolean(this.pending));
     this.paintNonceAlert();
     this.paintBowl();
@@ -427,6 +470,7 @@ export class PlayPanel {
         this.playersBox,
         h("h2", { id: "players-title", class: "card-title" }, t("play.holdings")),
         holdingsTable(st, { me: this.session.me }),
+        setsDone(st),
       );
     }
     this.paintLog();
@@ -457,6 +501,8 @@ export class PlayPanel {
         ),
       );
     }
+    const set = setLabel(st);
+    if (set) parts.push(h("span", { class: "badge set-badge" }, set));
     if ((st.phase === PHASE.FINAL || st.final_round) && !st.closing) {
       const fin = st.final_round;
       parts.push(

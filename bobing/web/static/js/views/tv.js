@@ -5,7 +5,7 @@ import { t } from "../i18n.js";
 import { EVENT, STATUS, PHASE } from "../protocol.js";
 import { Bowl, diceRow } from "../dice.js";
 import { classify, handName } from "../rulebook.js";
-import { describeThrow, awardLines, leaderText } from "../award.js";
+import { describeThrow, awardLines, leaderText, setLabel } from "../award.js";
 import { qrSvg } from "../qrcode.js";
 import { renderTopbar, announce, icon } from "../ui.js";
 import { rattle, settle, gong } from "../sound.js";
@@ -14,7 +14,7 @@ import { inviteUrl } from "./lobby.js";
 import { forgetInviteWaiter, loadInvite } from "../invite.js";
 import { recentThrows, zhuangyuanRace } from "../tv_race.js";
 import { celebrateThrow, celebrateEnd } from "../celebrations.js";
-import { resultsTable, endReason } from "./end.js";
+import { setsResults, endReason } from "./end.js";
 import { CountdownBar } from "../countdown.js";
 import { isRanked, paintLeaderboard, PrizeCeremony, rankingTable } from "../ranked.js";
 import { fitToScreen } from "../fit.js";
@@ -222,7 +222,7 @@ export class TvView {
               : null,
             z && z.dice ? diceRow(z.dice, { size: "lg" }) : null,
           ),
-          h("section", { class: "card" }, resultsTable(st)),
+          h("section", { class: "card" }, setsResults(st)),
           h("div", { class: "tv-over-side" }, zhuangyuanRace(this.session), qr),
         ),
       );
@@ -262,6 +262,8 @@ export class TvView {
     const fin = st.final_round;
     if (fin && fin.last_thrower && !rolling)
       next = `${next} · ${t("play.final_until", { player: fin.last_thrower })}`;
+    const set = setLabel(st);
+    if (set) next = next ? `${set} · ${next}` : set;
     const leader = leaderText(st.result, st.rules);
     let right;
     if (isRanked(st)) {
