@@ -139,6 +139,8 @@ class Draft:
     """The evening's sessions (RULES.md §10.2); empty: the tables play one game."""
     start_on_time: bool = False
     """The organiser's "start on time": the dashboard starts each game session at its time."""
+    keep_photos: bool = False
+    """Referee tables keep each confirmed throw's photo as evidence (docs/vision.md)."""
 
     def first_session(self) -> int | None:
         """The index of the programme's first game session (the tables made first play it)."""
@@ -195,6 +197,8 @@ class Draft:
             customs["programme"] = [s.to_json() for s in self.programme]
         if self.start_on_time:
             customs["start_on_time"] = True
+        if self.keep_photos:
+            customs["keep_photos"] = True
         return {
             **customs,
             "name": self.name,
@@ -254,6 +258,15 @@ def draft_event(body: Mapping[str, Any], present: frozenset[str] | None = None) 
     check_in = body.get("check_in") or False
     if not isinstance(check_in, bool):
         raise ApiError("invalid_field", "check_in must be true or false", field="check_in")
+    keep_photos = body.get("keep_photos") or False
+    if not isinstance(keep_photos, bool):
+        raise ApiError("invalid_field", "keep_photos must be true or false", field="keep_photos")
+    if keep_photos and mode != "referee":
+        raise ApiError(
+            "invalid_field",
+            f"{mode} tables roll their own dice: only referee tables keep photos",
+            field="keep_photos",
+        )
     seated: list[list[Person]] = model_errors(
         seat_people,
         people if present is None else tuple(p for p in people if p.name in present),
@@ -302,6 +315,7 @@ def draft_event(body: Mapping[str, Any], present: frozenset[str] | None = None) 
         previous=normalize_code(previous) if previous else None,
         time_limit=parse_time_limit(body.get("time_limit")),
         check_in=check_in,
+        keep_photos=keep_photos,
         layout={k: body[k] for k in ("tables", "table_size") if body.get(k) is not None},
         donated_sets=model_errors(parse_donated_sets, body.get("donated_sets")),
         organizers=tuple(model_errors(parse_organizers, body.get("organizers"))),

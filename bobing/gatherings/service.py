@@ -152,6 +152,7 @@ class GatheringService:
                 rules=draft.table_rules(),
                 named=named,
                 time_limit=draft.table_time_limit(),
+                keep_photos=draft.keep_photos,
                 creator=creator,
                 tables=len(draft.seated),
                 session=session,
@@ -193,6 +194,7 @@ class GatheringService:
         time_limit: int | None,
         creator: str | None,
         tables: int,
+        keep_photos: bool = False,
         session: int | None,
         made_codes: list[str],
     ) -> tuple[dict[str, Any], dict[str, str]]:
@@ -204,6 +206,7 @@ class GatheringService:
             rules=rules,
             named_prizes=named,
             time_limit=time_limit,
+            keep_photos=keep_photos,
             creator=creator,
             gathering=code,
             event_tables=tables,
@@ -349,6 +352,7 @@ class GatheringService:
             "time_limit": spec.get("time_limit"),
             "programme": spec.get("programme"),
             "start_on_time": spec.get("start_on_time"),
+            "keep_photos": spec.get("keep_photos"),
             **{k: v for k, v in (spec.get("layout") or {}).items() if k != "planned"},
         }
         draft = draft_event(body, present=gathering.present)
@@ -437,6 +441,7 @@ class GatheringService:
             "organizers": spec.get("organizers", []),
             "donated_sets": spec.get("donated_sets", []),
             "check_in": self._door(gathering),
+            "keep_photos": bool(spec.get("keep_photos")),
             "created_at": iso(gathering.created_at),
             "tables": tables,
             "all_over": bool(runtimes) and all(r.status == "over" for r in runtimes),
@@ -688,6 +693,7 @@ class GatheringService:
             name=table_name(gathering.name, 0).replace(" #0", " 王中王"),
             mode=spec.get("mode", "referee"),
             rules=rules,
+            keep_photos=bool(spec.get("keep_photos")),
             gathering=gathering.code,
         )
         try:
@@ -786,6 +792,7 @@ class GatheringService:
                     rules=rules,
                     named=named,
                     time_limit=limit,
+                    keep_photos=bool(spec.get("keep_photos")),
                     creator=None,
                     tables=len(gathering.tables),
                     session=index,
@@ -1246,6 +1253,7 @@ class GatheringService:
             "organizers": names,
             "donated_sets": [{"name": n, "new_son": False} for n in names],
             **({"check_in": True} if spec.get("check_in") else {}),
+            **({"keep_photos": True} if spec.get("keep_photos") else {}),
             "previous": gathering.code,
         }
 

@@ -132,6 +132,28 @@ async def test_create_seats_in_order_and_reads_back(http: httpx.AsyncClient) -> 
     assert missing.status_code == 404 and missing.json()["code"] == "event_not_found"
 
 
+async def test_an_event_can_keep_each_throws_photo(http: httpx.AsyncClient) -> None:
+    """``keep_photos`` on an event reaches every referee table it makes (docs/vision.md), is
+    shown on the event and carried to next year's; other modes refuse it."""
+    created = await create(http, keep_photos=True)
+    for table in created["tables"]:
+        state = (await http.get(f"/api/tables/{table['code']}")).json()
+        assert state["keep_photos"] is True, table["number"]
+    event = (await http.get(f"/api/events/{created['code']}")).json()
+    assert event["keep_photos"] is True
+    plain = await create(http)
+    state = (await http.get(f"/api/tables/{plain['tables'][0]['code']}")).json()
+    assert state["keep_photos"] is False
+    assert (await http.get(f"/api/events/{plain['code']}")).json()["keep_photos"] is False
+    for body in ({"mode": "online", "keep_photos": True}, {"keep_photos": "yes"}):
+        response = await http.post(
+            "/api/events",
+            json={"name": "中秋", "people": PEOPLE, "tables": 2, "prizes": PRIZES, **body},
+        )
+        assert response.status_code == 422, response.text
+        assert response.json()["params"]["field"] == "keep_photos"
+
+
 async def test_bad_events_are_refused_in_the_readers_language(http: httpx.AsyncClient) -> None:
     bad = {
         "name": "x",

@@ -215,6 +215,11 @@ class CreateEvent(BaseModel):
         default=None,
         description="true: the organiser's dashboard starts each game session at its time",
     )
+    keep_photos: Annotated[Any, _optional({"type": "boolean"})] = Field(
+        default=None,
+        description="true (referee tables only): each table keeps every confirmed throw's photo "
+        "as evidence (docs/vision.md)",
+    )
 
 
 class Control(BaseModel):
