@@ -17,7 +17,7 @@ import { rankingRows, bestName } from "../ranked.js";
 import { tileGrid, tileText, listGrid } from "../fit.js";
 import { loadInvite, forgetInviteWaiter } from "../invite.js";
 import { EventWatcher, claimUrl, feedText, tableLabel, cakesLeft } from "../event.js";
-import { statusText, leaderLine } from "./event_dash.js";
+import { statusText, leaderLine } from "../widgets/event_nav.js";
 
 /** Notable throws the feed band may show (as many as fit in two lines are shown). */
 const FEED_ITEMS = 8;

@@ -8,7 +8,8 @@ import { t } from "../i18n.js";
 import { STATUS } from "../protocol.js";
 import { loadRulebook } from "../rulebook.js";
 import { renderTopbar, icon, toast, errorText } from "../ui.js";
-import { LobbyPanel, keepFocus } from "./lobby.js";
+import { LobbyPanel } from "./lobby.js";
+import { keepFocus } from "../widgets/keep_focus.js";
 
 /**
  * @typedef {object} Game the modules a table needs past its lobby

@@ -1,0 +1,39 @@
+// What the dashboard, the hall and the printed pages say of an event and its tables: a table's
+// status and leader in words, and the tabs between an event's pages.
+
+import { h } from "../dom.js";
+import { t } from "../i18n.js";
+import { classify, handName } from "../rulebook.js";
+
+export function statusText(status) {
+  return t(`event.status.${status || "lobby"}`);
+}
+
+export function leaderLine(table, rules) {
+  const z =
+    table.result && (table.result.zhuangyuan || (table.result.ranking && table.result.ranking[0]));
+  if (!z || !z.player || !z.dice) return t("event.no_leader");
+  return t("event.leader", { player: z.player, hand: handName(classify(z.dice, rules)) });
+}
+
+export function eventNav(code, current) {
+  const link = (path, key) =>
+    h(
+      "a",
+      {
+        href: `/e/${code}${path}`,
+        "data-link": "",
+        class: ["tab", current === key ? "active" : ""],
+        "aria-current": current === key ? "page" : null,
+      },
+      t(`event.nav.${key}`),
+    );
+  return h(
+    "nav",
+    { class: "ev-nav preset-tabs", "aria-label": t("event.nav.label") },
+    link("", "dashboard"),
+    link("/hall", "hall"),
+    link("/cards", "cards"),
+    link("/results", "results"),
+  );
+}
