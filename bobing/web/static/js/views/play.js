@@ -5,7 +5,7 @@ import { h, mount, randomId, sleep, reducedMotion } from "../dom.js";
 import { t } from "../i18n.js";
 import { COMMAND, EVENT, MODE, PHASE, STATUS, TIERS } from "../protocol.js";
 import { Bowl, diceRow } from "../dice.js";
-import { tierName, tierOf } from "../rulebook.js";
+import { tierOf } from "../rulebook.js";
 import { describeThrow, awardLines, logLine, leaderText } from "../award.js";
 import { api } from "../api.js";
 import { RefereePad } from "../referee.js";
@@ -15,6 +15,7 @@ import { prefs, setPref } from "../device_store.js";
 import { keepFocus } from "../widgets/keep_focus.js";
 import { shownKey, poolView, holdingsTable, onlyZhuangyuanText } from "../widgets/board.js";
 import { canUndo, undoButton } from "../widgets/undo.js";
+import { grabCard } from "../grab.js";
 import { SeatTools, AutoThrowNote } from "../seats.js";
 import { reactionBar } from "../reactions.js";
 import { celebrateThrow } from "../celebrations.js";
@@ -609,115 +610,8 @@ export class PlayPanel {
   }
 
   paintGrab() {
-    const st = this.session.state;
-    const pool = (st.result && st.result.pool) || {};
-    const players = st.players.map((p) => p.name);
-    const tiers = TIERS.filter((tier) => pool[tier]);
-    const inputs = {};
-    const rows = players.map((name) =>
-      h(
-        "tr",
-        {},
-        h("th", { scope: "row" }, name),
-        tiers.map((tier) => {
-          const input = h("input", {
-            type: "number",
-            min: 0,
-            max: pool[tier],
-            value: 0,
-            class: "input input-num",
-            "aria-label": t("grab.input", { player: name, tier: tierName(tier) }),
-          });
-          inputs[`${name}|${tier}`] = input;
-          return h("td", {}, input);
-        }),
-      ),
-    );
-    const submit = async (random) => {
-      let fields;
-      if (random) {
-        fields = { random: true };
-      } else {
-        const allocation = {};
-        for (const name of players) {
-          for (const tier of tiers) {
-            const n = Number(inputs[`${name}|${tier}`].value || 0);
-            if (n > 0) {
-              allocation[name] = allocation[name] || {};
-              allocation[name][tier] = n;
-            }
-          }
-        }
-        for (const tier of tiers) {
-          const sum = players.reduce(
-            (n, name) => n + Number(inputs[`${name}|${tier}`].value || 0),
-            0,
-          );
-          if (sum !== pool[tier]) {
-            toast(t("grab.mismatch", { tier: tierName(tier), sum, left: pool[tier] }), {
-              kind: "error",
-            });
-            return;
-          }
-        }
-        fields = { allocation };
-      }
-      try {
-        await this.session.send(COMMAND.GRAB, fields);
-      } catch (err) {
-        showError(err);
-      }
-    };
     if (this.actionBox.querySelector(".grab-card")) return;
-    mount(
-      this.actionBox,
-      h(
-        "section",
-        { class: "card grab-card" },
-        h("h3", { class: "card-title" }, t("grab.title")),
-        h(
-          "p",
-          {},
-          t("grab.hint", {
-            left: tiers.map((tier) => `${tierName(tier)} ${pool[tier]}`).join(" · "),
-          }),
-        ),
-        h(
-          "button",
-          { type: "button", class: "btn btn-primary btn-block", onclick: () => submit(true) },
-          t("grab.random"),
-        ),
-        h(
-          "details",
-          { class: "grab-manual" },
-          h("summary", {}, t("grab.manual")),
-          h(
-            "div",
-            { class: "table-scroll" },
-            h(
-              "table",
-              { class: "grab-table" },
-              h(
-                "thead",
-                {},
-                h(
-                  "tr",
-                  {},
-                  h("th", {}, ""),
-                  tiers.map((tier) => h("th", { scope: "col" }, tierName(tier))),
-                ),
-              ),
-              h("tbody", {}, rows),
-            ),
-          ),
-          h(
-            "button",
-            { type: "button", class: "btn btn-ghost btn-block", onclick: () => submit(false) },
-            t("grab.confirm"),
-          ),
-        ),
-      ),
-    );
+    mount(this.actionBox, grabCard(this.session));
   }
 
   // ---- shake to throw ------------------------------------------------------------------------
