@@ -8,9 +8,24 @@ import { eventApi } from "./event.js";
 import { RuleSwitches } from "./switches.js";
 import { limits } from "./limits.js";
 
-/** The class event's set for one table (seed 003): 550 元 a table. */
+/** @typedef {{name: string, count: number, value: number}} Good  a prize: what, how many, each worth */
+/** @typedef {Record<string, any>} Person  one line of the roster (name, group, paid, elder, leader) */
+/**
+ * The boxes of the form as typed (the view writes into them by key).
+ * @typedef {{name: string, date: string, people: string, by: string, count: number,
+ *   seating: string, mode: string, preset: string, contribution: number, playoffName: string,
+ *   playoffValue: number, startThrower: string, throwerMode: string, checkIn: boolean,
+ *   surplus: string, previous: any, award: string, rounds: number | string,
+ *   timeLimit: number | string} & Record<string, any>} FormValues
+ */
+
+/** The class event's set for one table (seed 003): 550 元 a table. @returns {Record<string, Good[]>} */
 function classPrizes() {
-  const item = (key, count, value) => ({ name: t(`event.new.example.${key}`), count, value });
+  const item = (
+    /** @type {string} */ key,
+    /** @type {number} */ count,
+    /** @type {number} */ value,
+  ) => ({ name: t(`event.new.example.${key}`), count, value });
   return {
     zhuangyuan: [item("doll", 1, 65)],
     duitang: [item("shampoo", 2, 40), item("shower_gel", 2, 40)],
@@ -28,6 +43,7 @@ const FLAG_COLUMNS = [
   ["leader", "组长"],
 ];
 
+/** The roster as the people box shows it. @param {Person[]} people */
 export function peopleText(people) {
   // Only the columns last year's roster had: a 已交费 column it never had would mark everyone
   // unpaid (and next year's income 0), where without one everyone counts as paying.
@@ -42,7 +58,10 @@ export function peopleText(people) {
   return [header, ...rows].join("\n");
 }
 
-/** ``start_thrower`` as the form holds it: the names (last year's 状元) and one mode. */
+/**
+ * ``start_thrower`` as the form holds it: the names (last year's 状元) and one mode.
+ * @param {string | string[] | null | undefined} value
+ */
 function splitThrower(value) {
   const items = value == null ? [] : Array.isArray(value) ? value : [value];
   const modes = ["first_seat", "leader", "elder"];
@@ -55,18 +74,25 @@ function splitThrower(value) {
 /** The form's state and the request it makes; the view (views/event_new.js) extends it. */
 export class EventForm {
   constructor() {
+    /** @type {{presets?: Record<string, any>} | null} the server's presets (/api/presets) */
     this.presets = null;
     this.prizes = classPrizes();
+    /** @type {{name: string, amount: number}[]} the budget's fixed costs */
     this.costs = [];
+    /** @type {{name: string, new_son: boolean}[]} who gives a 会饼 set */
     this.donated = [];
+    /** @type {string[]} */
     this.organizers = [];
+    /** @type {Good[]} a ranked session's prizes, by place */
     this.ranked = [
       { name: t("event.new.example.first"), count: 1, value: 498 },
       { name: t("event.new.example.second"), count: 1, value: 199 },
       { name: t("event.new.example.third"), count: 1, value: 89 },
     ];
+    /** @type {Record<string, any> | null} last year's rules, over their preset */
     this.rulesObject = null;
     this.switches = new RuleSwitches({ onChange: () => this.schedulePreview() });
+    /** @type {FormValues} */
     this.values = {
       name: t("event.new.default_name"),
       date: "",
@@ -93,6 +119,7 @@ export class EventForm {
   /** A rule switch changed: the view asks the server for its reading of the form again. */
   schedulePreview() {}
 
+  /** Last year's event read into the form (next year's from it). @param {string} code */
   async prefill(code) {
     const tpl = await eventApi.next(code);
     Object.assign(this.values, {
@@ -113,14 +140,17 @@ export class EventForm {
       timeLimit: tpl.time_limit || "",
       previous: tpl.previous,
     });
-    this.donated = (tpl.donated_sets || []).map((d) => ({ name: d.name, new_son: !!d.new_son }));
+    this.donated = (tpl.donated_sets || []).map((/** @type {Person} */ d) => ({
+      name: d.name,
+      new_son: !!d.new_son,
+    }));
     this.organizers = tpl.organizers || [];
     this.prizes = tpl.prizes || {};
     this.costs = (tpl.budget && tpl.budget.fixed_costs) || [];
     this.rulesObject = tpl.rules || null;
     if (tpl.rules && tpl.rules.award === "ranked") {
       this.values.award = "ranked";
-      this.ranked = (tpl.rules.ranked_prizes || []).map((p) => ({ ...p }));
+      this.ranked = (tpl.rules.ranked_prizes || []).map((/** @type {Good} */ p) => ({ ...p }));
       this.values.rounds = tpl.rules.rounds || "";
     }
   }
@@ -139,8 +169,10 @@ export class EventForm {
   }
 
   /** The rule object: the preset (or last year's rules), ranked prizes, and enough seats. */
+  /** @param {Person[]} people */
   rules(people) {
     const v = this.values;
+    /** @type {Record<string, any>} */
     let base;
     if (this.switches.rules && (this.rulesObject || this.switches.changed())) {
       // every switch as the editor shows it; the prize set gives each table its cakes
@@ -175,8 +207,10 @@ export class EventForm {
     return base;
   }
 
+  /** The request the preview and the create send. @param {Person[]} people */
   body(people) {
     const v = this.values;
+    /** @type {Record<string, Good[]>} */
     const prizes = {};
     for (const tier of TIERS) {
       const items = (this.prizes[tier] || []).filter((i) => i.name.trim());
@@ -187,6 +221,7 @@ export class EventForm {
           value: Number(i.value) || 0,
         }));
     }
+    /** @type {Record<string, any>} */
     const body = {
       name: v.name,
       rules: this.rules(people),

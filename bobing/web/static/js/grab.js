@@ -7,12 +7,17 @@ import { COMMAND, TIERS } from "./protocol.js";
 import { tierName } from "./rulebook.js";
 import { showError, toast } from "./ui.js";
 
-/** The referee's form for the grab: the cakes left, shared out at random or by hand. */
+/**
+ * The referee's form for the grab: the cakes left, shared out at random or by hand.
+ * @param {import("./session.js").TableSession} session  a table in its grab phase (it has a state)
+ */
 export function grabCard(session) {
-  const st = session.state;
+  const st = /** @type {Record<string, any>} */ (session.state);
   const pool = (st.result && st.result.pool) || {};
-  const players = st.players.map((p) => p.name);
+  /** @type {string[]} */
+  const players = st.players.map((/** @type {{name: string}} */ p) => p.name);
   const tiers = TIERS.filter((tier) => pool[tier]);
+  /** @type {Record<string, HTMLInputElement>} each box, by `player|tier` */
   const inputs = {};
   const rows = players.map((name) =>
     h(
@@ -20,24 +25,27 @@ export function grabCard(session) {
       {},
       h("th", { scope: "row" }, name),
       tiers.map((tier) => {
-        const input = h("input", {
-          type: "number",
-          min: 0,
-          max: pool[tier],
-          value: 0,
-          class: "input input-num",
-          "aria-label": t("grab.input", { player: name, tier: tierName(tier) }),
-        });
+        const input = /** @type {HTMLInputElement} */ (
+          h("input", {
+            type: "number",
+            min: 0,
+            max: pool[tier],
+            value: 0,
+            class: "input input-num",
+            "aria-label": t("grab.input", { player: name, tier: tierName(tier) }),
+          })
+        );
         inputs[`${name}|${tier}`] = input;
         return h("td", {}, input);
       }),
     ),
   );
-  const submit = async (random) => {
+  const submit = async (/** @type {boolean} */ random) => {
     let fields;
     if (random) {
       fields = { random: true };
     } else {
+      /** @type {Record<string, Record<string, number>>} */
       const allocation = {};
       for (const name of players) {
         for (const tier of tiers) {

@@ -47,7 +47,7 @@ export function publicUrl(path) {
   return `${inviteBase()}${path}`;
 }
 
-/** The address a table's invite (its QR code, its link) sends a guest to. */
+/** The address a table's invite (its QR code, its link) sends a guest to. @param {string} code */
 export function inviteUrl(code) {
   return `${inviteBase()}/t/${code}`;
 }

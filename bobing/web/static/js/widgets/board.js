@@ -7,18 +7,23 @@ import { PHASE, STATUS, TIERS } from "../protocol.js";
 import { tierName } from "../rulebook.js";
 import { cakes } from "../award.js";
 
-/** @typedef {Record<string, any>} State a table's state as the server sends it (protocol.js TableState) */
+/** @typedef {Record<string, any>} State a table's state as the server sends it (protocol.js
+ * TableState; read here field by field, its result and rules as they come) */
 
-/** Which throw the bowl shows: its number and faces (an undone throw's number comes again). */
+/**
+ * Which throw the bowl shows: its number and faces (an undone throw's number comes again).
+ * @param {{throw: number, dice?: string | null} | null | undefined} thrown
+ */
 export function shownKey(thrown) {
   return thrown ? `${thrown.throw}:${thrown.dice || "-"}` : "";
 }
 
+/** A tier's short name (a column's head). @param {string} tier */
 export function tierShort(tier) {
   return t(`tier.short.${tier}`);
 }
 
-/** The pool of cakes left per tier (with named prizes). */
+/** The pool of cakes left per tier (with named prizes). @param {State} state */
 export function poolView(state) {
   const pool = (state.result && state.result.pool) || state.rules.prizes || {};
   const total = state.rules.prizes || {};
@@ -43,7 +48,11 @@ export function poolView(state) {
   );
 }
 
-/** Each player's cakes per tier (a table), the one whose turn it is marked. */
+/**
+ * Each player's cakes per tier (a table), the one whose turn it is marked.
+ * @param {State} state
+ * @param {{me?: string | null}} [options]  `me`: this phone's player, marked too
+ */
 export function holdingsTable(state, { me = null } = {}) {
   const result = state.result || { holdings: {} };
   const tiers = TIERS.filter((tier) => (state.rules.prizes || {})[tier]);
@@ -68,7 +77,7 @@ export function holdingsTable(state, { me = null } = {}) {
     h(
       "tbody",
       {},
-      (state.players || []).map((p) => {
+      (state.players || []).map((/** @type {{seat: number, name: string}} */ p) => {
         const held = (result.holdings || {})[p.name] || {};
         const isNext = state.next === p.name;
         const sitsOut = (state.skipping || []).includes(p.name);
@@ -121,6 +130,7 @@ export function holdingsTable(state, { me = null } = {}) {
 
 /** Why a cake table plays on with nothing left to win but the 状元 (RULES.md §4 step 7, as
  * the server's `only_zhuangyuan_left` says): whose throw ends it, or that this round does. */
+/** @param {State} st */
 export function onlyZhuangyuanText(st) {
   if (!st.only_zhuangyuan_left || st.closing || st.status === STATUS.OVER) return "";
   if (st.phase !== PHASE.FINAL) return t("play.only_zhuangyuan");

@@ -5,10 +5,16 @@ import { h } from "../dom.js";
 import { t } from "../i18n.js";
 import { classify, handName } from "../rulebook.js";
 
+/** A table's status in words. @param {string | null | undefined} status */
 export function statusText(status) {
   return t(`event.status.${status || "lobby"}`);
 }
 
+/**
+ * Who leads at one of the event's tables, and with what.
+ * @param {{result?: Record<string, any> | null}} table
+ * @param {import("../rulebook.js").Rules} rules
+ */
 export function leaderLine(table, rules) {
   const z =
     table.result && (table.result.zhuangyuan || (table.result.ranking && table.result.ranking[0]));
@@ -16,8 +22,13 @@ export function leaderLine(table, rules) {
   return t("event.leader", { player: z.player, hand: handName(classify(z.dice, rules)) });
 }
 
+/**
+ * The tabs between an event's pages, the one shown marked.
+ * @param {string} code  the event's
+ * @param {"dashboard" | "hall" | "cards" | "results"} current
+ */
 export function eventNav(code, current) {
-  const link = (path, key) =>
+  const link = (/** @type {string} */ path, /** @type {string} */ key) =>
     h(
       "a",
       {

@@ -9,6 +9,9 @@ import { cakes } from "../award.js";
 import { isRanked } from "../ranked.js";
 import { tierShort } from "./board.js";
 
+/** @typedef {Record<string, any>} State a table's state as the server sends it (protocol.js TableState) */
+
+/** Why the game ended, in words. @param {State} state */
 export function endReason(state) {
   if (state.end_reason === "host") return t("end.by_host");
   const by = state.result && state.result.ended_by;
@@ -22,7 +25,11 @@ export function endReason(state) {
   return by ? t(`end.by.${by}`) : "";
 }
 
-/** Value of a player's cakes under the named prizes. */
+/**
+ * Value of a player's cakes under the named prizes.
+ * @param {Record<string, number> | null | undefined} held  cakes by tier
+ * @param {Record<string, {value?: number} | undefined>} named  the named prizes by tier
+ */
 export function prizeValue(held, named) {
   let value = 0;
   for (const [tier, n] of Object.entries(held || {}))
@@ -30,6 +37,7 @@ export function prizeValue(held, named) {
   return value;
 }
 
+/** Each player's cakes, their value and what they pay. @param {State} state */
 export function resultsTable(state) {
   const result = state.result || { holdings: {} };
   const named = state.named_prizes || {};
@@ -38,7 +46,8 @@ export function resultsTable(state) {
   const z = result.zhuangyuan;
   // RULES.md §9.3: 反向博钱 (who pays what into the kitty) and 分状元, when the rules say so.
   const pays = result.payments ? result.payments.players : null;
-  const rows = (state.players || []).map((p) => {
+  /** @type {{p: {seat: number, name: string}, held: Record<string, number>, total: number, value: number}[]} */
+  const rows = (state.players || []).map((/** @type {{seat: number, name: string}} */ p) => {
     const held = (result.holdings || {})[p.name] || {};
     return { p, held, total: cakes(held), value: prizeValue(held, named) };
   });

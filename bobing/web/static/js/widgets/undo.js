@@ -9,6 +9,7 @@ import { icon, showError, confirmDialog } from "../ui.js";
 import { isRanked } from "../ranked.js";
 
 /** Whether the host may undo the last throw now (docs/protocol.md, Undoing a throw). */
+/** @param {Record<string, any> | null} state  the table's (protocol.js TableState) */
 export function canUndo(state) {
   if (!state || state.mode !== MODE.REFEREE || !state.last_throw) return false;
   // a throw made before time was called stays (undoing it would undo the close)
@@ -18,6 +19,7 @@ export function canUndo(state) {
 }
 
 /** The host's "undo the last throw" button: asks first, naming the throw it voids. */
+/** @param {import("../session.js").TableSession} session */
 export function undoButton(session) {
   return h(
     "button",
@@ -32,11 +34,14 @@ export function undoButton(session) {
   );
 }
 
+/** @param {import("../session.js").TableSession} session */
 async function askUndo(session) {
   const st = session.state;
+  /** @type {Record<string, any> | null} */
   const last = st && st.last_throw;
-  if (!last) return;
-  const d = describeThrow(last, st.rules);
+  if (!st || !last) return; // (no state, no last throw)
+  // a throw is always described (describeThrow's null is for no throw)
+  const d = /** @type {{name: string}} */ (describeThrow(last, st.rules));
   const body = [
     t(isRanked(st) ? "host.undo_body_ranked" : "host.undo_body", {
       n: last.throw,
