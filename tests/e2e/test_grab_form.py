@@ -4,20 +4,10 @@ share that does not add up to the cakes left, and a share by hand ends the game 
 from __future__ import annotations
 
 import pytest
-from e2etools import Browser, Server, create_table, state, wait_status, wait_throws
+from e2etools import TIER_LABEL, Browser, Server, create_table, state, wait_status, wait_throws
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
-
-TIER_NAMES = {
-    "zhuangyuan": "状元",
-    "duitang": "对堂",
-    "sanhong": "三红",
-    "sijin": "四进",
-    "erju": "二举",
-    "yixiu": "一秀",
-}
-"""The tiers' names in the page's language (zh-Hans), as the form's labels quote them."""
 
 
 def test_the_referee_shares_out_the_grab(browser: Browser, server: Server) -> None:
@@ -51,19 +41,19 @@ def test_the_referee_shares_out_the_grab(browser: Browser, server: Server) -> No
     boxes = card.locator("input[type=number]")
     expect(boxes).to_have_count(2 * len(tiers))
     first = tiers[0]
-    card.get_by_label(f"甲 抢到的{TIER_NAMES[first]}").fill(str(pool[first] - 1))
+    card.get_by_label(f"甲 抢到的{TIER_LABEL[first]}").fill(str(pool[first] - 1))
     card.get_by_role("button", name="确认分配").click()
     expect(host.locator(".toast")).to_contain_text(
-        f"{TIER_NAMES[first]}一共分了 {pool[first] - 1} 块，但桌上剩 {pool[first]} 块"
+        f"{TIER_LABEL[first]}一共分了 {pool[first] - 1} 块，但桌上剩 {pool[first]} 块"
     )
     assert state(host)["phase"] == "grab"
 
     # every cake to 甲 but one of the first tier, which 乙 grabbed
     for tier in tiers:
-        card.get_by_label(f"甲 抢到的{TIER_NAMES[tier]}").fill(
+        card.get_by_label(f"甲 抢到的{TIER_LABEL[tier]}").fill(
             str(pool[tier] - (1 if tier == first else 0))
         )
-    card.get_by_label(f"乙 抢到的{TIER_NAMES[first]}").fill("1")
+    card.get_by_label(f"乙 抢到的{TIER_LABEL[first]}").fill("1")
     card.get_by_role("button", name="确认分配").click()
     wait_status(host, "over")
     holdings = state(host)["result"]["holdings"]
