@@ -60,7 +60,7 @@ async def test_every_first_screen_module_is_preloaded_by_its_hashed_name(
     for plain, hashed in imports.items():
         stem, _, suffix = plain.rpartition(".")
         assert re.fullmatch(re.escape(stem) + r"\.[0-9a-f]{10}\." + suffix, hashed), hashed
-    # the game's screens come once the lobby is complete (views/table.js), not with the page
+    # the game's screens come once the lobby is complete (table.js), not with the page
     assert imports["/js/views/play.js"] not in announced
 
 

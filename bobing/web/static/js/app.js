@@ -18,7 +18,7 @@ import { loadLimits } from "./limits.js";
 import { normalizeCode, saveTable, saveEvent } from "./device_store.js";
 import { TableSession } from "./session.js";
 import { unlock } from "./sound.js";
-import { TableView, gameReady, loadGame } from "./views/table.js";
+import { TableView, gameReady, loadGame } from "./table.js";
 import { renderNetbar, announce, toast } from "./ui.js";
 import { attachSeats, takeSeatLink } from "./seats.js";
 
@@ -153,7 +153,7 @@ function route() {
         toast(text);
       });
       attachSeats(session);
-      // the table's life comes with the game's screens (views/table.js fetches them once the
+      // the table's life comes with the game's screens (table.js fetches them once the
       // lobby is complete); the big screen and the table's other pages want it at once
       const s = session;
       gameReady.then(({ attachTableLife }) => {

@@ -1,6 +1,6 @@
 // What makes a table feel like the WeChat 博饼 games people know: big hands called out loud,
 // confetti for a 状元, reactions, the rematch and the history of games. app.js attaches it to
-// each table session once it is here (it comes with the game's screens, views/table.js); the
+// each table session once it is here (it comes with the game's screens, table.js); the
 // screens call celebrateThrow and celebrateEnd.
 
 import { t } from "./i18n.js";

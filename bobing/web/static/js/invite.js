@@ -47,6 +47,11 @@ export function publicUrl(path) {
   return `${inviteBase()}${path}`;
 }
 
+/** The address a table's invite (its QR code, its link) sends a guest to. @param {string} code */
+export function inviteUrl(code) {
+  return `${inviteBase()}/t/${code}`;
+}
+
 /** Whether this page was opened by a loopback address (127.0.0.1, ::1, localhost). */
 export function openedOnLoopback() {
   const name = location.hostname.replace(/^\[|\]$/g, "").toLowerCase();

@@ -20,41 +20,7 @@ import { limits } from "../limits.js";
 import { qrSvg } from "../qrcode.js";
 import { sessionPanel } from "../programme.js";
 import { loadInvite, forgetInviteWaiter, inviteNotice, publicUrl } from "../invite.js";
-
-export function statusText(status) {
-  return t(`event.status.${status || "lobby"}`);
-}
-
-export function leaderLine(table, rules) {
-  const z =
-    table.result && (table.result.zhuangyuan || (table.result.ranking && table.result.ranking[0]));
-  const ranked = Boolean(rules && rules.award === "ranked"); // no 状元 there (RULES.md §8.2)
-  if (!z || !z.player || !z.dice) return t(ranked ? "event.no_first" : "event.no_leader");
-  const hand = handName(classify(z.dice, rules));
-  return t(ranked ? "event.leader_first" : "event.leader", { player: z.player, hand });
-}
-
-export function eventNav(code, current) {
-  const link = (path, key) =>
-    h(
-      "a",
-      {
-        href: `/e/${code}${path}`,
-        "data-link": "",
-        class: ["tab", current === key ? "active" : ""],
-        "aria-current": current === key ? "page" : null,
-      },
-      t(`event.nav.${key}`),
-    );
-  return h(
-    "nav",
-    { class: "ev-nav preset-tabs", "aria-label": t("event.nav.label") },
-    link("", "dashboard"),
-    link("/hall", "hall"),
-    link("/cards", "cards"),
-    link("/results", "results"),
-  );
-}
+import { statusText, leaderLine, eventNav } from "../widgets/event_nav.js";
 
 export class EventDashboardView {
   constructor(main, { code, navigate }) {

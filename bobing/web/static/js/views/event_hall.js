@@ -17,7 +17,7 @@ import { rankingRows, bestName } from "../ranked.js";
 import { tileGrid, tileText, listGrid } from "../fit.js";
 import { loadInvite, forgetInviteWaiter } from "../invite.js";
 import { EventWatcher, claimUrl, feedText, tableLabel, cakesLeft } from "../event.js";
-import { statusText, leaderLine } from "./event_dash.js";
+import { statusText, leaderLine } from "../widgets/event_nav.js";
 import { fetchYears, yearsSection } from "../years.js";
 import { runSheet } from "../programme.js";
 

@@ -10,7 +10,7 @@ import { qrSvg } from "../qrcode.js";
 import { renderTopbar, showError, toast } from "../ui.js";
 import { saveTable } from "../device_store.js";
 import { eventApi, claimUrl, organizerToken, tableLabel } from "../event.js";
-import { eventNav } from "./event_dash.js";
+import { eventNav } from "../widgets/event_nav.js";
 import { loadInvite, inviteNotice } from "../invite.js";
 import { fetchYears, yearsSection } from "../years.js";
 import { sessionsResults } from "../programme.js";

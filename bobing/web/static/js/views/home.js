@@ -10,7 +10,7 @@ import { tierName } from "../rulebook.js";
 import { saveTable, recentTables, rememberRecent, normalizeCode } from "../device_store.js";
 import { renderTopbar, icon, showError, toast, oddsNavLink } from "../ui.js";
 import { Bowl } from "../dice.js";
-import { BAD_NAME } from "./lobby.js";
+import { BAD_NAME } from "../names.js";
 import { TableTerms } from "../tableform.js";
 import { RuleSwitches } from "../switches.js";
 

@@ -10,7 +10,9 @@ import { orderLine, tierName } from "../rulebook.js";
 import { RefereePad } from "../referee.js";
 import { icon, copyText, toast, showError, announce, errorText } from "../ui.js";
 import { rattle, settle } from "../sound.js";
-import { inviteBase, loadInvite, loopbackOnly, forgetInviteWaiter } from "../invite.js";
+import { inviteUrl, loadInvite, loopbackOnly, forgetInviteWaiter } from "../invite.js";
+import { BAD_NAME } from "../names.js";
+import { keepFocus } from "../widgets/keep_focus.js";
 import { isRanked, rankedSummary } from "../ranked.js";
 
 /** How many players this table seats (its rules' max_players). */
@@ -18,28 +20,8 @@ export function seatLimit(state) {
   return (state && state.rules && state.rules.max_players) || limits().default_players;
 }
 
-/** Characters the server refuses in names (HTML and control characters). */
-// eslint-disable-next-line no-control-regex -- the server refuses control characters too
-export const BAD_NAME = /[<>&"'\u0000-\u001f\u007f]/;
-
-export function inviteUrl(code) {
-  return `${inviteBase()}/t/${code}`;
-}
-
 export function modeName(mode) {
   return t(`mode.${mode}`);
-}
-
-/** Keep keyboard focus on "the same" control across a rebuild (matched by data-fk). */
-export function keepFocus(container, rebuild) {
-  const active = document.activeElement;
-  const key =
-    active && container.contains(active) ? /** @type {HTMLElement} */ (active).dataset.fk : null;
-  rebuild();
-  if (key) {
-    const again = container.querySelector(`[data-fk="${CSS.escape(key)}"]`);
-    if (again && !again.disabled) again.focus();
-  }
 }
 
 export function rulesSummary(state) {

@@ -5,14 +5,18 @@ import { h, mount, randomId, sleep, reducedMotion } from "../dom.js";
 import { t } from "../i18n.js";
 import { COMMAND, EVENT, MODE, PHASE, STATUS, TIERS } from "../protocol.js";
 import { Bowl, diceRow } from "../dice.js";
-import { tierName, tierOf } from "../rulebook.js";
+import { tierOf } from "../rulebook.js";
 import { describeThrow, awardLines, logLine, leaderText, cakes, setLabel } from "../award.js";
+import { photoLink } from "../widgets/photo_link.js";
 import { api } from "../api.js";
 import { RefereePad } from "../referee.js";
-import { icon, announce, showError, confirmDialog, toast } from "../ui.js";
+import { icon, announce, showError, toast } from "../ui.js";
 import { rattle, settle, chime, gong, unlock } from "../sound.js";
 import { prefs, setPref } from "../device_store.js";
-import { keepFocus } from "./lobby.js";
+import { keepFocus } from "../widgets/keep_focus.js";
+import { shownKey, poolView, holdingsTable, onlyZhuangyuanText } from "../widgets/board.js";
+import { canUndo, undoButton } from "../widgets/undo.js";
+import { grabCard } from "../grab.js";
 import { SeatTools, AutoThrowNote } from "../seats.js";
 import { reactionBar } from "../reactions.js";
 import { celebrateThrow } from "../celebrations.js";
@@ -23,11 +27,6 @@ const LOG_LIMIT = 60;
 const SHAKE_DELTA = 14;
 const SHAKE_GAP_MS = 1500;
 const ROLL_MS = 650;
-
-/** Which throw the bowl shows: its number and faces (an undone throw's number comes again). */
-export function shownKey(thrown) {
-  return thrown ? `${thrown.throw}:${thrown.dice || "-"}` : "";
-}
 
 function facesOf(thrown) {
   return thrown && thrown.dice ? thrown.dice.split("").map(Number) : null;
@@ -44,35 +43,6 @@ function rollShown(bowl, faces, options) {
   });
   bowl.roll(faces, { ...options, onShown: shown }).then(shown, shown);
   return promise;
-}
-
-export function tierShort(tier) {
-  return t(`tier.short.${tier}`);
-}
-
-/** The pool of cakes left per tier (with named prizes). */
-export function poolView(state) {
-  const pool = (state.result && state.result.pool) || state.rules.prizes || {};
-  const total = state.rules.prizes || {};
-  const named = state.named_prizes || {};
-  return h(
-    "ul",
-    { class: "pool", "aria-label": t("play.pool") },
-    TIERS.filter((tier) => total[tier]).map((tier) =>
-      h(
-        "li",
-        { class: `pool-item tier-${tier}${pool[tier] ? "" : " is-empty"}` },
-        h("span", { class: "pool-tier" }, tierName(tier)),
-        h(
-          "span",
-          { class: "pool-count" },
-          h("strong", {}, String(pool[tier] ?? 0)),
-          h("span", { class: "pool-of" }, `/${total[tier]}`),
-        ),
-        named[tier] ? h("span", { class: "pool-prize" }, named[tier].name) : null,
-      ),
-    ),
-  );
 }
 
 /** 一二会 (RULES.md §10.2): one line per finished set while the next is played: its 状元 and
@@ -99,92 +69,6 @@ export function setsDone(state) {
       );
     }),
   );
-}
-
-/** Each player's cakes per tier (a table), the one whose turn it is marked. */
-export function holdingsTable(state, { me = null } = {}) {
-  const result = state.result || { holdings: {} };
-  const tiers = TIERS.filter((tier) => (state.rules.prizes || {})[tier]);
-  const lead = result.zhuangyuan && result.zhuangyuan.player;
-  return h(
-    "table",
-    { class: "holdings" },
-    h("caption", { class: "sr-only" }, t("play.holdings")),
-    h(
-      "thead",
-      {},
-      h(
-        "tr",
-        {},
-        h("th", { scope: "col" }, t("play.player")),
-        tiers.map((tier) =>
-          h("th", { scope: "col" }, h("abbr", { title: tierName(tier) }, tierShort(tier))),
-        ),
-        h("th", { scope: "col" }, t("play.total")),
-      ),
-    ),
-    h(
-      "tbody",
-      {},
-      (state.players || []).map((p) => {
-        const held = (result.holdings || {})[p.name] || {};
-        const isNext = state.next === p.name;
-        const sitsOut = (state.skipping || []).includes(p.name);
-        return h(
-          "tr",
-          {
-            class: [
-              isNext ? "is-next" : "",
-              p.name === me ? "is-me" : "",
-              sitsOut ? "sits-out" : "",
-            ].join(" "),
-          },
-          h(
-            "th",
-            { scope: "row" },
-            h("span", { class: "seat-no small", "aria-hidden": "true" }, String(p.seat)),
-            h("span", { class: "holder-name" }, p.name),
-            isNext
-              ? h("span", { class: "turn-dot", role: "img", "aria-label": t("play.their_turn") })
-              : null,
-            lead === p.name
-              ? h(
-                  "span",
-                  {
-                    class: "crown",
-                    title: t("play.leader"),
-                    role: "img",
-                    "aria-label": t("play.leader"),
-                  },
-                  "★",
-                )
-              : null,
-            sitsOut
-              ? h(
-                  "span",
-                  { class: "badge badge-muted sits-out-badge", title: t("play.sits_out_hint") },
-                  t("play.sits_out"),
-                )
-              : null,
-          ),
-          tiers.map((tier) =>
-            h("td", { class: held[tier] ? "has" : "zero" }, held[tier] ? String(held[tier]) : "·"),
-          ),
-          h("td", { class: "total" }, String(cakes(held))),
-        );
-      }),
-    ),
-  );
-}
-
-/** Why a cake table plays on with nothing left to win but the 状元 (RULES.md §4 step 7, as
- * the server's `only_zhuangyuan_left` says): whose throw ends it, or that this round does. */
-export function onlyZhuangyuanText(st) {
-  if (!st.only_zhuangyuan_left || st.closing || st.status === STATUS.OVER) return "";
-  if (st.phase !== PHASE.FINAL) return t("play.only_zhuangyuan");
-  // 分状元 (RULES.md §9.3): the 状元 is still named, but its cake is the whole table's
-  const shared = st.rules && st.rules.zhuangyuan_cake === "shared";
-  return t(shared ? "play.only_zhuangyuan_final_shared" : "play.only_zhuangyuan_final");
 }
 
 export class PlayPanel {
@@ -781,115 +665,8 @@ export class PlayPanel {
   }
 
   paintGrab() {
-    const st = this.session.state;
-    const pool = (st.result && st.result.pool) || {};
-    const players = st.players.map((p) => p.name);
-    const tiers = TIERS.filter((tier) => pool[tier]);
-    const inputs = {};
-    const rows = players.map((name) =>
-      h(
-        "tr",
-        {},
-        h("th", { scope: "row" }, name),
-        tiers.map((tier) => {
-          const input = h("input", {
-            type: "number",
-            min: 0,
-            max: pool[tier],
-            value: 0,
-            class: "input input-num",
-            "aria-label": t("grab.input", { player: name, tier: tierName(tier) }),
-          });
-          inputs[`${name}|${tier}`] = input;
-          return h("td", {}, input);
-        }),
-      ),
-    );
-    const submit = async (random) => {
-      let fields;
-      if (random) {
-        fields = { random: true };
-      } else {
-        const allocation = {};
-        for (const name of players) {
-          for (const tier of tiers) {
-            const n = Number(inputs[`${name}|${tier}`].value || 0);
-            if (n > 0) {
-              allocation[name] = allocation[name] || {};
-              allocation[name][tier] = n;
-            }
-          }
-        }
-        for (const tier of tiers) {
-          const sum = players.reduce(
-            (n, name) => n + Number(inputs[`${name}|${tier}`].value || 0),
-            0,
-          );
-          if (sum !== pool[tier]) {
-            toast(t("grab.mismatch", { tier: tierName(tier), sum, left: pool[tier] }), {
-              kind: "error",
-            });
-            return;
-          }
-        }
-        fields = { allocation };
-      }
-      try {
-        await this.session.send(COMMAND.GRAB, fields);
-      } catch (err) {
-        showError(err);
-      }
-    };
     if (this.actionBox.querySelector(".grab-card")) return;
-    mount(
-      this.actionBox,
-      h(
-        "section",
-        { class: "card grab-card" },
-        h("h3", { class: "card-title" }, t("grab.title")),
-        h(
-          "p",
-          {},
-          t("grab.hint", {
-            left: tiers.map((tier) => `${tierName(tier)} ${pool[tier]}`).join(" · "),
-          }),
-        ),
-        h(
-          "button",
-          { type: "button", class: "btn btn-primary btn-block", onclick: () => submit(true) },
-          t("grab.random"),
-        ),
-        h(
-          "details",
-          { class: "grab-manual" },
-          h("summary", {}, t("grab.manual")),
-          h(
-            "div",
-            { class: "table-scroll" },
-            h(
-              "table",
-              { class: "grab-table" },
-              h(
-                "thead",
-                {},
-                h(
-                  "tr",
-                  {},
-                  h("th", {}, ""),
-                  tiers.map((tier) => h("th", { scope: "col" }, tierName(tier))),
-                ),
-              ),
-              h("tbody", {}, rows),
-            ),
-          ),
-          h(
-            "button",
-            { type: "button", class: "btn btn-ghost btn-block", onclick: () => submit(false) },
-            t("grab.confirm"),
-          ),
-        ),
-      ),
-    );
+    mount(this.actionBox, grabCard(this.session));
   }
 
   // ---- shake to throw ------------------------------------------------------------------------
@@ -1014,82 +791,5 @@ export class PlayPanel {
   async endGame() {
     // a close (RULES.md §8.1): the dialog says what will happen at this table
     if (await askClose(this.session)) await this.host(COMMAND.END);
-  }
-}
-
-/**
- * The 📷 link of a throw whose photo the table kept as evidence (keep_photos), or null.
- * @param {import("../session.js").TableSession} session
- * @param {{type: string, throw?: number}} e  an event of the log
- */
-export function photoLink(session, e) {
-  if (e.type !== EVENT.THROWN || typeof e.throw !== "number") return null;
-  const url = session.photoUrl(e.throw);
-  if (!url) return null;
-  return h(
-    "a",
-    {
-      class: "log-photo",
-      href: url,
-      target: "_blank",
-      rel: "noopener",
-      title: t("log.photo", { n: e.throw }),
-      "aria-label": t("log.photo", { n: e.throw }),
-    },
-    "📷",
-  );
-}
-
-// ---- undoing a mistyped throw (referee tables, host only) ----------------------------------------
-
-/** Whether the host may undo the last throw now (docs/protocol.md, Undoing a throw). */
-export function canUndo(state) {
-  if (!state || state.mode !== MODE.REFEREE || !state.last_throw) return false;
-  // a throw made before time was called stays (undoing it would undo the close)
-  if (state.closing && state.last_throw.throw <= (state.closing.throw || 0)) return false;
-  if (state.status === STATUS.OVER) return state.end_reason === "game_over";
-  return state.status === STATUS.PLAYING || state.status === STATUS.PAUSED;
-}
-
-/** The host's "undo the last throw" button: asks first, naming the throw it voids. */
-export function undoButton(session) {
-  return h(
-    "button",
-    {
-      type: "button",
-      class: "btn btn-ghost undo-btn",
-      "data-fk": "undo",
-      onclick: () => askUndo(session),
-    },
-    icon("undo"),
-    t("host.undo"),
-  );
-}
-
-async function askUndo(session) {
-  const st = session.state;
-  const last = st && st.last_throw;
-  if (!last) return;
-  const d = describeThrow(last, st.rules);
-  const body = [
-    t(isRanked(st) ? "host.undo_body_ranked" : "host.undo_body", {
-      n: last.throw,
-      player: last.player,
-      hand: d.name,
-      dice: last.dice || "—",
-    }),
-  ];
-  if (st.status === STATUS.OVER) body.push(t("host.undo_resumes"));
-  const yes = await confirmDialog({
-    title: t("host.undo_title", { n: last.throw }),
-    body: body.join(" "),
-    yes: t("host.undo_yes"),
-    danger: true,
-  });
-  if (!yes) return;
-  try {
-    await session.undo(last.throw);
-  } catch (err) {
-    showError(err);
   }
 }

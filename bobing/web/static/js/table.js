@@ -2,19 +2,22 @@
 // The lobby comes with the page; the game's screens and the table's life (celebrations,
 // reactions, the rematch, the history) are fetched once the lobby is complete, or at once for
 // a table already playing: a guest opening the QR code's link waits only for the lobby.
+// Not a view itself: it picks among three (views/lobby.js, play.js, end.js) as app.js picks
+// among the routes, so no view imports another.
 
-import { h, mount } from "../dom.js";
-import { t } from "../i18n.js";
-import { STATUS } from "../protocol.js";
-import { loadRulebook } from "../rulebook.js";
-import { renderTopbar, icon, toast, errorText } from "../ui.js";
-import { LobbyPanel, keepFocus } from "./lobby.js";
+import { h, mount } from "./dom.js";
+import { t } from "./i18n.js";
+import { STATUS } from "./protocol.js";
+import { loadRulebook } from "./rulebook.js";
+import { renderTopbar, icon, toast, errorText } from "./ui.js";
+import { LobbyPanel } from "./views/lobby.js";
+import { keepFocus } from "./widgets/keep_focus.js";
 
 /**
  * @typedef {object} Game the modules a table needs past its lobby
- * @property {typeof import("./play.js").PlayPanel} PlayPanel
- * @property {typeof import("./end.js").EndPanel} EndPanel
- * @property {typeof import("../celebrations.js").attachTableLife} attachTableLife
+ * @property {typeof import("./views/play.js").PlayPanel} PlayPanel
+ * @property {typeof import("./views/end.js").EndPanel} EndPanel
+ * @property {typeof import("./celebrations.js").attachTableLife} attachTableLife
  */
 
 /** @type {Promise<Game> | null} */
@@ -33,7 +36,11 @@ export const gameReady = /** @type {Promise<Game>} */ (
 /** Fetch the game's modules (once; again after a failure). @returns {Promise<Game>} */
 export function loadGame() {
   if (!gameLoad) {
-    gameLoad = Promise.all([import("./play.js"), import("./end.js"), import("../celebrations.js")])
+    gameLoad = Promise.all([
+      import("./views/play.js"),
+      import("./views/end.js"),
+      import("./celebrations.js"),
+    ])
       .then(([play, end, life]) => {
         game = {
           PlayPanel: play.PlayPanel,
