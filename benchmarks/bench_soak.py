@@ -40,6 +40,9 @@ from typing import Any
 
 import httpx
 import websockets
+from websockets.typing import Subprotocol
+
+from bobing.tables.protocol import offered_subprotocols
 
 BOBING = Path(sys.executable).with_name("bobing")
 ATTACKER = "127.0.0.99"
@@ -105,9 +108,9 @@ async def honest(
             for name in ("甲", "乙", "丙", "丁"):
                 joined = await http.post(f"/api/tables/{code}/join", json={"name": name})
                 tokens.append(joined.json()["player_token"])
-            query = "&".join(f"token={t}" for t in tokens)
             ws = await websockets.connect(
-                f"{url.replace('http', 'ws')}/ws/tables/{code}?{query}",
+                f"{url.replace('http', 'ws')}/ws/tables/{code}",
+                subprotocols=[Subprotocol(p) for p in offered_subprotocols(tokens)],
                 max_size=None,
                 local_addr=(address, 0),
             )

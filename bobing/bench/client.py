@@ -46,6 +46,7 @@ from bobing.bench import cpu
 from bobing.engine.errors import InputError
 from bobing.process.loop import loop_factory, raise_open_files
 from bobing.tables.frames import StaleBase, decode_events
+from bobing.tables.protocol import offered_subprotocols
 
 BENCH_RULES: dict[str, Any] = {
     # Nothing ends the game during a run: both 六勃 are plain 状元 hands, and 999 cakes a tier.
@@ -793,7 +794,9 @@ async def _setup_table(
         base = servers[where % len(servers)].url
         ws_base = base.replace("http://", "ws://").replace("https://", "wss://")
         ws = await websockets.connect(
-            f"{ws_base}/ws/tables/{code}?token={token}",
+            f"{ws_base}/ws/tables/{code}",
+            # the token rides in the handshake, never in the URL (docs/protocol.md)
+            subprotocols=offered_subprotocols([token]),
             max_size=None,
             # The server pings every socket; 10,000 client-side pings would only add load.
             ping_interval=None,

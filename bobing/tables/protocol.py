@@ -27,6 +27,48 @@ MAX_FRAME_BYTES = 4096
 
 ID_PATTERN = re.compile(r"[A-Za-z0-9_.:\-]{1,64}")
 
+SUBPROTOCOL = "bobing"
+"""The WebSocket subprotocol the server accepts (``Sec-WebSocket-Protocol``), and the only one it
+ever names in its answer: a browser fails a socket whose server picks none of those offered."""
+
+TOKEN_SUBPROTOCOL = "bobing.token."
+"""A socket's tokens ride in its handshake as offered subprotocols, ``bobing.token.<token>``
+(one each, beside :data:`SUBPROTOCOL`), never in its URL, so no access log holds them. Every
+token the server hands out is a letter, ``_`` and URL-safe base64 (``[A-Za-z0-9_-]``), all of
+them characters a subprotocol name may hold (RFC 6455 §4.1: an HTTP token)."""
+
+SUBPROTOCOL_TOKEN = re.compile(rf"[A-Za-z0-9_\-]{{1,{MAX_TOKEN_LENGTH}}}")
+"""What a token must look like to be offered as a subprotocol (every token of ours does)."""
+
+
+def offered_subprotocols(tokens: Sequence[str]) -> list[str]:
+    """What a client offers in its handshake: :data:`SUBPROTOCOL` and one
+    ``bobing.token.<token>`` per token, each once (a browser refuses a name offered twice).
+
+    >>> offered_subprotocols(["h_abc", "p_x-y", "h_abc"])
+    ['bobing', 'bobing.token.h_abc', 'bobing.token.p_x-y']
+    """
+    offered = [SUBPROTOCOL]
+    for token in tokens:
+        name = TOKEN_SUBPROTOCOL + token
+        if SUBPROTOCOL_TOKEN.fullmatch(token) and name not in offered:
+            offered.append(name)
+    return offered
+
+
+def subprotocol_tokens(offered: Sequence[str]) -> list[str]:
+    """The tokens a handshake offered (:func:`offered_subprotocols`), in order, each once.
+
+    >>> subprotocol_tokens(["bobing", "bobing.token.h_abc", "chat", "bobing.token.h_abc"])
+    ['h_abc']
+    """
+    tokens: list[str] = []
+    for name in offered:
+        token = name.strip().removeprefix(TOKEN_SUBPROTOCOL)
+        if token != name.strip() and token and token not in tokens:
+            tokens.append(token[:MAX_TOKEN_LENGTH])
+    return tokens
+
 
 @dataclass(frozen=True, slots=True)
 class Command:

@@ -31,9 +31,10 @@ def test_the_old_card_s_qr_says_it_was_replaced(
     )
     phone = browser.page(browser.context(locale=locale), name="phone")
     with browser.allow(r"403"):  # the refused claim's request
+        # a card printed before the key moved to the fragment: its query still claims
         phone.goto(f"{server.url}/e/{code}/t/1?name={name}&key={old_key}")
         phone.locator(f'.ev-claim-name[data-name="{name}"]').click()
         expect(phone.locator("#toasts")).to_contain_text(REPLACED[locale])
-    phone.goto(f"{server.url}/e/{code}/t/1?name={name}&key={renewed['claim_key']}")
+    phone.goto(f"{server.url}/e/{code}/t/1#name={name}&key={renewed['claim_key']}")
     phone.locator(f'.ev-claim-name[data-name="{name}"]').click()
     phone.wait_for_url(f"**/t/{created['tables'][0]['code']}")

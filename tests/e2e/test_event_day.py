@@ -174,7 +174,7 @@ def test_class_event(browser: Browser, server: Server) -> None:
     seats = call(server, "GET", f"/api/events/{code}/seats", token=organizer_token)
     seat = next(s for s in seats["tables"][1]["seats"] if s["name"] == "同学13")
     phone = browser.page(name="phone")
-    phone.goto(f"{server.url}/e/{code}/t/2?name=同学13&key={seat['claim_key']}")
+    phone.goto(f"{server.url}/e/{code}/t/2#name=同学13&key={seat['claim_key']}")
     phone.locator('.ev-claim-name[data-name="同学13"]').click()
     phone.wait_for_url(f"**/t/{codes[2]}")
     assert (

@@ -95,6 +95,68 @@ async def test_nginx_serves_https_compressed_and_sends_http_there(tmp_path: Path
             proxy.stop()
 
 
+async def test_nginx_logs_no_token_and_no_claim_key(tmp_path: Path) -> None:
+    """Issue 29: a claim link's key and a socket's tokens were in request lines, so in
+    nginx's access log. Through the shipped nginx: an old card's page (its key still in the
+    query), a claim (the key in its body), a host's and a seat's socket (their tokens in the
+    handshake's Sec-WebSocket-Protocol) and an old page's socket (``?token=``) all work, and
+    the access log names each path and no secret."""
+    database = f"sqlite+aiosqlite:///{tmp_path / 'bobing.sqlite3'}"
+    async with running_server(Settings(db_url=database)) as upstream:
+        proxy = Nginx(need_nginx(), tmp_path, [upstream])
+        proxy.start()
+        try:
+            async with httpx.AsyncClient(base_url=proxy.url, timeout=TIMEOUT) as http:
+                people = ["阿明", "阿华", "阿芳", "阿强"]
+                body = {"name": "日志", "people": people, "tables": 1, "seating": "in_order"}
+                event = (await http.post("/api/events", json=body)).json()
+                code, organiser = event["code"], event["organizer_token"]
+                seats = await http.get(
+                    f"/api/events/{code}/seats", headers={"Authorization": f"Bearer {organiser}"}
+                )
+                seat = seats.json()["tables"][0]["seats"][0]
+                card = await http.get(
+                    f"/e/{code}/t/1", params={"name": seat["name"], "key": seat["claim_key"]}
+                )
+                assert card.status_code == 200
+                claim = await http.post(
+                    f"/api/events/{code}/tables/1/claim",
+                    json={"name": seat["name"], "key": seat["claim_key"]},
+                )
+                assert claim.status_code == 201, claim.text
+                player_token = claim.json()["player_token"]
+                table = event["tables"][0]
+                secrets = [organiser, seat["claim_key"], player_token, table["host_token"]]
+            host = await Client.connect(proxy.url, table["code"], [table["host_token"]])
+            player = await Client.connect(proxy.url, table["code"], [player_token])
+            assert host.welcome is not None and host.welcome["roles"] == ["host"]
+            assert player.welcome is not None and player.welcome["player"] == seat["name"]
+            old_page = proxy.url.replace("http://", "ws://") + (
+                f"/ws/tables/{table['code']}?token={table['host_token']}&after=0"
+            )
+            async with websockets.connect(old_page) as legacy:
+                assert json.loads(await legacy.recv())["roles"] == ["host"]
+            await host.close()
+            await player.close()
+            log = proxy.folder / "bobing.access.log"
+            wanted = [f"/e/{code}/t/1 ", "/claim ", f"/ws/tables/{table['code']} "]
+            deadline = asyncio.get_running_loop().time() + TIMEOUT
+            # a socket's line is written when it closes
+            while asyncio.get_running_loop().time() < deadline:
+                text = log.read_text() if log.exists() else ""
+                if all(text.count(w) >= (3 if "/ws/" in w else 1) for w in wanted):
+                    break
+                await asyncio.sleep(0.05)
+        finally:
+            proxy.stop()
+    text = log.read_text()
+    for want in wanted:
+        assert want in text, (want, text)
+    for secret in secrets:
+        assert secret not in text, text
+    assert "key=" not in text and "token" not in text and "?" not in text, text
+
+
 def test_compose_runs_instances_on_postgres_and_redis_behind_the_proxy() -> None:
     compose = yaml.safe_load((DEPLOY / "compose.yaml").read_text())
     services = compose["services"]

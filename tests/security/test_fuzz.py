@@ -30,6 +30,7 @@ if str(HERE) not in sys.path:
 
 from sectools import NO_LIMITS, TIMEOUT, _start  # noqa: E402
 from websockets.sync.client import connect  # noqa: E402
+from websockets.typing import Subprotocol  # noqa: E402
 
 from bobing.tables import protocol  # noqa: E402
 
@@ -282,9 +283,10 @@ def test_rest_fuzz_from_the_openapi_schema(live: dict[str, Any], data: st.DataOb
 def test_websocket_frame_fuzz(live: dict[str, Any], data: st.DataObject) -> None:
     table = data.draw(st.sampled_from(live["tables"]))
     token = data.draw(st.sampled_from([table["host_token"], *table["player_tokens"]]))
-    url = live["url"].replace("http://", "ws://") + f"/ws/tables/{table['code']}?token={token}"
+    url = live["url"].replace("http://", "ws://") + f"/ws/tables/{table['code']}"
     sent = data.draw(st.lists(frames(), min_size=1, max_size=5))
-    with connect(url, open_timeout=TIMEOUT, close_timeout=1) as ws:
+    offered = [Subprotocol(p) for p in protocol.offered_subprotocols([token])]
+    with connect(url, subprotocols=offered, open_timeout=TIMEOUT, close_timeout=1) as ws:
         assert json.loads(ws.recv(TIMEOUT))["type"] == "welcome"
         for frame in sent:
             ws.send(json.dumps(frame))

@@ -26,6 +26,7 @@ from webtools import (
     join,
     root_conftest,
     running_server,
+    subprotocols,
     ws_url,
 )
 
@@ -150,7 +151,10 @@ async def test_every_phone_gets_the_same_small_frame_and_holds_the_servers_state
     created = await create_table(http, mode="online", prizes=SMALL_PRIZES)
     code = created["code"]
     tokens = {name: (await join(http, code, name))["player_token"] for name in NAMES}
-    sockets = [await websockets.connect(ws_url(server, code, [tokens[n]])) for n in NAMES[:3]]
+    sockets = [
+        await websockets.connect(ws_url(server, code), subprotocols=subprotocols([tokens[n]]))
+        for n in NAMES[:3]
+    ]
     try:
         first = [await _frames(ws) for ws in sockets]
         assert all("state" in f["frame"] for f in first)

@@ -25,8 +25,10 @@ import httpx
 import uvicorn
 import websockets
 from hypothesis import strategies as st
+from websockets.typing import Subprotocol
 
 from bobing.tables.frames import StaleBase, decode_events
+from bobing.tables.protocol import offered_subprotocols
 from bobing.web.app import create_app
 from bobing.web.serve import WS_MAX_SIZE, bind
 from bobing.web.settings import Settings
@@ -170,14 +172,21 @@ class ServeProcess:
                 self.proc.wait(TIMEOUT)
 
 
-def ws_url(base: str, code: str, tokens: Iterable[str] = (), after: int = 0, **extra: str) -> str:
-    """The WebSocket URL of a table."""
-    query: list[tuple[str, str]] = [("token", t) for t in tokens]
+def ws_url(base: str, code: str, after: int = 0, **extra: str) -> str:
+    """The WebSocket URL of a table: no token in it (they ride in the handshake's
+    ``Sec-WebSocket-Protocol``: :func:`subprotocols`)."""
+    query: list[tuple[str, str]] = []
     if after:
         query.append(("after", str(after)))
     query.extend(extra.items())
     suffix = ("?" + urlencode(query)) if query else ""
     return base.replace("http://", "ws://") + f"/ws/tables/{code}" + suffix
+
+
+def subprotocols(tokens: Iterable[str] = ()) -> list[Subprotocol]:
+    """What a socket of the project's clients offers: ``bobing`` and its tokens
+    (``bobing.token.<token>``, docs/protocol.md)."""
+    return [Subprotocol(name) for name in offered_subprotocols(list(tokens))]
 
 
 class Client:
@@ -226,7 +235,8 @@ class Client:
             sock.connect((host, int(port)))
             sock.setblocking(False)
         ws = await websockets.connect(
-            ws_url(base, code, tokens, after, **extra),
+            ws_url(base, code, after, **extra),
+            subprotocols=subprotocols(tokens),
             max_size=4 * WS_MAX_SIZE,
             max_queue=max_queue,
             sock=sock,

@@ -1,4 +1,5 @@
-"""The WebSocket of a table: ``/ws/tables/{code}?token=…&after=N&lang=…``, and a screen's one
+"""The WebSocket of a table: ``/ws/tables/{code}?after=N&lang=…``, its tokens offered as
+subprotocols (``Sec-WebSocket-Protocol: bobing, bobing.token.<token>``), and a screen's one
 read-only socket for many tables: ``/ws/watch?t=CODE:N&t=CODE2:M&lang=…`` (docs/protocol.md)."""
 
 from __future__ import annotations
@@ -17,7 +18,15 @@ from starlette.websockets import WebSocketDisconnect
 from bobing.engine.errors import BobingError
 from bobing.storage.event_store import iso, utcnow
 from bobing.tables.problems import ApiError, from_bobing
-from bobing.tables.protocol import ID_PATTERN, decode_frame, dumps, parse_command, pong
+from bobing.tables.protocol import (
+    ID_PATTERN,
+    SUBPROTOCOL,
+    decode_frame,
+    dumps,
+    parse_command,
+    pong,
+    subprotocol_tokens,
+)
 from bobing.tables.runtime import Runtime
 from bobing.tables.service import TableService
 from bobing.tables.tokens import MAX_TOKEN_LENGTH, hash_token
@@ -70,6 +79,25 @@ async def _refuse_origin(ws: WebSocket) -> bool:
     return True
 
 
+async def _accept(ws: WebSocket) -> None:
+    """Complete the handshake, naming :data:`SUBPROTOCOL` when the client offered it (a
+    browser that offered subprotocols fails a socket whose answer names none), and never one
+    of the offered tokens."""
+    offered = [name.strip() for name in ws.scope.get("subprotocols", [])]
+    await ws.accept(subprotocol=SUBPROTOCOL if SUBPROTOCOL in offered else None)
+
+
+def socket_tokens(ws: WebSocket) -> list[str]:
+    """The tokens a table's socket brings: offered in its handshake (``bobing.token.<token>``),
+    and, for one release, the old ``?token=`` of a page loaded before the upgrade (deprecated:
+    a query string lands in access logs; docs/protocol.md)."""
+    tokens = subprotocol_tokens(ws.scope.get("subprotocols", []))
+    for token in ws.query_params.getlist("token"):
+        if token not in tokens:
+            tokens.append(token)
+    return tokens
+
+
 @router.websocket("/ws/tables/{code}")
 async def table_socket(ws: WebSocket, code: str) -> None:
     """Push every event of the table; accept commands from the tokens' holders."""
@@ -78,7 +106,7 @@ async def table_socket(ws: WebSocket, code: str) -> None:
     lang = request_lang(ws)
     if await _refuse_origin(ws):
         return
-    await ws.accept()
+    await _accept(ws)
     limiter = ws.app.state.rate_limiter
     address = ws.client.host if ws.client is not None else None
     try:
@@ -107,7 +135,7 @@ async def table_socket(ws: WebSocket, code: str) -> None:
         await ws.send_text(dumps(error.frame(lang, None)))
         after = 0
     hashes: list[str] = []
-    for token in ws.query_params.getlist("token"):
+    for token in socket_tokens(ws):
         digest = hash_token(token[:MAX_TOKEN_LENGTH])
         if runtime.knows(digest):
             hashes.append(digest)
@@ -237,7 +265,7 @@ async def watch_socket(ws: WebSocket) -> None:
     lang = request_lang(ws)
     if await _refuse_origin(ws):
         return
-    await ws.accept()
+    await _accept(ws)
     limiter: RateLimiter = ws.app.state.rate_limiter
     address = ws.client.host if ws.client is not None else None
     conns: list[Connection] = []

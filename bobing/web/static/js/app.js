@@ -9,7 +9,8 @@
 //   /e/new[?from=CODE]  create an event (many tables); from last year's
 //   /e/CODE           the organiser's dashboard (#o=TOKEN adds the organiser's token)
 //   /e/CODE/hall      the hall view for a projector; /e/CODE/cards the printable table cards
-//   /e/CODE/t/N       claim your seat at table N; /e/CODE/results who takes home what
+//   /e/CODE/t/N       claim your seat at table N (#name=…&key=… a seat's own link, the card's QR);
+//                     /e/CODE/results who takes home what
 
 import { $, mount, h, stylesheet } from "./dom.js";
 import { detectLang, setLang, onLangChange, t, lang } from "./i18n.js";

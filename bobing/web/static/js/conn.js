@@ -17,6 +17,11 @@ export const CONN = Object.freeze({
 });
 
 const BACKOFF_MS = [300, 1000, 2000, 4000, 8000, 15000];
+/** The subprotocol the server answers with, and the prefix of a token offered beside it
+ * (bobing/tables/protocol.py: SUBPROTOCOL, TOKEN_SUBPROTOCOL, SUBPROTOCOL_TOKEN). */
+const SUBPROTOCOL = "bobing";
+const TOKEN_SUBPROTOCOL = "bobing.token.";
+const SUBPROTOCOL_TOKEN = /^[A-Za-z0-9_-]+$/;
 const PING_EVERY_MS = 20000;
 const PONG_TIMEOUT_MS = 8000;
 
@@ -75,10 +80,25 @@ export class TableConnection extends EventTarget {
   url() {
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
     const params = new URLSearchParams();
-    for (const token of this.tokens) params.append("token", token);
     params.set("after", String(this.lastSeq));
     params.set("lang", this.lang);
     return `${scheme}//${location.host}/ws/tables/${encodeURIComponent(this.code)}?${params}`;
+  }
+
+  /**
+   * The subprotocols the handshake offers: `bobing`, which the server names in its answer, and
+   * one `bobing.token.<token>` per token (docs/protocol.md). The tokens ride in the handshake's
+   * Sec-WebSocket-Protocol header, never in the URL, so no access log holds them. Every token
+   * the server hands out is URL-safe base64 behind a letter; anything else is no token of
+   * ours (the server would ignore it) and would make the constructor throw, so it is left out.
+   */
+  protocols() {
+    const offered = [SUBPROTOCOL];
+    for (const token of this.tokens) {
+      const name = TOKEN_SUBPROTOCOL + token;
+      if (SUBPROTOCOL_TOKEN.test(token) && !offered.includes(name)) offered.push(name);
+    }
+    return offered;
   }
 
   setStatus(status) {
@@ -108,7 +128,7 @@ export class TableConnection extends EventTarget {
     let ws;
     try {
       this.connectedAt = Date.now();
-      ws = new WebSocket(this.url());
+      ws = new WebSocket(this.url(), this.protocols());
     } catch {
       this.scheduleReconnect();
       return;

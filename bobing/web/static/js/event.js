@@ -45,12 +45,40 @@ export function rememberCreated(created) {
   }
 }
 
-/** The claim page of a table; with a seat's name and claim key, the link that claims it. */
+/** The claim page of a table; with a seat's name and claim key, the link that claims it: both
+ * in the fragment (`#name=…&key=…`), which a browser never sends, so no server or proxy log
+ * holds the key (docs/security.md). */
 export function claimUrl(eventCode, number, seat = null) {
   const base = publicUrl(`/e/${eventCode}/t/${number}`);
   if (!seat || !seat.claim_key) return base;
-  const query = new URLSearchParams({ name: seat.name, key: seat.claim_key });
-  return `${base}?${query}`;
+  const fragment = new URLSearchParams({ name: seat.name, key: seat.claim_key });
+  return `${base}#${fragment}`;
+}
+
+/**
+ * The seat a claim link names, `{name, key}` (nulls when it names none): from the fragment, or
+ * from the query of a card printed before the key moved there (`?name=…&key=…`, still
+ * honoured). An old card's query is moved into the fragment at once (history.replaceState),
+ * so the key is not sent again, by a reload or anything else; the fragment stays, so a reload
+ * still claims.
+ */
+export function claimLinkSeat() {
+  const hash = new URLSearchParams(location.hash.slice(1));
+  if (hash.get("key")) return { name: hash.get("name"), key: hash.get("key") };
+  const query = new URLSearchParams(location.search);
+  const key = query.get("key");
+  if (!key) return { name: null, key: null };
+  const name = query.get("name");
+  query.delete("key");
+  query.delete("name");
+  const rest = query.toString();
+  const fragment = new URLSearchParams(name ? { name, key } : { key });
+  history.replaceState(
+    history.state,
+    "",
+    `${location.pathname}${rest ? `?${rest}` : ""}#${fragment}`,
+  );
+  return { name, key };
 }
 
 export function tableLabel(number) {

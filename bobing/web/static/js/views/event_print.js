@@ -9,7 +9,7 @@ import { classify, handName, tierName } from "../rulebook.js";
 import { qrSvg } from "../qrcode.js";
 import { renderTopbar, showError, toast } from "../ui.js";
 import { saveTable } from "../device_store.js";
-import { eventApi, claimUrl, organizerToken, tableLabel } from "../event.js";
+import { eventApi, claimLinkSeat, claimUrl, organizerToken, tableLabel } from "../event.js";
 import { eventNav } from "../widgets/event_nav.js";
 import { loadInvite, inviteNotice } from "../invite.js";
 import { fetchYears, yearsSection } from "../years.js";
@@ -185,9 +185,14 @@ export class EventClaimView {
     this.code = code;
     this.number = number;
     this.navigate = navigate;
+    // another seat's QR opened in this same page changes only the fragment: no page load
+    this.onHash = () => this.render();
+    window.addEventListener("hashchange", this.onHash);
   }
 
-  destroy() {}
+  destroy() {
+    window.removeEventListener("hashchange", this.onHash);
+  }
 
   async render() {
     loading(this.main);
@@ -214,9 +219,9 @@ export class EventClaimView {
     const claimed = new Set(tb.claimed);
     // A seat is claimed with its own key (the QR beside the name on the card), or by the
     // organiser on its person's behalf.
-    const params = new URLSearchParams(location.search);
-    this.key = params.get("key");
-    const keyName = params.get("name");
+    // The key is in the link's fragment (an old card's query is moved there: claimLinkSeat).
+    const { name: keyName, key } = claimLinkSeat();
+    this.key = key;
     this.token = organizerToken(this.code);
     const may = (name) => this.token || (this.key && name === keyName && !claimed.has(name));
     mount(
@@ -266,6 +271,8 @@ export class EventClaimView {
         this.token,
       );
       saveTable(seat.code, { playerToken: seat.player_token, playerName: seat.name });
+      // the key is spent: not left in this page's history entry
+      history.replaceState(history.state, "", location.pathname);
       toast(t("event.claimed_as", { name }));
       this.navigate(`/t/${seat.code}`);
     } catch (err) {
