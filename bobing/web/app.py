@@ -227,6 +227,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.analysis_cache = analysis.AnalysisCache(
             limits=limits, processes=settings.analysis_processes
         )
+        app.state.rulebook_cache = analysis.AnalysisCache(
+            limits=limits,
+            workers=limits.rulebook_workers,
+            queue=limits.rulebook_queue,
+            name="rulebook",
+        )
         # Tables whose clock was running when the server stopped get their timers back (in
         # the background: a server with many tables in play answers at once all the same).
         background = [
@@ -243,6 +249,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
             app.state.analysis_cache.close()
+            app.state.rulebook_cache.close()
             app.state.photo_gate.close()
             await service.close()
             await hub.close_all()
