@@ -5,12 +5,13 @@
 
 One real ``bobing serve`` (its own process, a temporary SQLite file, ``X-Forwarded-For``
 believed from 127.0.0.1 so the strangers come from ``--addresses`` addresses). An honest
-client asks every 20 ms for what a table's phones ask for (the preset's rulebook, the limits,
-the health check) and records each answer's time: first alone (the baseline, ``--seconds``),
-then while the strangers post ``--strangers`` distinct rule objects (each one a rulebook to
-build: 18-50 ms of the engine), ``--concurrency`` at a time. Prints the honest client's
-median, p99 and worst in both phases and what the strangers got (200, 429 rate_limited, 503
-busy). The goal: the honest p99 under 150 ms throughout.
+client, in a process of its own (the strangers' client loop must not delay its clock), asks
+every 20 ms for what a table's phones ask for (the table by its code, the preset's rulebook,
+the limits) and records each answer's time: first alone (the baseline, ``--seconds``), then
+while the strangers post ``--strangers`` distinct rule objects (each one a rulebook to build:
+18-50 ms of the engine), ``--concurrency`` at a time. Prints the honest client's median, p99
+and worst in both phases, what the strangers got (200, 429 rate_limited, 503 busy) and the
+machine's load average. The goal: the honest p99 under 150 ms throughout.
 """
 
 from __future__ import annotations
