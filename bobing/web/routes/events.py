@@ -393,8 +393,9 @@ async def claim(
     """Scan the QR beside your name: a new player token for that seat, once (the organiser's
     token claims any seat on its person's behalf). Earlier tokens of the seat stop working.
 
-    The right key draws on no rate (the join bucket is for taking seats by name): nobody
-    behind the guests' address can keep them out; a wrong key is a miss (docs/security.md)."""
+    The right key draws on no rate (the join bucket is for taking seats by name) and is no
+    look-up (the key decides; the event and its table count as found after): nobody behind
+    the guests' address can keep them out; a wrong key is a miss (docs/security.md)."""
     claimed = await events_of(request).claim(code, number, body.name, body.key, authorization)
     # The guest found the event and its table: looking them up costs it nothing from now on.
     limiter = request.app.state.rate_limiter
