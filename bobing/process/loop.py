@@ -58,9 +58,9 @@ def giving_way(work: float = GIVE_WAY_EVERY) -> Callable[[], None]:
 
     A thread computing holds the interpreter lock until the loop has waited the switch
     interval (5 ms) for it, after every wake-up: a loop with many sockets wakes hundreds of
-    times a second, and its answers slowed tenfold behind one such thread (docs/security.md).
-    Sleeping hands the lock over at once, so the loop waits at most ``work`` seconds for it
-    and has at least half of the interpreter while the thread works.
+    times a second, and an honest client's p99 grew sixfold behind one such thread
+    (docs/benchmarks.md). Sleeping hands the lock over at once, so the loop waits at most
+    ``work`` seconds for it and has at least half of the interpreter while the thread works.
     """
     clock = time.perf_counter
     since = clock()
