@@ -19,8 +19,8 @@ its append and its commit, evicted the runtime, and the next claim decided on a 
 beside it: 1 to 5 of the 200 claims got ``409 conflict`` or ``403 forbidden``, with or without
 the attacker (``TableCache.fresh_runtime`` now compares under the runtime's lock).
 
-The room takes about 20 s, the test 43 s (at a load average of 25 on two cores: the one test
-over 30 s here because 200 claims and a flood beside them are what it is about).
+The room takes 16-22 s, the test 26-54 s (at load averages of 13-25 on two cores: the one
+test over 30 s here, because 200 claims and a flood beside them are what it is about).
 """
 
 from __future__ import annotations
