@@ -7,7 +7,7 @@ what :func:`rulebook` computed here from the engine, so a new switch needs no Ja
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from bobing.engine.hands import MULTISETS, ORDINARY_TIERS, Classification, Tier
@@ -89,7 +89,9 @@ def _word(value: str | bool | int) -> str:
     return str(value)
 
 
-def rulebook(rules: RuleSet, lang: str | None = None) -> dict[str, Any]:
+def rulebook(
+    rules: RuleSet, lang: str | None = None, *, between: Callable[[], None] | None = None
+) -> dict[str, Any]:
     """Everything the browser shows about ``rules`` in ``lang``.
 
     ``rules`` (the complete rule object), ``throws`` (all 462 multisets by their sorted dice,
@@ -97,13 +99,16 @@ def rulebook(rules: RuleSet, lang: str | None = None) -> dict[str, Any]:
     words, one line per hand), ``order`` (the order as one line), ``switches``
     (:func:`switch_schema`), ``lines`` (every switch that applies as ``[label, meaning]``),
     ``labels`` and ``meanings`` (by switch name) and ``chase`` (the tiers that may chase and
-    whom from, in words).
+    whom from, in words). ``between`` is called after each throw (a worker thread gives the
+    event loop its turn there).
     """
     lang = normalize_lang(lang)
     throws = {}
     for multiset in MULTISETS:
         c = rules.classify(multiset)
         throws[c.dice_text] = throw_json(c, rules, lang)
+        if between is not None:
+            between()
     return {
         "rules": rules.to_json(),
         "throws": throws,

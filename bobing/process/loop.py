@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import time
 from collections.abc import Callable
 
 
@@ -45,3 +46,29 @@ def background_priority(nice: int) -> None:
     if nice:
         with contextlib.suppress(AttributeError, OSError):  # no os.nice on Windows
             os.nice(nice)
+
+
+GIVE_WAY_EVERY = 0.001
+"""Seconds a worker thread computes before it gives the interpreter back to the event loop."""
+
+
+def giving_way(work: float = GIVE_WAY_EVERY) -> Callable[[], None]:
+    """A call for the inner loop of pure-Python work in a thread beside the event loop: once
+    ``work`` seconds have passed since it last gave way, it sleeps as long.
+
+    A thread computing holds the interpreter lock until the loop has waited the switch
+    interval (5 ms) for it, after every wake-up: a loop with many sockets wakes hundreds of
+    times a second, and an honest client's p99 grew sixfold behind one such thread
+    (docs/benchmarks.md). Sleeping hands the lock over at once, so the loop waits at most
+    ``work`` seconds for it and has at least half of the interpreter while the thread works.
+    """
+    clock = time.perf_counter
+    since = clock()
+
+    def give_way() -> None:
+        nonlocal since
+        if clock() - since >= work:
+            time.sleep(work)
+            since = clock()
+
+    return give_way

@@ -110,11 +110,20 @@ class RuntimeCache(ServicePart):
         return await self.runtime(code)
 
     async def fresh_runtime(self, code: str) -> Runtime:
-        """The runtime, reloaded if another instance has written to the log since."""
+        """The runtime, reloaded if another instance has written to the log since.
+
+        Compared under the runtime's lock: a command of this instance between its append and
+        its commit has moved the log's head already, and evicting its runtime then let the
+        next command decide on a second copy beside it (with a lock of its own) while it
+        finished: concurrent claims at one event table got ``conflict`` and ``forbidden``
+        (tests/security/test_room_of_200.py).
+        """
         runtime = await self.runtime(code)
-        head = await self.store.last_seq(runtime.code)
-        if head is not None and head != runtime.last_seq:
-            self.evict(runtime.code)
+        async with runtime.lock:
+            head = await self.store.last_seq(runtime.code)
+            if not runtime.evicted and head is not None and head != runtime.last_seq:
+                self.evict(runtime.code)
+        if runtime.evicted:
             runtime = await self.runtime(code)
         return runtime
 

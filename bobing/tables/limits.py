@@ -166,6 +166,11 @@ class Limits:
     """Worker processes computing odds, game lengths and charts (never on the event loop)."""
     analysis_queue: int = 4
     """Computations waiting for a worker before new ones are refused (503, Retry-After)."""
+    rulebook_workers: int = 1
+    """Threads building the rulebook of a rule set not asked for lately (18-50 ms of the
+    engine each, never on the event loop; started with the first, not with the server)."""
+    rulebook_queue: int = 4
+    """Rulebooks waiting for a worker before new ones are refused (503, Retry-After)."""
     analysis_timeout: float = 60
     """Seconds a request waits for its computation before a 503 (the result is still cached)."""
     worker_nice: int = 19
@@ -225,6 +230,7 @@ class Limits:
             changes[key] = value
         at_least_one = (
             "analysis_workers",
+            "rulebook_workers",
             "roster_workers",
             "photo_workers",
             "snapshot_every",

@@ -138,9 +138,12 @@ def _named_code(request: Request) -> str | None:
 
 
 async def _code_guard(request: Request) -> None:
-    """Every look-up by code draws on the address's look-ups (docs/security.md)."""
+    """Every look-up by code draws on the address's look-ups (docs/security.md), except a
+    seat's claim: its key decides (a right one is a hit and draws on nothing, a wrong one or
+    an unknown event is a miss), so a neighbour who used the room's look-ups up never keeps
+    a guest with a card from a seat."""
     name = _named_code(request)
-    if name is not None:
+    if name is not None and not (request.method == "POST" and request.url.path.endswith("/claim")):
         address = request.client.host if request.client is not None else None
         await request.app.state.rate_limiter.look_up(address, name)
 
@@ -228,6 +231,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.analysis_cache = analysis.AnalysisCache(
             limits=limits, processes=settings.analysis_processes
         )
+        app.state.rulebook_cache = analysis.AnalysisCache(
+            limits=limits,
+            workers=limits.rulebook_workers,
+            queue=limits.rulebook_queue,
+            name="rulebook",
+        )
         # Tables whose clock was running when the server stopped get their timers back (in
         # the background: a server with many tables in play answers at once all the same).
         background = [
@@ -244,6 +253,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
             app.state.analysis_cache.close()
+            app.state.rulebook_cache.close()
             app.state.photo_gate.close()
             await service.close()
             await hub.close_all()

@@ -69,7 +69,13 @@ class RateLimiter:
         if found is not None and self.clock() - found < FOUND_FOR:
             return
         await self.acquire("lookup", address or "?")
-        self._found[key] = self.clock()  # taken back by :meth:`missed` when it is no code
+        self.found(address, name)  # taken back by :meth:`missed` when it is no code
+
+    def found(self, address: str | None, name: str) -> None:
+        """``address`` found the code ``name`` (a look-up, or a claim with the right key):
+        its look-ups of it are free for :data:`FOUND_FOR` seconds."""
+        key = (address or "?", name)
+        self._found[key] = self.clock()
         self._found.move_to_end(key)
         while len(self._found) > self.max_keys:
             self._found.popitem(last=False)

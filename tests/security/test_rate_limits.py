@@ -73,6 +73,35 @@ async def test_a_new_rulebook_counts_as_analysis_a_cached_one_is_free(tmp_path: 
         problem_of(response, 429, "rate_limited")
 
 
+async def test_new_rulebooks_wait_in_a_bounded_queue_off_the_loop(tmp_path: Path) -> None:
+    """Issue 29: a new rule set's rulebook (tens of ms of the engine) was built on the event
+    loop, one after the other, so strangers sending distinct ones slowed every table and
+    always got their answer. Now one worker thread builds them and none waits: a stranger's
+    flood is refused ``busy`` at once, while a kept rulebook and the rest still answer."""
+    async with served(
+        tmp_path, "analysis_per_minute=0", "rulebook_workers=1", "rulebook_queue=0"
+    ) as server:
+        assert (await server.http.post("/api/rulebook", json="modern")).status_code == 200
+        asked = [{"preset": "traditional", "prizes": {"yixiu": 1 + n}} for n in range(12)]
+        responses = await asyncio.gather(
+            *(server.http.post("/api/rulebook", json=spec) for spec in asked),
+            server.http.post("/api/rulebook", json="modern"),
+            server.http.get("/api/health"),
+        )
+        *built, kept, health = responses
+        statuses = sorted(r.status_code for r in built)
+        assert statuses.count(200) >= 1 and statuses.count(503) >= 1, statuses
+        for response in built:
+            if response.status_code == 503:
+                problem_of(response, 503, "busy")
+                assert int(response.headers["Retry-After"]) >= 1
+        assert kept.status_code == 200 and health.status_code == 200
+        # what was built is kept: asked again, it is answered without a worker
+        done = [spec for spec, r in zip(asked, built, strict=True) if r.status_code == 200]
+        again = await asyncio.gather(*(server.http.post("/api/rulebook", json=s) for s in done))
+        assert [r.status_code for r in again] == [200] * len(done)
+
+
 async def test_open_tables_have_a_quota(tmp_path: Path) -> None:
     async with served(tmp_path, "create_per_minute=0", "open_tables_per_address=2") as server:
         first, _ = await open_table(server.http)

@@ -265,8 +265,9 @@ def chart(report: GameLengthReport, kind: str, lang: str) -> bytes:
 class AnalysisCache:
     """Small LRUs of computed answers, computed off the event loop.
 
-    A computation runs once however many ask at once, in a worker thread
-    (:attr:`Limits.analysis_workers`); at most :attr:`Limits.analysis_queue` more wait for one,
+    A computation runs once however many ask at once, in a worker thread or process
+    (:attr:`Limits.analysis_workers`, or ``workers``; started with the first computation, not
+    with the server); at most :attr:`Limits.analysis_queue` (or ``queue``) more wait for one,
     beyond that a request is refused at once (``busy``, 503 with ``Retry-After``); a request
     waits at most :attr:`Limits.analysis_timeout` seconds (``busy`` too), while the computation
     goes on and its result is cached for the next asker. Charts are drawn one at a time
@@ -274,7 +275,14 @@ class AnalysisCache:
     """
 
     def __init__(
-        self, size: int = CACHE_SIZE, limits: Limits | None = None, *, processes: bool = False
+        self,
+        size: int = CACHE_SIZE,
+        limits: Limits | None = None,
+        *,
+        processes: bool = False,
+        workers: int | None = None,
+        queue: int | None = None,
+        name: str = "analysis",
     ) -> None:
         self.size = size
         self.limits = limits or Limits()
@@ -282,7 +290,9 @@ class AnalysisCache:
         self.lengths: OrderedDict[Hashable, GameLengthReport] = OrderedDict()
         self.charts: OrderedDict[Hashable, bytes] = OrderedDict()
         self._pending: dict[Hashable, asyncio.Future[Any]] = {}
-        workers = max(1, self.limits.analysis_workers)
+        workers = max(1, self.limits.analysis_workers if workers is None else workers)
+        self._workers = workers
+        self._queue = self.limits.analysis_queue if queue is None else queue
         self._executor: Executor
         if processes:
             # Worker processes: a simulation holds the GIL for seconds, which in a thread
@@ -295,7 +305,7 @@ class AnalysisCache:
             )
         else:
             self._executor = ThreadPoolExecutor(
-                max_workers=workers, thread_name_prefix="bobing-analysis"
+                max_workers=workers, thread_name_prefix=f"bobing-{name}"
             )
 
     def close(self) -> None:
@@ -348,7 +358,7 @@ class AnalysisCache:
         return value
 
     def _check_room(self) -> None:
-        room = max(1, self.limits.analysis_workers) + self.limits.analysis_queue
+        room = self._workers + self._queue
         if len(self._pending) >= room:
             raise ApiError(
                 "busy",

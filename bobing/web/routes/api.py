@@ -6,6 +6,7 @@ import asyncio
 import json
 import multiprocessing
 from collections import OrderedDict
+from collections.abc import Hashable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Annotated, Any
@@ -19,7 +20,7 @@ from bobing.analysis.dice_check import check_record, real_dice
 from bobing.engine.presets import DEFAULT_RULES, PRESETS
 from bobing.i18n import normalize_lang, request_language
 from bobing.i18n.rulebook import draft_spec, rulebook
-from bobing.process.loop import background_priority
+from bobing.process.loop import background_priority, giving_way
 from bobing.tables.commands import verify_read_dice
 from bobing.tables.limits import Limits, served_limits
 from bobing.tables.problems import ApiError
@@ -39,6 +40,7 @@ from bobing.web.edge.invite import invite_base
 from bobing.web.edge.problems import problem_responses
 from bobing.web.edge.rate import count_request
 from bobing.web.qr import MAX_QR_TEXT, qr_path
+from bobing.web.routes.analysis import AnalysisCache
 
 if TYPE_CHECKING:
     from bobing.vision import Reading
@@ -179,23 +181,23 @@ async def rulebook_route(
     ``ranking``, ``order``, ``switches`` (each choice switch: label, options, meaning, whether
     it applies) and ``lines`` (every switch in words)."""
     spec = draft_spec(body) if isinstance(body, dict) else body
-    key = (
-        json.dumps(spec, sort_keys=True, ensure_ascii=False),
-        request_language(lang, accept_language),
+    language = request_language(lang, accept_language)
+    key = (json.dumps(spec, sort_keys=True, ensure_ascii=False), language)
+    # A rule set not asked for lately (a preset's too) costs the address an analysis request
+    # and is built by a rulebook worker thread, never on the event loop; a kept one is free.
+    gate: AnalysisCache = request.app.state.rulebook_cache
+
+    async def count_analysis() -> None:
+        await count_request(request, "analysis")
+
+    text, packed = await gate.get(
+        _rulebooks(request),
+        key,
+        rulebook_bytes,
+        MAX_RULEBOOKS,
+        args=(spec, language),
+        on_miss=count_analysis,
     )
-    books = _rulebooks(request)
-    book = books.get(key)
-    if book is None:
-        await count_request(request, "analysis")  # a new rule set costs work; a cached one is free
-        # A name is a preset, never a path: nothing a request sends is opened.
-        rules = preset_rules(spec) if isinstance(spec, str) else web_rules(spec)
-        text = json.dumps(rulebook(rules, key[1]), ensure_ascii=False).encode()
-        book = books[key] = (text, brotli.compress(text, quality=RULEBOOK_BROTLI_QUALITY))
-        while len(books) > MAX_RULEBOOKS:
-            books.popitem(last=False)
-    else:
-        books.move_to_end(key)
-    text, packed = book
     if "br" in accepted_encodings(request.headers.get("accept-encoding", "")):
         headers = {"Content-Encoding": "br", "Vary": "Accept-Encoding"}
         return Response(packed, media_type="application/json", headers=headers)
@@ -209,15 +211,24 @@ RULEBOOK_BROTLI_QUALITY = 5
 smaller than gzip: a table's lobby waits for its rulebook's words on a phone's first load."""
 
 
-def _rulebooks(request: Request) -> OrderedDict[tuple[str, str], tuple[bytes, bytes]]:
+def _rulebooks(request: Request) -> OrderedDict[Hashable, tuple[bytes, bytes]]:
     """The app's rulebooks by rule object and language (as sent: plain and brotli), most
     recently asked last."""
-    books: OrderedDict[tuple[str, str], tuple[bytes, bytes]] | None = getattr(
+    books: OrderedDict[Hashable, tuple[bytes, bytes]] | None = getattr(
         request.app.state, "rulebooks", None
     )
     if books is None:
         books = request.app.state.rulebooks = OrderedDict()
     return books
+
+
+def rulebook_bytes(spec: str | dict[str, Any], lang: str) -> tuple[bytes, bytes]:
+    """The rulebook of a preset name or rule object as sent, plain JSON and brotli (what a
+    rulebook worker runs: reading the rules, 18-50 ms of the engine, the compression)."""
+    # A name is a preset, never a path: nothing a request sends is opened.
+    rules = preset_rules(spec) if isinstance(spec, str) else web_rules(spec)
+    text = json.dumps(rulebook(rules, lang, between=giving_way()), ensure_ascii=False).encode()
+    return text, brotli.compress(text, quality=RULEBOOK_BROTLI_QUALITY)
 
 
 class QrText(BaseModel):

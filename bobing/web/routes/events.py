@@ -32,6 +32,7 @@ from bobing.tables.validation import MODES
 from bobing.web.edge.lang import request_lang
 from bobing.web.edge.problems import problem_responses
 from bobing.web.edge.rate import count_request
+from bobing.web.ratelimit import code_name
 
 ROSTER_PATH = "/api/events/roster"
 ROSTER_RETRY_AFTER = 2
@@ -429,9 +430,15 @@ async def claim(
     """Scan the QR beside your name: a new player token for that seat, once (the organiser's
     token claims any seat on its person's behalf). Earlier tokens of the seat stop working.
 
-    The right key draws on no rate (the join bucket is for taking seats by name): nobody
-    behind the guests' address can keep them out; a wrong key is a miss (docs/security.md)."""
+    The right key draws on no rate (the join bucket is for taking seats by name) and is no
+    look-up (the key decides; the event and its table count as found after): nobody behind
+    the guests' address can keep them out; a wrong key is a miss (docs/security.md)."""
     claimed = await events_of(request).claim(code, number, body.name, body.key, authorization)
+    # The guest found the event and its table: looking them up costs it nothing from now on.
+    limiter = request.app.state.rate_limiter
+    address = request.client.host if request.client is not None else None
+    limiter.found(address, code_name("events", code))
+    limiter.found(address, code_name("tables", claimed["code"]))
     return JSONResponse(claimed, status_code=201)
 
 
