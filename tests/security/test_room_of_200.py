@@ -31,6 +31,7 @@ from collections import Counter
 from pathlib import Path
 
 import httpx
+import pytest
 from sectools import TIMEOUT, served
 
 from bobing.tables.limits import Limits
@@ -87,6 +88,7 @@ async def _attacker(
         got[claim.status_code] += 1
 
 
+@pytest.mark.slow  # 200 claims and a flood beside them: scheduled first, on a worker of its own
 async def test_a_room_of_200_claims_every_seat_at_the_first_try(tmp_path: Path) -> None:
     async with served(tmp_path, *LIMITS) as server:
         event, seats = await _event(server.url)
