@@ -21,6 +21,9 @@ const PING_EVERY_MS = 20000;
 const PONG_TIMEOUT_MS = 8000;
 
 export class CommandError extends Error {
+  /**
+   * @param {Record<string, any>} frame
+   */
   constructor(frame) {
     super(frame.detail || frame.title || frame.code);
     this.code = frame.code;
@@ -45,6 +48,9 @@ export class TableConnection extends EventTarget {
     /** @type {string} */
     this.status = CONN.CLOSED;
     this.attempt = 0;
+    /**
+     * @type {never[]}
+     */
     this.roles = [];
     this.player = null;
     this.welcomeSeq = 0;
@@ -81,6 +87,9 @@ export class TableConnection extends EventTarget {
     return `${scheme}//${location.host}/ws/tables/${encodeURIComponent(this.code)}?${params}`;
   }
 
+  /**
+   * @param {string} status
+   */
   setStatus(status) {
     if (this.status === status) return;
     this.status = status;
@@ -121,6 +130,9 @@ export class TableConnection extends EventTarget {
     };
   }
 
+  /**
+   * @param {CloseEvent} ev
+   */
   onClose(ev) {
     this.stopHeartbeat();
     this.ws = null;
@@ -152,7 +164,10 @@ export class TableConnection extends EventTarget {
     this.connect();
   }
 
-  /** Reconnect with a new set of tokens (after joining, for example). */
+  /**
+   * Reconnect with a new set of tokens (after joining, for example).
+   * @param {any[]} tokens
+   */
   setTokens(tokens) {
     this.tokens = tokens.filter(Boolean);
     this.attempt = 0;
@@ -200,6 +215,9 @@ export class TableConnection extends EventTarget {
     clearTimeout(this.pongTimer);
   }
 
+  /**
+   * @param {Record<string, any>} frame
+   */
   raw(frame) {
     if (this.ws && this.ws.readyState === WebSocket.OPEN) {
       this.ws.send(JSON.stringify(frame));
@@ -208,6 +226,9 @@ export class TableConnection extends EventTarget {
     return false;
   }
 
+  /**
+   * @param {MessageEvent<any>} msg
+   */
   onMessage(msg) {
     clearTimeout(this.pongTimer);
     let frame;
@@ -263,6 +284,9 @@ export class TableConnection extends EventTarget {
     }
   }
 
+  /**
+   * @param {import("./protocol.js").EventsFrame} frame
+   */
   onEvents(frame) {
     const told = takeEvents(frame, this);
     if (!told) {
@@ -273,7 +297,10 @@ export class TableConnection extends EventTarget {
     this.dispatchEvent(new CustomEvent("events", { detail: told }));
   }
 
-  /** Send a command; resolves with its ack, rejects with CommandError. Queued while offline. */
+  /**
+   * Send a command; resolves with its ack, rejects with CommandError. Queued while offline.
+   * @param {Record<string, any>} command
+   */
   send(command) {
     const full = { id: `c-${randomId(12)}`, ...command };
     return new Promise((resolve, reject) => {
@@ -282,7 +309,10 @@ export class TableConnection extends EventTarget {
     });
   }
 
-  /** Forget a queued command (the user gave up on it). */
+  /**
+   * Forget a queued command (the user gave up on it).
+   * @param {any} id
+   */
   cancel(id) {
     this.pending.delete(id);
   }
@@ -304,7 +334,10 @@ export class WatchConnection extends TableConnection {
     for (const code of codes) this.tables.set(code, { lastSeq: 0, welcomeSeq: 0 });
   }
 
-  /** Follow these tables too (a playoff that began): reconnects when the set grew. */
+  /**
+   * Follow these tables too (a playoff that began): reconnects when the set grew.
+   * @param {any} codes
+   */
   watch(codes) {
     let grew = false;
     for (const code of codes) {
@@ -326,6 +359,9 @@ export class WatchConnection extends TableConnection {
     return `${scheme}//${location.host}/ws/watch?${params}`;
   }
 
+  /**
+   * @param {MessageEvent<any>} msg
+   */
   onMessage(msg) {
     let frame;
     try {
@@ -349,6 +385,11 @@ export class WatchConnection extends TableConnection {
       );
   }
 
+  /**
+   * @param {any} code
+   * @param {Record<string, any>} table
+   * @param {import("./protocol.js").EventsFrame} frame
+   */
   onTableEvents(code, table, frame) {
     const told = takeEvents(frame, table);
     if (!told) {
@@ -367,7 +408,7 @@ export class WatchConnection extends TableConnection {
  * follow what the table holds (a gap, a patch on another state, a state ahead of its events):
  * the caller reconnects with `?after=` (the server never skips, but a frame may be lost).
  * @param {import("./protocol.js").EventsFrame} frame
- * @param {{lastSeq: number, welcomeSeq: number, base?: Record<string, any> | null}} table
+ * @param {Record<string, any>} table
  */
 function takeEvents(frame, table) {
   const decoded = decodeEvents(frame, table.base || null);

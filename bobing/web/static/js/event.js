@@ -28,12 +28,18 @@ export const NOTABLE = new Set([
   "liubohong",
 ]);
 
-/** The organiser's token for this event on this device, or null. */
+/**
+ * The organiser's token for this event on this device, or null.
+ * @param {string} code
+ */
 export function organizerToken(code) {
   return loadEvent(code).organizerToken || null;
 }
 
-/** Remember what POST /api/events returned: the organiser's and every host's token. */
+/**
+ * Remember what POST /api/events returned: the organiser's and every host's token.
+ * @param {Record<string, any>} created
+ */
 export function rememberCreated(created) {
   // POST …/seat (after the check-in) returns the tables only: the organiser's token stays.
   if (created.organizer_token) saveEvent(created.code, { organizerToken: created.organizer_token });
@@ -45,7 +51,11 @@ export function rememberCreated(created) {
   }
 }
 
-/** The claim page of a table; with a seat's name and claim key, the link that claims it. */
+/**
+ * The claim page of a table; with a seat's name and claim key, the link that claims it.
+ * @param {any} eventCode
+ * @param {any} number
+ */
 export function claimUrl(eventCode, number, seat = null) {
   const base = publicUrl(`/e/${eventCode}/t/${number}`);
   if (!seat || !seat.claim_key) return base;
@@ -53,53 +63,94 @@ export function claimUrl(eventCode, number, seat = null) {
   return `${base}?${query}`;
 }
 
+/**
+ * @param {any} number
+ */
 export function tableLabel(number) {
   return t("event.table_n", { n: number });
 }
 
-/** Cakes still in a table's pool. */
+/**
+ * Cakes still in a table's pool.
+ * @param {Record<string, any>} result
+ */
 export function cakesLeft(result) {
   if (!result || !result.pool) return null;
   return Object.values(result.pool).reduce((n, c) => n + c, 0);
 }
 
 export const eventApi = {
-  create: (body) => call("POST", "/api/events", { body }),
-  preview: (body) => call("POST", "/api/events/preview", { body }),
-  get: (code) => call("GET", `/api/events/${encodeURIComponent(code)}`),
-  control: (code, action, table, token) =>
+  create: (/** @type {any} */ body) => call("POST", "/api/events", { body }),
+  preview: (/** @type {any} */ body) => call("POST", "/api/events/preview", { body }),
+  get: (/** @type {string | number | boolean} */ code) =>
+    call("GET", `/api/events/${encodeURIComponent(code)}`),
+  control: (
+    /** @type {string | number | boolean} */ code,
+    /** @type {any} */ action,
+    /** @type {any} */ table,
+    /** @type {any} */ token,
+  ) =>
     call("POST", `/api/events/${encodeURIComponent(code)}/control`, {
       body: table ? { action, table } : { action },
       token,
     }),
-  playoff: (code, throws, token) =>
-    call("POST", `/api/events/${encodeURIComponent(code)}/playoff`, { body: { throws }, token }),
-  claim: (code, number, name, key, token) =>
+  playoff: (
+    /** @type {string | number | boolean} */ code,
+    /** @type {any} */ throws,
+    /** @type {any} */ token,
+  ) => call("POST", `/api/events/${encodeURIComponent(code)}/playoff`, { body: { throws }, token }),
+  claim: (
+    /** @type {string | number | boolean} */ code,
+    /** @type {any} */ number,
+    /** @type {any} */ name,
+    /** @type {any} */ key,
+    /** @type {any} */ token,
+  ) =>
     call("POST", `/api/events/${encodeURIComponent(code)}/tables/${number}/claim`, {
       body: key ? { name, key } : { name },
       token,
     }),
-  seats: (code, token) => call("GET", `/api/events/${encodeURIComponent(code)}/seats`, { token }),
-  release: (code, number, name, token) =>
+  seats: (/** @type {string | number | boolean} */ code, /** @type {any} */ token) =>
+    call("GET", `/api/events/${encodeURIComponent(code)}/seats`, { token }),
+  release: (
+    /** @type {string | number | boolean} */ code,
+    /** @type {any} */ number,
+    /** @type {any} */ name,
+    /** @type {any} */ token,
+  ) =>
     call("POST", `/api/events/${encodeURIComponent(code)}/tables/${number}/release`, {
       body: { name },
       token,
     }),
-  checkIn: (code, name, present, token) =>
+  checkIn: (
+    /** @type {string | number | boolean} */ code,
+    /** @type {any} */ name,
+    /** @type {any} */ present,
+    /** @type {any} */ token,
+  ) =>
     call("POST", `/api/events/${encodeURIComponent(code)}/checkin`, {
       body: { name, present },
       token,
     }),
-  startThrower: (code, number, value, token) =>
+  startThrower: (
+    /** @type {string | number | boolean} */ code,
+    /** @type {any} */ number,
+    /** @type {any} */ value,
+    /** @type {any} */ token,
+  ) =>
     call("POST", `/api/events/${encodeURIComponent(code)}/tables/${number}/start_thrower`, {
       body: { start_thrower: value },
       token,
     }),
-  seat: (code, token) => call("POST", `/api/events/${encodeURIComponent(code)}/seat`, { token }),
-  results: (code) => call("GET", `/api/events/${encodeURIComponent(code)}/results`),
-  next: (code) => call("GET", `/api/events/${encodeURIComponent(code)}/next`),
-  roster: (file, format) => call("POST", `/api/events/roster?format=${format}`, { bytes: file }),
-  download: (code, ext) =>
+  seat: (/** @type {string | number | boolean} */ code, /** @type {any} */ token) =>
+    call("POST", `/api/events/${encodeURIComponent(code)}/seat`, { token }),
+  results: (/** @type {string | number | boolean} */ code) =>
+    call("GET", `/api/events/${encodeURIComponent(code)}/results`),
+  next: (/** @type {string | number | boolean} */ code) =>
+    call("GET", `/api/events/${encodeURIComponent(code)}/next`),
+  roster: (/** @type {any} */ file, /** @type {any} */ format) =>
+    call("POST", `/api/events/roster?format=${format}`, { bytes: file }),
+  download: (/** @type {string | number | boolean} */ code, /** @type {any} */ ext) =>
     call(
       "GET",
       `/api/events/${encodeURIComponent(code)}/results.${ext}?lang=${encodeURIComponent(lang())}`,
@@ -109,11 +160,17 @@ export const eventApi = {
 
 /** Follows one event: `update` events carry nothing; read `.event` and `.feed`. */
 export class EventWatcher extends EventTarget {
+  /**
+   * @param {string} code
+   */
   constructor(code) {
     super();
     this.code = code;
     this.event = null;
     this.error = null;
+    /**
+     * @type {any[]}
+     */
     this.feed = [];
     this.socket = null;
     this.numbers = new Map();
@@ -160,7 +217,10 @@ export class EventWatcher extends EventTarget {
   }
 
   follow() {
-    const codes = this.event.tables.map((tb) => [tb.code, tb.number]);
+    const codes = this.event.tables.map((/** @type {Record<string, any>} */ tb) => [
+      tb.code,
+      tb.number,
+    ]);
     if (this.event.playoff) codes.push([this.event.playoff.code, 0]);
     for (const [code, number] of codes) this.numbers.set(code, number);
     if (!this.socket) {
@@ -177,6 +237,9 @@ export class EventWatcher extends EventTarget {
     }
   }
 
+  /**
+   * @param {any} number
+   */
   onFrame(number, { events, state, live }) {
     const rules = (state && state.rules) || (this.event && this.event.rules) || {};
     let notable = false;
@@ -214,15 +277,21 @@ export class EventWatcher extends EventTarget {
   }
 }
 
-/** The feed line of one notable throw. */
+/**
+ * The feed line of one notable throw.
+ * @param {Record<string, any>} item
+ */
 export function feedText(item) {
   const where = item.table === 0 ? t("event.playoff_short") : tableLabel(item.table);
   const d = describeThrow(item.event, item.rules);
   return t("event.feed.line", { table: where, player: item.player, hand: d ? d.name : item.hand });
 }
 
-/** An error toast; the event model's refusals carry their own specific sentence (in the
- * reader's language, quoting the input) in `detail`, better than the generic one. */
+/**
+ * An error toast; the event model's refusals carry their own specific sentence (in the
+ * reader's language, quoting the input) in `detail`, better than the generic one.
+ * @param {Record<string, any>} err
+ */
 export function showEventError(err) {
   if (err && err.code === "invalid_event" && err.detail)
     toast(err.detail, { kind: "error", ms: 10000 });

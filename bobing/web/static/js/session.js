@@ -14,6 +14,9 @@ import { loadRulebook } from "./rulebook.js";
 const SAVE_DELAY_MS = 150;
 
 export class TableSession extends EventTarget {
+  /**
+   * @param {string} code
+   */
   constructor(code) {
     super();
     this.code = code;
@@ -31,6 +34,9 @@ export class TableSession extends EventTarget {
     }
     this.voided = new Set();
     this.markVoided(this.events);
+    /**
+     * @type {string[]}
+     */
     this.roles = [];
     this.me = saved.playerName || null;
     /** @type {string} */
@@ -45,6 +51,9 @@ export class TableSession extends EventTarget {
     // for each throw it made, and every throw whose dice event did not carry it.
     this.sent = saved.sent && typeof saved.sent === "object" ? saved.sent : {};
     this.nonceAlerts = Array.isArray(saved.nonceAlerts) ? saved.nonceAlerts : [];
+    /**
+     * @type {any[]}
+     */
     this.nonceChecks = [];
   }
 
@@ -145,6 +154,9 @@ export class TableSession extends EventTarget {
     this.emit({ events, live });
   }
 
+  /**
+   * @param {Record<string, any>} detail
+   */
   emit(detail) {
     this.dispatchEvent(new CustomEvent("update", { detail }));
   }
@@ -176,6 +188,9 @@ export class TableSession extends EventTarget {
 
   // ---- commands ----------------------------------------------------------------------------
 
+  /**
+   * @param {string} type
+   */
   send(type, fields = {}) {
     return this.conn.send({ type, ...fields });
   }
@@ -208,7 +223,12 @@ export class TableSession extends EventTarget {
 
   // ---- the thrower checks its nonce ----------------------------------------------------------
 
-  /** The ack of our throw names its first event (`seq`): that `dice` event must carry our nonce. */
+  /**
+   * The ack of our throw names its first event (`seq`): that `dice` event must carry our nonce.
+   * @param {Record<string, any>} ack
+   * @param {number | null} turn
+   * @param {any} nonce
+   */
   expectNonce(ack, turn, nonce) {
     if (!ack || typeof ack.seq !== "number") return;
     this.nonceChecks.push({ seq: ack.seq, turn, nonce });
@@ -233,6 +253,9 @@ export class TableSession extends EventTarget {
     this.scheduleSave();
   }
 
+  /**
+   * @param {number} seq
+   */
   eventAt(seq) {
     for (let i = this.events.length - 1; i >= 0; i--) {
       if (this.events[i].seq === seq) return this.events[i];
@@ -241,8 +264,12 @@ export class TableSession extends EventTarget {
     return null;
   }
 
+  /**
+   * @param {Record<string, any>} alert
+   */
   flagNonce(alert) {
-    if (this.nonceAlerts.some((a) => a.throw === alert.throw)) return;
+    if (this.nonceAlerts.some((/** @type {Record<string, any>} */ a) => a.throw === alert.throw))
+      return;
     this.nonceAlerts.push(alert);
     this.flushSave();
     this.dispatchEvent(new CustomEvent("nonce", { detail: alert }));
@@ -280,6 +307,9 @@ export class TableSession extends EventTarget {
     return { table_id: this.code, commitment: this.seenCommitment(), throws };
   }
 
+  /**
+   * @param {string} name
+   */
   async join(name) {
     // The host's token lets the host seat players while the lobby is locked.
     const seat = await api.join(this.code, name, this.hostToken || undefined);
@@ -296,27 +326,39 @@ export class TableSession extends EventTarget {
   /**
    * Seat someone without a phone at an online table (host only): the seat is theirs, the host's
    * device stands in for every throw of theirs, and remembers them as phone-less.
+   * @param {string} name
    */
   async addPhoneless(name) {
     const seat = await api.join(this.code, name, this.hostToken || undefined);
     const known = loadTable(this.code).phoneless || [];
-    saveTable(this.code, { phoneless: [...known.filter((n) => n !== seat.name), seat.name] });
+    saveTable(this.code, {
+      phoneless: [...known.filter((/** @type {any} */ n) => n !== seat.name), seat.name],
+    });
     return seat;
   }
 
-  /** Whether this device seated `name` as someone without a phone. */
+  /**
+   * Whether this device seated `name` as someone without a phone.
+   * @param {any} name
+   */
   isPhoneless(name) {
     return (loadTable(this.code).phoneless || []).includes(name);
   }
 
-  /** Undo the last throw (referee tables, host only); `n` is the throw the host saw as last. */
+  /**
+   * Undo the last throw (referee tables, host only); `n` is the throw the host saw as last.
+   * @param {any} n
+   */
   undo(n) {
     return this.send(COMMAND.UNDO, { throw: n });
   }
 
   // ---- derived views of the log ------------------------------------------------------------
 
-  /** Note the events that `throw_undone` events among `events` void (docs/protocol.md). */
+  /**
+   * Note the events that `throw_undone` events among `events` void (docs/protocol.md).
+   * @param {import("./protocol.js").LogEvent[]} events
+   */
   markVoided(events) {
     for (const undo of events) {
       if (undo.type !== EVENT.THROW_UNDONE) continue;
@@ -328,12 +370,18 @@ export class TableSession extends EventTarget {
     }
   }
 
-  /** Whether an event of the log belongs to a throw that was undone. */
+  /**
+   * Whether an event of the log belongs to a throw that was undone.
+   * @param {Record<string, any>} e
+   */
   isVoided(e) {
     return this.voided.has(e.seq);
   }
 
-  /** Everything that happened on throw `n` (as it stands): the thrown event and what followed. */
+  /**
+   * Everything that happened on throw `n` (as it stands): the thrown event and what followed.
+   * @param {any} n
+   */
   throwDetails(n) {
     const out = {
       thrown: null,

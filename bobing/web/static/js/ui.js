@@ -32,6 +32,9 @@ const ICONS = {
   tables: "M4 4h7v7H4z M13 4h7v7h-7z M4 13h7v7H4z M13 13h7v7h-7z",
 };
 
+/**
+ * @param {string} name
+ */
 export function icon(name, { label = null } = {}) {
   return s(
     "svg",
@@ -61,7 +64,10 @@ export function moonMark() {
 
 // ---- announcer and toasts ----------------------------------------------------------------------
 
-/** Tell screen-reader users something (polite live region). */
+/**
+ * Tell screen-reader users something (polite live region).
+ * @param {string | null} text
+ */
 export function announce(text) {
   const el = $("#announcer");
   if (!el) return;
@@ -72,6 +78,9 @@ export function announce(text) {
   }, 30);
 }
 
+/**
+ * @param {import("./dom.js").Child} text
+ */
 export function toast(text, { kind = "info", ms = 4200 } = {}) {
   const box = $("#toasts");
   if (!box) return;
@@ -85,7 +94,10 @@ export function toast(text, { kind = "info", ms = 4200 } = {}) {
   setTimeout(() => item.remove(), ms + 400);
 }
 
-/** A human sentence for an API or command error, from its stable code. */
+/**
+ * A human sentence for an API or command error, from its stable code.
+ * @param {Record<string, any>} err
+ */
 export function errorText(err) {
   const code = err && err.code;
   const params = (err && err.params) || {};
@@ -93,6 +105,9 @@ export function errorText(err) {
   return (err && (err.detail || err.title || err.message)) || t("error.unknown");
 }
 
+/**
+ * @param {Record<string, any>} err
+ */
 export function showError(err) {
   // errors stay longer than news: they are what a person must read and act on
   toast(errorText(err), { kind: "error", ms: 10000 });
@@ -104,7 +119,7 @@ export function showError(err) {
 export function confirmDialog({ title, body, yes, no = t("common.cancel"), danger = false }) {
   return new Promise((resolve) => {
     const dialog = h("dialog", { class: "dialog", "aria-labelledby": "dlg-title" });
-    const close = (value) => {
+    const close = (/** @type {boolean} */ value) => {
       dialog.close();
       dialog.remove();
       resolve(value);
@@ -128,7 +143,7 @@ export function confirmDialog({ title, body, yes, no = t("common.cancel"), dange
         ),
       ),
     );
-    dialog.addEventListener("cancel", (ev) => {
+    dialog.addEventListener("cancel", (/** @type {Record<string, any>} */ ev) => {
       ev.preventDefault();
       close(false);
     });
@@ -148,7 +163,7 @@ export function langPicker() {
     {
       class: "lang-select",
       "aria-label": t("top.language"),
-      onchange: async (ev) => {
+      onchange: async (/** @type {{target: HTMLInputElement}} */ ev) => {
         await setLang(ev.target.value, { remember: true });
       },
     },
@@ -219,9 +234,15 @@ export function renderTopbar({ title = null, conn = null, extra = [] } = {}) {
  * card says it is connecting, and the top bar's dot).
  */
 const CONNECTING_BANNER_DELAY_MS = 1000;
+/**
+ * @type {number | null | undefined}
+ */
 let connectingBanner = null;
 
-/** The connection banner under the top bar: hidden while connected. */
+/**
+ * The connection banner under the top bar: hidden while connected.
+ * @param {string | null} status
+ */
 export function renderNetbar(status, { attempt = 0, onRetry = null } = {}) {
   const bar = $("#netbar");
   if (!bar) return;
@@ -236,6 +257,10 @@ export function renderNetbar(status, { attempt = 0, onRetry = null } = {}) {
   paintNetbar(bar, status, { attempt, onRetry });
 }
 
+/**
+ * @param {HTMLElement} bar
+ * @param {string} status
+ */
 function paintNetbar(bar, status, { attempt, onRetry }) {
   if (!status || status === "open" || status === "closed") {
     bar.hidden = true;
@@ -266,7 +291,11 @@ function paintNetbar(bar, status, { attempt, onRetry }) {
   );
 }
 
-/** A small labelled stat chip. */
+/**
+ * A small labelled stat chip.
+ * @param {import("./dom.js").Child} label
+ * @param {import("./dom.js").Child} value
+ */
 export function chip(label, value, cls = "") {
   return h(
     "span",
@@ -276,7 +305,10 @@ export function chip(label, value, cls = "") {
   );
 }
 
-/** Copy text to the clipboard (with a fallback for pages that are not a secure context). */
+/**
+ * Copy text to the clipboard (with a fallback for pages that are not a secure context).
+ * @param {string} text
+ */
 export async function copyText(text) {
   try {
     if (navigator.clipboard && window.isSecureContext) {
@@ -317,7 +349,10 @@ export function oddsNavLink(href = "/odds") {
   );
 }
 
-/** The link from a rules page to 规则与概率 for the same rules. */
+/**
+ * The link from a rules page to 规则与概率 for the same rules.
+ * @param {string} href
+ */
 export function oddsLink(href) {
   return h(
     "a",

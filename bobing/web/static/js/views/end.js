@@ -19,6 +19,9 @@ import { historyCard } from "../history.js";
 import { reactionBar } from "../reactions.js";
 import { isRanked, PrizeCeremony, rankingTable } from "../ranked.js";
 
+/**
+ * @param {import("../protocol.js").TableState} state
+ */
 export function endReason(state) {
   if (state.end_reason === "host") return t("end.by_host");
   const by = state.result && state.result.ended_by;
@@ -32,7 +35,11 @@ export function endReason(state) {
   return by ? t(`end.by.${by}`) : "";
 }
 
-/** Value of a player's cakes under the named prizes. */
+/**
+ * Value of a player's cakes under the named prizes.
+ * @param {any} held
+ * @param {Record<string, any>} named
+ */
 export function prizeValue(held, named) {
   let value = 0;
   for (const [tier, n] of Object.entries(held || {}))
@@ -40,6 +47,9 @@ export function prizeValue(held, named) {
   return value;
 }
 
+/**
+ * @param {import("../protocol.js").TableState} state
+ */
 export function resultsTable(state) {
   const result = state.result || { holdings: {} };
   const named = state.named_prizes || {};
@@ -48,7 +58,7 @@ export function resultsTable(state) {
   const z = result.zhuangyuan;
   // RULES.md §9.3: 反向博钱 (who pays what into the kitty) and 分状元, when the rules say so.
   const pays = result.payments ? result.payments.players : null;
-  const rows = (state.players || []).map((p) => {
+  const rows = (state.players || []).map((/** @type {Record<string, any>} */ p) => {
     const held = (result.holdings || {})[p.name] || {};
     return { p, held, total: cakes(held), value: prizeValue(held, named) };
   });
@@ -131,8 +141,11 @@ export function resultsTable(state) {
   );
 }
 
-/** The end of an event's table (or its 状元王中王): back to the event, and who goes on to the
- * 状元王中王 when the event holds one (the server's `event_table`). */
+/**
+ * The end of an event's table (or its 状元王中王): back to the event, and who goes on to the
+ * 状元王中王 when the event holds one (the server's `event_table`).
+ * @param {Record<string, any>} st
+ */
 export function eventCard(st) {
   const code = st.event;
   const table = st.event_table;
@@ -158,6 +171,10 @@ export function eventCard(st) {
 }
 
 export class EndPanel {
+  /**
+   * @param {import("../session.js").TableSession & Record<string, any>} session
+   * @param {any} ctx
+   */
   constructor(session, ctx, { live = false } = {}) {
     this.session = session;
     this.ctx = ctx;
@@ -286,7 +303,7 @@ export class EndPanel {
         ),
       ),
     );
-    const fair = st.fairness || {};
+    const fair = /** @type {Record<string, any>} */ (st.fairness || {});
     const fairness = h(
       "section",
       { class: "card fairness", "aria-labelledby": "fair-title" },
@@ -385,18 +402,24 @@ export class EndPanel {
       else if (!report.commitmentOk) summary = t("fair.bad_commitment");
       else if (report.earlyCommitmentOk === false) summary = t("fair.bad_early_commitment");
       else if (alerts.length) {
-        const throws = alerts.filter((a) => a.throw > 0).map((a) => a.throw);
+        const throws = alerts
+          .filter((/** @type {Record<string, any>} */ a) => a.throw > 0)
+          .map((/** @type {Record<string, any>} */ a) => a.throw);
         summary = [
           throws.length
             ? t("fair.bad_nonces", { n: throws.length, list: throws.join(t("list.sep")) })
             : null,
-          alerts.some((a) => a.throw === 0) ? t("fair.bad_start_nonce") : null,
+          alerts.some((/** @type {Record<string, any>} */ a) => a.throw === 0)
+            ? t("fair.bad_start_nonce")
+            : null,
         ]
           .filter(Boolean)
           .join(" ");
       } else if (report.disputes && report.disputes.length)
         summary = t("fair.bad_disputed", {
-          list: report.disputes.map((d) => d.throw).join(t("list.sep")),
+          list: report.disputes
+            .map((/** @type {Record<string, any>} */ d) => d.throw)
+            .join(t("list.sep")),
         });
       else if (missing.length) summary = t("fair.bad_missing", { n: missing.length });
       else if (report.start && !report.start.ok) summary = t("fair.bad_start");
@@ -436,7 +459,7 @@ export class EndPanel {
                   ? t("fair.fact_nonces", {
                       n:
                         Object.keys(this.session.sent).length -
-                        alerts.filter((a) => a.throw > 0).length,
+                        alerts.filter((/** @type {Record<string, any>} */ a) => a.throw > 0).length,
                     })
                   : t("fair.fact_no_nonces"),
               ),

@@ -15,6 +15,9 @@ import { TableTerms } from "../tableform.js";
 import { RuleSwitches } from "../switches.js";
 
 export class HomeView {
+  /**
+   * @param {any} main
+   */
   constructor(main, { navigate }) {
     this.main = main;
     this.navigate = navigate;
@@ -94,7 +97,7 @@ export class HomeView {
       {
         class: "card join-card",
         "aria-labelledby": "join-title",
-        onsubmit: (ev) => {
+        onsubmit: (/** @type {Record<string, any>} */ ev) => {
           ev.preventDefault();
           const code = normalizeCode(codeInput.value);
           const alphabet = codeAlphabet();
@@ -163,6 +166,9 @@ export class HomeView {
     );
   }
 
+  /**
+   * @param {any[]} recent
+   */
   recentCard(recent) {
     return h(
       "section",
@@ -171,7 +177,7 @@ export class HomeView {
       h(
         "ul",
         { class: "recent-list" },
-        recent.map((r) =>
+        recent.map((/** @type {Record<string, any>} */ r) =>
           h(
             "li",
             {},
@@ -196,7 +202,7 @@ export class HomeView {
       maxlength: limits().max_table_name,
       value: this.tableName,
       required: true,
-      oninput: (ev) => {
+      oninput: (/** @type {{target: HTMLInputElement}} */ ev) => {
         this.tableName = ev.target.value;
         this.nameEdited = true;
       },
@@ -227,13 +233,18 @@ export class HomeView {
       h("input", {
         type: "checkbox",
         checked: this.refereeThrower,
-        onchange: (ev) => (this.refereeThrower = ev.target.checked),
+        onchange: (/** @type {{target: HTMLInputElement}} */ ev) =>
+          (this.refereeThrower = ev.target.checked),
       }),
       t("home.referee_thrower"),
     );
     const presetSelect = h(
       "select",
-      { id: "preset", class: "input", onchange: (ev) => this.setPreset(ev.target.value) },
+      {
+        id: "preset",
+        class: "input",
+        onchange: (/** @type {{target: HTMLInputElement}} */ ev) => this.setPreset(ev.target.value),
+      },
       ["traditional", "modern", "jinhua"].map((p) =>
         h("option", { value: p, selected: p === this.presetId }, t(`preset.${p}`)),
       ),
@@ -245,7 +256,7 @@ export class HomeView {
       {
         class: "card create-card",
         "aria-labelledby": "create-title",
-        onsubmit: (ev) => {
+        onsubmit: (/** @type {Record<string, any>} */ ev) => {
           ev.preventDefault();
           this.create();
         },
@@ -292,6 +303,9 @@ export class HomeView {
     );
   }
 
+  /**
+   * @param {string} id
+   */
   setPreset(id) {
     if (!this.presets) return;
     this.presetId = id;
@@ -338,9 +352,9 @@ export class HomeView {
               value: this.prizes[tier],
               disabled: tier === "zhuangyuan",
               "data-tier": tier,
-              onchange: (ev) => {
+              onchange: (/** @type {{target: HTMLInputElement}} */ ev) => {
                 const n = Math.max(0, Math.min(999, Math.floor(Number(ev.target.value) || 0)));
-                ev.target.value = n;
+                ev.target.value = String(n);
                 this.prizes[tier] = n;
                 paintTotal();
               },
@@ -366,7 +380,8 @@ export class HomeView {
             "aria-label": t("home.prize_name_for", { tier: tierName(tier) }),
             "data-named": tier,
             value: (this.named[tier] && this.named[tier].name) || "",
-            onchange: (ev) => this.setNamed(tier, "name", ev.target.value.trim()),
+            onchange: (/** @type {{target: HTMLInputElement}} */ ev) =>
+              this.setNamed(tier, "name", ev.target.value.trim()),
           }),
           h("input", {
             type: "number",
@@ -376,7 +391,7 @@ export class HomeView {
             "aria-label": t("home.prize_value_for", { tier: tierName(tier) }),
             "data-value": tier,
             value: this.named[tier] && this.named[tier].value ? this.named[tier].value : "",
-            onchange: (ev) =>
+            onchange: (/** @type {{target: HTMLInputElement}} */ ev) =>
               this.setNamed(tier, "value", Math.max(0, Number(ev.target.value) || 0)),
           }),
         ),
@@ -384,6 +399,11 @@ export class HomeView {
     );
   }
 
+  /**
+   * @param {string} tier
+   * @param {string} key
+   * @param {string | number} value
+   */
   setNamed(tier, key, value) {
     const entry = { name: "", value: 0, ...(this.named[tier] || {}) };
     entry[key] = value;

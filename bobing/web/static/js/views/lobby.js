@@ -13,7 +13,10 @@ import { rattle, settle } from "../sound.js";
 import { inviteBase, loadInvite, loopbackOnly, forgetInviteWaiter } from "../invite.js";
 import { isRanked, rankedSummary } from "../ranked.js";
 
-/** How many players this table seats (its rules' max_players). */
+/**
+ * How many players this table seats (its rules' max_players).
+ * @param {import("../protocol.js").TableState} state
+ */
 export function seatLimit(state) {
   return (state && state.rules && state.rules.max_players) || limits().default_players;
 }
@@ -22,26 +25,41 @@ export function seatLimit(state) {
 // eslint-disable-next-line no-control-regex -- the server refuses control characters too
 export const BAD_NAME = /[<>&"'\u0000-\u001f\u007f]/;
 
+/**
+ * @param {any} code
+ */
 export function inviteUrl(code) {
   return `${inviteBase()}/t/${code}`;
 }
 
+/**
+ * @param {any} mode
+ */
 export function modeName(mode) {
   return t(`mode.${mode}`);
 }
 
-/** Keep keyboard focus on "the same" control across a rebuild (matched by data-fk). */
+/**
+ * Keep keyboard focus on "the same" control across a rebuild (matched by data-fk).
+ * @param {Element} container
+ * @param {() => void} rebuild
+ */
 export function keepFocus(container, rebuild) {
   const active = document.activeElement;
   const key =
     active && container.contains(active) ? /** @type {HTMLElement} */ (active).dataset.fk : null;
   rebuild();
   if (key) {
-    const again = container.querySelector(`[data-fk="${CSS.escape(key)}"]`);
+    const again = /** @type {HTMLButtonElement | null} */ (
+      container.querySelector(`[data-fk="${CSS.escape(key)}"]`)
+    );
     if (again && !again.disabled) again.focus();
   }
 }
 
+/**
+ * @param {import("../protocol.js").TableState} state
+ */
 export function rulesSummary(state) {
   const rules = state.rules;
   const prizes = isRanked(state)
@@ -85,6 +103,10 @@ export function rulesSummary(state) {
 }
 
 export class LobbyPanel {
+  /**
+   * @param {any} session
+   * @param {any} ctx
+   */
   constructor(session, ctx) {
     this.session = session;
     this.ctx = ctx;
@@ -263,13 +285,17 @@ export class LobbyPanel {
     this.paintStart(false);
   }
 
+  /**
+   * @param {string} text
+   */
   async copy(text) {
     const ok = await copyText(text);
     toast(ok ? t("lobby.copied") : text);
   }
 
   update({ events, live }) {
-    const rolled = live && events.some((e) => e.type === EVENT.START_DICE);
+    const rolled =
+      live && events.some((/** @type {Record<string, any>} */ e) => e.type === EVENT.START_DICE);
     this.paintSeats();
     this.paintJoin();
     this.paintPhoneless();
@@ -294,7 +320,7 @@ export class LobbyPanel {
       mount(
         this.seats,
         players.length
-          ? players.map((p, i) =>
+          ? players.map((/** @type {Record<string, any>} */ p, /** @type {number} */ i) =>
               h(
                 "li",
                 { class: `seat${p.name === this.session.me ? " is-me" : ""}` },
@@ -383,7 +409,7 @@ export class LobbyPanel {
       "form",
       {
         class: "join-form",
-        onsubmit: (ev) => {
+        onsubmit: (/** @type {Record<string, any>} */ ev) => {
           ev.preventDefault();
           this.join();
         },
@@ -419,7 +445,7 @@ export class LobbyPanel {
         "form",
         {
           class: "join-form phoneless-form",
-          onsubmit: (ev) => {
+          onsubmit: (/** @type {Record<string, any>} */ ev) => {
             ev.preventDefault();
             this.addPhoneless();
           },
@@ -514,6 +540,9 @@ export class LobbyPanel {
     );
   }
 
+  /**
+   * @param {boolean} locked
+   */
   async lock(locked) {
     try {
       await this.session.send(COMMAND.LOCK, { locked });
@@ -522,8 +551,12 @@ export class LobbyPanel {
     }
   }
 
+  /**
+   * @param {number} index
+   * @param {number} delta
+   */
   async move(index, delta) {
-    const names = this.session.state.players.map((p) => p.name);
+    const names = this.session.state.players.map((/** @type {Record<string, any>} */ p) => p.name);
     const j = index + delta;
     if (j < 0 || j >= names.length) return;
     [names[index], names[j]] = [names[j], names[index]];
@@ -534,6 +567,9 @@ export class LobbyPanel {
     }
   }
 
+  /**
+   * @param {any} name
+   */
   async remove(name) {
     try {
       await this.session.send(COMMAND.REMOVE, { player: name });
@@ -542,10 +578,13 @@ export class LobbyPanel {
     }
   }
 
+  /**
+   * @param {boolean} rolled
+   */
   paintStart(rolled) {
     const st = this.session.state;
     const isHost = this.session.isHost();
-    const players = (st.players || []).map((p) => p.name);
+    const players = (st.players || []).map((/** @type {Record<string, any>} */ p) => p.name);
     const sd = st.start_dice;
     const starter = sd ? sd.starter || null : players[0] || null;
     const parts = [h("h2", { class: "card-title" }, t("lobby.start_title"))];
@@ -595,12 +634,14 @@ export class LobbyPanel {
           class: "input",
           id: "start-thrower",
           "data-fk": "start-thrower",
-          onchange: (ev) => {
+          onchange: (/** @type {{target: HTMLInputElement}} */ ev) => {
             this.thrower = ev.target.value;
             this.throwerPicked = true;
           },
         },
-        players.map((p) => h("option", { value: p, selected: p === this.thrower }, p)),
+        players.map((/** @type {import("../dom.js").Child} */ p) =>
+          h("option", { value: p, selected: p === this.thrower }, p),
+        ),
       );
       const controls = h("div", { class: "start-controls" });
       if (players.length) {
@@ -658,6 +699,9 @@ export class LobbyPanel {
     );
   }
 
+  /**
+   * @param {number[] | null} faces
+   */
   async startDice(faces) {
     const fields = { thrower: this.thrower };
     if (faces) fields.dice = faces;
@@ -686,6 +730,9 @@ export class LobbyPanel {
     }
   }
 
+  /**
+   * @param {boolean} on
+   */
   setStarting(on) {
     this.starting = on;
     const button = this.startBox.querySelector(".start-btn");

@@ -19,6 +19,9 @@ import {
 import { renderTopbar, icon, showError, oddsLink } from "../ui.js";
 
 export class RulesView {
+  /**
+   * @param {any} main
+   */
   constructor(main, { session, preset, navigate }) {
     this.main = main;
     this.session = session;
@@ -92,6 +95,12 @@ export class RulesView {
     mount(this.main, this.page(rules, named, st, book));
   }
 
+  /**
+   * @param {Record<string, any>} rules
+   * @param {Record<string, any>} named
+   * @param {Record<string, any>} st
+   * @param {Record<string, any>} book
+   */
   page(rules, named, st, book) {
     const prizes = TIERS.filter((tier) => (rules.prizes || {})[tier]);
     const total = prizes.reduce((n, tier) => n + rules.prizes[tier], 0);
@@ -133,7 +142,7 @@ export class RulesView {
         h(
           "ol",
           { class: "rank-list" },
-          book.ranking.map((line) => h("li", {}, line)),
+          book.ranking.map((/** @type {import("../dom.js").Child} */ line) => h("li", {}, line)),
         ),
         h("p", { class: "hint" }, t("rules.tie_hint")),
       ),

@@ -63,7 +63,10 @@ function whenIdle(fn) {
   else setTimeout(fn, 0);
 }
 
-/** Top-bar links of a table: its rules and its big screen. */
+/**
+ * Top-bar links of a table: its rules and its big screen.
+ * @param {any} code
+ */
 export function tableLinks(code) {
   return [
     h(
@@ -91,7 +94,10 @@ export function tableLinks(code) {
   ];
 }
 
-/** The way back from a table of an event (or its 状元王中王) to the event's page. */
+/**
+ * The way back from a table of an event (or its 状元王中王) to the event's page.
+ * @param {any} event
+ */
 export function eventLink(event) {
   return h(
     "a",
@@ -110,6 +116,7 @@ export function eventLink(event) {
  * A new screen (lobby → game → ceremony) opens at its top, whatever the previous one was
  * scrolled to: the bowl, the throw button and the 状元 seal are what people look for first.
  * The focus moves to the screen's main heading (or the main region) for screen readers.
+ * @param {Record<string, any>} main
  */
 export function showFromTop(main) {
   window.scrollTo(0, 0);
@@ -120,6 +127,11 @@ export function showFromTop(main) {
 }
 
 export class TableView {
+  /**
+   * @param {HTMLElement | null} main
+   * @param {import("../session.js").TableSession | null} session
+   * @param {Record<string, any>} ctx
+   */
   constructor(main, session, ctx) {
     this.main = main;
     this.session = session;
@@ -128,14 +140,14 @@ export class TableView {
     this.panel = null;
     this.kind = null;
     this.topKey = "";
-    this.onUpdate = (ev) => this.update(ev.detail);
-    this.onServerError = (ev) => {
+    this.onUpdate = (/** @type {CustomEvent} */ ev) => this.update(ev.detail);
+    this.onServerError = (/** @type {CustomEvent} */ ev) => {
       if (ev.detail.code === "invalid_token")
         toast(t("error.invalid_token_saved"), { kind: "error" });
       else toast(errorText(ev.detail), { kind: "error" });
     };
     // whichever screen is showing (the start dice are thrown in the lobby): say it at once
-    this.onNonce = (ev) =>
+    this.onNonce = (/** @type {CustomEvent} */ ev) =>
       toast(
         ev.detail.throw
           ? t("play.nonce_alert", { n: ev.detail.throw })
@@ -190,6 +202,9 @@ export class TableView {
     this.update({ events: [], live: false });
   }
 
+  /**
+   * @param {Record<string, any>} detail
+   */
   update(detail) {
     this.topbar();
     if (this.finishing) return;
@@ -227,7 +242,10 @@ export class TableView {
     if (this.panel.update) this.panel.update(detail);
   }
 
-  /** The game's screens are needed now: show them when they are here. */
+  /**
+   * The game's screens are needed now: show them when they are here.
+   * @param {any} detail
+   */
   awaitGame(detail) {
     if (this.waiting) return;
     this.waiting = true;
@@ -258,6 +276,10 @@ export class TableView {
     loadRulebook(st.rules).then(later, later);
   }
 
+  /**
+   * @param {string} kind
+   * @param {Record<string, any>} detail
+   */
   makePanel(kind, detail) {
     const s = this.session;
     switch (kind) {

@@ -23,6 +23,11 @@ import { fitToScreen } from "../fit.js";
 const MANY = 12;
 
 export class TvView {
+  /**
+   * @param {any} main
+   * @param {import("../session.js").TableSession & Record<string, any>} session
+   * @param {any} ctx
+   */
   constructor(main, session, ctx) {
     this.main = main;
     this.session = session;
@@ -32,7 +37,7 @@ export class TvView {
     this.shown = null;
     this.countdown = new CountdownBar(session, { big: true });
     this.prizeCeremony = null;
-    this.onUpdate = (ev) => {
+    this.onUpdate = (/** @type {CustomEvent} */ ev) => {
       try {
         this.apply(ev.detail);
       } catch (err) {
@@ -100,9 +105,13 @@ export class TvView {
 
   apply({ events, live }) {
     this.topbar();
-    const thrown = events.filter((e) => e.type === EVENT.THROWN && !this.session.isVoided(e));
+    const thrown = events.filter(
+      (/** @type {Record<string, any>} */ e) =>
+        e.type === EVENT.THROWN && !this.session.isVoided(e),
+    );
     const last = thrown[thrown.length - 1];
-    if (live && events.some((e) => e.type === EVENT.ZHUANGYUAN)) gong();
+    if (live && events.some((/** @type {Record<string, any>} */ e) => e.type === EVENT.ZHUANGYUAN))
+      gong();
     if (!(live && last)) {
       if (!this.pending) this.paint({ live });
       return;
@@ -169,7 +178,7 @@ export class TvView {
           h(
             "ol",
             { class: "tv-seats" },
-            (st.players || []).map((p) =>
+            (st.players || []).map((/** @type {Record<string, any>} */ p) =>
               h("li", {}, h("span", { class: "seat-no" }, String(p.seat)), p.name),
             ),
           ),
