@@ -6,9 +6,29 @@ import { EVENT } from "./protocol.js";
 import { rankedLines } from "./ranked.js";
 
 /**
+ * What describeThrow says of a throw.
+ * @typedef {{name: string, why: string, hand: string | null, dice: number[] | string | null,
+ *   tiaohou: boolean, c: any}} ThrowDescription
+ */
+
+/**
  * {name, why, hand, dice, tiaohou} of a `thrown` event under the table's rules.
+ * @overload
  * @param {Record<string, any>} thrown
  * @param {import("./rulebook.js").Rules} rules
+ * @returns {ThrowDescription}
+ */
+/**
+ * null for no event.
+ * @overload
+ * @param {Record<string, any> | null | undefined} thrown
+ * @param {import("./rulebook.js").Rules} rules
+ * @returns {ThrowDescription | null}
+ */
+/**
+ * @param {Record<string, any> | null | undefined} thrown
+ * @param {import("./rulebook.js").Rules} rules
+ * @returns {ThrowDescription | null}
  */
 export function describeThrow(thrown, rules) {
   if (!thrown) return null;

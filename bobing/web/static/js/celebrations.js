@@ -40,6 +40,7 @@ export function celebrateEnd(state) {
 
 /**
  * @param {import("./session.js").TableSession & Record<string, any>} session
+ * @param {{navigate: (path: string) => void}} options
  */
 export function attachTableLife(session, { navigate }) {
   attachReactions(session);

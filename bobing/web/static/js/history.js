@@ -30,6 +30,7 @@ export function recordGame(session) {
   const st = session.state;
   if (!st || st.status !== STATUS.OVER || !st.result) return null;
   const z = st.result.zhuangyuan;
+  const holdings = st.result.holdings;
   // a ranked table (the 状元王中王 too) has no 状元: its line names who took the top prize
   const ranking = isRanked(st) ? rankingRows(st) : null;
   const top = ranking && ranking[0] && ranking[0].unit ? ranking[0] : null;
@@ -40,7 +41,7 @@ export function recordGame(session) {
     at: st.created_at,
     players: (st.players || []).map((/** @type {Record<string, any>} */ p) => ({
       name: p.name,
-      cakes: cakes(/** @type {Record<string, any>} */ (st.result.holdings || {})[p.name]),
+      cakes: cakes((holdings || {})[p.name]),
       ...(ranking
         ? {
             rank:

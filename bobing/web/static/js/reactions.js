@@ -58,12 +58,13 @@ async function send(session, emoji) {
 /** @type {HTMLElement | null} */
 let layer = null;
 
+/** @returns {HTMLElement} */
 function floatLayer() {
   if (!layer || !layer.isConnected) {
     layer = h("div", { class: "reaction-layer", "aria-live": "polite" });
-    document.body.appendChild(layer);
+    document.body.appendChild(/** @type {HTMLElement} */ (layer));
   }
-  return layer;
+  return /** @type {HTMLElement} */ (layer);
 }
 
 /**
@@ -72,7 +73,7 @@ function floatLayer() {
  */
 export function showReaction(e) {
   const box = floatLayer();
-  while (box.childElementCount >= MAX_FLOATING) box.firstChild.remove();
+  while (box.childElementCount >= MAX_FLOATING) /** @type {ChildNode} */ (box.firstChild).remove();
   const who = e.player || t("react.host");
   const left = 10 + Math.random() * 70;
   const item = h(

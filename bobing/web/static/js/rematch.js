@@ -75,7 +75,7 @@ export function attachRematch(session, navigate) {
  * @param {(path: string) => void} navigate
  */
 export function rematchCard(session, navigate) {
-  const st = session.state;
+  const st = /** @type {import("./protocol.js").TableState} */ (session.state); // over: it came
   if (st.rematch) {
     return h(
       "section",

@@ -13,7 +13,7 @@ import { describeThrow } from "./award.js";
  * @param {import("./session.js").TableSession & Record<string, any>} session
  */
 export function recentThrows(session, n = 6) {
-  const st = session.state;
+  const st = /** @type {import("./protocol.js").TableState} */ (session.state); // drawn with it
   const throws = session.throws().slice(-n).reverse();
   return h(
     "section",
@@ -43,7 +43,7 @@ export function recentThrows(session, n = 6) {
  * @param {import("./session.js").TableSession & Record<string, any>} session
  */
 export function zhuangyuanRace(session, n = 5) {
-  const st = session.state;
+  const st = /** @type {import("./protocol.js").TableState} */ (session.state); // drawn with it
   const steps = session.events
     .filter(
       (/** @type {Record<string, any>} */ e) => e.type === EVENT.STANDING && !session.isVoided(e),

@@ -195,6 +195,8 @@ export function soundToggle() {
 /**
  * Draw the top bar: brand, an optional title (the table), the connection dot, sound, language.
  * `extra` are more buttons (links to the rules, the big screen …).
+ * @param {{title?: import("./dom.js").Child, conn?: string | null,
+ *   extra?: import("./dom.js").Child[]}} [options]
  */
 export function renderTopbar({ title = null, conn = null, extra = [] } = {}) {
   const bar = $("#topbar");

@@ -66,7 +66,8 @@ export function eventNav(code, current) {
 
 export class EventDashboardView {
   /**
-   * @param {any} main
+   * @param {HTMLElement} main
+   * @param {{code: string, navigate: (path: string) => void}} options
    */
   constructor(main, { code, navigate }) {
     this.main = main;
@@ -738,7 +739,7 @@ export class EventDashboardView {
         ? h(
             "ul",
             { class: "ev-refunds" },
-            b.refunds.map((/** @type {Record<string, unknown> | undefined} */ r) =>
+            b.refunds.map((/** @type {Record<string, unknown>} */ r) =>
               h(
                 "li",
                 {},

@@ -29,7 +29,7 @@ const FEED_LINES = 2;
  */
 function ems(text) {
   let n = 0;
-  for (const ch of String(text)) n += ch.codePointAt(0) > 0x2e80 ? 1 : 0.58;
+  for (const ch of String(text)) n += /** @type {number} */ (ch.codePointAt(0)) > 0x2e80 ? 1 : 0.58;
   return n;
 }
 

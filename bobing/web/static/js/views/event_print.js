@@ -191,7 +191,8 @@ export class EventCardsView {
 
 export class EventClaimView {
   /**
-   * @param {any} main
+   * @param {HTMLElement} main
+   * @param {{code: string, number: number | string, navigate: (path: string) => void}} options
    */
   constructor(main, { code, number, navigate }) {
     this.main = main;
@@ -343,7 +344,7 @@ function moneyCard(money) {
           h(
             "ul",
             { class: cls },
-            items.map((/** @type {Record<string, unknown> | undefined} */ item) =>
+            items.map((/** @type {Record<string, unknown>} */ item) =>
               h("li", {}, t(item.no_show ? "event.budget.refund_no_show" : line, item)),
             ),
           ),
