@@ -11,7 +11,7 @@
 //   /e/CODE/hall      the hall view for a projector; /e/CODE/cards the printable table cards
 //   /e/CODE/t/N       claim your seat at table N; /e/CODE/results who takes home what
 
-import { $, mount, h, stylesheet } from "./dom.js";
+import { $, byId, mount, h, need, stylesheet } from "./dom.js";
 import { detectLang, setLang, onLangChange, t, lang } from "./i18n.js";
 import { onRulebook } from "./rulebook.js";
 import { loadLimits } from "./limits.js";
@@ -77,7 +77,7 @@ export function navigate(path, { replace = false } = {}) {
   else history.pushState({}, "", path);
   route();
   window.scrollTo(0, 0);
-  $("#main").focus({ preventScroll: true });
+  byId("main").focus({ preventScroll: true });
 }
 
 /**
@@ -166,7 +166,8 @@ function route() {
       session.addEventListener("conn", (/** @type {CustomEvent} */ ev) =>
         renderNetbar(ev.detail.status, {
           attempt: ev.detail.attempt,
-          onRetry: () => session.conn.reconnectNow(),
+          onRetry: () =>
+            need(need(session, "the table session").conn, "its connection").reconnectNow(),
         }),
       );
       session.addEventListener("delivered", (ev) => {
@@ -191,7 +192,7 @@ function route() {
     session = null;
     renderNetbar(null);
   }
-  const main = $("#main");
+  const main = byId("main");
   if (r.name === "table") show(r, new TableView(main, session, { navigate }));
   else {
     const [load, make] = LATER[r.name];
@@ -311,6 +312,6 @@ function offlineReady() {
 }
 
 boot().catch((err) => {
-  mount($("#main"), h("p", { class: "fatal" }, String(err && err.message)));
+  mount(byId("main"), h("p", { class: "fatal" }, String(err && err.message)));
   throw err;
 });

@@ -15,6 +15,8 @@ let offset = 0;
 /**
  * Note a `server_time` (ISO) received at `receivedAt` for a request sent at `sentAt` (ms).
  * @param {string} serverIso
+ * @param {number | null} [sentAt]
+ * @param {number} [receivedAt]
  */
 export function noteServerTime(serverIso, sentAt = null, receivedAt = Date.now()) {
   const server = Date.parse(serverIso);

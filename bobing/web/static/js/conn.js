@@ -45,7 +45,7 @@ export class TableConnection extends EventTarget {
     this.tokens = tokens.filter(Boolean);
     this.lastSeq = after;
     this.lang = lang;
-    /** @type {string} */
+    /** @type {string | null} */
     this.status = CONN.CLOSED;
     this.attempt = 0;
     /**
@@ -102,7 +102,7 @@ export class TableConnection extends EventTarget {
 
   connect() {
     this.stopped = false;
-    clearTimeout(this.timer);
+    clearTimeout(this.timer ?? undefined);
     if (this.ws) {
       this.ws.onclose = null;
       this.ws.onmessage = null;
@@ -154,13 +154,13 @@ export class TableConnection extends EventTarget {
     this.retryAt = Date.now() + delay;
     this.status = null; // force a status event with the new attempt
     this.setStatus(CONN.RECONNECTING);
-    clearTimeout(this.timer);
+    clearTimeout(this.timer ?? undefined);
     this.timer = setTimeout(() => this.connect(), delay);
   }
 
   reconnectNow() {
     if (this.stopped || this.status === CONN.OPEN || this.status === CONN.GONE) return;
-    clearTimeout(this.timer);
+    clearTimeout(this.timer ?? undefined);
     this.connect();
   }
 
@@ -176,7 +176,7 @@ export class TableConnection extends EventTarget {
 
   close() {
     this.stopped = true;
-    clearTimeout(this.timer);
+    clearTimeout(this.timer ?? undefined);
     this.stopHeartbeat();
     window.removeEventListener("online", this._onOnline);
     window.removeEventListener("offline", this._onOffline);
@@ -203,7 +203,7 @@ export class TableConnection extends EventTarget {
     const id = `ping-${randomId(8)}`;
     this.pings = { ...(this.pings || {}), [id]: Date.now() };
     this.raw({ type: COMMAND.PING, id });
-    clearTimeout(this.pongTimer);
+    clearTimeout(this.pongTimer ?? undefined);
     this.pongTimer = setTimeout(() => {
       // no answer: the connection is dead even if the socket has not noticed
       if (this.ws) this.ws.close();
@@ -211,8 +211,8 @@ export class TableConnection extends EventTarget {
   }
 
   stopHeartbeat() {
-    clearInterval(this.pingTimer);
-    clearTimeout(this.pongTimer);
+    clearInterval(this.pingTimer ?? undefined);
+    clearTimeout(this.pongTimer ?? undefined);
   }
 
   /**
@@ -230,7 +230,7 @@ export class TableConnection extends EventTarget {
    * @param {MessageEvent<any>} msg
    */
   onMessage(msg) {
-    clearTimeout(this.pongTimer);
+    clearTimeout(this.pongTimer ?? undefined);
     let frame;
     try {
       frame = JSON.parse(msg.data);
@@ -373,7 +373,7 @@ export class WatchConnection extends TableConnection {
       super.onMessage(msg);
       return;
     }
-    clearTimeout(this.pongTimer);
+    clearTimeout(this.pongTimer ?? undefined);
     const table = this.tables.get(frame.code);
     const inner = frame.frame || {};
     if (!table) return;
@@ -387,7 +387,7 @@ export class WatchConnection extends TableConnection {
 
   /**
    * @param {any} code
-   * @param {Record<string, any>} table
+   * @param {{lastSeq: number, welcomeSeq: number, base?: Record<string, any> | null}} table
    * @param {import("./protocol.js").EventsFrame} frame
    */
   onTableEvents(code, table, frame) {
@@ -408,7 +408,7 @@ export class WatchConnection extends TableConnection {
  * follow what the table holds (a gap, a patch on another state, a state ahead of its events):
  * the caller reconnects with `?after=` (the server never skips, but a frame may be lost).
  * @param {import("./protocol.js").EventsFrame} frame
- * @param {Record<string, any>} table
+ * @param {{lastSeq: number, welcomeSeq: number, base?: Record<string, any> | null}} table
  */
 function takeEvents(frame, table) {
   const decoded = decodeEvents(frame, table.base || null);

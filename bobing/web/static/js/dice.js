@@ -4,6 +4,7 @@
 import { h, s, reducedMotion, sleep } from "./dom.js";
 import { t } from "./i18n.js";
 
+/** @type {Record<number, number[][]>} */
 const PIPS = {
   1: [[50, 50]],
   2: [
@@ -147,9 +148,7 @@ export class Bowl {
       this.tray,
       this.stamp,
     );
-    /**
-     * @type {string | any[]}
-     */
+    /** @type {number[]} */
     this.faces = [];
     this.rolling = false;
     this.token = 0;
@@ -157,7 +156,8 @@ export class Bowl {
 
   /**
    * Show dice at rest (`faces` an array or "444412"; empty shows an empty bowl).
-   * @param {string | any[]} faces
+   * @param {string | number[] | null} faces
+   * @param {{seed?: number, stamp?: string | null}} [options]
    */
   show(faces, { seed = 1, stamp = null } = {}) {
     this.token += 1;
@@ -167,7 +167,7 @@ export class Bowl {
     this.faces = faces;
     const spots = layout(faces.length, seed);
     this.tray.replaceChildren(
-      ...faces.map((/** @type {any} */ face, /** @type {string | number} */ i) => {
+      ...faces.map((/** @type {number} */ face, /** @type {number} */ i) => {
         const wrap = h("div", { class: "bowl-die" }, dieSvg(face));
         this.place(wrap, spots[i]);
         return wrap;
@@ -198,6 +198,8 @@ export class Bowl {
    * Tumble the dice until `result` (faces, or a promise of faces; null for a 跳猴) arrives,
    * then settle them. Resolves once they rest.
    * @param {any} result
+   * @param {{seed?: number, count?: number, minMs?: number, onSettle?: (() => void) | null,
+   *   onShown?: (() => void) | null, quick?: boolean}} [options]
    */
   async roll(
     result,

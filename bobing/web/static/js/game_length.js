@@ -78,7 +78,7 @@ export class LatestAfterPause {
   /**
    * @param {number} delay
    * @param {(x: any) => Promise<any>} run
-   * @param {Record<string, any>} handlers
+   * @param {{onAnswer: (result: any, x: any) => void, onError?: (err: any, x: any) => void}} handlers
    */
   constructor(delay, run, { onAnswer, onError = () => {} }) {
     this.delay = delay;

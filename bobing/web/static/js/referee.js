@@ -33,7 +33,7 @@ const PHOTO_PROBLEMS = new Set(["invalid_photo", "unsupported_image"]);
 
 export class RefereePad {
   /**
-   * @param {Record<string, any>} opts
+   * @param {{count?: number, rules: object, onConfirm: (faces: number[]|null) => Promise<void>, allowTiaohou?: boolean, title?: string, readPhoto?: ((photo: Blob) => Promise<Reading>) | null}} opts
    */
   constructor({ count = 6, rules, onConfirm, allowTiaohou = true, title = "", readPhoto = null }) {
     this.count = count;

@@ -244,6 +244,7 @@ let connectingBanner = null;
 /**
  * The connection banner under the top bar: hidden while connected.
  * @param {string | null} status
+ * @param {{attempt?: number, onRetry?: (() => void) | null}} [options]
  */
 export function renderNetbar(status, { attempt = 0, onRetry = null } = {}) {
   const bar = $("#netbar");

@@ -293,6 +293,7 @@ export class LobbyPanel {
     toast(ok ? t("lobby.copied") : text);
   }
 
+  /** @param {{events: import("../protocol.js").LogEvent[], live: boolean}} detail */
   update({ events, live }) {
     const rolled =
       live && events.some((/** @type {Record<string, any>} */ e) => e.type === EVENT.START_DICE);
@@ -703,6 +704,7 @@ export class LobbyPanel {
    * @param {number[] | null} faces
    */
   async startDice(faces) {
+    /** @type {{thrower: string, dice?: number[], nonce?: string}} */
     const fields = { thrower: this.thrower };
     if (faces) fields.dice = faces;
     else fields.nonce = randomId(20); // the server's start dice, from this device's randomness too

@@ -96,7 +96,9 @@ function minutes(throws, seconds) {
 
 export class OddsView {
   /**
-   * @param {any} main
+   * @param {HTMLElement} main
+   * @param {{session: import("../session.js").TableSession | null, preset: string,
+   *   navigate: (path: string) => void}} options
    */
   constructor(main, { session, preset, navigate }) {
     this.main = main;
@@ -125,7 +127,10 @@ export class OddsView {
     });
     this.lengthBox = h("div", { class: "odds-length-body" });
     this.onUpdate = () => {
-      if (!this.seenState && this.session.state) {
+      if (
+        !this.seenState &&
+        /** @type {import("../session.js").TableSession} */ (this.session).state
+      ) {
         this.seenState = true;
         this.render();
       }
@@ -262,7 +267,7 @@ export class OddsView {
   }
 
   /**
-   * @param {Record<string, any>} st
+   * @param {Record<string, any> | null} st
    */
   page(st) {
     const odds = this.odds;

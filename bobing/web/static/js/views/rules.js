@@ -20,7 +20,9 @@ import { renderTopbar, icon, showError, oddsLink } from "../ui.js";
 
 export class RulesView {
   /**
-   * @param {any} main
+   * @param {HTMLElement} main
+   * @param {{session: import("../session.js").TableSession | null, preset: string,
+   *   navigate: (path: string) => void}} options
    */
   constructor(main, { session, preset, navigate }) {
     this.main = main;
@@ -29,7 +31,8 @@ export class RulesView {
     this.navigate = navigate;
     this.rules = null;
     this.onUpdate = () => {
-      if (!this.rules && this.session.state) this.render();
+      if (!this.rules && /** @type {import("../session.js").TableSession} */ (this.session).state)
+        this.render();
     };
     if (session) session.addEventListener("update", this.onUpdate);
   }
@@ -98,8 +101,8 @@ export class RulesView {
   /**
    * @param {Record<string, any>} rules
    * @param {Record<string, any>} named
-   * @param {Record<string, any>} st
-   * @param {Record<string, any>} book
+   * @param {Record<string, any> | null} st
+   * @param {import("../rulebook.js").Rulebook} book
    */
   page(rules, named, st, book) {
     const prizes = TIERS.filter((tier) => (rules.prizes || {})[tier]);
@@ -195,19 +198,20 @@ export class RulesView {
         h(
           "ul",
           { class: "examples" },
-          EXAMPLE_THROWS.map((dice) => book.throws[diceText(dice)]).map((c) =>
-            h(
-              "li",
-              { class: "example" },
-              diceRow(c.dice),
+          EXAMPLE_THROWS.map((dice) => book.throws[/** @type {string} */ (diceText(dice))]).map(
+            (c) =>
               h(
-                "div",
-                { class: "example-text" },
-                h("strong", { class: "example-name" }, handName(c)),
-                h("span", { class: "example-why" }, why(c)),
-                h("span", { class: "example-effect" }, effect(c)),
+                "li",
+                { class: "example" },
+                diceRow(c.dice),
+                h(
+                  "div",
+                  { class: "example-text" },
+                  h("strong", { class: "example-name" }, handName(c)),
+                  h("span", { class: "example-why" }, why(c)),
+                  h("span", { class: "example-effect" }, effect(c)),
+                ),
               ),
-            ),
           ),
         ),
         h("p", { class: "hint" }, t("rules.tiaohou_note", { effect: book.meanings.tiaohou })),
