@@ -222,7 +222,7 @@ export function logLine(e, rules) {
 
 /**
  * The 状元 standing as words: "甲 · 四红带三".
- * @param {Record<string, any>} result
+ * @param {Record<string, any> | null} result
  * @param {import("./rulebook.js").Rules} rules
  */
 export function leaderText(result, rules) {

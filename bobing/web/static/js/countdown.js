@@ -57,7 +57,7 @@ export function secondsLeft(state) {
  * @param {import("./session.js").TableSession & Record<string, any>} session
  */
 export function roundEnder(session) {
-  const st = session.state;
+  const st = /** @type {import("./protocol.js").TableState} */ (session.state); // a game on
   const started = session.events.find(
     (/** @type {Record<string, any>} */ e) => e.type === "started" && !session.isVoided(e),
   );
@@ -110,7 +110,7 @@ export class CountdownBar {
 
   destroy() {
     this.session.removeEventListener("update", this.onUpdate);
-    clearInterval(this.timer);
+    clearInterval(this.timer ?? undefined);
     this.timer = null;
   }
 
@@ -119,7 +119,7 @@ export class CountdownBar {
     const counting = Boolean(st && st.deadline && st.status === STATUS.PLAYING && !st.closing);
     if (counting && !this.timer) this.timer = setInterval(() => this.tick(), TICK_MS);
     if (!counting && this.timer) {
-      clearInterval(this.timer);
+      clearInterval(this.timer ?? undefined);
       this.timer = null;
     }
     this.tick();
@@ -191,7 +191,7 @@ export class CountdownBar {
  * @param {import("./session.js").TableSession & Record<string, any>} session
  */
 export function closeQuestion(session) {
-  const st = session.state;
+  const st = /** @type {import("./protocol.js").TableState} */ (session.state); // a game on
   const byRules = st.rules.end === "immediate";
   // the server says whether a close now ends at once: no throw yet in this round
   const immediate = byRules || st.close_at_once === true;

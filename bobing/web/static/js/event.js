@@ -55,6 +55,7 @@ export function rememberCreated(created) {
  * The claim page of a table; with a seat's name and claim key, the link that claims it.
  * @param {any} eventCode
  * @param {any} number
+ * @param {{name: string, claim_key?: string | null} | null} [seat]
  */
 export function claimUrl(eventCode, number, seat = null) {
   const base = publicUrl(`/e/${eventCode}/t/${number}`);
@@ -186,7 +187,7 @@ export class EventWatcher extends EventTarget {
 
   stop() {
     this.stopped = true;
-    clearTimeout(this.timer);
+    clearTimeout(this.timer ?? undefined);
     clearInterval(this.poll);
     if (this.socket) this.socket.close();
     this.socket = null;
@@ -194,12 +195,13 @@ export class EventWatcher extends EventTarget {
 
   /** Fetch the event again soon (several table frames at once make one request). */
   soon() {
-    clearTimeout(this.timer);
+    clearTimeout(this.timer ?? undefined);
     this.timer = setTimeout(() => this.refresh(), REFRESH_MS);
   }
 
   async refresh() {
     if (this.stopped) return;
+    /** @type {string | null} */
     let text = null;
     try {
       const event = await eventApi.get(this.code);
@@ -212,11 +214,13 @@ export class EventWatcher extends EventTarget {
     if (this.event) this.follow();
     // a screen repaints only when something changed (a repaint would take the focus away)
     if (text !== null && text === this.lastText) return;
+    /** @type {string | null} */
     this.lastText = text;
     this.dispatchEvent(new CustomEvent("update"));
   }
 
   follow() {
+    /** @type {[string, number][]} */
     const codes = this.event.tables.map((/** @type {Record<string, any>} */ tb) => [
       tb.code,
       tb.number,
@@ -239,6 +243,7 @@ export class EventWatcher extends EventTarget {
 
   /**
    * @param {any} number
+   * @param {{events: import("./protocol.js").LogEvent[], state: import("./protocol.js").TableState | null, live: boolean}} frame
    */
   onFrame(number, { events, state, live }) {
     const rules = (state && state.rules) || (this.event && this.event.rules) || {};

@@ -31,6 +31,7 @@ export class RuleSwitches {
     this.rules = null;
     this.base = null;
     /** The server's reading of `rules` (its switches, meanings and 状元 order). */
+    /** @type {import("./rulebook.js").Rulebook | null} */
     this.book = null;
     this.painting = Promise.resolve();
     this.generation = 0;
@@ -81,7 +82,9 @@ export class RuleSwitches {
         // Busy or offline is no verdict on the edit: it stays, and the next edit (or the
         // table's creation) asks again. A refused edit is undone.
         if (err.code === "rate_limited" || err.code === "network") return;
-        this.rules = clone(this.book ? this.book.rules : this.base);
+        this.rules = clone(
+          this.book ? /** @type {import("./rulebook.js").Rulebook} */ (this.book).rules : this.base,
+        );
         if (this.book) this.draw();
       },
     );
@@ -90,7 +93,7 @@ export class RuleSwitches {
 
   draw() {
     const rules = this.rules;
-    const book = this.book;
+    const book = /** @type {import("./rulebook.js").Rulebook} */ (this.book); // drawn once read
     mount(
       this.statement,
       h("span", { class: "label" }, t("rules.order_label")),
@@ -142,7 +145,11 @@ export class RuleSwitches {
     return h(
       "div",
       { class: "switch-row" },
-      h("span", { class: "field-label" }, this.book.labels.zhuangyuan_order),
+      h(
+        "span",
+        { class: "field-label" },
+        /** @type {import("./rulebook.js").Rulebook} */ (this.book).labels.zhuangyuan_order,
+      ),
       h(
         "ol",
         { class: "order-editor" },
@@ -184,7 +191,9 @@ export class RuleSwitches {
       h(
         "ul",
         { class: "rank-list small" },
-        this.book.ranking.map((line) => h("li", {}, line)),
+        /** @type {import("./rulebook.js").Rulebook} */ (this.book).ranking.map((line) =>
+          h("li", {}, line),
+        ),
       ),
     );
   }
@@ -245,7 +254,7 @@ export class RuleSwitches {
           onchange: (/** @type {{target: HTMLInputElement}} */ ev) =>
             this.setChase(ev.target.checked),
         }),
-        this.book.labels.chase,
+        /** @type {import("./rulebook.js").Rulebook} */ (this.book).labels.chase,
       ),
       chaseOn
         ? h(
@@ -254,7 +263,7 @@ export class RuleSwitches {
             h(
               "div",
               { class: "check-grid" },
-              this.book.chase.tiers.map((tier) =>
+              /** @type {import("./rulebook.js").Rulebook} */ (this.book).chase.tiers.map((tier) =>
                 h(
                   "label",
                   { class: "check-row" },
@@ -265,7 +274,9 @@ export class RuleSwitches {
                       const tiers = new Set(rules.chase.tiers);
                       if (ev.target.checked) tiers.add(tier);
                       else tiers.delete(tier);
-                      rules.chase.tiers = this.book.chase.tiers.filter((x) => tiers.has(x));
+                      rules.chase.tiers = /** @type {import("./rulebook.js").Rulebook} */ (
+                        this.book
+                      ).chase.tiers.filter((x) => tiers.has(x));
                       if (!rules.chase.tiers.length) rules.chase = null;
                       this.paint();
                     },
@@ -284,7 +295,7 @@ export class RuleSwitches {
                   this.paint();
                 },
               },
-              this.book.chase.from.map((option) =>
+              /** @type {import("./rulebook.js").Rulebook} */ (this.book).chase.from.map((option) =>
                 h(
                   "option",
                   { value: option.value, selected: rules.chase.from === option.value },
@@ -304,26 +315,31 @@ export class RuleSwitches {
                   this.paint();
                 },
               },
-              this.book.chase.until.map((option) =>
-                h(
-                  "option",
-                  {
-                    value: option.value,
-                    selected: (rules.chase.until || "others_left") === option.value,
-                  },
-                  option.label,
-                ),
+              /** @type {import("./rulebook.js").Rulebook} */ (this.book).chase.until.map(
+                (option) =>
+                  h(
+                    "option",
+                    {
+                      value: option.value,
+                      selected: (rules.chase.until || "others_left") === option.value,
+                    },
+                    option.label,
+                  ),
               ),
             ),
           )
         : null,
-      h("p", { class: "hint" }, this.book.meanings.chase),
+      h(
+        "p",
+        { class: "hint" },
+        /** @type {import("./rulebook.js").Rulebook} */ (this.book).meanings.chase,
+      ),
     );
   }
 
   /**
    * 反向博钱 (RULES.md §9.3): what each tier's cake costs its winner.
-   * @param {any[]} rules
+   * @param {import("./rulebook.js").Rules} rules
    */
   valuesRow(rules) {
     // every price 0: everyone pays 0, which is no 反向博钱 at all; said, not refused
@@ -379,7 +395,11 @@ export class RuleSwitches {
     return h(
       "div",
       { class: "switch-row" },
-      h("label", { for: "sw-duitang", class: "field-label" }, this.book.labels.duitang_patterns),
+      h(
+        "label",
+        { for: "sw-duitang", class: "field-label" },
+        /** @type {import("./rulebook.js").Rulebook} */ (this.book).labels.duitang_patterns,
+      ),
       h("input", {
         id: "sw-duitang",
         class: "input mono",

@@ -1,12 +1,13 @@
 // Shared pieces of the screens: the top bar, toasts, the screen-reader announcer, dialogs,
 // icons, error messages.
 
-import { h, s, mount, $ } from "./dom.js";
+import { h, s, mount, $, byId } from "./dom.js";
 import { t, lang, setLang, LANGS, has } from "./i18n.js";
 import { muted, setMuted, unlock } from "./sound.js";
 
 // ---- icons (inline SVG, no font or emoji needed) ----------------------------------------------
 
+/** @type {Record<string, string>} */
 const ICONS = {
   sound: "M4 9h4l5-4v14l-5-4H4z M16 8.5a5 5 0 0 1 0 7 M18.5 6a8.5 8.5 0 0 1 0 12",
   mute: "M4 9h4l5-4v14l-5-4H4z M16 9l6 6 M22 9l-6 6",
@@ -115,7 +116,12 @@ export function showError(err) {
 
 // ---- dialogs ----------------------------------------------------------------------------------
 
-/** A modal yes/no question; resolves true when confirmed. */
+/**
+ * A modal yes/no question; resolves true when confirmed.
+ * @param {{title: string, body: import("./dom.js").Child, yes: string, no?: string,
+ *   danger?: boolean}} question
+ * @returns {Promise<boolean>}
+ */
 export function confirmDialog({ title, body, yes, no = t("common.cancel"), danger = false }) {
   return new Promise((resolve) => {
     const dialog = h("dialog", { class: "dialog", "aria-labelledby": "dlg-title" });
@@ -155,6 +161,7 @@ export function confirmDialog({ title, body, yes, no = t("common.cancel"), dange
 
 // ---- the top bar ------------------------------------------------------------------------------
 
+/** @type {Record<string, string>} */
 const LANG_LABEL = { "zh-Hans": "简体", "zh-Hant": "繁體", en: "EN" };
 
 export function langPicker() {
@@ -199,7 +206,7 @@ export function soundToggle() {
  *   extra?: import("./dom.js").Child[]}} [options]
  */
 export function renderTopbar({ title = null, conn = null, extra = [] } = {}) {
-  const bar = $("#topbar");
+  const bar = byId("topbar");
   bar.classList.toggle("has-title", Boolean(title));
   mount(
     bar,
@@ -249,7 +256,7 @@ let connectingBanner = null;
 export function renderNetbar(status, { attempt = 0, onRetry = null } = {}) {
   const bar = $("#netbar");
   if (!bar) return;
-  clearTimeout(connectingBanner);
+  clearTimeout(connectingBanner ?? undefined);
   if (status === "connecting" && bar.hidden && navigator.onLine !== false) {
     connectingBanner = setTimeout(
       () => paintNetbar(bar, status, { attempt, onRetry }),
@@ -262,7 +269,8 @@ export function renderNetbar(status, { attempt = 0, onRetry = null } = {}) {
 
 /**
  * @param {HTMLElement} bar
- * @param {string} status
+ * @param {string | null} status
+ * @param {{attempt: number, onRetry: (() => void) | null}} options
  */
 function paintNetbar(bar, status, { attempt, onRetry }) {
   if (!status || status === "open" || status === "closed") {

@@ -74,6 +74,7 @@ export class TvView {
 
   render() {
     document.body.classList.add("tv-mode");
+    /** @type {string} */
     this.topKey = "";
     this.topbar();
     this.paint();
@@ -103,6 +104,7 @@ export class TvView {
     });
   }
 
+  /** @param {{events: import("../protocol.js").LogEvent[], live: boolean}} detail */
   apply({ events, live }) {
     this.topbar();
     const thrown = events.filter(
@@ -131,10 +133,11 @@ export class TvView {
       .then(() => {
         if (this.pending !== last) return;
         this.shown = shownKey(last);
-        const d = describeThrow(last, this.session.state.rules);
+        const st = /** @type {import("../protocol.js").TableState} */ (this.session.state); // a throw came
+        const d = describeThrow(last, st.rules);
         announce(`${last.player}：${d.name}`);
-        celebrateThrow(last, this.session.state);
-        if (this.session.state.status === STATUS.OVER) celebrateEnd(this.session.state);
+        celebrateThrow(last, st);
+        if (st.status === STATUS.OVER) celebrateEnd(st);
         this.pending = null;
         this.paint({ live: true });
       });
