@@ -10,6 +10,7 @@ import { undoVoids } from "./limits.js";
 import { loadTable, saveTable, rememberRecent } from "./device_store.js";
 import { nonceVerdict } from "./fair.js";
 import { loadRulebook } from "./rulebook.js";
+import { need } from "./dom.js";
 
 const SAVE_DELAY_MS = 150;
 
@@ -132,6 +133,7 @@ export class TableSession extends EventTarget {
     this.flushSave();
   }
 
+  /** @param {{events: import("./protocol.js").LogEvent[], state: import("./protocol.js").TableState, live: boolean}} frame */
   onEvents({ events, state, live }) {
     if (events.length) {
       this.events = this.events.concat(events);
@@ -162,13 +164,14 @@ export class TableSession extends EventTarget {
   }
 
   scheduleSave() {
-    clearTimeout(this.saveTimer);
+    clearTimeout(this.saveTimer ?? undefined);
     this.saveTimer = setTimeout(() => this.flushSave(), SAVE_DELAY_MS);
   }
 
   flushSave() {
-    clearTimeout(this.saveTimer);
+    clearTimeout(this.saveTimer ?? undefined);
     if (!this.state) return;
+    /** @type {Record<string, any>} */
     const patch = {
       state: this.state,
       events: this.events,
@@ -192,13 +195,16 @@ export class TableSession extends EventTarget {
    * @param {string} type
    */
   send(type, fields = {}) {
-    return this.conn.send({ type, ...fields });
+    return need(this.conn, "the table's connection").send({ type, ...fields });
   }
 
-  /** Throw for the current turn; resolves with the `thrown` event of that throw. */
+  /**
+   * Throw for the current turn; resolves with the `thrown` event of that throw.
+   * @param {Record<string, any>} [fields]
+   */
   throwDice(fields = {}) {
-    const turn = this.state.turn;
-    const waiter = {};
+    const turn = need(this.state, "the table's state").turn;
+    const waiter = /** @type {{resolve: (value: any) => void, reject: (err: any) => void}} */ ({});
     const promise = new Promise((resolve, reject) => {
       waiter.resolve = resolve;
       waiter.reject = reject;
@@ -299,6 +305,7 @@ export class TableSession extends EventTarget {
       if (this.voided.has(e.seq)) continue;
       if (e.type === EVENT.DICE && e.source === "server") nonces.set(e.throw, e.nonce);
       else if (e.type === EVENT.THROWN && nonces.has(e.throw)) {
+        /** @type {Record<string, any>} */
         const item = { throw: e.throw, nonce: nonces.get(e.throw), dice: e.dice };
         if (this.sent[e.throw] !== undefined) item.sent = this.sent[e.throw];
         throws.push(item);
@@ -318,7 +325,7 @@ export class TableSession extends EventTarget {
     if (!hostSeatsOthers) {
       saveTable(this.code, { playerToken: seat.player_token, playerName: seat.name });
       this.me = seat.name;
-      this.conn.setTokens(this.tokens());
+      need(this.conn, "the table's connection").setTokens(this.tokens());
     }
     return seat;
   }
@@ -383,6 +390,7 @@ export class TableSession extends EventTarget {
    * @param {any} n
    */
   throwDetails(n) {
+    /** @type {Record<string, any>} */
     const out = {
       thrown: null,
       awards: [],

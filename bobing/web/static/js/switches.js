@@ -25,6 +25,7 @@ export class RuleSwitches {
    * `onChange()` runs after every edit (and after `set`), once the editor is painted again;
    * `onReset()` is the reset button (by default: back to the base's switches).
    */
+  /** @param {{onChange?: () => void, onReset?: (() => void) | null}} [options] */
   constructor({ onChange = () => {}, onReset = null } = {}) {
     this.onChange = onChange;
     this.onReset = onReset || (() => this.set(this.base));

@@ -16,7 +16,8 @@ import { RuleSwitches } from "../switches.js";
 
 export class HomeView {
   /**
-   * @param {any} main
+   * @param {HTMLElement} main
+   * @param {{navigate: (path: string) => void}} options
    */
   constructor(main, { navigate }) {
     this.main = main;
@@ -26,8 +27,10 @@ export class HomeView {
     /** @type {string} */
     this.mode = MODE.ONLINE;
     this.prizes = null;
+    /** @type {Record<string, any>} */
     this.named = {};
     this.refereeThrower = false;
+    /** @type {string | null} */
     this.tableName = null;
     this.nameEdited = false;
     this.switches = new RuleSwitches({
@@ -219,7 +222,10 @@ export class HomeView {
           onchange: () => {
             this.mode = mode;
             for (const el of this.main.querySelectorAll(".mode-option"))
-              el.classList.toggle("is-checked", el.querySelector("input").checked);
+              el.classList.toggle(
+                "is-checked",
+                /** @type {HTMLInputElement} */ (el.querySelector("input")).checked,
+              );
             this.refThrowerRow.hidden = mode !== MODE.REFEREE;
           },
         }),
@@ -405,13 +411,15 @@ export class HomeView {
    * @param {string | number} value
    */
   setNamed(tier, key, value) {
+    /** @type {Record<string, any>} */
     const entry = { name: "", value: 0, ...(this.named[tier] || {}) };
     entry[key] = value;
     this.named[tier] = entry;
   }
 
   body() {
-    const body = { name: this.tableName.trim(), mode: this.mode };
+    /** @type {Record<string, any>} */
+    const body = { name: /** @type {string} */ (this.tableName).trim(), mode: this.mode };
     const terms = this.terms.ruleOverrides();
     if (this.rules) {
       if (this.changed() || Object.keys(terms).length) {
@@ -425,6 +433,7 @@ export class HomeView {
     }
     const limit = this.terms.timeLimit();
     if (limit !== null) body.time_limit = limit;
+    /** @type {Record<string, any>} */
     const named = {};
     for (const [tier, entry] of Object.entries(this.named)) {
       if (entry && entry.name) named[tier] = { name: entry.name, value: entry.value || 0 };
