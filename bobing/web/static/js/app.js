@@ -193,7 +193,8 @@ function route() {
     renderNetbar(null);
   }
   const main = byId("main");
-  if (r.name === "table") show(r, new TableView(main, session, { navigate }));
+  if (r.name === "table")
+    show(r, new TableView(main, /** @type {TableSession} */ (session), { navigate }));
   else {
     const [load, make] = LATER[r.name];
     load().then(

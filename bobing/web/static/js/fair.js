@@ -298,6 +298,7 @@ export async function verifyRecord(record, { seenCommitment = null } = {}) {
       extra = true;
     else nonces.set(item.throw, String(item.nonce));
   }
+  /** @type {Record<string, any>[]} */
   const checks = [];
   for (let number = 1; number <= throws.length; number++) {
     const recorded = recordedDice(throws[number - 1]);

@@ -180,13 +180,12 @@ export class EndPanel {
     this.ctx = ctx;
     this.verifyBox = h("div", { class: "verify-result", "aria-live": "polite" });
     this.el = h("div", { class: "end" });
-    this.prizeCeremony = isRanked(session.state)
-      ? new PrizeCeremony(session.state, { live })
-      : null;
+    const over = /** @type {import("../protocol.js").TableState} */ (session.state); // the game is over: it came
+    this.prizeCeremony = isRanked(over) ? new PrizeCeremony(over, { live }) : null;
     this.build();
     if (live && !this.prizeCeremony) {
       gong();
-      const st = session.state;
+      const st = /** @type {import("../protocol.js").TableState} */ (session.state);
       const z = st.result && st.result.zhuangyuan;
       announce(z ? t("end.announce", { player: z.player }) : t("end.no_winner"));
       celebrateEnd(st);
@@ -202,7 +201,7 @@ export class EndPanel {
   }
 
   build() {
-    const st = this.session.state;
+    const st = /** @type {import("../protocol.js").TableState} */ (this.session.state);
     const code = this.session.code;
     const z = st.result && st.result.zhuangyuan;
     const named = st.named_prizes || {};

@@ -116,7 +116,7 @@ export function eventLink(event) {
  * A new screen (lobby → game → ceremony) opens at its top, whatever the previous one was
  * scrolled to: the bowl, the throw button and the 状元 seal are what people look for first.
  * The focus moves to the screen's main heading (or the main region) for screen readers.
- * @param {Record<string, any>} main
+ * @param {HTMLElement} main
  */
 export function showFromTop(main) {
   window.scrollTo(0, 0);
@@ -128,8 +128,8 @@ export function showFromTop(main) {
 
 export class TableView {
   /**
-   * @param {HTMLElement | null} main
-   * @param {import("../session.js").TableSession | null} session
+   * @param {HTMLElement} main
+   * @param {import("../session.js").TableSession} session
    * @param {Record<string, any>} ctx
    */
   constructor(main, session, ctx) {
@@ -138,6 +138,7 @@ export class TableView {
     this.ctx = ctx;
     /** @type {any} */
     this.panel = null;
+    /** @type {string | null} */
     this.kind = null;
     this.topKey = "";
     this.onUpdate = (/** @type {CustomEvent} */ ev) => this.update(ev.detail);
@@ -272,7 +273,7 @@ export class TableView {
     // a failure is left for later: the game's screens are fetched again when they are needed
     const later = () =>
       setTimeout(() => whenIdle(() => loadGame().catch(() => {})), GAME_PREFETCH_DELAY_MS);
-    const st = this.session.state;
+    const st = /** @type {import("../protocol.js").TableState} */ (this.session.state); // in the lobby
     loadRulebook(st.rules).then(later, later);
   }
 
@@ -286,9 +287,9 @@ export class TableView {
       case "lobby":
         return new LobbyPanel(s, this.ctx);
       case "play":
-        return new game.PlayPanel(s, this.ctx);
+        return new /** @type {Game} */ (game).PlayPanel(s, this.ctx); // loaded before play
       case "over":
-        return new game.EndPanel(s, this.ctx, { live: detail.live });
+        return new /** @type {Game} */ (game).EndPanel(s, this.ctx, { live: detail.live });
       case "gone":
         return {
           el: h(
