@@ -3,7 +3,7 @@
 // shared through the system share sheet with the image where the browser can (navigator.share
 // with files), saved as a PNG otherwise.
 
-import { h, mount, download } from "./dom.js";
+import { h, mount, download, need } from "./dom.js";
 import { t } from "./i18n.js";
 import { classify, handName, tierName } from "./rulebook.js";
 import { cakes } from "./award.js";
@@ -17,6 +17,7 @@ const FONT =
   '"PingFang SC", "Hiragino Sans GB", "Noto Sans CJK SC", "Noto Sans SC", "Microsoft YaHei", system-ui, sans-serif';
 const SERIF =
   '"Songti SC", "Noto Serif CJK SC", "Noto Serif SC", "STSong", "SimSun", Georgia, serif';
+/** @type {Record<number, number[][]>} */
 const PIPS = {
   1: [[0, 0]],
   2: [
@@ -52,7 +53,7 @@ const PIPS = {
 };
 
 /**
- * @param {CanvasRenderingContext2D | null} ctx
+ * @param {CanvasRenderingContext2D} ctx
  * @param {number} x
  * @param {number} y
  * @param {number} w
@@ -70,7 +71,7 @@ function roundRect(ctx, x, y, w, h, r) {
 }
 
 /**
- * @param {CanvasRenderingContext2D | null} ctx
+ * @param {CanvasRenderingContext2D} ctx
  * @param {number} x
  * @param {number} y
  * @param {number} size
@@ -94,7 +95,7 @@ function drawDie(ctx, x, y, size, face) {
 }
 
 /**
- * @param {CanvasRenderingContext2D | null} ctx
+ * @param {CanvasRenderingContext2D} ctx
  * @param {string} text
  * @param {number} max
  * @param {number} size
@@ -116,7 +117,7 @@ export function drawCard(state) {
   const canvas = document.createElement("canvas");
   canvas.width = W;
   canvas.height = H;
-  const ctx = canvas.getContext("2d");
+  const ctx = need(canvas.getContext("2d"), "a 2D canvas");
   const sky = ctx.createLinearGradient(0, 0, 0, H);
   sky.addColorStop(0, "#10163a");
   sky.addColorStop(1, "#2a1340");
@@ -269,7 +270,7 @@ export function shareSection(session) {
     preview,
   );
   const make = async () => {
-    const st = session.state;
+    const st = /** @type {import("./protocol.js").TableState} */ (session.state); // over
     try {
       const canvas = drawCard(st);
       const img = h("img", {
@@ -290,7 +291,7 @@ export function shareSection(session) {
             onclick: () => shareCard(st, canvas).catch(showError),
           },
           icon("share"),
-          t(navigator.share ? "share.share" : "share.save"),
+          t(/** @type {any} */ (navigator).share ? "share.share" : "share.save"),
         ),
       );
     } catch (err) {
