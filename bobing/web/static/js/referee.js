@@ -247,7 +247,7 @@ export class RefereePad {
    * @param {number | null} slot
    */
   pick(slot) {
-    if (this.busy || slot === null || slot >= this.faces.length) return;
+    if (this.busy || /** @type {number} */ (slot) >= this.faces.length) return; // null: 0 >= length
     this.selected = this.selected === slot ? null : slot;
     this.paint();
   }
