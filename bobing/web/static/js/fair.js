@@ -233,6 +233,7 @@ function recordedDice(entry) {
  * Returns {ok, referee, commitmentOk, earlyCommitmentOk, start, checks: [{throw, nonce, expected,
  * recorded, ok, missing}], disputes}.
  * @param {Record<string, any>} record
+ * @param {{seenCommitment?: string | null}} [options]
  */
 export async function verifyRecord(record, { seenCommitment = null } = {}) {
   const fair = record && record.fairness;
@@ -250,7 +251,14 @@ export async function verifyRecord(record, { seenCommitment = null } = {}) {
   if (referee) {
     // real dice: nothing to derive; an entry here would itself be a forgery
     const ok = commitmentOk && earlyCommitmentOk !== false && !named.length;
-    return { ok, referee, commitmentOk, earlyCommitmentOk, start: null, checks: [] };
+    return {
+      ok,
+      referee,
+      commitmentOk,
+      earlyCommitmentOk,
+      start: /** @type {Record<string, any> | null} */ (null),
+      checks: /** @type {Record<string, any>[]} */ ([]),
+    };
   }
   const disputes = Array.isArray(fair.disputes) ? fair.disputes : [];
   const sign = await hmacSigner(hexToBytes(seed));

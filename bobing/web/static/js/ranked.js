@@ -58,7 +58,7 @@ export function bestName(row, rules) {
 /**
  * @param {import("./protocol.js").TableState} state
  * @param {Record<string, any>} row
- * @param {null} me
+ * @param {string | null} me
  */
 function rowBadges(state, row, me) {
   const isNext = state.next === row.player;
@@ -81,6 +81,7 @@ function rowBadges(state, row, me) {
 /**
  * The live leaderboard: rank, player, best throw, the prize it holds now.
  * @param {import("./protocol.js").TableState} state
+ * @param {{me?: string | null, compact?: boolean}} [options]
  */
 export function leaderboard(state, { me = null, compact = false } = {}) {
   const rows = rankingRows(state);
@@ -361,6 +362,7 @@ export class PrizeCeremony {
  * Replace the content of `box` with the leaderboard card (play view and big screen).
  * @param {any} box
  * @param {import("./protocol.js").TableState} state
+ * @param {{me?: string | null, compact?: boolean}} [options]
  */
 export function paintLeaderboard(box, state, { me = null, compact = false } = {}) {
   mount(

@@ -35,6 +35,7 @@ const ICONS = {
 
 /**
  * @param {string} name
+ * @param {{label?: string | null}} [options]
  */
 export function icon(name, { label = null } = {}) {
   return s(

@@ -111,7 +111,7 @@ export class EventDashboardView {
   /**
    * What closing does: "none" (no table it closes has thrown yet), "now" (each ends at once:
    * nobody has thrown in its round yet, as the server says) or "round" (a round is played out).
-   * @param {null} table
+   * @param {number | null} table
    */
   closeKind(table) {
     const ev = this.watcher.event;
@@ -138,7 +138,7 @@ export class EventDashboardView {
 
   /**
    * The close dialog's sentence for that kind, in the table's terms (places or cakes).
-   * @param {null} table
+   * @param {number | null} table
    */
   closeBody(table) {
     const ev = this.watcher.event;
@@ -153,6 +153,7 @@ export class EventDashboardView {
 
   /**
    * @param {string} action
+   * @param {number | null} [table]
    */
   async act(action, table = null) {
     try {
@@ -329,7 +330,11 @@ export class EventDashboardView {
     }
     renderTopbar({ title: ev.name });
     const organiser = Boolean(this.token);
-    const button = (/** @type {string} */ action, table = null, cls = "btn-ghost") =>
+    const button = (
+      /** @type {string} */ action,
+      /** @type {number | null} */ table = null,
+      cls = "btn-ghost",
+    ) =>
       h(
         "button",
         {

@@ -53,7 +53,7 @@ export function boardRows(ev, tb) {
   const result = tb.result;
   if (!result)
     return tb.players.map((/** @type {any} */ name) => ({
-      rank: null,
+      rank: /** @type {number | null} */ (null),
       player: name,
       best: "",
       prize: "",
