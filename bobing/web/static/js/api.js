@@ -3,7 +3,16 @@
 
 import { lang } from "./i18n.js";
 
+/**
+ * A problem (RFC 9457) as the server sends it; every field may be missing.
+ * @typedef {{code?: string, title?: string, detail?: string, params?: Record<string, unknown>}} Problem
+ */
+
 export class ApiError extends Error {
+  /**
+   * @param {Problem} problem
+   * @param {number} status
+   */
   constructor(problem, status) {
     super(problem.detail || problem.title || `HTTP ${status}`);
     this.code = problem.code || (status === 0 ? "network" : "http");
@@ -20,6 +29,7 @@ export class ApiError extends Error {
  * @param {{body?: unknown, bytes?: Blob, media?: string, token?: string | null, raw?: boolean}} [options]
  */
 async function request(method, path, { body, bytes, media, token, raw = false } = {}) {
+  /** @type {Record<string, string>} */
   const headers = { Accept: "application/json", "Accept-Language": lang() };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (bytes !== undefined) headers["Content-Type"] = media || "application/octet-stream";
@@ -58,7 +68,10 @@ export function call(method, path, options = {}) {
   return request(method, path, options);
 }
 
-/** GET a JSON resource (problems become ApiError). */
+/**
+ * GET a JSON resource (problems become ApiError).
+ * @param {string} path
+ */
 export function getJson(path) {
   return request("GET", path);
 }
@@ -68,21 +81,32 @@ const enc = encodeURIComponent;
 export const api = {
   health: () => request("GET", "/api/health"),
   presets: () => request("GET", "/api/presets"),
-  qr: (text) => request("POST", "/api/qr", { body: { text } }),
-  rulebook: (rules, language) =>
+  qr: (/** @type {string} */ text) => request("POST", "/api/qr", { body: { text } }),
+  rulebook: (/** @type {object | string} */ rules, /** @type {string} */ language) =>
     request("POST", `/api/rulebook?lang=${enc(language)}`, { body: rules }),
-  createTable: (body) => request("POST", "/api/tables", { body }),
-  table: (code) => request("GET", `/api/tables/${enc(code)}`),
-  join: (code, name, token) =>
-    request("POST", `/api/tables/${enc(code)}/join`, { body: { name }, token }),
-  events: (code, after = 0, limit = 1000) =>
+  createTable: (/** @type {object} */ body) => request("POST", "/api/tables", { body }),
+  table: (/** @type {string} */ code) => request("GET", `/api/tables/${enc(code)}`),
+  join: (
+    /** @type {string} */ code,
+    /** @type {string} */ name,
+    /** @type {string | null | undefined} */ token,
+  ) => request("POST", `/api/tables/${enc(code)}/join`, { body: { name }, token }),
+  events: (/** @type {string} */ code, after = 0, limit = 1000) =>
     request("GET", `/api/tables/${enc(code)}/events?after=${after}&limit=${limit}`),
-  record: (code) => request("GET", `/api/tables/${enc(code)}/record`),
-  resultsCsv: (code) => request("GET", `/api/tables/${enc(code)}/results.csv`, { raw: true }),
-  command: (code, command, token) =>
-    request("POST", `/api/tables/${enc(code)}/commands`, { body: command, token }),
+  record: (/** @type {string} */ code) => request("GET", `/api/tables/${enc(code)}/record`),
+  resultsCsv: (/** @type {string} */ code) =>
+    request("GET", `/api/tables/${enc(code)}/results.csv`, { raw: true }),
+  command: (
+    /** @type {string} */ code,
+    /** @type {object} */ command,
+    /** @type {string | null | undefined} */ token,
+  ) => request("POST", `/api/tables/${enc(code)}/commands`, { body: command, token }),
   /** The dice of a photo (a referee's): `{dice: [{face, box, confidence}], warnings}`. */
-  readDice: (code, photo, token) =>
+  readDice: (
+    /** @type {string} */ code,
+    /** @type {Blob} */ photo,
+    /** @type {string | null | undefined} */ token,
+  ) =>
     request("POST", `/api/tables/${enc(code)}/read-dice`, {
       bytes: photo,
       media: photo.type,
@@ -90,6 +114,7 @@ export const api = {
     }),
 };
 
+/** @type {any} */
 let presetCache = null;
 
 /** The rule presets (GET /api/presets), asked once a page. */

@@ -12,7 +12,7 @@
 //   /e/CODE/t/N       claim your seat at table N (#name=…&key=… a seat's own link, the card's QR);
 //                     /e/CODE/results who takes home what
 
-import { $, mount, h, stylesheet } from "./dom.js";
+import { $, byId, mount, h, need, stylesheet } from "./dom.js";
 import { detectLang, setLang, onLangChange, t, lang } from "./i18n.js";
 import { onRulebook } from "./rulebook.js";
 import { loadLimits } from "./limits.js";
@@ -23,9 +23,18 @@ import { TableView, gameReady, loadGame } from "./table.js";
 import { renderNetbar, announce, toast } from "./ui.js";
 import { attachSeats, takeSeatLink } from "./seats.js";
 
+/**
+ * @type {{ destroy: () => void; render: () => void; } | null}
+ */
 let view = null;
+/**
+ * @type {TableSession | null}
+ */
 let session = null;
 
+/**
+ * @param {string} path
+ */
 function parseRoute(path) {
   let m = path.match(/^\/e\/new\/?$/);
   if (m) return { name: "event_new", from: new URLSearchParams(location.search).get("from") };
@@ -43,6 +52,9 @@ function parseRoute(path) {
   return { name: "home" };
 }
 
+/**
+ * @param {string} code
+ */
 function takePlayToken(code) {
   // a shared-device link carries the play token in the fragment (never sent to the server);
   // an event's 组长 link carries the table's host token the same way
@@ -57,14 +69,21 @@ function takePlayToken(code) {
     history.replaceState(history.state, "", location.pathname + location.search);
 }
 
+/**
+ * @param {string} path
+ * @param {{replace?: boolean}} [options]
+ */
 export function navigate(path, { replace = false } = {}) {
   if (replace) history.replaceState({}, "", path);
   else history.pushState({}, "", path);
   route();
   window.scrollTo(0, 0);
-  $("#main").focus({ preventScroll: true });
+  byId("main").focus({ preventScroll: true });
 }
 
+/**
+ * @param {string} code
+ */
 function takeOrganizerToken(code) {
   // the organiser's link carries the token in the fragment (never sent to the server)
   const hash = new URLSearchParams(location.hash.slice(1));
@@ -78,7 +97,10 @@ function takeOrganizerToken(code) {
 /** The event views' stylesheet: fetched with them, a table or the home page does not need it. */
 const EVENT_STYLES = "/css/events.css";
 
-/** An event view's module, once its stylesheet applies too. */
+/**
+ * An event view's module, once its stylesheet applies too.
+ * @param {() => Promise<any>} load
+ */
 function eventView(load) {
   return () => Promise.all([load(), stylesheet(EVENT_STYLES)]).then(([module]) => module);
 }
@@ -88,6 +110,7 @@ function eventView(load) {
  * (the service worker keeps them for offline use like every other file): for each route, its
  * module and how its view is made. The home page's own page preloads its view
  * (bobing/web/assets.py, ROUTE_VIEWS), so it does not wait for it either.
+ * @type {Record<string, [() => Promise<any>, (m: any, main: HTMLElement, r: Record<string, any>) => any]>}
  */
 const LATER = {
   home: [() => import("./views/home.js"), (m, main) => new m.HomeView(main, { navigate })],
@@ -144,7 +167,8 @@ function route() {
       session.addEventListener("conn", (/** @type {CustomEvent} */ ev) =>
         renderNetbar(ev.detail.status, {
           attempt: ev.detail.attempt,
-          onRetry: () => session.conn.reconnectNow(),
+          onRetry: () =>
+            need(need(session, "the table session").conn, "its connection").reconnectNow(),
         }),
       );
       session.addEventListener("delivered", (ev) => {
@@ -169,15 +193,16 @@ function route() {
     session = null;
     renderNetbar(null);
   }
-  const main = $("#main");
-  if (r.name === "table") show(r, new TableView(main, session, { navigate }));
+  const main = byId("main");
+  if (r.name === "table")
+    show(r, new TableView(main, /** @type {TableSession} */ (session), { navigate }));
   else {
     const [load, make] = LATER[r.name];
     load().then(
-      (module) => {
+      (/** @type {any} */ module) => {
         if (current === routing) show(r, make(module, main, r));
       },
-      (err) => {
+      (/** @type {any} */ err) => {
         if (current !== routing) return;
         console.warn("view not loaded", err);
         toast(t("app.view_not_loaded"), { kind: "error" });
@@ -186,6 +211,10 @@ function route() {
   }
 }
 
+/**
+ * @param {Record<string, any>} r
+ * @param {TableView} made
+ */
 function show(r, made) {
   view = made;
   view.render();
@@ -285,6 +314,6 @@ function offlineReady() {
 }
 
 boot().catch((err) => {
-  mount($("#main"), h("p", { class: "fatal" }, String(err && err.message)));
+  mount(byId("main"), h("p", { class: "fatal" }, String(err && err.message)));
   throw err;
 });

@@ -5,7 +5,31 @@ import { classify, handName, why, tierName, tierOf } from "./rulebook.js";
 import { EVENT } from "./protocol.js";
 import { rankedLines } from "./ranked.js";
 
-/** {name, why, hand, dice, tiaohou} of a `thrown` event under the table's rules. */
+/**
+ * What describeThrow says of a throw.
+ * @typedef {{name: string, why: string, hand: string | null, dice: number[] | string | null,
+ *   tiaohou: boolean, c: any}} ThrowDescription
+ */
+
+/**
+ * {name, why, hand, dice, tiaohou} of a `thrown` event under the table's rules.
+ * @overload
+ * @param {Record<string, any>} thrown
+ * @param {import("./rulebook.js").Rules} rules
+ * @returns {ThrowDescription}
+ */
+/**
+ * null for no event.
+ * @overload
+ * @param {Record<string, any> | null | undefined} thrown
+ * @param {import("./rulebook.js").Rules} rules
+ * @returns {ThrowDescription | null}
+ */
+/**
+ * @param {Record<string, any> | null | undefined} thrown
+ * @param {import("./rulebook.js").Rules} rules
+ * @returns {ThrowDescription | null}
+ */
 export function describeThrow(thrown, rules) {
   if (!thrown) return null;
   if (!thrown.dice) {
@@ -29,12 +53,22 @@ export function describeThrow(thrown, rules) {
   };
 }
 
+/**
+ * @param {number} n
+ */
 function count(n) {
   return t("count.cakes", { n: num(n) });
 }
 
-/** Sentences for the cakes and standings one throw produced (from `throwDetails`). */
+/**
+ * Sentences for the cakes and standings one throw produced (from `throwDetails`).
+ * @param {Record<string, any>} details
+ * @param {import("./protocol.js").TableState} state
+ */
 export function awardLines(details, state) {
+  /**
+   * @type {string[]}
+   */
   const lines = [];
   const thrown = details.thrown;
   if (!thrown) return lines;
@@ -45,10 +79,17 @@ export function awardLines(details, state) {
     return lines;
   }
   if (rules.award === "ranked") return rankedLines(thrown, state);
-  const sweep = details.awards.filter((a) => a.reason === "sweep");
+  const sweep = details.awards.filter(
+    (/** @type {Record<string, any>} */ a) => a.reason === "sweep",
+  );
   if (sweep.length) {
-    const total = sweep.reduce((n, a) => n + a.count, 0);
-    const fromOthers = sweep.filter((a) => a.from).reduce((n, a) => n + a.count, 0);
+    const total = sweep.reduce(
+      (/** @type {any} */ n, /** @type {Record<string, any>} */ a) => n + a.count,
+      0,
+    );
+    const fromOthers = sweep
+      .filter((/** @type {Record<string, any>} */ a) => a.from)
+      .reduce((/** @type {any} */ n, /** @type {Record<string, any>} */ a) => n + a.count, 0);
     lines.push(t(fromOthers ? "award.sweep_all" : "award.sweep", { n: num(total) }));
   }
   for (const a of details.awards) {
@@ -85,7 +126,10 @@ export function awardLines(details, state) {
   return lines;
 }
 
-/** 一二会 (RULES.md §10.2): "第 2 局 / 共 2 局" while a table plays several sets; "" with one. */
+/**
+ * 一二会 (RULES.md §10.2): "第 2 局 / 共 2 局" while a table plays several sets; "" with one.
+ * @param {Record<string, any>} state
+ */
 export function setLabel(state) {
   const sets = (state.rules && state.rules.sets) || 1;
   if (sets < 2) return "";
@@ -93,7 +137,11 @@ export function setLabel(state) {
   return t("play.set_of", { n, sets });
 }
 
-/** One line of the log for an event (null for events the log does not show). */
+/**
+ * One line of the log for an event (null for events the log does not show).
+ * @param {Record<string, any>} e
+ * @param {import("./rulebook.js").Rules} rules
+ */
 export function logLine(e, rules) {
   switch (e.type) {
     case EVENT.TABLE_CREATED:
@@ -185,7 +233,11 @@ export function logLine(e, rules) {
   }
 }
 
-/** The 状元 standing as words: "甲 · 四红带三". */
+/**
+ * The 状元 standing as words: "甲 · 四红带三".
+ * @param {Record<string, any> | null} result
+ * @param {import("./rulebook.js").Rules} rules
+ */
 export function leaderText(result, rules) {
   const z = result && result.zhuangyuan;
   if (!z) return null;
@@ -193,7 +245,10 @@ export function leaderText(result, rules) {
   return t("leader.line", { player: z.player, hand: handName(classify(z.dice, rules)) });
 }
 
-/** Total cakes a player holds. */
+/**
+ * Total cakes a player holds.
+ * @param {any} holdings
+ */
 export function cakes(holdings) {
   return Object.values(holdings || {}).reduce((n, c) => n + c, 0);
 }

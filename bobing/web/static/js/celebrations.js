@@ -13,7 +13,11 @@ import { attachReactions } from "./reactions.js";
 import { attachRematch } from "./rematch.js";
 import { recordGame } from "./history.js";
 
-/** A throw has landed in the bowl: call out a big hand, confetti for a 状元 hand. */
+/**
+ * A throw has landed in the bowl: call out a big hand, confetti for a 状元 hand.
+ * @param {Record<string, any>} thrown
+ * @param {import("./protocol.js").TableState} state
+ */
 export function celebrateThrow(thrown, state) {
   const d = describeThrow(thrown, state.rules);
   if (!d.hand) return;
@@ -24,13 +28,20 @@ export function celebrateThrow(thrown, state) {
   if (tier === "zhuangyuan") confetti();
 }
 
-/** The ceremony opens: confetti, and the 状元 called by name. */
+/**
+ * The ceremony opens: confetti, and the 状元 called by name.
+ * @param {import("./protocol.js").TableState} state
+ */
 export function celebrateEnd(state) {
   const z = state.result && state.result.zhuangyuan;
   confetti({ pieces: 220 });
   say(z ? t("voice.winner", { player: z.player }) : t("end.no_winner"));
 }
 
+/**
+ * @param {import("./session.js").TableSession & Record<string, any>} session
+ * @param {{navigate: (path: string) => void}} options
+ */
 export function attachTableLife(session, { navigate }) {
   attachReactions(session);
   attachRematch(session, navigate);

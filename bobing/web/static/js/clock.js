@@ -6,10 +6,18 @@
 const MAX_SAMPLES = 8;
 const UNKNOWN_RTT_MS = 2000;
 
+/**
+ * @type {any[]}
+ */
 let samples = [];
 let offset = 0;
 
-/** Note a `server_time` (ISO) received at `receivedAt` for a request sent at `sentAt` (ms). */
+/**
+ * Note a `server_time` (ISO) received at `receivedAt` for a request sent at `sentAt` (ms).
+ * @param {string} serverIso
+ * @param {number | null} [sentAt]
+ * @param {number} [receivedAt]
+ */
 export function noteServerTime(serverIso, sentAt = null, receivedAt = Date.now()) {
   const server = Date.parse(serverIso);
   if (!Number.isFinite(server)) return;

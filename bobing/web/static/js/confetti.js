@@ -6,6 +6,9 @@ import { reducedMotion } from "./dom.js";
 const COLOURS = ["#f6d37c", "#e9b54a", "#c62d2f", "#ff7a5c", "#fff3cf", "#3a6fc8"];
 const DURATION_MS = 2600;
 
+/**
+ * @type {{ cancel: any; } | null}
+ */
 let running = null;
 
 /** One burst of confetti from the top of the screen (returns false when motion is reduced). */
@@ -43,7 +46,7 @@ export function confetti({ pieces = 140 } = {}) {
     canvas.remove();
     running = null;
   };
-  const step = (now) => {
+  const step = (/** @type {number} */ now) => {
     const age = now - start;
     ctx.clearRect(0, 0, w, window.innerHeight);
     ctx.globalAlpha = Math.max(0, 1 - age / DURATION_MS);

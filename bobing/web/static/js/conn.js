@@ -26,6 +26,9 @@ const PING_EVERY_MS = 20000;
 const PONG_TIMEOUT_MS = 8000;
 
 export class CommandError extends Error {
+  /**
+   * @param {Record<string, any>} frame
+   */
   constructor(frame) {
     super(frame.detail || frame.title || frame.code);
     this.code = frame.code;
@@ -47,9 +50,12 @@ export class TableConnection extends EventTarget {
     this.tokens = tokens.filter(Boolean);
     this.lastSeq = after;
     this.lang = lang;
-    /** @type {string} */
+    /** @type {string | null} */
     this.status = CONN.CLOSED;
     this.attempt = 0;
+    /**
+     * @type {never[]}
+     */
     this.roles = [];
     this.player = null;
     this.welcomeSeq = 0;
@@ -101,6 +107,9 @@ export class TableConnection extends EventTarget {
     return offered;
   }
 
+  /**
+   * @param {string} status
+   */
   setStatus(status) {
     if (this.status === status) return;
     this.status = status;
@@ -113,7 +122,7 @@ export class TableConnection extends EventTarget {
 
   connect() {
     this.stopped = false;
-    clearTimeout(this.timer);
+    clearTimeout(this.timer ?? undefined);
     if (this.ws) {
       this.ws.onclose = null;
       this.ws.onmessage = null;
@@ -141,6 +150,9 @@ export class TableConnection extends EventTarget {
     };
   }
 
+  /**
+   * @param {CloseEvent} ev
+   */
   onClose(ev) {
     this.stopHeartbeat();
     this.ws = null;
@@ -162,17 +174,20 @@ export class TableConnection extends EventTarget {
     this.retryAt = Date.now() + delay;
     this.status = null; // force a status event with the new attempt
     this.setStatus(CONN.RECONNECTING);
-    clearTimeout(this.timer);
+    clearTimeout(this.timer ?? undefined);
     this.timer = setTimeout(() => this.connect(), delay);
   }
 
   reconnectNow() {
     if (this.stopped || this.status === CONN.OPEN || this.status === CONN.GONE) return;
-    clearTimeout(this.timer);
+    clearTimeout(this.timer ?? undefined);
     this.connect();
   }
 
-  /** Reconnect with a new set of tokens (after joining, for example). */
+  /**
+   * Reconnect with a new set of tokens (after joining, for example).
+   * @param {any[]} tokens
+   */
   setTokens(tokens) {
     this.tokens = tokens.filter(Boolean);
     this.attempt = 0;
@@ -181,7 +196,7 @@ export class TableConnection extends EventTarget {
 
   close() {
     this.stopped = true;
-    clearTimeout(this.timer);
+    clearTimeout(this.timer ?? undefined);
     this.stopHeartbeat();
     window.removeEventListener("online", this._onOnline);
     window.removeEventListener("offline", this._onOffline);
@@ -208,7 +223,7 @@ export class TableConnection extends EventTarget {
     const id = `ping-${randomId(8)}`;
     this.pings = { ...(this.pings || {}), [id]: Date.now() };
     this.raw({ type: COMMAND.PING, id });
-    clearTimeout(this.pongTimer);
+    clearTimeout(this.pongTimer ?? undefined);
     this.pongTimer = setTimeout(() => {
       // no answer: the connection is dead even if the socket has not noticed
       if (this.ws) this.ws.close();
@@ -216,10 +231,13 @@ export class TableConnection extends EventTarget {
   }
 
   stopHeartbeat() {
-    clearInterval(this.pingTimer);
-    clearTimeout(this.pongTimer);
+    clearInterval(this.pingTimer ?? undefined);
+    clearTimeout(this.pongTimer ?? undefined);
   }
 
+  /**
+   * @param {Record<string, any>} frame
+   */
   raw(frame) {
     if (this.ws && this.ws.readyState === WebSocket.OPEN) {
       this.ws.send(JSON.stringify(frame));
@@ -228,8 +246,11 @@ export class TableConnection extends EventTarget {
     return false;
   }
 
+  /**
+   * @param {MessageEvent<any>} msg
+   */
   onMessage(msg) {
-    clearTimeout(this.pongTimer);
+    clearTimeout(this.pongTimer ?? undefined);
     let frame;
     try {
       frame = JSON.parse(msg.data);
@@ -283,6 +304,9 @@ export class TableConnection extends EventTarget {
     }
   }
 
+  /**
+   * @param {import("./protocol.js").EventsFrame} frame
+   */
   onEvents(frame) {
     const told = takeEvents(frame, this);
     if (!told) {
@@ -293,7 +317,10 @@ export class TableConnection extends EventTarget {
     this.dispatchEvent(new CustomEvent("events", { detail: told }));
   }
 
-  /** Send a command; resolves with its ack, rejects with CommandError. Queued while offline. */
+  /**
+   * Send a command; resolves with its ack, rejects with CommandError. Queued while offline.
+   * @param {Record<string, any>} command
+   */
   send(command) {
     const full = { id: `c-${randomId(12)}`, ...command };
     return new Promise((resolve, reject) => {
@@ -302,7 +329,10 @@ export class TableConnection extends EventTarget {
     });
   }
 
-  /** Forget a queued command (the user gave up on it). */
+  /**
+   * Forget a queued command (the user gave up on it).
+   * @param {any} id
+   */
   cancel(id) {
     this.pending.delete(id);
   }
@@ -324,7 +354,10 @@ export class WatchConnection extends TableConnection {
     for (const code of codes) this.tables.set(code, { lastSeq: 0, welcomeSeq: 0 });
   }
 
-  /** Follow these tables too (a playoff that began): reconnects when the set grew. */
+  /**
+   * Follow these tables too (a playoff that began): reconnects when the set grew.
+   * @param {any} codes
+   */
   watch(codes) {
     let grew = false;
     for (const code of codes) {
@@ -346,6 +379,9 @@ export class WatchConnection extends TableConnection {
     return `${scheme}//${location.host}/ws/watch?${params}`;
   }
 
+  /**
+   * @param {MessageEvent<any>} msg
+   */
   onMessage(msg) {
     let frame;
     try {
@@ -357,7 +393,7 @@ export class WatchConnection extends TableConnection {
       super.onMessage(msg);
       return;
     }
-    clearTimeout(this.pongTimer);
+    clearTimeout(this.pongTimer ?? undefined);
     const table = this.tables.get(frame.code);
     const inner = frame.frame || {};
     if (!table) return;
@@ -369,6 +405,11 @@ export class WatchConnection extends TableConnection {
       );
   }
 
+  /**
+   * @param {any} code
+   * @param {{lastSeq: number, welcomeSeq: number, base?: Record<string, any> | null}} table
+   * @param {import("./protocol.js").EventsFrame} frame
+   */
   onTableEvents(code, table, frame) {
     const told = takeEvents(frame, table);
     if (!told) {

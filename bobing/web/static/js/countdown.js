@@ -17,7 +17,10 @@ const MILESTONES = [10, 5, 1];
 const CLOCK = "M12 3a9 9 0 1 0 0 18a9 9 0 1 0 0-18 M12 7v5l3 2";
 const BELL = "M3 6l3-3 M21 6l-3-3";
 
-/** A clock drawn in the icons' style (emoji fonts are not everywhere); ringing once time is up. */
+/**
+ * A clock drawn in the icons' style (emoji fonts are not everywhere); ringing once time is up.
+ * @param {boolean} ringing
+ */
 function clockIcon(ringing) {
   return s(
     "svg",
@@ -26,7 +29,10 @@ function clockIcon(ringing) {
   );
 }
 
-/** "4:05", "1:02:03" for a number of seconds (rounded up: 0:00 only when time is up). */
+/**
+ * "4:05", "1:02:03" for a number of seconds (rounded up: 0:00 only when time is up).
+ * @param {number} seconds
+ */
 export function clockText(seconds) {
   const s = Math.max(0, Math.ceil(seconds));
   const hours = Math.floor(s / 3600);
@@ -35,7 +41,10 @@ export function clockText(seconds) {
   return hours ? `${hours}:${String(minutes).padStart(2, "0")}:${rest}` : `${minutes}:${rest}`;
 }
 
-/** Seconds left on the table's clock now (null without a running or stopped clock). */
+/**
+ * Seconds left on the table's clock now (null without a running or stopped clock).
+ * @param {import("./protocol.js").TableState} state
+ */
 export function secondsLeft(state) {
   if (!state) return null;
   if (state.deadline) return (Date.parse(state.deadline) - serverNow()) / 1000;
@@ -43,18 +52,26 @@ export function secondsLeft(state) {
   return null;
 }
 
-/** Who throws last before a close now ends the game: the player before the starter. */
+/**
+ * Who throws last before a close now ends the game: the player before the starter.
+ * @param {import("./session.js").TableSession & Record<string, any>} session
+ */
 export function roundEnder(session) {
-  const st = session.state;
-  const started = session.events.find((e) => e.type === "started" && !session.isVoided(e));
-  const names = (st.players || []).map((p) => p.name);
+  const st = /** @type {import("./protocol.js").TableState} */ (session.state); // a game on
+  const started = session.events.find(
+    (/** @type {Record<string, any>} */ e) => e.type === "started" && !session.isVoided(e),
+  );
+  const names = (st.players || []).map((/** @type {Record<string, any>} */ p) => p.name);
   if (!started || !names.length) return null;
   const step = st.rules.direction === "counterclockwise" ? -1 : 1;
   const at = names.indexOf(started.starter);
   return at < 0 ? null : names[(((at - step) % names.length) + names.length) % names.length];
 }
 
-/** The sentence for time called: by whom, and until when the game goes on. */
+/**
+ * The sentence for time called: by whom, and until when the game goes on.
+ * @param {import("./protocol.js").TableState} state
+ */
 export function closingText(state) {
   const c = state.closing;
   if (!c) return "";
@@ -71,6 +88,9 @@ export function closingText(state) {
  * a view only places `el` and calls `destroy()`.
  */
 export class CountdownBar {
+  /**
+   * @param {import("./session.js").TableSession & Record<string, any>} session
+   */
   constructor(session, { big = false } = {}) {
     this.session = session;
     this.big = big;
@@ -90,7 +110,7 @@ export class CountdownBar {
 
   destroy() {
     this.session.removeEventListener("update", this.onUpdate);
-    clearInterval(this.timer);
+    clearInterval(this.timer ?? undefined);
     this.timer = null;
   }
 
@@ -99,7 +119,7 @@ export class CountdownBar {
     const counting = Boolean(st && st.deadline && st.status === STATUS.PLAYING && !st.closing);
     if (counting && !this.timer) this.timer = setInterval(() => this.tick(), TICK_MS);
     if (!counting && this.timer) {
-      clearInterval(this.timer);
+      clearInterval(this.timer ?? undefined);
       this.timer = null;
     }
     this.tick();
@@ -153,6 +173,9 @@ export class CountdownBar {
       announce(text);
   }
 
+  /**
+   * @param {number} left
+   */
   milestone(left) {
     for (const minutes of MILESTONES) {
       if (left <= minutes * 60 && left > minutes * 60 - 5 && !this.spoken.has(minutes)) {
@@ -163,9 +186,12 @@ export class CountdownBar {
   }
 }
 
-/** What "end the game" will do at this table, for the host to read before confirming. */
+/**
+ * What "end the game" will do at this table, for the host to read before confirming.
+ * @param {import("./session.js").TableSession & Record<string, any>} session
+ */
 export function closeQuestion(session) {
-  const st = session.state;
+  const st = /** @type {import("./protocol.js").TableState} */ (session.state); // a game on
   const byRules = st.rules.end === "immediate";
   // the server says whether a close now ends at once: no throw yet in this round
   const immediate = byRules || st.close_at_once === true;
@@ -194,7 +220,10 @@ export function closeQuestion(session) {
   };
 }
 
-/** Ask the host, then call time; resolves true when the close was sent. */
+/**
+ * Ask the host, then call time; resolves true when the close was sent.
+ * @param {any} session
+ */
 export async function askClose(session) {
   const yes = await confirmDialog({ ...closeQuestion(session), danger: true });
   return yes;

@@ -9,6 +9,10 @@ const RECENT = "bobing.recent";
 const PREFS = "bobing.prefs";
 const MAX_RECENT = 12;
 
+/**
+ * @param {string} key
+ * @param {Record<string, any>} fallback
+ */
 function read(key, fallback) {
   try {
     const raw = localStorage.getItem(key);
@@ -18,6 +22,10 @@ function read(key, fallback) {
   }
 }
 
+/**
+ * @param {string} key
+ * @param {any} value
+ */
 function write(key, value) {
   try {
     localStorage.setItem(key, JSON.stringify(value));
@@ -27,18 +35,28 @@ function write(key, value) {
   }
 }
 
+/**
+ * @param {string} code
+ */
 export function normalizeCode(code) {
   return String(code || "")
     .trim()
     .toUpperCase();
 }
 
-/** Everything this device knows about table `code` ({} when nothing). */
+/**
+ * Everything this device knows about table `code` ({} when nothing).
+ * @param {any} code
+ */
 export function loadTable(code) {
   return read(PREFIX + normalizeCode(code), {});
 }
 
-/** Merge `patch` into the table's saved data. */
+/**
+ * Merge `patch` into the table's saved data.
+ * @param {string} code
+ * @param {Record<string, any>} patch
+ */
 export function saveTable(code, patch) {
   code = normalizeCode(code);
   const data = { ...loadTable(code), ...patch, code, savedAt: Date.now() };
@@ -50,6 +68,9 @@ export function saveTable(code, patch) {
   return data;
 }
 
+/**
+ * @param {any} code
+ */
 export function forgetTable(code) {
   try {
     localStorage.removeItem(PREFIX + normalizeCode(code));
@@ -63,16 +84,25 @@ export function recentTables() {
   return read(RECENT, []);
 }
 
+/**
+ * @param {string} code
+ * @param {any} name
+ */
 export function rememberRecent(code, name) {
   code = normalizeCode(code);
-  const list = recentTables().filter((item) => item.code !== code);
+  const list = recentTables().filter(
+    (/** @type {Record<string, any>} */ item) => item.code !== code,
+  );
   list.unshift({ code, name, at: Date.now() });
   const kept = list.slice(0, MAX_RECENT);
   write(RECENT, kept);
-  prune(new Set(kept.map((item) => item.code)));
+  prune(new Set(kept.map((/** @type {Record<string, any>} */ item) => item.code)));
 }
 
-/** Forget tables that are neither recent nor touched for a month. */
+/**
+ * Forget tables that are neither recent nor touched for a month.
+ * @param {Set<any>} keep
+ */
 function prune(keep) {
   const month = 30 * 24 * 3600 * 1000;
   try {
@@ -92,16 +122,27 @@ export function prefs() {
   return read(PREFS, { muted: false });
 }
 
+/**
+ * @param {string} key
+ * @param {boolean} value
+ */
 export function setPref(key, value) {
   write(PREFS, { ...prefs(), [key]: value });
 }
 
-/** What this device knows about event `code` (the organiser's token), {} when nothing. */
+/**
+ * What this device knows about event `code` (the organiser's token), {} when nothing.
+ * @param {string} code
+ */
 export function loadEvent(code) {
   return read(EVENT_PREFIX + code, {});
 }
 
-/** Remember `patch` for event `code` (over quota: the organiser keeps the token shown at creation). */
+/**
+ * Remember `patch` for event `code` (over quota: the organiser keeps the token shown at creation).
+ * @param {string} code
+ * @param {Record<string, any>} patch
+ */
 export function saveEvent(code, patch) {
   const data = { ...loadEvent(code), ...patch };
   write(EVENT_PREFIX + code, data);

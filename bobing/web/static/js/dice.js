@@ -4,6 +4,7 @@
 import { h, s, reducedMotion, sleep } from "./dom.js";
 import { t } from "./i18n.js";
 
+/** @type {Record<number, number[][]>} */
 const PIPS = {
   1: [[50, 50]],
   2: [
@@ -38,11 +39,17 @@ const PIPS = {
   ],
 };
 
+/**
+ * @param {number} face
+ */
 export function isRed(face) {
   return face === 1 || face === 4;
 }
 
-/** One die face as SVG; `face` 1-6 (0 draws a blank die). */
+/**
+ * One die face as SVG; `face` 1-6 (0 draws a blank die).
+ * @param {number} face
+ */
 export function dieSvg(face, { label = true } = {}) {
   const red = isRed(face);
   const svg = s("svg", {
@@ -68,7 +75,10 @@ export function dieSvg(face, { label = true } = {}) {
   return svg;
 }
 
-/** A row of small dice, e.g. for the log: "444412" → six little faces. */
+/**
+ * A row of small dice, e.g. for the log: "444412" → six little faces.
+ * @param {string} dice
+ */
 export function diceRow(dice, { size = "sm" } = {}) {
   const faces = typeof dice === "string" ? dice.split("").map(Number) : dice;
   return h(
@@ -78,11 +88,14 @@ export function diceRow(dice, { size = "sm" } = {}) {
       role: "img",
       "aria-label": t("die.row", { dice: faces.join(" ") }),
     },
-    faces.map((f) => dieSvg(f, { label: false })),
+    faces.map((/** @type {any} */ f) => dieSvg(f, { label: false })),
   );
 }
 
 // A small seeded generator (mulberry32): every screen lays out throw N's dice the same way.
+/**
+ * @param {number} seed
+ */
 function rng(seed) {
   let a = seed >>> 0 || 1;
   return () => {
@@ -93,6 +106,10 @@ function rng(seed) {
   };
 }
 
+/**
+ * @param {number} count
+ * @param {number} seed
+ */
 function layout(count, seed) {
   const r = rng(seed * 7919 + count);
   const spots = [];
@@ -131,12 +148,17 @@ export class Bowl {
       this.tray,
       this.stamp,
     );
+    /** @type {number[]} */
     this.faces = [];
     this.rolling = false;
     this.token = 0;
   }
 
-  /** Show dice at rest (`faces` an array or "444412"; empty shows an empty bowl). */
+  /**
+   * Show dice at rest (`faces` an array or "444412"; empty shows an empty bowl).
+   * @param {string | number[] | null} faces
+   * @param {{seed?: number, stamp?: string | null}} [options]
+   */
   show(faces, { seed = 1, stamp = null } = {}) {
     this.token += 1;
     this.rolling = false;
@@ -145,7 +167,7 @@ export class Bowl {
     this.faces = faces;
     const spots = layout(faces.length, seed);
     this.tray.replaceChildren(
-      ...faces.map((face, i) => {
+      ...faces.map((/** @type {number} */ face, /** @type {number} */ i) => {
         const wrap = h("div", { class: "bowl-die" }, dieSvg(face));
         this.place(wrap, spots[i]);
         return wrap;
@@ -154,11 +176,18 @@ export class Bowl {
     this.setStamp(stamp);
   }
 
+  /**
+   * @param {string | null} text
+   */
   setStamp(text) {
     this.stamp.hidden = !text;
     this.stamp.textContent = text || "";
   }
 
+  /**
+   * @param {Record<string, any>} wrap
+   * @param {Record<string, any>} spot
+   */
   place(wrap, spot) {
     wrap.style.left = `${spot.x}%`;
     wrap.style.top = `${spot.y}%`;
@@ -168,6 +197,9 @@ export class Bowl {
   /**
    * Tumble the dice until `result` (faces, or a promise of faces; null for a 跳猴) arrives,
    * then settle them. Resolves once they rest.
+   * @param {any} result
+   * @param {{seed?: number, count?: number, minMs?: number, onSettle?: (() => void) | null,
+   *   onShown?: (() => void) | null, quick?: boolean}} [options]
    */
   async roll(
     result,
@@ -200,6 +232,9 @@ export class Bowl {
     this.rolling = true;
     this.el.classList.add("is-rolling");
     const r = rng(Date.now() & 0xffff);
+    /**
+     * @type {any[]}
+     */
     const wraps = [];
     for (let i = 0; i < count; i++) {
       const face = 1 + Math.floor(r() * 6);
@@ -253,6 +288,11 @@ export class Bowl {
     this.rolling = false;
   }
 
+  /**
+   * @param {string | any[] | null | undefined} faces
+   * @param {number} seed
+   * @param {number} count
+   */
   showResult(faces, seed, count) {
     if (faces === null || faces === undefined) {
       this.show([], { seed, stamp: t("tiaohou.short") });

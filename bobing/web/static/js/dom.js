@@ -3,6 +3,23 @@
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 
+/**
+ * What h, s and mount take as children: nodes, text (numbers too), nothing (null, undefined,
+ * false are skipped) and arrays of these.
+ * @typedef {Node | string | number | boolean | null | undefined | ChildList} Child
+ * @typedef {Array<Child>} ChildList
+ */
+
+/**
+ * Attributes for h and s: "class" (a string or a list), "style" and "dataset" (objects),
+ * "on…" listeners, "value", boolean properties; null, undefined and false are left out.
+ * @typedef {Record<string, any>} Attrs
+ */
+
+/**
+ * @param {Node} el
+ * @param {Child} child
+ */
 function append(el, child) {
   if (child === null || child === undefined || child === false) return;
   if (Array.isArray(child)) {
@@ -14,6 +31,10 @@ function append(el, child) {
   }
 }
 
+/**
+ * @param {HTMLElement} el
+ * @param {Attrs | null | undefined} attrs
+ */
 function setAttrs(el, attrs) {
   if (!attrs) return;
   for (const [key, value] of Object.entries(attrs)) {
@@ -27,9 +48,9 @@ function setAttrs(el, attrs) {
     } else if (key.startsWith("on") && typeof value === "function") {
       el.addEventListener(key.slice(2).toLowerCase(), value);
     } else if (key === "value" && "value" in el) {
-      el.value = value;
+      /** @type {HTMLInputElement} */ (el).value = value;
     } else if (key === "checked" || key === "selected" || key === "disabled") {
-      el[key] = Boolean(value);
+      /** @type {any} */ (el)[key] = Boolean(value);
       if (value) el.setAttribute(key, "");
     } else {
       el.setAttribute(key, value === true ? "" : String(value));
@@ -37,15 +58,28 @@ function setAttrs(el, attrs) {
   }
 }
 
-/** h("button", {class: "big", onclick}, "掷骰子") — an element with attributes and children. */
+/**
+ * h("button", {class: "big", onclick}, "掷骰子") — an element with attributes and children.
+ * @template {string} K
+ * @param {K} tag
+ * @param {Attrs | null} [attrs]
+ * @param {...Child} children
+ * @returns {any}
+ */
 export function h(tag, attrs, ...children) {
   const el = document.createElement(tag);
   setAttrs(el, attrs);
   append(el, children);
-  return el;
+  return /** @type {any} */ (el);
 }
 
-/** An SVG element: s("circle", {cx: 1, cy: 2, r: 3}). */
+/**
+ * An SVG element: s("circle", {cx: 1, cy: 2, r: 3}).
+ * @param {string} tag
+ * @param {Attrs | null} [attrs]
+ * @param {...Child} children
+ * @returns {SVGElement}
+ */
 export function s(tag, attrs, ...children) {
   const el = document.createElementNS(SVG_NS, tag);
   if (attrs) {
@@ -61,19 +95,59 @@ export function s(tag, attrs, ...children) {
   return el;
 }
 
-/** Replace every child of `el` with `children`. */
+/**
+ * Replace every child of `el` with `children`.
+ * @template {Element} E
+ * @param {E} el
+ * @param {...Child} children
+ * @returns {E}
+ */
 export function mount(el, ...children) {
   el.replaceChildren();
   append(el, children);
   return el;
 }
 
+/**
+ * @param {string} selector
+ * @param {ParentNode} [root]
+ * @returns {HTMLElement | null}
+ */
 export function $(selector, root = document) {
   return root.querySelector(selector);
 }
 
+/**
+ * @param {string} selector
+ * @param {ParentNode} [root]
+ * @returns {HTMLElement[]}
+ */
 export function $$(selector, root = document) {
   return Array.from(root.querySelectorAll(selector));
+}
+
+/**
+ * The element `id` names, which the page or the view has drawn: an Error naming it if absent.
+ * @param {string} id
+ * @returns {HTMLElement}
+ */
+export function byId(id) {
+  const el = document.getElementById(id);
+  if (!el) throw new Error(`no element #${id}`);
+  return el;
+}
+
+/**
+ * `value` when it is there: an Error saying `what` is missing when it is null or undefined
+ * (for what the page or the view has surely drawn).
+ * @template T
+ * @param {T | null | undefined} value
+ * @param {string} what
+ * @returns {T}
+ */
+export function need(value, what) {
+  if (value === null || value === undefined) throw new Error(`${what} is missing`);
+  return value;
 }
 
 /** Entrances already played on this page, by key (see enterOnce). */
@@ -102,6 +176,10 @@ export function reducedMotion() {
   return window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 }
 
+/**
+ * @param {number} ms
+ * @returns {Promise<void>}
+ */
 export function sleep(ms) {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
@@ -116,7 +194,11 @@ export function randomId(length = 16) {
   return out;
 }
 
-/** Save a Blob as a file with the given name. */
+/**
+ * Save a Blob as a file with the given name.
+ * @param {Blob} blob
+ * @param {string} filename
+ */
 export function download(blob, filename) {
   const url = URL.createObjectURL(blob);
   const a = h("a", { href: url, download: filename, hidden: true });
@@ -155,16 +237,18 @@ export function stylesheet(path) {
     const link = document.createElement("link");
     link.rel = "stylesheet";
     link.href = staticUrl(path);
-    const loaded = new Promise((resolve, reject) => {
-      link.onload = () => resolve();
-      link.onerror = () => {
-        sheets.delete(path);
-        link.remove();
-        reject(new Error(`stylesheet ${path} not loaded`));
-      };
-    });
+    const loaded = new Promise(
+      /** @param {(value?: void) => void} resolve */ (resolve, reject) => {
+        link.onload = () => resolve();
+        link.onerror = () => {
+          sheets.delete(path);
+          link.remove();
+          reject(new Error(`stylesheet ${path} not loaded`));
+        };
+      },
+    );
     sheets.set(path, /** @type {Promise<void>} */ (loaded));
     document.body.append(link);
   }
-  return sheets.get(path);
+  return /** @type {Promise<void>} */ (sheets.get(path));
 }

@@ -28,12 +28,18 @@ export const NOTABLE = new Set([
   "liubohong",
 ]);
 
-/** The organiser's token for this event on this device, or null. */
+/**
+ * The organiser's token for this event on this device, or null.
+ * @param {string} code
+ */
 export function organizerToken(code) {
   return loadEvent(code).organizerToken || null;
 }
 
-/** Remember what POST /api/events returned: the organiser's and every host's token. */
+/**
+ * Remember what POST /api/events returned: the organiser's and every host's token.
+ * @param {Record<string, any>} created
+ */
 export function rememberCreated(created) {
   // POST …/seat (after the check-in) returns the tables only: the organiser's token stays.
   if (created.organizer_token) saveEvent(created.code, { organizerToken: created.organizer_token });
@@ -45,9 +51,14 @@ export function rememberCreated(created) {
   }
 }
 
-/** The claim page of a table; with a seat's name and claim key, the link that claims it: both
+/**
+ * The claim page of a table; with a seat's name and claim key, the link that claims it: both
  * in the fragment (`#name=…&key=…`), which a browser never sends, so no server or proxy log
- * holds the key (docs/security.md). */
+ * holds the key (docs/security.md).
+ * @param {any} eventCode
+ * @param {any} number
+ * @param {{name: string, claim_key?: string | null} | null} [seat]
+ */
 export function claimUrl(eventCode, number, seat = null) {
   const base = publicUrl(`/e/${eventCode}/t/${number}`);
   if (!seat || !seat.claim_key) return base;
@@ -81,53 +92,94 @@ export function claimLinkSeat() {
   return { name, key };
 }
 
+/**
+ * @param {any} number
+ */
 export function tableLabel(number) {
   return t("event.table_n", { n: number });
 }
 
-/** Cakes still in a table's pool. */
+/**
+ * Cakes still in a table's pool.
+ * @param {Record<string, any>} result
+ */
 export function cakesLeft(result) {
   if (!result || !result.pool) return null;
   return Object.values(result.pool).reduce((n, c) => n + c, 0);
 }
 
 export const eventApi = {
-  create: (body) => call("POST", "/api/events", { body }),
-  preview: (body) => call("POST", "/api/events/preview", { body }),
-  get: (code) => call("GET", `/api/events/${encodeURIComponent(code)}`),
-  control: (code, action, table, token) =>
+  create: (/** @type {any} */ body) => call("POST", "/api/events", { body }),
+  preview: (/** @type {any} */ body) => call("POST", "/api/events/preview", { body }),
+  get: (/** @type {string | number | boolean} */ code) =>
+    call("GET", `/api/events/${encodeURIComponent(code)}`),
+  control: (
+    /** @type {string | number | boolean} */ code,
+    /** @type {any} */ action,
+    /** @type {any} */ table,
+    /** @type {any} */ token,
+  ) =>
     call("POST", `/api/events/${encodeURIComponent(code)}/control`, {
       body: table ? { action, table } : { action },
       token,
     }),
-  playoff: (code, throws, token) =>
-    call("POST", `/api/events/${encodeURIComponent(code)}/playoff`, { body: { throws }, token }),
-  claim: (code, number, name, key, token) =>
+  playoff: (
+    /** @type {string | number | boolean} */ code,
+    /** @type {any} */ throws,
+    /** @type {any} */ token,
+  ) => call("POST", `/api/events/${encodeURIComponent(code)}/playoff`, { body: { throws }, token }),
+  claim: (
+    /** @type {string | number | boolean} */ code,
+    /** @type {any} */ number,
+    /** @type {any} */ name,
+    /** @type {any} */ key,
+    /** @type {any} */ token,
+  ) =>
     call("POST", `/api/events/${encodeURIComponent(code)}/tables/${number}/claim`, {
       body: key ? { name, key } : { name },
       token,
     }),
-  seats: (code, token) => call("GET", `/api/events/${encodeURIComponent(code)}/seats`, { token }),
-  release: (code, number, name, token) =>
+  seats: (/** @type {string | number | boolean} */ code, /** @type {any} */ token) =>
+    call("GET", `/api/events/${encodeURIComponent(code)}/seats`, { token }),
+  release: (
+    /** @type {string | number | boolean} */ code,
+    /** @type {any} */ number,
+    /** @type {any} */ name,
+    /** @type {any} */ token,
+  ) =>
     call("POST", `/api/events/${encodeURIComponent(code)}/tables/${number}/release`, {
       body: { name },
       token,
     }),
-  checkIn: (code, name, present, token) =>
+  checkIn: (
+    /** @type {string | number | boolean} */ code,
+    /** @type {any} */ name,
+    /** @type {any} */ present,
+    /** @type {any} */ token,
+  ) =>
     call("POST", `/api/events/${encodeURIComponent(code)}/checkin`, {
       body: { name, present },
       token,
     }),
-  startThrower: (code, number, value, token) =>
+  startThrower: (
+    /** @type {string | number | boolean} */ code,
+    /** @type {any} */ number,
+    /** @type {any} */ value,
+    /** @type {any} */ token,
+  ) =>
     call("POST", `/api/events/${encodeURIComponent(code)}/tables/${number}/start_thrower`, {
       body: { start_thrower: value },
       token,
     }),
-  seat: (code, token) => call("POST", `/api/events/${encodeURIComponent(code)}/seat`, { token }),
-  results: (code) => call("GET", `/api/events/${encodeURIComponent(code)}/results`),
-  next: (code) => call("GET", `/api/events/${encodeURIComponent(code)}/next`),
-  roster: (file, format) => call("POST", `/api/events/roster?format=${format}`, { bytes: file }),
-  download: (code, ext) =>
+  seat: (/** @type {string | number | boolean} */ code, /** @type {any} */ token) =>
+    call("POST", `/api/events/${encodeURIComponent(code)}/seat`, { token }),
+  results: (/** @type {string | number | boolean} */ code) =>
+    call("GET", `/api/events/${encodeURIComponent(code)}/results`),
+  next: (/** @type {string | number | boolean} */ code) =>
+    call("GET", `/api/events/${encodeURIComponent(code)}/next`),
+  roster: (/** @type {any} */ file, /** @type {any} */ format) =>
+    call("POST", `/api/events/roster?format=${format}`, { bytes: file }),
+  download: (/** @type {string | number | boolean} */ code, /** @type {any} */ ext) =>
     call(
       "GET",
       `/api/events/${encodeURIComponent(code)}/results.${ext}?lang=${encodeURIComponent(lang())}`,
@@ -137,11 +189,17 @@ export const eventApi = {
 
 /** Follows one event: `update` events carry nothing; read `.event` and `.feed`. */
 export class EventWatcher extends EventTarget {
+  /**
+   * @param {string} code
+   */
   constructor(code) {
     super();
     this.code = code;
     this.event = null;
     this.error = null;
+    /**
+     * @type {any[]}
+     */
     this.feed = [];
     this.socket = null;
     this.numbers = new Map();
@@ -157,7 +215,7 @@ export class EventWatcher extends EventTarget {
 
   stop() {
     this.stopped = true;
-    clearTimeout(this.timer);
+    clearTimeout(this.timer ?? undefined);
     clearInterval(this.poll);
     if (this.socket) this.socket.close();
     this.socket = null;
@@ -165,12 +223,13 @@ export class EventWatcher extends EventTarget {
 
   /** Fetch the event again soon (several table frames at once make one request). */
   soon() {
-    clearTimeout(this.timer);
+    clearTimeout(this.timer ?? undefined);
     this.timer = setTimeout(() => this.refresh(), REFRESH_MS);
   }
 
   async refresh() {
     if (this.stopped) return;
+    /** @type {string | null} */
     let text = null;
     try {
       const event = await eventApi.get(this.code);
@@ -183,12 +242,17 @@ export class EventWatcher extends EventTarget {
     if (this.event) this.follow();
     // a screen repaints only when something changed (a repaint would take the focus away)
     if (text !== null && text === this.lastText) return;
+    /** @type {string | null} */
     this.lastText = text;
     this.dispatchEvent(new CustomEvent("update"));
   }
 
   follow() {
-    const codes = this.event.tables.map((tb) => [tb.code, tb.number]);
+    /** @type {[string, number][]} */
+    const codes = this.event.tables.map((/** @type {Record<string, any>} */ tb) => [
+      tb.code,
+      tb.number,
+    ]);
     if (this.event.playoff) codes.push([this.event.playoff.code, 0]);
     for (const [code, number] of codes) this.numbers.set(code, number);
     if (!this.socket) {
@@ -205,6 +269,10 @@ export class EventWatcher extends EventTarget {
     }
   }
 
+  /**
+   * @param {any} number
+   * @param {{events: import("./protocol.js").LogEvent[], state: import("./protocol.js").TableState | null, live: boolean}} frame
+   */
   onFrame(number, { events, state, live }) {
     const rules = (state && state.rules) || (this.event && this.event.rules) || {};
     let notable = false;
@@ -242,15 +310,21 @@ export class EventWatcher extends EventTarget {
   }
 }
 
-/** The feed line of one notable throw. */
+/**
+ * The feed line of one notable throw.
+ * @param {Record<string, any>} item
+ */
 export function feedText(item) {
   const where = item.table === 0 ? t("event.playoff_short") : tableLabel(item.table);
   const d = describeThrow(item.event, item.rules);
   return t("event.feed.line", { table: where, player: item.player, hand: d ? d.name : item.hand });
 }
 
-/** An error toast; the event model's refusals carry their own specific sentence (in the
- * reader's language, quoting the input) in `detail`, better than the generic one. */
+/**
+ * An error toast; the event model's refusals carry their own specific sentence (in the
+ * reader's language, quoting the input) in `detail`, better than the generic one.
+ * @param {Record<string, any>} err
+ */
 export function showEventError(err) {
   if (err && err.code === "invalid_event" && err.detail)
     toast(err.detail, { kind: "error", ms: 10000 });

@@ -10,6 +10,9 @@ const DOMAIN = "bobing-dice-v1";
 const ACCEPT_BELOW = 252;
 const enc = new TextEncoder();
 
+/**
+ * @param {string} hex
+ */
 export function hexToBytes(hex) {
   if (typeof hex !== "string" || !/^([0-9a-f]{2})*$/.test(hex)) throw new Error(`not hex: ${hex}`);
   const out = new Uint8Array(hex.length / 2);
@@ -17,10 +20,16 @@ export function hexToBytes(hex) {
   return out;
 }
 
+/**
+ * @param {ArrayBuffer | Uint8Array<ArrayBuffer>} bytes
+ */
 export function bytesToHex(bytes) {
   return Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+/**
+ * @param {Uint8Array<ArrayBuffer>[]} parts
+ */
 function concat(...parts) {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
@@ -44,6 +53,9 @@ const K = new Uint32Array([
   0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
 ]);
 
+/**
+ * @param {Uint8Array<ArrayBuffer>} data
+ */
 export function sha256Fallback(data) {
   const bytes = new Uint8Array(data);
   const bitLen = bytes.length * 8;
@@ -57,7 +69,7 @@ export function sha256Fallback(data) {
     0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
   ]);
   const W = new Uint32Array(64);
-  const rotr = (x, n) => (x >>> n) | (x << (32 - n));
+  const rotr = (/** @type {number} */ x, /** @type {number} */ n) => (x >>> n) | (x << (32 - n));
   for (let off = 0; off < padded.length; off += 64) {
     for (let i = 0; i < 16; i++) W[i] = view.getUint32(off + i * 4);
     for (let i = 16; i < 64; i++) {
@@ -97,6 +109,10 @@ export function sha256Fallback(data) {
   return out;
 }
 
+/**
+ * @param {Uint8Array<ArrayBuffer>} key
+ * @param {Uint8Array<ArrayBuffer>} message
+ */
 export function hmacFallback(key, message) {
   let k = key.length > 64 ? sha256Fallback(key) : key;
   const block = new Uint8Array(64);
@@ -117,24 +133,36 @@ export function usesWebCrypto() {
   return Boolean(subtle());
 }
 
+/**
+ * @param {Uint8Array<ArrayBuffer>} bytes
+ */
 export async function sha256Hex(bytes) {
   const sub = subtle();
   if (sub) return bytesToHex(await sub.digest("SHA-256", bytes));
   return bytesToHex(sha256Fallback(bytes));
 }
 
+/**
+ * @param {Uint8Array<ArrayBuffer>} seedBytes
+ */
 async function hmacSigner(seedBytes) {
   const sub = subtle();
   if (sub) {
     const key = await sub.importKey("raw", seedBytes, { name: "HMAC", hash: "SHA-256" }, false, [
       "sign",
     ]);
-    return async (msg) => new Uint8Array(await sub.sign("HMAC", key, msg));
+    return async (/** @type {Uint8Array<ArrayBuffer>} */ msg) =>
+      new Uint8Array(await sub.sign("HMAC", key, msg));
   }
-  return async (msg) => hmacFallback(seedBytes, msg);
+  return async (/** @type {Uint8Array<ArrayBuffer>} */ msg) => hmacFallback(seedBytes, msg);
 }
 
-/** The HMAC message of one throw, before the block counter. */
+/**
+ * The HMAC message of one throw, before the block counter.
+ * @param {string | undefined} tableId
+ * @param {any} throwNumber
+ * @param {string | undefined} nonce
+ */
 export function message(tableId, throwNumber, nonce) {
   return concat(
     enc.encode(DOMAIN),
@@ -147,6 +175,13 @@ export function message(tableId, throwNumber, nonce) {
   );
 }
 
+/**
+ * @param {(msg: Uint8Array<ArrayBuffer>) => Promise<Uint8Array<ArrayBuffer>>} sign
+ * @param {any} tableId
+ * @param {number} throwNumber
+ * @param {string} nonce
+ * @param {number} count
+ */
 async function facesWith(sign, tableId, throwNumber, nonce, count) {
   const base = message(tableId, throwNumber, nonce);
   const faces = [];
@@ -164,12 +199,21 @@ async function facesWith(sign, tableId, throwNumber, nonce, count) {
   return faces;
 }
 
-/** The faces of one throw (throw 0 = the two start dice). */
+/**
+ * The faces of one throw (throw 0 = the two start dice).
+ * @param {any} seedHex
+ * @param {any} tableId
+ * @param {any} throwNumber
+ * @param {any} nonce
+ */
 export async function deriveFaces(seedHex, tableId, throwNumber, nonce, count = 6) {
   const sign = await hmacSigner(hexToBytes(seedHex));
   return facesWith(sign, tableId, throwNumber, nonce, count);
 }
 
+/**
+ * @param {Record<string, any>} entry
+ */
 function recordedDice(entry) {
   if (typeof entry === "string") return entry;
   if (entry && typeof entry === "object") {
@@ -188,6 +232,8 @@ function recordedDice(entry) {
  * A dispute (a thrower's device reporting the server ignored its nonce) fails the record.
  * Returns {ok, referee, commitmentOk, earlyCommitmentOk, start, checks: [{throw, nonce, expected,
  * recorded, ok, missing}], disputes}.
+ * @param {Record<string, any>} record
+ * @param {{seenCommitment?: string | null}} [options]
  */
 export async function verifyRecord(record, { seenCommitment = null } = {}) {
   const fair = record && record.fairness;
@@ -205,7 +251,14 @@ export async function verifyRecord(record, { seenCommitment = null } = {}) {
   if (referee) {
     // real dice: nothing to derive; an entry here would itself be a forgery
     const ok = commitmentOk && earlyCommitmentOk !== false && !named.length;
-    return { ok, referee, commitmentOk, earlyCommitmentOk, start: null, checks: [] };
+    return {
+      ok,
+      referee,
+      commitmentOk,
+      earlyCommitmentOk,
+      start: /** @type {Record<string, any> | null} */ (null),
+      checks: /** @type {Record<string, any>[]} */ ([]),
+    };
   }
   const disputes = Array.isArray(fair.disputes) ? fair.disputes : [];
   const sign = await hmacSigner(hexToBytes(seed));
@@ -238,7 +291,7 @@ export async function verifyRecord(record, { seenCommitment = null } = {}) {
   }
   // a close ({"close": true}, RULES.md §8.1) is not a throw and has no number
   const throws = (Array.isArray(record.throws) ? record.throws : []).filter(
-    (e) => !(e && typeof e === "object" && e.close === true),
+    (/** @type {Record<string, any>} */ e) => !(e && typeof e === "object" && e.close === true),
   );
   const nonces = new Map();
   let extra = false;
@@ -253,6 +306,7 @@ export async function verifyRecord(record, { seenCommitment = null } = {}) {
       extra = true;
     else nonces.set(item.throw, String(item.nonce));
   }
+  /** @type {Record<string, any>[]} */
   const checks = [];
   for (let number = 1; number <= throws.length; number++) {
     const recorded = recordedDice(throws[number - 1]);
@@ -287,6 +341,9 @@ export async function verifyRecord(record, { seenCommitment = null } = {}) {
  * dice), sent with `nonce`. Honest servers answer with a `dice` event of that throw carrying that nonce; any
  * other answer means the server rolled with randomness of its own choosing.
  * Returns {ok, nonce} (nonce: what the server used, or null when it is not a dice event).
+ * @param {import("./protocol").LogEvent} event
+ * @param {number} turn
+ * @param {any} nonce
  */
 export function nonceVerdict(event, turn, nonce) {
   // throw 0 is the two start dice, whose event is `start_dice`

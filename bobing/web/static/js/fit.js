@@ -161,7 +161,7 @@ export function fitToScreen(el, { floor = 0.35, margin = 8 } = {}) {
     0,
     document.documentElement.scrollHeight - (first.bottom + window.scrollY),
   );
-  const fits = (z) => {
+  const fits = (/** @type {number} */ z) => {
     if (z === 1) el.style.removeProperty("zoom");
     else el.style.setProperty("zoom", String(z));
     const box = el.getBoundingClientRect();

@@ -23,7 +23,9 @@
 export const LIKELY = 0.5;
 
 /** `/api/game-length?...` for a table of `players` under `rules` (a preset id or a rule
- * object) or a `table`'s rules, with a time limit of `minutes` when given. */
+ * object) or a `table`'s rules, with a time limit of `minutes` when given.
+ * @param {LengthQuery} query
+ */
 export function lengthPath({ players, rules = null, table = null, minutes = null }) {
   const query = new URLSearchParams({ players: String(players) });
   if (table) query.set("table", table);
@@ -33,7 +35,11 @@ export function lengthPath({ players, rules = null, table = null, minutes = null
   return `/api/game-length?${query}`;
 }
 
-/** Minutes `throws` take at `seconds` a throw. */
+/**
+ * Minutes `throws` take at `seconds` a throw.
+ * @param {number} throws
+ * @param {number} seconds
+ */
 export function throwMinutes(throws, seconds) {
   return (throws * seconds) / 60;
 }
@@ -84,7 +90,10 @@ export class LatestAfterPause {
     this.timer = null;
   }
 
-  /** Ask about `x` once nothing else was asked for `delay` ms (`now`: at once). */
+  /**
+   * Ask about `x` once nothing else was asked for `delay` ms (`now`: at once).
+   * @param {string | number} x
+   */
   ask(x, { now = false } = {}) {
     if (this.timer !== null) clearTimeout(this.timer);
     const ticket = ++this.ticket;

@@ -22,11 +22,15 @@ export function games() {
   }
 }
 
-/** Remember a finished game (once per table; a later state of it replaces the entry). */
+/**
+ * Remember a finished game (once per table; a later state of it replaces the entry).
+ * @param {import("./session.js").TableSession & Record<string, any>} session
+ */
 export function recordGame(session) {
   const st = session.state;
   if (!st || st.status !== STATUS.OVER || !st.result) return null;
   const z = st.result.zhuangyuan;
+  const holdings = st.result.holdings;
   // a ranked table (the 状元王中王 too) has no 状元: its line names who took the top prize
   const ranking = isRanked(st) ? rankingRows(st) : null;
   const top = ranking && ranking[0] && ranking[0].unit ? ranking[0] : null;
@@ -35,10 +39,16 @@ export function recordGame(session) {
     name: st.name,
     mode: st.mode,
     at: st.created_at,
-    players: (st.players || []).map((p) => ({
+    players: (st.players || []).map((/** @type {Record<string, any>} */ p) => ({
       name: p.name,
-      cakes: cakes((st.result.holdings || {})[p.name]),
-      ...(ranking ? { rank: (ranking.find((r) => r.player === p.name) || {}).rank || null } : {}),
+      cakes: cakes((holdings || {})[p.name]),
+      ...(ranking
+        ? {
+            rank:
+              (ranking.find((/** @type {Record<string, any>} */ r) => r.player === p.name) || {})
+                .rank || null,
+          }
+        : {}),
     })),
     zhuangyuan: z ? { player: z.player, dice: z.dice || null } : null,
     ...(ranking
@@ -58,7 +68,10 @@ export function recordGame(session) {
   return entry;
 }
 
-/** The games of this table: this one and the tables it continues (rematches), newest first. */
+/**
+ * The games of this table: this one and the tables it continues (rematches), newest first.
+ * @param {any} code
+ */
 export function tableGames(code) {
   const all = games();
   const byCode = new Map(all.map((g) => [g.code, g]));
@@ -73,7 +86,10 @@ export function tableGames(code) {
   return out;
 }
 
-/** A game's line: its 状元 (cakes), or who took the top prize (ranked: the 王中王 …). */
+/**
+ * A game's line: its 状元 (cakes), or who took the top prize (ranked: the 王中王 …).
+ * @param {Record<string, any>} g
+ */
 function winnerText(g) {
   if (g.top) return t("ranked.call", { prize: g.top.prize, player: g.top.player });
   if (g.top === null) return t("ranked.nobody");
@@ -82,13 +98,23 @@ function winnerText(g) {
     : t("history.no_winner");
 }
 
-/** What this phone's player took home: cakes, or a ranked table's place. */
+/**
+ * What this phone's player took home: cakes, or a ranked table's place.
+ * @param {Record<string, any>} g
+ */
 function meText(g) {
-  const me = g.players.find((p) => p.name === g.me) || { cakes: 0, rank: null };
+  const me = g.players.find((/** @type {Record<string, any>} */ p) => p.name === g.me) || {
+    cakes: 0,
+    rank: null,
+  };
   if ("top" in g) return t("history.me_ranked", { player: g.me, rank: me.rank || "—" });
   return t("history.me", { player: g.me, n: me.cakes });
 }
 
+/**
+ * @param {Record<string, any>} g
+ * @param {any} current
+ */
 function gameItem(g, current) {
   const winner = g.top || g.zhuangyuan;
   const when = g.at ? new Date(g.at).toLocaleDateString() : "";
@@ -113,7 +139,10 @@ function gameItem(g, current) {
   );
 }
 
-/** The end screen's history card: this table's games and all games on this phone. */
+/**
+ * The end screen's history card: this table's games and all games on this phone.
+ * @param {any} code
+ */
 export function historyCard(code) {
   const table = tableGames(code);
   const all = games();

@@ -6,11 +6,20 @@ import { getJson } from "./api.js";
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
 
+/**
+ * @type {{ base: any; loopback_only: any; } | null}
+ */
 let info = null;
+/**
+ * @type {Promise<void> | null}
+ */
 let pending = null;
 const waiting = new Set();
 
-/** Fetch the invite address once; `onReady` runs when it arrives (for a repaint). */
+/**
+ * Fetch the invite address once; `onReady` runs when it arrives (for a repaint).
+ * @param {{ (): void; (): void; (): void; (): void; } | undefined} [onReady]
+ */
 export function loadInvite(onReady) {
   if (onReady && !info) waiting.add(onReady);
   if (!pending) {
@@ -27,7 +36,10 @@ export function loadInvite(onReady) {
   return pending;
 }
 
-/** Stop waiting for the invite address (a screen that went away). */
+/**
+ * Stop waiting for the invite address (a screen that went away).
+ * @param {Record<string, any>} fn
+ */
 export function forgetInviteWaiter(fn) {
   waiting.delete(fn);
 }
@@ -42,7 +54,10 @@ export function loopbackOnly() {
   return info ? Boolean(info.loopback_only) : null;
 }
 
-/** A link on the public base: `publicUrl("/e/ABC/t/1")` → "http://192.168.1.5:8000/e/ABC/t/1". */
+/**
+ * A link on the public base: `publicUrl("/e/ABC/t/1")` → "http://192.168.1.5:8000/e/ABC/t/1".
+ * @param {string} path
+ */
 export function publicUrl(path) {
   return `${inviteBase()}${path}`;
 }

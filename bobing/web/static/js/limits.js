@@ -67,7 +67,7 @@ export async function loadLimits() {
     if (!kept || !kept.limits || !kept.code_alphabet) throw err;
     keep(kept);
   }
-  return served.limits;
+  return limits();
 }
 
 /** The served limits (after `loadLimits`, which app.js awaits before the first screen). */
@@ -76,7 +76,10 @@ export function limits() {
   return served.limits;
 }
 
-/** Whether a `throw_undone` voids an event of this type between its `from_seq` and itself. */
+/**
+ * Whether a `throw_undone` voids an event of this type between its `from_seq` and itself.
+ * @param {string} type
+ */
 export function undoVoids(type) {
   return voids.has(type);
 }

@@ -24,17 +24,17 @@
  * @property {string | null} next  whose turn it is
  * @property {number | null} turn
  * @property {number} throw_count
- * @property {object | null} last_throw
+ * @property {Record<string, any> | null} last_throw
  * @property {string[]} skipping
- * @property {object | null} final_round
+ * @property {Record<string, any> | null} final_round
  * @property {boolean} only_zhuangyuan_left  every ordinary cake is out; only the 状元 is left
  * @property {boolean | null} close_at_once  calling time now ends at once (null: it cannot)
  * @property {string | null} deadline
  * @property {number | null} time_left
  * @property {{by: string, at: string, throw: number} | null} closing
- * @property {object | null} result
+ * @property {Record<string, any> | null} result
  * @property {number} last_seq
- * @property {object | null} auto_throw
+ * @property {Record<string, any> | null} auto_throw
  * @property {Throwers | null} throwers  who may send the next throw (null: nobody now)
  * @property {string | null} rematch
  * @property {{tables: number, playoff_player: string | null, start_thrower?: string | null} | null} event_table

@@ -10,12 +10,18 @@ import { classify, handName } from "./rulebook.js";
 import { announce } from "./ui.js";
 import { chime, gong } from "./sound.js";
 
-/** Whether a table plays ranked prizes. */
+/**
+ * Whether a table plays ranked prizes.
+ * @param {import("./protocol.js").TableState | Record<string, any>} state
+ */
 export function isRanked(state) {
   return Boolean(state && state.rules && state.rules.award === "ranked");
 }
 
-/** The prize list one unit per entry, best first: [{name, value, index}] (RULES.md §8.2). */
+/**
+ * The prize list one unit per entry, best first: [{name, value, index}] (RULES.md §8.2).
+ * @param {import("./rulebook.js").Rules} rules
+ */
 export function prizeUnits(rules) {
   const units = [];
   for (const prize of (rules && rules.ranked_prizes) || []) {
@@ -25,23 +31,35 @@ export function prizeUnits(rules) {
   return units;
 }
 
-/** The ranking with each row's prize unit (value included), in rank order. */
+/**
+ * The ranking with each row's prize unit (value included), in rank order.
+ * @param {Record<string, any>} state  a table's state, or {rules, result}
+ */
 export function rankingRows(state) {
   const units = prizeUnits(state.rules);
   const ranking = (state.result && state.result.ranking) || [];
-  return ranking.map((row, i) => ({
+  return ranking.map((/** @type {Record<string, any>} */ row, /** @type {number} */ i) => ({
     ...row,
     rank: i + 1,
     unit: row.prize ? units[i] || null : null,
   }));
 }
 
-/** A throw's name for the leaderboard: 四红带三, 二举, 无 …; "—" for no counted throw. */
+/**
+ * A throw's name for the leaderboard: 四红带三, 二举, 无 …; "—" for no counted throw.
+ * @param {Record<string, any>} row
+ * @param {import("./rulebook.js").Rules} rules
+ */
 export function bestName(row, rules) {
   if (!row.dice) return t("ranked.no_throw");
   return handName(classify(row.dice, rules));
 }
 
+/**
+ * @param {import("./protocol.js").TableState} state
+ * @param {Record<string, any>} row
+ * @param {string | null} me
+ */
 function rowBadges(state, row, me) {
   const isNext = state.next === row.player;
   const sitsOut = (state.skipping || []).includes(row.player);
@@ -60,13 +78,17 @@ function rowBadges(state, row, me) {
   ];
 }
 
-/** The live leaderboard: rank, player, best throw, the prize it holds now. */
+/**
+ * The live leaderboard: rank, player, best throw, the prize it holds now.
+ * @param {import("./protocol.js").TableState} state
+ * @param {{me?: string | null, compact?: boolean}} [options]
+ */
 export function leaderboard(state, { me = null, compact = false } = {}) {
   const rows = rankingRows(state);
   return h(
     "ol",
     { class: `ranking${compact ? " ranking-compact" : ""}`, "aria-label": t("ranked.leaderboard") },
-    rows.map((row) =>
+    rows.map((/** @type {Record<string, any>} */ row) =>
       h(
         "li",
         {
@@ -105,7 +127,10 @@ export function leaderboard(state, { me = null, compact = false } = {}) {
   );
 }
 
-/** The prize list (best first) with how many of each and who holds them now. */
+/**
+ * The prize list (best first) with how many of each and who holds them now.
+ * @param {Record<string, any>} state  a table's state, or {rules}
+ */
 export function prizeList(state) {
   const holders = new Map();
   for (const row of rankingRows(state)) {
@@ -141,7 +166,10 @@ export function prizeList(state) {
   return h("ul", { class: "ranked-prizes", "aria-label": t("ranked.prizes") }, out);
 }
 
-/** A sentence for the lobby and the rules summary: N prizes, the top one, rounds. */
+/**
+ * A sentence for the lobby and the rules summary: N prizes, the top one, rounds.
+ * @param {import("./protocol.js").TableState} state
+ */
 export function rankedSummary(state) {
   const rules = state.rules;
   const units = prizeUnits(rules);
@@ -150,10 +178,15 @@ export function rankedSummary(state) {
   return parts.join(t("list.sentence"));
 }
 
-/** The results of a ranked table: rank, player, best throw, prize, value. */
+/**
+ * The results of a ranked table: rank, player, best throw, prize, value.
+ * @param {import("./protocol.js").TableState} state
+ */
 export function rankingTable(state) {
   const rows = rankingRows(state);
-  const hasValue = rows.some((row) => row.unit && row.unit.value);
+  const hasValue = rows.some(
+    (/** @type {Record<string, any>} */ row) => row.unit && row.unit.value,
+  );
   return h(
     "div",
     { class: "table-scroll" },
@@ -177,7 +210,7 @@ export function rankingTable(state) {
       h(
         "tbody",
         {},
-        rows.map((row) =>
+        rows.map((/** @type {Record<string, any>} */ row) =>
           h(
             "tr",
             { class: row.rank === 1 && row.unit ? "is-winner" : "" },
@@ -211,12 +244,17 @@ export function rankingTable(state) {
  * or with reduced motion they are all shown.
  */
 export class PrizeCeremony {
+  /**
+   * @param {import("./protocol.js").TableState} state
+   */
   constructor(state, { live = false, big = false } = {}) {
     this.state = state;
     this.rows = rankingRows(state)
-      .filter((row) => row.unit)
+      .filter((/** @type {Record<string, any>} */ row) => row.unit)
       .reverse();
-    this.items = this.rows.map((row, i) => this.item(row, i === this.rows.length - 1));
+    this.items = this.rows.map((/** @type {any} */ row, /** @type {number} */ i) =>
+      this.item(row, i === this.rows.length - 1),
+    );
     this.reason = h("p", { class: "end-reason" });
     this.skip = h(
       "button",
@@ -253,6 +291,10 @@ export class PrizeCeremony {
     else this.showAll(false);
   }
 
+  /**
+   * @param {Record<string, any>} row
+   * @param {boolean} top
+   */
   item(row, top) {
     return h(
       "li",
@@ -281,11 +323,18 @@ export class PrizeCeremony {
     this.skip.hidden = true;
   }
 
-  /** Say why the session ended (under the prizes). */
+  /**
+   * Say why the session ended (under the prizes).
+   * @param {string} text
+   */
   setReason(text) {
     this.reason.textContent = text;
   }
 
+  /**
+   * @param {number} i
+   * @param {boolean} sound
+   */
   reveal(i, sound) {
     const el = this.items[i];
     if (el.classList.contains("is-shown")) return;
@@ -309,7 +358,12 @@ export class PrizeCeremony {
   }
 }
 
-/** Replace the content of `box` with the leaderboard card (play view and big screen). */
+/**
+ * Replace the content of `box` with the leaderboard card (play view and big screen).
+ * @param {any} box
+ * @param {import("./protocol.js").TableState} state
+ * @param {{me?: string | null, compact?: boolean}} [options]
+ */
 export function paintLeaderboard(box, state, { me = null, compact = false } = {}) {
   mount(
     box,
@@ -328,9 +382,15 @@ export function paintLeaderboard(box, state, { me = null, compact = false } = {}
   );
 }
 
-/** What one throw did at a ranked table: a new best (and the prize it holds now), or not. */
+/**
+ * What one throw did at a ranked table: a new best (and the prize it holds now), or not.
+ * @param {Record<string, any>} thrown
+ * @param {import("./protocol.js").TableState} state
+ */
 export function rankedLines(thrown, state) {
-  const row = rankingRows(state).find((r) => r.player === thrown.player);
+  const row = rankingRows(state).find(
+    (/** @type {Record<string, any>} */ r) => r.player === thrown.player,
+  );
   if (!row) return [];
   if (row.throw === thrown.throw) {
     return [

@@ -10,7 +10,10 @@ import { errorText, toast } from "./ui.js";
 const SHOWN_MS = 2600;
 const MAX_FLOATING = 12;
 
-/** The row of emoji buttons (hidden for a device without a token: spectators only watch). */
+/**
+ * The row of emoji buttons (hidden for a device without a token: spectators only watch).
+ * @param {import("./session.js").TableSession & Record<string, any>} session
+ */
 export function reactionBar(session) {
   const bar = h(
     "div",
@@ -37,6 +40,10 @@ export function reactionBar(session) {
   return bar;
 }
 
+/**
+ * @param {import("./session.js").TableSession & Record<string, any>} session
+ * @param {string} emoji
+ */
 async function send(session, emoji) {
   try {
     await session.send(COMMAND.REACT, { emoji });
@@ -48,20 +55,25 @@ async function send(session, emoji) {
   }
 }
 
+/** @type {HTMLElement | null} */
 let layer = null;
 
+/** @returns {HTMLElement} */
 function floatLayer() {
   if (!layer || !layer.isConnected) {
     layer = h("div", { class: "reaction-layer", "aria-live": "polite" });
-    document.body.appendChild(layer);
+    document.body.appendChild(/** @type {HTMLElement} */ (layer));
   }
-  return layer;
+  return /** @type {HTMLElement} */ (layer);
 }
 
-/** Show one reaction floating up, with who sent it. */
+/**
+ * Show one reaction floating up, with who sent it.
+ * @param {Record<string, any>} e
+ */
 export function showReaction(e) {
   const box = floatLayer();
-  while (box.childElementCount >= MAX_FLOATING) box.firstChild.remove();
+  while (box.childElementCount >= MAX_FLOATING) /** @type {ChildNode} */ (box.firstChild).remove();
   const who = e.player || t("react.host");
   const left = 10 + Math.random() * 70;
   const item = h(
@@ -79,9 +91,12 @@ export function showReaction(e) {
   setTimeout(() => item.remove(), SHOWN_MS);
 }
 
-/** Float every live reaction of a table's session. */
+/**
+ * Float every live reaction of a table's session.
+ * @param {import("./session.js").TableSession & Record<string, any>} session
+ */
 export function attachReactions(session) {
-  session.addEventListener("update", (ev) => {
+  session.addEventListener("update", (/** @type {CustomEvent} */ ev) => {
     if (!ev.detail.live) return;
     for (const e of ev.detail.events) if (e.type === EVENT.REACTION) showReaction(e);
   });

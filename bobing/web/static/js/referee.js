@@ -48,10 +48,14 @@ export class RefereePad {
     this.rules = rules;
     this.onConfirm = onConfirm;
     this.allowTiaohou = allowTiaohou;
+    /** @type {number[]} */
     this.faces = [];
     this.tiaohou = false;
     this.busy = false;
     // keys typed while an entry is being sent wait here (in order) for the next throw
+    /**
+     * @type {any[]}
+     */
     this.ahead = [];
     this.aheadTiaohou = false;
     this.aheadConfirm = false;
@@ -146,7 +150,7 @@ export class RefereePad {
       this.preview,
       this.confirmBtn,
     );
-    this.onKey = (ev) => this.key(ev);
+    this.onKey = (/** @type {any} */ ev) => this.key(ev);
     document.addEventListener("keydown", this.onKey);
     this.diverting = false;
     this.paint();
@@ -240,9 +244,12 @@ export class RefereePad {
     this.selected = null;
   }
 
-  /** A tap on a die read from the photo (or its slot): the next face key changes it. */
+  /**
+   * A tap on a die read from the photo (or its slot): the next face key changes it.
+   * @param {number | null} slot
+   */
   pick(slot) {
-    if (this.busy || slot >= this.faces.length) return;
+    if (this.busy || /** @type {number} */ (slot) >= this.faces.length) return; // null: 0 >= length
     this.selected = this.selected === slot ? null : slot;
     this.paint();
   }
@@ -312,6 +319,9 @@ export class RefereePad {
     mount(this.photoView, h("figure", { class: "ref-photo-frame" }, img, marks), note);
   }
 
+  /**
+   * @param {Record<string, any>} ev
+   */
   key(ev) {
     if (!this.el.isConnected || ev.ctrlKey || ev.metaKey || ev.altKey) return;
     if (document.querySelector("dialog[open]")) return; // keys belong to the open question
@@ -327,8 +337,12 @@ export class RefereePad {
     if (this.press(ev.key, tag)) ev.preventDefault();
   }
 
-  /** One key for this pad (``tag``: the focused element's, where a key was typed); whether
-   * it was taken. */
+  /**
+   * One key for this pad (``tag``: the focused element's, where a key was typed); whether
+   * it was taken.
+   * @param {string} key
+   * @param {string} tag
+   */
   press(key, tag) {
     if (/^[1-6]$/.test(key)) {
       this.add(Number(key));
@@ -356,6 +370,9 @@ export class RefereePad {
     return false;
   }
 
+  /**
+   * @param {number} face
+   */
   add(face) {
     if (this.busy) {
       this.aheadTiaohou = false;
@@ -419,6 +436,9 @@ export class RefereePad {
     return !this.busy && (this.tiaohou || this.faces.length === this.count);
   }
 
+  /**
+   * @param {object} rules
+   */
   setRules(rules) {
     this.rules = rules;
     this.paint();

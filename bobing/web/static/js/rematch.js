@@ -9,10 +9,16 @@ import { COMMAND, ROLE, STATUS } from "./protocol.js";
 import { icon, showError, toast, announce } from "./ui.js";
 import { loadTable, saveTable } from "./device_store.js";
 
+/**
+ * @param {any} code
+ */
 function target(code) {
   return document.body.dataset.route === "tv" ? `/t/${code}/tv` : `/t/${code}`;
 }
 
+/**
+ * @param {import("./session.js").TableSession & Record<string, any>} session
+ */
 async function claimSeat(session) {
   const ack = await session.send(COMMAND.CLAIM_REMATCH, {});
   const reply = ack.reply || {};
@@ -24,7 +30,11 @@ async function claimSeat(session) {
   return reply.code;
 }
 
-/** Move this device to the rematch (claiming its seat first when it has one). */
+/**
+ * Move this device to the rematch (claiming its seat first when it has one).
+ * @param {import("./session.js").TableSession & Record<string, any>} session
+ * @param {(path: string) => void} navigate
+ */
 export async function followRematch(session, navigate) {
   const st = session.state;
   if (!st || !st.rematch || session.followingRematch) return;
@@ -42,9 +52,13 @@ export async function followRematch(session, navigate) {
   navigate(target(code));
 }
 
-/** Follow a table's rematch when it is announced (or was, while this phone was away). */
+/**
+ * Follow a table's rematch when it is announced (or was, while this phone was away).
+ * @param {import("./session.js").TableSession & Record<string, any>} session
+ * @param {any} navigate
+ */
 export function attachRematch(session, navigate) {
-  session.addEventListener("update", (ev) => {
+  session.addEventListener("update", (/** @type {CustomEvent} */ ev) => {
     const st = session.state;
     if (!st || !st.rematch || session.followingRematch || st.status !== STATUS.OVER) return;
     if (session.hostToken && !ev.detail.live && loadTable(session.code).followedRematch) return;
@@ -55,9 +69,13 @@ export function attachRematch(session, navigate) {
   });
 }
 
-/** The end screen's rematch card: the host's button, or a link once it exists. */
+/**
+ * The end screen's rematch card: the host's button, or a link once it exists.
+ * @param {import("./session.js").TableSession & Record<string, any>} session
+ * @param {(path: string) => void} navigate
+ */
 export function rematchCard(session, navigate) {
-  const st = session.state;
+  const st = /** @type {import("./protocol.js").TableState} */ (session.state); // over: it came
   if (st.rematch) {
     return h(
       "section",
@@ -86,7 +104,7 @@ export function rematchCard(session, navigate) {
         type: "button",
         class: "btn btn-primary btn-block rematch-btn",
         "data-fk": "rematch",
-        onclick: async (ev) => {
+        onclick: async (/** @type {Record<string, any>} */ ev) => {
           ev.currentTarget.disabled = true;
           session.rematchStarting = true;
           try {

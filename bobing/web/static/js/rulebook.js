@@ -142,7 +142,9 @@ beforeLangChange(async (language) => {
     if (!key.startsWith(`${language} `)) wanted.set(ruleKey(book.rules), book.rules);
   }
   const recent = [...wanted.values()].slice(-4);
-  await Promise.all(recent.map((rules) => loadRulebook(rules, language).catch(() => null)));
+  await Promise.all(
+    recent.map((rules) => loadRulebook(rules, language).catch(() => /** @type {null} */ (null))),
+  );
 });
 
 /**

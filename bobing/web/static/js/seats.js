@@ -2,7 +2,7 @@
 // hands the seat to a new phone (a one-time seat link as a QR code: the old phone loses the
 // seat), or lets the server throw after N seconds of absence. Each shows in the log.
 
-import { h, mount, randomId } from "./dom.js";
+import { h, mount, need, randomId } from "./dom.js";
 import { t } from "./i18n.js";
 import { COMMAND, EVENT, MODE, ROLE, STATUS, PHASE } from "./protocol.js";
 import { qrSvg } from "./qrcode.js";
@@ -13,13 +13,20 @@ import { inviteBase, loadInvite } from "./invite.js";
 /** Choices of the auto-throw time, in seconds (0 = off). */
 export const AUTO_THROW_CHOICES = [0, 15, 30, 60, 120];
 
-/** The link that hands a seat to a new phone (the token rides in the fragment). */
+/**
+ * The link that hands a seat to a new phone (the token rides in the fragment).
+ * @param {any} code
+ * @param {string | number | boolean} token
+ */
 export function seatLink(code, token) {
   return `${inviteBase()}/t/${code}#seat=${encodeURIComponent(token)}`;
 }
 
 /** The host's tools for absent players (online tables): one element kept across repaints. */
 export class SeatTools {
+  /**
+   * @param {any} session
+   */
   constructor(session) {
     this.session = session;
     this.standInBox = h("div", { class: "stand-in" });
@@ -29,7 +36,8 @@ export class SeatTools {
       {
         id: "auto-throw",
         class: "input input-small",
-        onchange: (ev) => this.setAutoThrow(Number(ev.target.value)),
+        onchange: (/** @type {{target: HTMLInputElement}} */ ev) =>
+          this.setAutoThrow(Number(ev.target.value)),
       },
       AUTO_THROW_CHOICES.map((s) =>
         h("option", { value: String(s) }, s ? t("seats.auto_after", { s }) : t("seats.auto_off")),
@@ -88,12 +96,14 @@ export class SeatTools {
           : null,
       );
     }
-    const names = (st.players || []).map((p) => p.name).join("|");
+    const names = (st.players || [])
+      .map((/** @type {Record<string, any>} */ p) => p.name)
+      .join("|");
     if (this.list.dataset.names !== names) {
       this.list.dataset.names = names;
       mount(
         this.list,
-        (st.players || []).map((p) =>
+        (st.players || []).map((/** @type {Record<string, any>} */ p) =>
           h(
             "li",
             {},
@@ -142,6 +152,9 @@ export class SeatTools {
     }
   }
 
+  /**
+   * @param {any} player
+   */
   async handSeat(player) {
     const yes = await confirmDialog({
       title: t("seats.hand_title", { player }),
@@ -158,6 +171,9 @@ export class SeatTools {
     }
   }
 
+  /**
+   * @param {number} seconds
+   */
   async setAutoThrow(seconds) {
     try {
       await this.session.send(COMMAND.SET_AUTO_THROW, { seconds });
@@ -167,7 +183,12 @@ export class SeatTools {
   }
 }
 
-/** The QR code of a seat link, in a dialog the host shows to the new phone. */
+/**
+ * The QR code of a seat link, in a dialog the host shows to the new phone.
+ * @param {any} code
+ * @param {any} player
+ * @param {any} token
+ */
 export function showSeatQr(code, player, token) {
   const url = seatLink(code, token);
   const dialog = h("dialog", {
@@ -207,6 +228,9 @@ export function showSeatQr(code, player, token) {
 
 /** A line under the turn: when the server will throw for an absent player. */
 export class AutoThrowNote {
+  /**
+   * @param {any} session
+   */
   constructor(session) {
     this.session = session;
     this.el = h("p", { class: "auto-throw-note", hidden: true });
@@ -236,6 +260,7 @@ export class AutoThrowNote {
 /**
  * Follow one table's seat events on this device: a seat link opened here is traded for this
  * phone's own token (claim_seat); a phone whose seat was handed on is told and forgets it.
+ * @param {import("./session.js").TableSession & Record<string, any>} session
  */
 export function attachSeats(session) {
   let claiming = false;
@@ -252,7 +277,7 @@ export function attachSeats(session) {
         claimSeat: false,
       });
       session.me = reply.player;
-      session.conn.setTokens(session.tokens());
+      need(session.conn, "the table's connection").setTokens(session.tokens());
       toast(t("seats.claimed", { player: reply.player }));
       announce(t("seats.claimed", { player: reply.player }));
     } catch (err) {
@@ -262,7 +287,7 @@ export function attachSeats(session) {
       claiming = false;
     }
   };
-  session.addEventListener("update", (ev) => {
+  session.addEventListener("update", (/** @type {CustomEvent} */ ev) => {
     claim();
     if (!ev.detail.live) return;
     for (const e of ev.detail.events) {
@@ -272,14 +297,18 @@ export function attachSeats(session) {
       // this phone's seat went to another phone
       saveTable(session.code, { playerToken: null, playerName: null });
       session.me = null;
-      session.conn.setTokens(session.tokens());
+      need(session.conn, "the table's connection").setTokens(session.tokens());
       toast(t("seats.lost", { player: e.player }), { kind: "error" });
       announce(t("seats.lost", { player: e.player }));
     }
   });
 }
 
-/** A seat link opened on this device: keep its token until it is traded (app.js calls this). */
+/**
+ * A seat link opened on this device: keep its token until it is traded (app.js calls this).
+ * @param {string} code
+ * @param {URLSearchParams} hash
+ */
 export function takeSeatLink(code, hash) {
   const seat = hash.get("seat");
   if (!seat) return false;

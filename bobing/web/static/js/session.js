@@ -10,10 +10,14 @@ import { undoVoids } from "./limits.js";
 import { loadTable, saveTable, rememberRecent } from "./device_store.js";
 import { nonceVerdict } from "./fair.js";
 import { loadRulebook } from "./rulebook.js";
+import { need } from "./dom.js";
 
 const SAVE_DELAY_MS = 150;
 
 export class TableSession extends EventTarget {
+  /**
+   * @param {string} code
+   */
   constructor(code) {
     super();
     this.code = code;
@@ -31,6 +35,9 @@ export class TableSession extends EventTarget {
     }
     this.voided = new Set();
     this.markVoided(this.events);
+    /**
+     * @type {string[]}
+     */
     this.roles = [];
     this.me = saved.playerName || null;
     /** @type {string} */
@@ -45,6 +52,9 @@ export class TableSession extends EventTarget {
     // for each throw it made, and every throw whose dice event did not carry it.
     this.sent = saved.sent && typeof saved.sent === "object" ? saved.sent : {};
     this.nonceAlerts = Array.isArray(saved.nonceAlerts) ? saved.nonceAlerts : [];
+    /**
+     * @type {any[]}
+     */
     this.nonceChecks = [];
   }
 
@@ -123,6 +133,7 @@ export class TableSession extends EventTarget {
     this.flushSave();
   }
 
+  /** @param {{events: import("./protocol.js").LogEvent[], state: import("./protocol.js").TableState, live: boolean}} frame */
   onEvents({ events, state, live }) {
     if (events.length) {
       this.events = this.events.concat(events);
@@ -145,18 +156,22 @@ export class TableSession extends EventTarget {
     this.emit({ events, live });
   }
 
+  /**
+   * @param {Record<string, any>} detail
+   */
   emit(detail) {
     this.dispatchEvent(new CustomEvent("update", { detail }));
   }
 
   scheduleSave() {
-    clearTimeout(this.saveTimer);
+    clearTimeout(this.saveTimer ?? undefined);
     this.saveTimer = setTimeout(() => this.flushSave(), SAVE_DELAY_MS);
   }
 
   flushSave() {
-    clearTimeout(this.saveTimer);
+    clearTimeout(this.saveTimer ?? undefined);
     if (!this.state) return;
+    /** @type {Record<string, any>} */
     const patch = {
       state: this.state,
       events: this.events,
@@ -176,14 +191,20 @@ export class TableSession extends EventTarget {
 
   // ---- commands ----------------------------------------------------------------------------
 
+  /**
+   * @param {string} type
+   */
   send(type, fields = {}) {
-    return this.conn.send({ type, ...fields });
+    return need(this.conn, "the table's connection").send({ type, ...fields });
   }
 
-  /** Throw for the current turn; resolves with the `thrown` event of that throw. */
+  /**
+   * Throw for the current turn; resolves with the `thrown` event of that throw.
+   * @param {Record<string, any>} [fields]
+   */
   throwDice(fields = {}) {
-    const turn = this.state.turn;
-    const waiter = {};
+    const turn = need(this.state, "the table's state").turn;
+    const waiter = /** @type {{resolve: (value: any) => void, reject: (err: any) => void}} */ ({});
     const promise = new Promise((resolve, reject) => {
       waiter.resolve = resolve;
       waiter.reject = reject;
@@ -208,7 +229,12 @@ export class TableSession extends EventTarget {
 
   // ---- the thrower checks its nonce ----------------------------------------------------------
 
-  /** The ack of our throw names its first event (`seq`): that `dice` event must carry our nonce. */
+  /**
+   * The ack of our throw names its first event (`seq`): that `dice` event must carry our nonce.
+   * @param {Record<string, any>} ack
+   * @param {number | null} turn
+   * @param {any} nonce
+   */
   expectNonce(ack, turn, nonce) {
     if (!ack || typeof ack.seq !== "number") return;
     this.nonceChecks.push({ seq: ack.seq, turn, nonce });
@@ -233,6 +259,9 @@ export class TableSession extends EventTarget {
     this.scheduleSave();
   }
 
+  /**
+   * @param {number} seq
+   */
   eventAt(seq) {
     for (let i = this.events.length - 1; i >= 0; i--) {
       if (this.events[i].seq === seq) return this.events[i];
@@ -241,8 +270,12 @@ export class TableSession extends EventTarget {
     return null;
   }
 
+  /**
+   * @param {Record<string, any>} alert
+   */
   flagNonce(alert) {
-    if (this.nonceAlerts.some((a) => a.throw === alert.throw)) return;
+    if (this.nonceAlerts.some((/** @type {Record<string, any>} */ a) => a.throw === alert.throw))
+      return;
     this.nonceAlerts.push(alert);
     this.flushSave();
     this.dispatchEvent(new CustomEvent("nonce", { detail: alert }));
@@ -272,6 +305,7 @@ export class TableSession extends EventTarget {
       if (this.voided.has(e.seq)) continue;
       if (e.type === EVENT.DICE && e.source === "server") nonces.set(e.throw, e.nonce);
       else if (e.type === EVENT.THROWN && nonces.has(e.throw)) {
+        /** @type {Record<string, any>} */
         const item = { throw: e.throw, nonce: nonces.get(e.throw), dice: e.dice };
         if (this.sent[e.throw] !== undefined) item.sent = this.sent[e.throw];
         throws.push(item);
@@ -280,6 +314,9 @@ export class TableSession extends EventTarget {
     return { table_id: this.code, commitment: this.seenCommitment(), throws };
   }
 
+  /**
+   * @param {string} name
+   */
   async join(name) {
     // The host's token lets the host seat players while the lobby is locked.
     const seat = await api.join(this.code, name, this.hostToken || undefined);
@@ -288,7 +325,7 @@ export class TableSession extends EventTarget {
     if (!hostSeatsOthers) {
       saveTable(this.code, { playerToken: seat.player_token, playerName: seat.name });
       this.me = seat.name;
-      this.conn.setTokens(this.tokens());
+      need(this.conn, "the table's connection").setTokens(this.tokens());
     }
     return seat;
   }
@@ -296,27 +333,39 @@ export class TableSession extends EventTarget {
   /**
    * Seat someone without a phone at an online table (host only): the seat is theirs, the host's
    * device stands in for every throw of theirs, and remembers them as phone-less.
+   * @param {string} name
    */
   async addPhoneless(name) {
     const seat = await api.join(this.code, name, this.hostToken || undefined);
     const known = loadTable(this.code).phoneless || [];
-    saveTable(this.code, { phoneless: [...known.filter((n) => n !== seat.name), seat.name] });
+    saveTable(this.code, {
+      phoneless: [...known.filter((/** @type {any} */ n) => n !== seat.name), seat.name],
+    });
     return seat;
   }
 
-  /** Whether this device seated `name` as someone without a phone. */
+  /**
+   * Whether this device seated `name` as someone without a phone.
+   * @param {any} name
+   */
   isPhoneless(name) {
     return (loadTable(this.code).phoneless || []).includes(name);
   }
 
-  /** Undo the last throw (referee tables, host only); `n` is the throw the host saw as last. */
+  /**
+   * Undo the last throw (referee tables, host only); `n` is the throw the host saw as last.
+   * @param {any} n
+   */
   undo(n) {
     return this.send(COMMAND.UNDO, { throw: n });
   }
 
   // ---- derived views of the log ------------------------------------------------------------
 
-  /** Note the events that `throw_undone` events among `events` void (docs/protocol.md). */
+  /**
+   * Note the events that `throw_undone` events among `events` void (docs/protocol.md).
+   * @param {import("./protocol.js").LogEvent[]} events
+   */
   markVoided(events) {
     for (const undo of events) {
       if (undo.type !== EVENT.THROW_UNDONE) continue;
@@ -328,13 +377,20 @@ export class TableSession extends EventTarget {
     }
   }
 
-  /** Whether an event of the log belongs to a throw that was undone. */
+  /**
+   * Whether an event of the log belongs to a throw that was undone.
+   * @param {Record<string, any>} e
+   */
   isVoided(e) {
     return this.voided.has(e.seq);
   }
 
-  /** Everything that happened on throw `n` (as it stands): the thrown event and what followed. */
+  /**
+   * Everything that happened on throw `n` (as it stands): the thrown event and what followed.
+   * @param {any} n
+   */
   throwDetails(n) {
+    /** @type {Record<string, any>} */
     const out = {
       thrown: null,
       awards: [],

@@ -3,7 +3,7 @@
 // shared through the system share sheet with the image where the browser can (navigator.share
 // with files), saved as a PNG otherwise.
 
-import { h, mount, download } from "./dom.js";
+import { h, mount, download, need } from "./dom.js";
 import { t } from "./i18n.js";
 import { classify, handName, tierName } from "./rulebook.js";
 import { cakes } from "./award.js";
@@ -17,6 +17,7 @@ const FONT =
   '"PingFang SC", "Hiragino Sans GB", "Noto Sans CJK SC", "Noto Sans SC", "Microsoft YaHei", system-ui, sans-serif';
 const SERIF =
   '"Songti SC", "Noto Serif CJK SC", "Noto Serif SC", "STSong", "SimSun", Georgia, serif';
+/** @type {Record<number, number[][]>} */
 const PIPS = {
   1: [[0, 0]],
   2: [
@@ -51,6 +52,14 @@ const PIPS = {
   ],
 };
 
+/**
+ * @param {CanvasRenderingContext2D} ctx
+ * @param {number} x
+ * @param {number} y
+ * @param {number} w
+ * @param {number} h
+ * @param {number} r
+ */
 function roundRect(ctx, x, y, w, h, r) {
   ctx.beginPath();
   ctx.moveTo(x + r, y);
@@ -61,6 +70,13 @@ function roundRect(ctx, x, y, w, h, r) {
   ctx.closePath();
 }
 
+/**
+ * @param {CanvasRenderingContext2D} ctx
+ * @param {number} x
+ * @param {number} y
+ * @param {number} size
+ * @param {number} face
+ */
 function drawDie(ctx, x, y, size, face) {
   roundRect(ctx, x, y, size, size, size * 0.18);
   ctx.fillStyle = "#fbfaf5";
@@ -78,6 +94,13 @@ function drawDie(ctx, x, y, size, face) {
   }
 }
 
+/**
+ * @param {CanvasRenderingContext2D} ctx
+ * @param {string} text
+ * @param {number} max
+ * @param {number} size
+ * @param {string} family
+ */
 function fit(ctx, text, max, size, family, weight = "900") {
   let s = size;
   do {
@@ -86,12 +109,15 @@ function fit(ctx, text, max, size, family, weight = "900") {
   } while (ctx.measureText(text).width > max && s > 20);
 }
 
-/** Draw the share card of a finished table's state; returns the canvas. */
+/**
+ * Draw the share card of a finished table's state; returns the canvas.
+ * @param {import("./protocol.js").TableState} state
+ */
 export function drawCard(state) {
   const canvas = document.createElement("canvas");
   canvas.width = W;
   canvas.height = H;
-  const ctx = canvas.getContext("2d");
+  const ctx = need(canvas.getContext("2d"), "a 2D canvas");
   const sky = ctx.createLinearGradient(0, 0, 0, H);
   sky.addColorStop(0, "#10163a");
   sky.addColorStop(1, "#2a1340");
@@ -116,7 +142,7 @@ export function drawCard(state) {
   const ranked = isRanked(state);
   const places = ranked ? rankingRows(state) : [];
   const z = ranked
-    ? places.find((row) => row.dice && row.unit) || null
+    ? places.find((/** @type {Record<string, any>} */ row) => row.dice && row.unit) || null
     : state.result && state.result.zhuangyuan;
   const seal = ranked ? t("ranked.ceremony") : tierName("zhuangyuan");
   // the seal
@@ -139,21 +165,34 @@ export function drawCard(state) {
     const size = 132;
     const gap = 20;
     const x0 = (W - (6 * size + 5 * gap)) / 2;
-    z.dice.split("").forEach((f, i) => drawDie(ctx, x0 + i * (size + gap), 770, size, Number(f)));
+    z.dice
+      .split("")
+      .forEach((/** @type {any} */ f, /** @type {number} */ i) =>
+        drawDie(ctx, x0 + i * (size + gap), 770, size, Number(f)),
+      );
   }
   // the top of the table
   const holdings = (state.result && state.result.holdings) || {};
   const top = ranked
-    ? places
-        .slice(0, 3)
-        .map((row) => ({ name: row.player, what: row.unit ? row.unit.name : t("ranked.no_prize") }))
+    ? places.slice(0, 3).map((/** @type {Record<string, any>} */ row) => ({
+        name: row.player,
+        what: row.unit ? row.unit.name : t("ranked.no_prize"),
+      }))
     : (state.players || [])
-        .map((p) => ({ name: p.name, n: cakes(holdings[p.name]) }))
-        .sort((a, b) => b.n - a.n)
+        .map((/** @type {Record<string, any>} */ p) => ({
+          name: p.name,
+          n: cakes(holdings[p.name]),
+        }))
+        .sort(
+          (/** @type {Record<string, any>} */ a, /** @type {Record<string, any>} */ b) => b.n - a.n,
+        )
         .slice(0, 3)
-        .map((p) => ({ name: p.name, what: t("share.cakes", { n: p.n }) }));
+        .map((/** @type {Record<string, any>} */ p) => ({
+          name: p.name,
+          what: t("share.cakes", { n: p.n }),
+        }));
   ctx.font = `700 44px ${FONT}`;
-  top.forEach((p, i) => {
+  top.forEach((/** @type {Record<string, any>} */ p, /** @type {number} */ i) => {
     const y = 1020 + i * 66;
     ctx.textAlign = "left";
     ctx.fillStyle = "#fff3cf";
@@ -180,13 +219,23 @@ export function drawCard(state) {
   return canvas;
 }
 
+/**
+ * @param {Record<string, any>} canvas
+ */
 function toBlob(canvas) {
   return new Promise((resolve, reject) =>
-    canvas.toBlob((b) => (b ? resolve(b) : reject(new Error("no image"))), "image/png"),
+    canvas.toBlob(
+      (/** @type {any} */ b) => (b ? resolve(b) : reject(new Error("no image"))),
+      "image/png",
+    ),
   );
 }
 
-/** Share the card (system sheet with the image where possible), else save it. */
+/**
+ * Share the card (system sheet with the image where possible), else save it.
+ * @param {import("./protocol.js").TableState} state
+ * @param {HTMLCanvasElement} canvas
+ */
 export async function shareCard(state, canvas) {
   const blob = await toBlob(canvas);
   const name = `bobing-${state.code}.png`;
@@ -208,7 +257,10 @@ export async function shareCard(state, canvas) {
   return "saved";
 }
 
-/** The end screen's share card: a preview of the image and a share (or save) button. */
+/**
+ * The end screen's share card: a preview of the image and a share (or save) button.
+ * @param {import("./session.js").TableSession & Record<string, any>} session
+ */
 export function shareSection(session) {
   const preview = h("div", { class: "share-preview" });
   const section = h(
@@ -218,7 +270,7 @@ export function shareSection(session) {
     preview,
   );
   const make = async () => {
-    const st = session.state;
+    const st = /** @type {import("./protocol.js").TableState} */ (session.state); // over
     try {
       const canvas = drawCard(st);
       const img = h("img", {
@@ -239,7 +291,7 @@ export function shareSection(session) {
             onclick: () => shareCard(st, canvas).catch(showError),
           },
           icon("share"),
-          t(navigator.share ? "share.share" : "share.save"),
+          t(/** @type {any} */ (navigator).share ? "share.share" : "share.save"),
         ),
       );
     } catch (err) {

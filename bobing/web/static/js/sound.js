@@ -3,7 +3,13 @@
 
 import { prefs, setPref } from "./device_store.js";
 
+/**
+ * @type {AudioContext | null}
+ */
 let ctx = null;
+/**
+ * @type {GainNode | null}
+ */
 let master = null;
 
 function audio() {
@@ -28,6 +34,9 @@ export function muted() {
   return Boolean(prefs().muted);
 }
 
+/**
+ * @param {boolean} value
+ */
 export function setMuted(value) {
   setPref("muted", Boolean(value));
   if (!value) unlock();
@@ -38,7 +47,11 @@ function ready() {
   return ctx;
 }
 
+/** @type {AudioBuffer | null} */
 let noiseBuffer = null;
+/**
+ * @param {BaseAudioContext} c
+ */
 function noise(c) {
   if (!noiseBuffer) {
     noiseBuffer = c.createBuffer(1, Math.floor(c.sampleRate * 0.05), c.sampleRate);
@@ -50,6 +63,11 @@ function noise(c) {
 }
 
 // One die hitting porcelain: a short filtered noise burst plus a bright ping.
+/**
+ * @param {BaseAudioContext} c
+ * @param {number} at
+ * @param {number} strength
+ */
 function click(c, at, strength) {
   const src = c.createBufferSource();
   src.buffer = noise(c);
@@ -59,7 +77,10 @@ function click(c, at, strength) {
   band.Q.value = 4;
   const gain = c.createGain();
   gain.gain.value = 0.5 * strength;
-  src.connect(band).connect(gain).connect(master);
+  src
+    .connect(band)
+    .connect(gain)
+    .connect(/** @type {GainNode} */ (master)); // made with the context
   src.start(at);
 
   const ping = c.createOscillator();
@@ -68,7 +89,7 @@ function click(c, at, strength) {
   const pg = c.createGain();
   pg.gain.setValueAtTime(0.05 * strength, at);
   pg.gain.exponentialRampToValueAtTime(0.0001, at + 0.12);
-  ping.connect(pg).connect(master);
+  ping.connect(pg).connect(/** @type {GainNode} */ (master)); // made with the context
   ping.start(at);
   ping.stop(at + 0.13);
 }
@@ -94,6 +115,13 @@ export function settle() {
   for (let i = 0; i < 6; i++) click(c, now + i * 0.035 + Math.random() * 0.03, 0.8 - i * 0.1);
 }
 
+/**
+ * @param {BaseAudioContext} c
+ * @param {number} freq
+ * @param {number} at
+ * @param {number} duration
+ * @param {{type?: OscillatorType, volume?: number}} [options]
+ */
 function tone(c, freq, at, duration, { type = "sine", volume = 0.2 } = {}) {
   const osc = c.createOscillator();
   osc.type = type;
@@ -102,7 +130,7 @@ function tone(c, freq, at, duration, { type = "sine", volume = 0.2 } = {}) {
   gain.gain.setValueAtTime(0.0001, at);
   gain.gain.exponentialRampToValueAtTime(volume, at + 0.02);
   gain.gain.exponentialRampToValueAtTime(0.0001, at + duration);
-  osc.connect(gain).connect(master);
+  osc.connect(gain).connect(/** @type {GainNode} */ (master)); // made with the context
   osc.start(at);
   osc.stop(at + duration + 0.05);
 }

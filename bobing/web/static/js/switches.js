@@ -13,6 +13,9 @@ import { icon, toast } from "./ui.js";
 /** Switches the forms edit in a section of their own (what the table plays for). */
 const EDITED_APART = new Set(["award"]);
 
+/**
+ * @param {import("./rulebook.js").Rules} value
+ */
 export function clone(value) {
   return JSON.parse(JSON.stringify(value));
 }
@@ -22,12 +25,14 @@ export class RuleSwitches {
    * `onChange()` runs after every edit (and after `set`), once the editor is painted again;
    * `onReset()` is the reset button (by default: back to the base's switches).
    */
+  /** @param {{onChange?: () => void, onReset?: (() => void) | null}} [options] */
   constructor({ onChange = () => {}, onReset = null } = {}) {
     this.onChange = onChange;
     this.onReset = onReset || (() => this.set(this.base));
     this.rules = null;
     this.base = null;
     /** The server's reading of `rules` (its switches, meanings and 状元 order). */
+    /** @type {import("./rulebook.js").Rulebook | null} */
     this.book = null;
     this.painting = Promise.resolve();
     this.generation = 0;
@@ -35,7 +40,10 @@ export class RuleSwitches {
     this.statement = h("p", { class: "order-statement", "aria-live": "polite" });
   }
 
-  /** Edit a copy of `rules`; `base` (a preset's rules) is what "reset" returns to. */
+  /**
+   * Edit a copy of `rules`; `base` (a preset's rules) is what "reset" returns to.
+   * @param {any} rules
+   */
   set(rules, base = rules) {
     this.base = clone(base);
     this.rules = clone(rules);
@@ -75,7 +83,9 @@ export class RuleSwitches {
         // Busy or offline is no verdict on the edit: it stays, and the next edit (or the
         // table's creation) asks again. A refused edit is undone.
         if (err.code === "rate_limited" || err.code === "network") return;
-        this.rules = clone(this.book ? this.book.rules : this.base);
+        this.rules = clone(
+          this.book ? /** @type {import("./rulebook.js").Rulebook} */ (this.book).rules : this.base,
+        );
         if (this.book) this.draw();
       },
     );
@@ -84,7 +94,7 @@ export class RuleSwitches {
 
   draw() {
     const rules = this.rules;
-    const book = this.book;
+    const book = /** @type {import("./rulebook.js").Rulebook} */ (this.book); // drawn once read
     mount(
       this.statement,
       h("span", { class: "label" }, t("rules.order_label")),
@@ -115,6 +125,7 @@ export class RuleSwitches {
    * lands while they are in a text field (or have just selected its text) must not take the
    * field, its selection or the next key pressed away. Kept fields are marked `data-keep`
    * and their handlers read `this.rules`, so the old element serves the new rules.
+   * @param {string | number | boolean | any[] | Node | null | undefined} rows
    */
   mountKeepingFocus(rows) {
     const active = document.activeElement;
@@ -128,52 +139,70 @@ export class RuleSwitches {
     active.focus();
   }
 
+  /**
+   * @param {Record<string, any>} rules
+   */
   orderRow(rules) {
     return h(
       "div",
       { class: "switch-row" },
-      h("span", { class: "field-label" }, this.book.labels.zhuangyuan_order),
+      h(
+        "span",
+        { class: "field-label" },
+        /** @type {import("./rulebook.js").Rulebook} */ (this.book).labels.zhuangyuan_order,
+      ),
       h(
         "ol",
         { class: "order-editor" },
-        rules.zhuangyuan_order.map((hand, i, order) =>
-          h(
-            "li",
-            {},
-            h("span", { class: "order-name" }, handLabel(hand)),
+        rules.zhuangyuan_order.map(
+          (
+            /** @type {string} */ hand,
+            /** @type {number} */ i,
+            /** @type {string | any[]} */ order,
+          ) =>
             h(
-              "button",
-              {
-                type: "button",
-                class: "icon-btn small",
-                disabled: i === 0,
-                "aria-label": t("home.order_up", { hand: handLabel(hand) }),
-                onclick: () => this.moveHand(i, -1),
-              },
-              icon("up"),
+              "li",
+              {},
+              h("span", { class: "order-name" }, handLabel(hand)),
+              h(
+                "button",
+                {
+                  type: "button",
+                  class: "icon-btn small",
+                  disabled: i === 0,
+                  "aria-label": t("home.order_up", { hand: handLabel(hand) }),
+                  onclick: () => this.moveHand(i, -1),
+                },
+                icon("up"),
+              ),
+              h(
+                "button",
+                {
+                  type: "button",
+                  class: "icon-btn small",
+                  disabled: i === order.length - 1,
+                  "aria-label": t("home.order_down", { hand: handLabel(hand) }),
+                  onclick: () => this.moveHand(i, 1),
+                },
+                icon("down"),
+              ),
             ),
-            h(
-              "button",
-              {
-                type: "button",
-                class: "icon-btn small",
-                disabled: i === order.length - 1,
-                "aria-label": t("home.order_down", { hand: handLabel(hand) }),
-                onclick: () => this.moveHand(i, 1),
-              },
-              icon("down"),
-            ),
-          ),
         ),
       ),
       h(
         "ul",
         { class: "rank-list small" },
-        this.book.ranking.map((line) => h("li", {}, line)),
+        /** @type {import("./rulebook.js").Rulebook} */ (this.book).ranking.map((line) =>
+          h("li", {}, line),
+        ),
       ),
     );
   }
 
+  /**
+   * @param {Record<string, any>} rules
+   * @param {Record<string, any>} info
+   */
   switchRow(rules, info) {
     const { name } = info;
     const id = `sw-${name}`;
@@ -183,7 +212,7 @@ export class RuleSwitches {
         id,
         class: "input",
         "data-switch": name,
-        onchange: (ev) => {
+        onchange: (/** @type {{target: HTMLSelectElement}} */ ev) => {
           rules[name] = info.options[ev.target.selectedIndex].value;
           this.paint().then(() => {
             const again = this.el.querySelector(`#${id}`);
@@ -191,7 +220,7 @@ export class RuleSwitches {
           });
         },
       },
-      info.options.map((option) =>
+      info.options.map((/** @type {Record<string, any>} */ option) =>
         h(
           "option",
           { value: String(option.value), selected: rules[name] === option.value },
@@ -208,6 +237,9 @@ export class RuleSwitches {
     );
   }
 
+  /**
+   * @param {Record<string, any>} rules
+   */
   chaseRow(rules) {
     const chaseOn = Boolean(rules.chase);
     return h(
@@ -220,9 +252,10 @@ export class RuleSwitches {
           type: "checkbox",
           id: "sw-chase",
           checked: chaseOn,
-          onchange: (ev) => this.setChase(ev.target.checked),
+          onchange: (/** @type {{target: HTMLInputElement}} */ ev) =>
+            this.setChase(ev.target.checked),
         }),
-        this.book.labels.chase,
+        /** @type {import("./rulebook.js").Rulebook} */ (this.book).labels.chase,
       ),
       chaseOn
         ? h(
@@ -231,18 +264,20 @@ export class RuleSwitches {
             h(
               "div",
               { class: "check-grid" },
-              this.book.chase.tiers.map((tier) =>
+              /** @type {import("./rulebook.js").Rulebook} */ (this.book).chase.tiers.map((tier) =>
                 h(
                   "label",
                   { class: "check-row" },
                   h("input", {
                     type: "checkbox",
                     checked: rules.chase.tiers.includes(tier),
-                    onchange: (ev) => {
+                    onchange: (/** @type {{target: HTMLInputElement}} */ ev) => {
                       const tiers = new Set(rules.chase.tiers);
                       if (ev.target.checked) tiers.add(tier);
                       else tiers.delete(tier);
-                      rules.chase.tiers = this.book.chase.tiers.filter((x) => tiers.has(x));
+                      rules.chase.tiers = /** @type {import("./rulebook.js").Rulebook} */ (
+                        this.book
+                      ).chase.tiers.filter((x) => tiers.has(x));
                       if (!rules.chase.tiers.length) rules.chase = null;
                       this.paint();
                     },
@@ -256,12 +291,12 @@ export class RuleSwitches {
               {
                 class: "input",
                 "aria-label": t("home.chase_from"),
-                onchange: (ev) => {
+                onchange: (/** @type {{target: HTMLInputElement}} */ ev) => {
                   rules.chase.from = ev.target.value;
                   this.paint();
                 },
               },
-              this.book.chase.from.map((option) =>
+              /** @type {import("./rulebook.js").Rulebook} */ (this.book).chase.from.map((option) =>
                 h(
                   "option",
                   { value: option.value, selected: rules.chase.from === option.value },
@@ -275,30 +310,38 @@ export class RuleSwitches {
                 class: "input",
                 "aria-label": t("home.chase_until"),
                 "data-chase-until": "",
-                onchange: (ev) => {
+                onchange: (/** @type {{target: HTMLInputElement}} */ ev) => {
                   if (ev.target.value === "end") rules.chase.until = "end";
                   else delete rules.chase.until; // others_left: the old shape
                   this.paint();
                 },
               },
-              this.book.chase.until.map((option) =>
-                h(
-                  "option",
-                  {
-                    value: option.value,
-                    selected: (rules.chase.until || "others_left") === option.value,
-                  },
-                  option.label,
-                ),
+              /** @type {import("./rulebook.js").Rulebook} */ (this.book).chase.until.map(
+                (option) =>
+                  h(
+                    "option",
+                    {
+                      value: option.value,
+                      selected: (rules.chase.until || "others_left") === option.value,
+                    },
+                    option.label,
+                  ),
               ),
             ),
           )
         : null,
-      h("p", { class: "hint" }, this.book.meanings.chase),
+      h(
+        "p",
+        { class: "hint" },
+        /** @type {import("./rulebook.js").Rulebook} */ (this.book).meanings.chase,
+      ),
     );
   }
 
-  /** 反向博钱 (RULES.md §9.3): what each tier's cake costs its winner. */
+  /**
+   * 反向博钱 (RULES.md §9.3): what each tier's cake costs its winner.
+   * @param {import("./rulebook.js").Rules} rules
+   */
   valuesRow(rules) {
     // every price 0: everyone pays 0, which is no 反向博钱 at all; said, not refused
     const allZero = () => Object.values(this.rules.values || {}).every((v) => !Number(v));
@@ -330,7 +373,7 @@ export class RuleSwitches {
               value: String(rules.values[tier] ?? 0),
               // Typing is kept at once, and an answer to an earlier edit (which would redraw
               // this row with the old price) is dropped; leaving the field asks the server.
-              oninput: (ev) => {
+              oninput: (/** @type {{target: HTMLInputElement}} */ ev) => {
                 const n = Number(ev.target.value);
                 if (this.rules.values)
                   this.rules.values[tier] = Number.isFinite(n) && n >= 0 ? n : 0;
@@ -346,20 +389,30 @@ export class RuleSwitches {
     );
   }
 
+  /**
+   * @param {Record<string, any>} rules
+   */
   patternsRow(rules) {
     return h(
       "div",
       { class: "switch-row" },
-      h("label", { for: "sw-duitang", class: "field-label" }, this.book.labels.duitang_patterns),
+      h(
+        "label",
+        { for: "sw-duitang", class: "field-label" },
+        /** @type {import("./rulebook.js").Rulebook} */ (this.book).labels.duitang_patterns,
+      ),
       h("input", {
         id: "sw-duitang",
         class: "input mono",
         type: "text",
         "data-keep": "duitang",
         value: rules.duitang_patterns.join(" "),
-        onchange: (ev) => {
+        onchange: (/** @type {{target: HTMLInputElement}} */ ev) => {
           const patterns = ev.target.value.split(/[\s,，]+/).filter(Boolean);
-          if (!patterns.length || patterns.some((p) => !/^[1-6]{6}$/.test(p))) {
+          if (
+            !patterns.length ||
+            patterns.some((/** @type {string} */ p) => !/^[1-6]{6}$/.test(p))
+          ) {
             toast(t("home.bad_patterns", { value: ev.target.value }), { kind: "error" });
             ev.target.value = this.rules.duitang_patterns.join(" ");
             return;
@@ -372,11 +425,18 @@ export class RuleSwitches {
     );
   }
 
+  /**
+   * @param {any} on
+   */
   setChase(on) {
     this.rules.chase = on ? { tiers: ["duitang", "sanhong"], from: "nearest_before" } : null;
     this.paint();
   }
 
+  /**
+   * @param {number} i
+   * @param {number} delta
+   */
   moveHand(i, delta) {
     const order = this.rules.zhuangyuan_order;
     const j = i + delta;

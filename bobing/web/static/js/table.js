@@ -70,7 +70,10 @@ function whenIdle(fn) {
   else setTimeout(fn, 0);
 }
 
-/** Top-bar links of a table: its rules and its big screen. */
+/**
+ * Top-bar links of a table: its rules and its big screen.
+ * @param {any} code
+ */
 export function tableLinks(code) {
   return [
     h(
@@ -98,7 +101,10 @@ export function tableLinks(code) {
   ];
 }
 
-/** The way back from a table of an event (or its 状元王中王) to the event's page. */
+/**
+ * The way back from a table of an event (or its 状元王中王) to the event's page.
+ * @param {any} event
+ */
 export function eventLink(event) {
   return h(
     "a",
@@ -117,6 +123,7 @@ export function eventLink(event) {
  * A new screen (lobby → game → ceremony) opens at its top, whatever the previous one was
  * scrolled to: the bowl, the throw button and the 状元 seal are what people look for first.
  * The focus moves to the screen's main heading (or the main region) for screen readers.
+ * @param {HTMLElement} main
  */
 export function showFromTop(main) {
   window.scrollTo(0, 0);
@@ -127,22 +134,28 @@ export function showFromTop(main) {
 }
 
 export class TableView {
+  /**
+   * @param {HTMLElement} main
+   * @param {import("./session.js").TableSession} session
+   * @param {Record<string, any>} ctx
+   */
   constructor(main, session, ctx) {
     this.main = main;
     this.session = session;
     this.ctx = ctx;
     /** @type {any} */
     this.panel = null;
+    /** @type {string | null} */
     this.kind = null;
     this.topKey = "";
-    this.onUpdate = (ev) => this.update(ev.detail);
-    this.onServerError = (ev) => {
+    this.onUpdate = (/** @type {CustomEvent} */ ev) => this.update(ev.detail);
+    this.onServerError = (/** @type {CustomEvent} */ ev) => {
       if (ev.detail.code === "invalid_token")
         toast(t("error.invalid_token_saved"), { kind: "error" });
       else toast(errorText(ev.detail), { kind: "error" });
     };
     // whichever screen is showing (the start dice are thrown in the lobby): say it at once
-    this.onNonce = (ev) =>
+    this.onNonce = (/** @type {CustomEvent} */ ev) =>
       toast(
         ev.detail.throw
           ? t("play.nonce_alert", { n: ev.detail.throw })
@@ -197,6 +210,9 @@ export class TableView {
     this.update({ events: [], live: false });
   }
 
+  /**
+   * @param {Record<string, any>} detail
+   */
   update(detail) {
     this.topbar();
     if (this.finishing) return;
@@ -234,7 +250,10 @@ export class TableView {
     if (this.panel.update) this.panel.update(detail);
   }
 
-  /** The game's screens are needed now: show them when they are here. */
+  /**
+   * The game's screens are needed now: show them when they are here.
+   * @param {any} detail
+   */
   awaitGame(detail) {
     if (this.waiting) return;
     this.waiting = true;
@@ -261,19 +280,23 @@ export class TableView {
     // a failure is left for later: the game's screens are fetched again when they are needed
     const later = () =>
       setTimeout(() => whenIdle(() => loadGame().catch(() => {})), GAME_PREFETCH_DELAY_MS);
-    const st = this.session.state;
+    const st = /** @type {import("./protocol.js").TableState} */ (this.session.state); // in the lobby
     loadRulebook(st.rules).then(later, later);
   }
 
+  /**
+   * @param {string} kind
+   * @param {Record<string, any>} detail
+   */
   makePanel(kind, detail) {
     const s = this.session;
     switch (kind) {
       case "lobby":
         return new LobbyPanel(s, this.ctx);
       case "play":
-        return new game.PlayPanel(s, this.ctx);
+        return new /** @type {Game} */ (game).PlayPanel(s, this.ctx); // loaded before play
       case "over":
-        return new game.EndPanel(s, this.ctx, { live: detail.live });
+        return new /** @type {Game} */ (game).EndPanel(s, this.ctx, { live: detail.live });
       case "gone":
         return {
           el: h(

@@ -26,12 +26,20 @@ export const PRIZES_2013 = Object.freeze([
   { name: "安慰奖 博饼工具", count: 1, value: 29 },
 ]);
 
+/**
+ * @param {unknown} value
+ * @param {number} low
+ * @param {number} high
+ */
 function wholeNumber(value, low, high) {
   const n = Number(value);
   return Number.isInteger(n) && n >= low && n <= high ? n : null;
 }
 
-/** Problems with a prize list, as sentences (empty when it is fine). */
+/**
+ * Problems with a prize list, as sentences (empty when it is fine).
+ * @param {any[]} prizes
+ */
 export function prizeProblems(prizes) {
   const {
     max_table_prize_lines: MAX_PRIZE_ENTRIES,
@@ -42,7 +50,7 @@ export function prizeProblems(prizes) {
   if (!prizes.length) problems.push(t("terms.prizes_empty"));
   if (prizes.length > MAX_PRIZE_ENTRIES)
     problems.push(t("terms.prizes_too_many", { n: MAX_PRIZE_ENTRIES }));
-  prizes.forEach((p, i) => {
+  prizes.forEach((/** @type {Record<string, any>} */ p, /** @type {number} */ i) => {
     const where = { n: i + 1, name: p.name || "" };
     const name = (p.name || "").trim();
     if (!name) problems.push(t("terms.prize_no_name", where));
@@ -64,6 +72,7 @@ export class TableTerms {
     this.timed = false;
     this.minutes = 30;
     this.award = "cakes";
+    /** @type {{name: string, count: number | string, value?: number | string | null}[]} */
     this.prizes = [{ name: "", count: 1, value: null }];
     this.rounds = null;
     this.el = h("div", { class: "table-terms" });
@@ -77,6 +86,7 @@ export class TableTerms {
     if (this.award === "ranked") {
       out.award = "ranked";
       out.ranked_prizes = this.prizes.map((p) => {
+        /** @type {{name: string, count: number, value?: number}} */
         const entry = { name: p.name.trim(), count: Number(p.count) };
         if (p.value !== null && p.value !== "") entry.value = Number(p.value);
         return entry;
@@ -129,13 +139,13 @@ export class TableTerms {
       min: MIN_SEATS,
       max: MAX_SEATS,
       value: this.seats,
-      onchange: (ev) => {
+      onchange: (/** @type {{target: HTMLInputElement}} */ ev) => {
         const n = wholeNumber(ev.target.value, MIN_SEATS, MAX_SEATS);
         if (n === null) {
           toast(t("terms.bad_seats", { value: ev.target.value, min: MIN_SEATS, max: MAX_SEATS }), {
             kind: "error",
           });
-          ev.target.value = this.seats;
+          ev.target.value = String(this.seats);
           return;
         }
         this.seats = n;
@@ -151,13 +161,13 @@ export class TableTerms {
       value: this.minutes,
       disabled: !this.timed,
       "aria-label": t("terms.minutes"),
-      onchange: (ev) => {
+      onchange: (/** @type {{target: HTMLInputElement}} */ ev) => {
         const n = wholeNumber(ev.target.value, 1, MAX_TIME_LIMIT);
         if (n === null) {
           toast(t("terms.bad_minutes", { value: ev.target.value, max: MAX_TIME_LIMIT }), {
             kind: "error",
           });
-          ev.target.value = this.minutes;
+          ev.target.value = String(this.minutes);
           return;
         }
         this.minutes = n;
@@ -175,7 +185,7 @@ export class TableTerms {
           type: "checkbox",
           id: "terms-timed",
           checked: this.timed,
-          onchange: (ev) => {
+          onchange: (/** @type {{target: HTMLInputElement}} */ ev) => {
             this.timed = ev.target.checked;
             this.paint();
             this.el.querySelector("#terms-timed").focus();
@@ -278,7 +288,7 @@ export class TableTerms {
           placeholder: t("terms.prize_name_ph"),
           "aria-label": t("terms.prize_name", { n: i + 1 }),
           "data-prize-name": String(i),
-          oninput: (ev) => (p.name = ev.target.value),
+          oninput: (/** @type {{target: HTMLInputElement}} */ ev) => (p.name = ev.target.value),
         }),
         h("input", {
           type: "number",
@@ -288,7 +298,7 @@ export class TableTerms {
           value: p.count,
           "aria-label": t("terms.prize_count", { n: i + 1 }),
           "data-prize-count": String(i),
-          onchange: (ev) => {
+          onchange: (/** @type {{target: HTMLInputElement}} */ ev) => {
             p.count = ev.target.value;
             this.paintTotal();
           },
@@ -302,7 +312,8 @@ export class TableTerms {
           placeholder: t("home.prize_value"),
           "aria-label": t("terms.prize_value", { n: i + 1 }),
           "data-prize-value": String(i),
-          onchange: (ev) => (p.value = ev.target.value === "" ? null : ev.target.value),
+          onchange: (/** @type {{target: HTMLInputElement}} */ ev) =>
+            (p.value = ev.target.value === "" ? null : ev.target.value),
         }),
         h(
           "button",
@@ -341,7 +352,7 @@ export class TableTerms {
       max: MAX_ROUNDS,
       value: this.rounds || "",
       placeholder: "—",
-      onchange: (ev) => {
+      onchange: (/** @type {{target: HTMLInputElement}} */ ev) => {
         if (ev.target.value === "") {
           this.rounds = null;
           return;
@@ -351,7 +362,7 @@ export class TableTerms {
           toast(t("terms.bad_rounds", { value: ev.target.value, max: MAX_ROUNDS }), {
             kind: "error",
           });
-          ev.target.value = this.rounds || "";
+          ev.target.value = String(this.rounds || "");
           return;
         }
         this.rounds = n;
@@ -418,11 +429,18 @@ export class TableTerms {
     inputs[inputs.length - 1].focus();
   }
 
+  /**
+   * @param {number} i
+   */
   removePrize(i) {
     this.prizes.splice(i, 1);
     this.paint();
   }
 
+  /**
+   * @param {number} i
+   * @param {number} delta
+   */
   movePrize(i, delta) {
     const j = i + delta;
     [this.prizes[i], this.prizes[j]] = [this.prizes[j], this.prizes[i]];

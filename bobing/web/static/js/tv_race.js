@@ -8,9 +8,12 @@ import { diceRow } from "./dice.js";
 import { classify, handName } from "./rulebook.js";
 import { describeThrow } from "./award.js";
 
-/** The last `n` throws that stand, newest first. */
+/**
+ * The last `n` throws that stand, newest first.
+ * @param {import("./session.js").TableSession & Record<string, any>} session
+ */
 export function recentThrows(session, n = 6) {
-  const st = session.state;
+  const st = /** @type {import("./protocol.js").TableState} */ (session.state); // drawn with it
   const throws = session.throws().slice(-n).reverse();
   return h(
     "section",
@@ -20,7 +23,7 @@ export function recentThrows(session, n = 6) {
       ? h(
           "ol",
           { class: "tv-recent-list" },
-          throws.map((e) =>
+          throws.map((/** @type {Record<string, any>} */ e) =>
             h(
               "li",
               {},
@@ -35,11 +38,16 @@ export function recentThrows(session, n = 6) {
   );
 }
 
-/** The 状元 race: who held the 状元 standing, with which hand, newest first. */
+/**
+ * The 状元 race: who held the 状元 standing, with which hand, newest first.
+ * @param {import("./session.js").TableSession & Record<string, any>} session
+ */
 export function zhuangyuanRace(session, n = 5) {
-  const st = session.state;
+  const st = /** @type {import("./protocol.js").TableState} */ (session.state); // drawn with it
   const steps = session.events
-    .filter((e) => e.type === EVENT.STANDING && !session.isVoided(e))
+    .filter(
+      (/** @type {Record<string, any>} */ e) => e.type === EVENT.STANDING && !session.isVoided(e),
+    )
     .slice(-n)
     .reverse();
   return h(
@@ -50,7 +58,7 @@ export function zhuangyuanRace(session, n = 5) {
       ? h(
           "ol",
           { class: "tv-race-list" },
-          steps.map((e, i) =>
+          steps.map((/** @type {Record<string, any>} */ e, /** @type {number} */ i) =>
             h(
               "li",
               { class: i === 0 ? "is-leading" : "" },

@@ -1,12 +1,13 @@
 // Shared pieces of the screens: the top bar, toasts, the screen-reader announcer, dialogs,
 // icons, error messages.
 
-import { h, s, mount, $ } from "./dom.js";
+import { h, s, mount, $, byId } from "./dom.js";
 import { t, lang, setLang, LANGS, has } from "./i18n.js";
 import { muted, setMuted, unlock } from "./sound.js";
 
 // ---- icons (inline SVG, no font or emoji needed) ----------------------------------------------
 
+/** @type {Record<string, string>} */
 const ICONS = {
   sound: "M4 9h4l5-4v14l-5-4H4z M16 8.5a5 5 0 0 1 0 7 M18.5 6a8.5 8.5 0 0 1 0 12",
   mute: "M4 9h4l5-4v14l-5-4H4z M16 9l6 6 M22 9l-6 6",
@@ -32,6 +33,10 @@ const ICONS = {
   tables: "M4 4h7v7H4z M13 4h7v7h-7z M4 13h7v7H4z M13 13h7v7h-7z",
 };
 
+/**
+ * @param {string} name
+ * @param {{label?: string | null}} [options]
+ */
 export function icon(name, { label = null } = {}) {
   return s(
     "svg",
@@ -61,7 +66,10 @@ export function moonMark() {
 
 // ---- announcer and toasts ----------------------------------------------------------------------
 
-/** Tell screen-reader users something (polite live region). */
+/**
+ * Tell screen-reader users something (polite live region).
+ * @param {string | null} text
+ */
 export function announce(text) {
   const el = $("#announcer");
   if (!el) return;
@@ -72,6 +80,9 @@ export function announce(text) {
   }, 30);
 }
 
+/**
+ * @param {import("./dom.js").Child} text
+ */
 export function toast(text, { kind = "info", ms = 4200 } = {}) {
   const box = $("#toasts");
   if (!box) return;
@@ -85,7 +96,10 @@ export function toast(text, { kind = "info", ms = 4200 } = {}) {
   setTimeout(() => item.remove(), ms + 400);
 }
 
-/** A human sentence for an API or command error, from its stable code. */
+/**
+ * A human sentence for an API or command error, from its stable code.
+ * @param {Record<string, any>} err
+ */
 export function errorText(err) {
   const code = err && err.code;
   const params = (err && err.params) || {};
@@ -93,6 +107,9 @@ export function errorText(err) {
   return (err && (err.detail || err.title || err.message)) || t("error.unknown");
 }
 
+/**
+ * @param {Record<string, any>} err
+ */
 export function showError(err) {
   // errors stay longer than news: they are what a person must read and act on
   toast(errorText(err), { kind: "error", ms: 10000 });
@@ -100,11 +117,16 @@ export function showError(err) {
 
 // ---- dialogs ----------------------------------------------------------------------------------
 
-/** A modal yes/no question; resolves true when confirmed. */
+/**
+ * A modal yes/no question; resolves true when confirmed.
+ * @param {{title: string, body: import("./dom.js").Child, yes: string, no?: string,
+ *   danger?: boolean}} question
+ * @returns {Promise<boolean>}
+ */
 export function confirmDialog({ title, body, yes, no = t("common.cancel"), danger = false }) {
   return new Promise((resolve) => {
     const dialog = h("dialog", { class: "dialog", "aria-labelledby": "dlg-title" });
-    const close = (value) => {
+    const close = (/** @type {boolean} */ value) => {
       dialog.close();
       dialog.remove();
       resolve(value);
@@ -128,7 +150,7 @@ export function confirmDialog({ title, body, yes, no = t("common.cancel"), dange
         ),
       ),
     );
-    dialog.addEventListener("cancel", (ev) => {
+    dialog.addEventListener("cancel", (/** @type {Record<string, any>} */ ev) => {
       ev.preventDefault();
       close(false);
     });
@@ -140,6 +162,7 @@ export function confirmDialog({ title, body, yes, no = t("common.cancel"), dange
 
 // ---- the top bar ------------------------------------------------------------------------------
 
+/** @type {Record<string, string>} */
 const LANG_LABEL = { "zh-Hans": "简体", "zh-Hant": "繁體", en: "EN" };
 
 export function langPicker() {
@@ -148,7 +171,7 @@ export function langPicker() {
     {
       class: "lang-select",
       "aria-label": t("top.language"),
-      onchange: async (ev) => {
+      onchange: async (/** @type {{target: HTMLInputElement}} */ ev) => {
         await setLang(ev.target.value, { remember: true });
       },
     },
@@ -180,9 +203,11 @@ export function soundToggle() {
 /**
  * Draw the top bar: brand, an optional title (the table), the connection dot, sound, language.
  * `extra` are more buttons (links to the rules, the big screen …).
+ * @param {{title?: import("./dom.js").Child, conn?: string | null,
+ *   extra?: import("./dom.js").Child[]}} [options]
  */
 export function renderTopbar({ title = null, conn = null, extra = [] } = {}) {
-  const bar = $("#topbar");
+  const bar = byId("topbar");
   bar.classList.toggle("has-title", Boolean(title));
   mount(
     bar,
@@ -219,13 +244,20 @@ export function renderTopbar({ title = null, conn = null, extra = [] } = {}) {
  * card says it is connecting, and the top bar's dot).
  */
 const CONNECTING_BANNER_DELAY_MS = 1000;
+/**
+ * @type {number | null | undefined}
+ */
 let connectingBanner = null;
 
-/** The connection banner under the top bar: hidden while connected. */
+/**
+ * The connection banner under the top bar: hidden while connected.
+ * @param {string | null} status
+ * @param {{attempt?: number, onRetry?: (() => void) | null}} [options]
+ */
 export function renderNetbar(status, { attempt = 0, onRetry = null } = {}) {
   const bar = $("#netbar");
   if (!bar) return;
-  clearTimeout(connectingBanner);
+  clearTimeout(connectingBanner ?? undefined);
   if (status === "connecting" && bar.hidden && navigator.onLine !== false) {
     connectingBanner = setTimeout(
       () => paintNetbar(bar, status, { attempt, onRetry }),
@@ -236,6 +268,11 @@ export function renderNetbar(status, { attempt = 0, onRetry = null } = {}) {
   paintNetbar(bar, status, { attempt, onRetry });
 }
 
+/**
+ * @param {HTMLElement} bar
+ * @param {string | null} status
+ * @param {{attempt: number, onRetry: (() => void) | null}} options
+ */
 function paintNetbar(bar, status, { attempt, onRetry }) {
   if (!status || status === "open" || status === "closed") {
     bar.hidden = true;
@@ -266,7 +303,11 @@ function paintNetbar(bar, status, { attempt, onRetry }) {
   );
 }
 
-/** A small labelled stat chip. */
+/**
+ * A small labelled stat chip.
+ * @param {import("./dom.js").Child} label
+ * @param {import("./dom.js").Child} value
+ */
 export function chip(label, value, cls = "") {
   return h(
     "span",
@@ -276,7 +317,10 @@ export function chip(label, value, cls = "") {
   );
 }
 
-/** Copy text to the clipboard (with a fallback for pages that are not a secure context). */
+/**
+ * Copy text to the clipboard (with a fallback for pages that are not a secure context).
+ * @param {string} text
+ */
 export async function copyText(text) {
   try {
     if (navigator.clipboard && window.isSecureContext) {
@@ -317,7 +361,10 @@ export function oddsNavLink(href = "/odds") {
   );
 }
 
-/** The link from a rules page to 规则与概率 for the same rules. */
+/**
+ * The link from a rules page to 规则与概率 for the same rules.
+ * @param {string} href
+ */
 export function oddsLink(href) {
   return h(
     "a",

@@ -4,9 +4,14 @@
 import { lang } from "./i18n.js";
 import { muted } from "./sound.js";
 
+/** @type {Record<string, string>} */
 const VOICE_LANG = { "zh-Hans": "zh-CN", "zh-Hant": "zh-TW", en: "en-US" };
 
-/** Hands worth calling out: every 状元 hand, the game enders and 对堂. */
+/**
+ * Hands worth calling out: every 状元 hand, the game enders and 对堂.
+ * @param {string} hand
+ * @param {string | null} tier
+ */
 export function worthCalling(hand, tier) {
   return (
     tier === "zhuangyuan" ||
@@ -15,7 +20,10 @@ export function worthCalling(hand, tier) {
   );
 }
 
-/** Say `text` (one utterance at a time: a newer call-out replaces an unfinished one). */
+/**
+ * Say `text` (one utterance at a time: a newer call-out replaces an unfinished one).
+ * @param {string | undefined} text
+ */
 export function say(text) {
   const synth = window.speechSynthesis;
   if (!synth || muted() || typeof window.SpeechSynthesisUtterance !== "function") return false;

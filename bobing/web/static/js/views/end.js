@@ -21,8 +21,11 @@ import { historyCard } from "../history.js";
 import { reactionBar } from "../reactions.js";
 import { isRanked, PrizeCeremony, rankingTable } from "../ranked.js";
 
-/** The end of an event's table (or its 状元王中王): back to the event, and who goes on to the
- * 状元王中王 when the event holds one (the server's `event_table`). */
+/**
+ * The end of an event's table (or its 状元王中王): back to the event, and who goes on to the
+ * 状元王中王 when the event holds one (the server's `event_table`).
+ * @param {import("../protocol.js").TableState} st
+ */
 export function eventCard(st) {
   const code = st.event;
   const table = st.event_table;
@@ -48,18 +51,21 @@ export function eventCard(st) {
 }
 
 export class EndPanel {
+  /**
+   * @param {import("../session.js").TableSession & Record<string, any>} session
+   * @param {any} ctx
+   */
   constructor(session, ctx, { live = false } = {}) {
     this.session = session;
     this.ctx = ctx;
     this.verifyBox = h("div", { class: "verify-result", "aria-live": "polite" });
     this.el = h("div", { class: "end" });
-    this.prizeCeremony = isRanked(session.state)
-      ? new PrizeCeremony(session.state, { live })
-      : null;
+    const over = /** @type {import("../protocol.js").TableState} */ (session.state); // the game is over: it came
+    this.prizeCeremony = isRanked(over) ? new PrizeCeremony(over, { live }) : null;
     this.build();
     if (live && !this.prizeCeremony) {
       gong();
-      const st = session.state;
+      const st = /** @type {import("../protocol.js").TableState} */ (session.state);
       const z = st.result && st.result.zhuangyuan;
       announce(z ? t("end.announce", { player: z.player }) : t("end.no_winner"));
       celebrateEnd(st);
@@ -75,7 +81,7 @@ export class EndPanel {
   }
 
   build() {
-    const st = this.session.state;
+    const st = /** @type {import("../protocol.js").TableState} */ (this.session.state);
     const code = this.session.code;
     const z = st.result && st.result.zhuangyuan;
     const named = st.named_prizes || {};
@@ -176,7 +182,7 @@ export class EndPanel {
         ),
       ),
     );
-    const fair = st.fairness || {};
+    const fair = /** @type {Record<string, any>} */ (st.fairness || {});
     const fairness = h(
       "section",
       { class: "card fairness", "aria-labelledby": "fair-title" },
@@ -276,18 +282,24 @@ export class EndPanel {
       else if (!report.commitmentOk) summary = t("fair.bad_commitment");
       else if (report.earlyCommitmentOk === false) summary = t("fair.bad_early_commitment");
       else if (alerts.length) {
-        const throws = alerts.filter((a) => a.throw > 0).map((a) => a.throw);
+        const throws = alerts
+          .filter((/** @type {Record<string, any>} */ a) => a.throw > 0)
+          .map((/** @type {Record<string, any>} */ a) => a.throw);
         summary = [
           throws.length
             ? t("fair.bad_nonces", { n: throws.length, list: throws.join(t("list.sep")) })
             : null,
-          alerts.some((a) => a.throw === 0) ? t("fair.bad_start_nonce") : null,
+          alerts.some((/** @type {Record<string, any>} */ a) => a.throw === 0)
+            ? t("fair.bad_start_nonce")
+            : null,
         ]
           .filter(Boolean)
           .join(" ");
       } else if (report.disputes && report.disputes.length)
         summary = t("fair.bad_disputed", {
-          list: report.disputes.map((d) => d.throw).join(t("list.sep")),
+          list: report.disputes
+            .map((/** @type {Record<string, any>} */ d) => d.throw)
+            .join(t("list.sep")),
         });
       else if (missing.length) summary = t("fair.bad_missing", { n: missing.length });
       else if (report.start && !report.start.ok) summary = t("fair.bad_start");
@@ -327,7 +339,7 @@ export class EndPanel {
                   ? t("fair.fact_nonces", {
                       n:
                         Object.keys(this.session.sent).length -
-                        alerts.filter((a) => a.throw > 0).length,
+                        alerts.filter((/** @type {Record<string, any>} */ a) => a.throw > 0).length,
                     })
                   : t("fair.fact_no_nonces"),
               ),

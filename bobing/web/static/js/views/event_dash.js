@@ -23,6 +23,10 @@ import { loadInvite, forgetInviteWaiter, inviteNotice, publicUrl } from "../invi
 import { statusText, leaderLine, eventNav } from "../widgets/event_nav.js";
 
 export class EventDashboardView {
+  /**
+   * @param {HTMLElement} main
+   * @param {{code: string, navigate: (path: string) => void}} options
+   */
   constructor(main, { code, navigate }) {
     this.main = main;
     this.code = code;
@@ -62,20 +66,38 @@ export class EventDashboardView {
     return organizerToken(this.code);
   }
 
-  /** What closing does: "none" (no table it closes has thrown yet), "now" (each ends at once:
-   * nobody has thrown in its round yet, as the server says) or "round" (a round is played out). */
+  /**
+   * What closing does: "none" (no table it closes has thrown yet), "now" (each ends at once:
+   * nobody has thrown in its round yet, as the server says) or "round" (a round is played out).
+   * @param {number | null} table
+   */
   closeKind(table) {
     const ev = this.watcher.event;
     if (!ev) return "round";
     const closing = ev.tables.filter(
-      (tb) => (table === null || tb.number === table) && tb.status !== "over",
+      (/** @type {Record<string, any>} */ tb) =>
+        (table === null || tb.number === table) && tb.status !== "over",
     );
-    if (closing.every((tb) => tb.status === "lobby" || !tb.throw_count)) return "none";
-    if (closing.every((tb) => tb.status === "lobby" || tb.close_at_once === true)) return "now";
+    if (
+      closing.every(
+        (/** @type {Record<string, any>} */ tb) => tb.status === "lobby" || !tb.throw_count,
+      )
+    )
+      return "none";
+    if (
+      closing.every(
+        (/** @type {Record<string, any>} */ tb) =>
+          tb.status === "lobby" || tb.close_at_once === true,
+      )
+    )
+      return "now";
     return "round";
   }
 
-  /** The close dialog's sentence for that kind, in the table's terms (places or cakes). */
+  /**
+   * The close dialog's sentence for that kind, in the table's terms (places or cakes).
+   * @param {number | null} table
+   */
   closeBody(table) {
     const ev = this.watcher.event;
     const ranked = Boolean(ev && ev.rules && ev.rules.award === "ranked");
@@ -87,6 +109,10 @@ export class EventDashboardView {
     return t(ranked ? "event.confirm_close_body_ranked" : "event.confirm_close_body");
   }
 
+  /**
+   * @param {string} action
+   * @param {number | null} [table]
+   */
   async act(action, table = null) {
     try {
       if (action === "close") {
@@ -108,7 +134,11 @@ export class EventDashboardView {
     }
   }
 
-  /** One table's start thrower, chosen before its start dice (RULES.md §9.4). */
+  /**
+   * One table's start thrower, chosen before its start dice (RULES.md §9.4).
+   * @param {any} number
+   * @param {any} value
+   */
   async chooseThrower(number, value) {
     try {
       await eventApi.startThrower(this.code, number, value, this.token);
@@ -118,7 +148,11 @@ export class EventDashboardView {
     }
   }
 
-  /** 签到: tick someone as come, or undo a wrong tick (RULES.md §9.4). */
+  /**
+   * 签到: tick someone as come, or undo a wrong tick (RULES.md §9.4).
+   * @param {any} name
+   * @param {any} present
+   */
   async checkIn(name, present) {
     try {
       await eventApi.checkIn(this.code, name, present, this.token);
@@ -140,6 +174,10 @@ export class EventDashboardView {
     }
   }
 
+  /**
+   * @param {Record<string, any>} ev
+   * @param {boolean} organiser
+   */
   checkInCard(ev, organiser) {
     const door = ev.check_in;
     if (!door) return null;
@@ -156,7 +194,7 @@ export class EventDashboardView {
         h(
           "ul",
           { class: "ev-checkin-list" },
-          ev.people.map((p) =>
+          ev.people.map((/** @type {Record<string, any>} */ p) =>
             h(
               "li",
               {},
@@ -169,7 +207,8 @@ export class EventDashboardView {
                   dataset: { name: p.name },
                   checked: present.has(p.name),
                   disabled: !organiser,
-                  onchange: (e) => this.checkIn(p.name, e.target.checked),
+                  onchange: (/** @type {{target: HTMLInputElement}} */ e) =>
+                    this.checkIn(p.name, e.target.checked),
                 }),
                 h(
                   "span",
@@ -206,7 +245,9 @@ export class EventDashboardView {
         h(
           "ul",
           { class: "ev-no-shows" },
-          door.no_shows.map((p) => h("li", {}, t("event.no_shows.line", p))),
+          door.no_shows.map((/** @type {Record<string, unknown> | undefined} */ p) =>
+            h("li", {}, t("event.no_shows.line", p)),
+          ),
         ),
       );
     return h(
@@ -247,7 +288,11 @@ export class EventDashboardView {
     }
     renderTopbar({ title: ev.name });
     const organiser = Boolean(this.token);
-    const button = (action, table = null, cls = "btn-ghost") =>
+    const button = (
+      /** @type {string} */ action,
+      /** @type {number | null} */ table = null,
+      cls = "btn-ghost",
+    ) =>
       h(
         "button",
         {
@@ -260,7 +305,8 @@ export class EventDashboardView {
       );
     // on all tables, only the actions that apply to one of them (a finished event has none,
     // nor one still at the door: it has no tables yet)
-    const has = (status) => ev.tables.some((tb) => tb.status === status);
+    const has = (/** @type {string} */ status) =>
+      ev.tables.some((/** @type {Record<string, any>} */ tb) => tb.status === status);
     const allButtons = !organiser
       ? h("p", { class: "hint" }, t("event.read_only"))
       : ev.all_over
@@ -276,7 +322,7 @@ export class EventDashboardView {
               has("paused") ? button("resume") : null,
               button("close", null, "btn-danger-text"),
             );
-    const tables = ev.tables.map((tb) => {
+    const tables = ev.tables.map((/** @type {Record<string, any>} */ tb) => {
       const actions = [];
       if (organiser) {
         if (tb.status === "lobby") actions.push(button("start", tb.number, "btn-primary"));
@@ -328,12 +374,13 @@ export class EventDashboardView {
                 {
                   class: "input ev-thrower-select",
                   dataset: { table: tb.number },
-                  onchange: (e) => this.chooseThrower(tb.number, e.target.value),
+                  onchange: (/** @type {{target: HTMLInputElement}} */ e) =>
+                    this.chooseThrower(tb.number, e.target.value),
                 },
                 ["first_seat", "leader", "elder"].map((opt) =>
                   h("option", { value: opt }, t(`event.new.start_mode.${opt}`)),
                 ),
-                tb.players.map((p) =>
+                tb.players.map((/** @type {import("../dom.js").Child} */ p) =>
                   h("option", { value: p, selected: p === tb.start_thrower }, p),
                 ),
               ),
@@ -458,11 +505,18 @@ export class EventDashboardView {
   /**
    * What comes next after creating the event, until a table starts: (check in,) print the
    * cards, hand out the 组长 QR codes, start.
+   * @param {Record<string, any>} ev
    */
   nextSteps(ev) {
-    if (ev.all_over || ev.tables.some((tb) => tb.status !== "lobby")) return null;
+    if (
+      ev.all_over ||
+      ev.tables.some((/** @type {Record<string, any>} */ tb) => tb.status !== "lobby")
+    )
+      return null;
     const door = ev.check_in && ev.check_in.open;
-    const here = ev.tables.some((tb) => loadTable(tb.code).hostToken);
+    const here = ev.tables.some(
+      (/** @type {Record<string, any>} */ tb) => loadTable(tb.code).hostToken,
+    );
     const label = t("event.leader_qr");
     return h(
       "section",
@@ -503,11 +557,17 @@ export class EventDashboardView {
     );
   }
 
-  /** The 组长's link: the table with its host token in the fragment (never sent to the server). */
+  /**
+   * The 组长's link: the table with its host token in the fragment (never sent to the server).
+   * @param {Record<string, any>} tb
+   */
   leaderLink(tb) {
     return publicUrl(`/t/${tb.code}#host=${loadTable(tb.code).hostToken}`);
   }
 
+  /**
+   * @param {Record<string, any>} tb
+   */
   async copyLeaderLink(tb) {
     await copyText(this.leaderLink(tb));
     toast(t("event.leader_link_copied", { table: tableLabel(tb.number) }));
@@ -518,6 +578,10 @@ export class EventDashboardView {
     toast(t("event.organizer_link_copied"));
   }
 
+  /**
+   * @param {Record<string, any>} ev
+   * @param {boolean} organiser
+   */
   playoffCard(ev, organiser) {
     const p = ev.playoff;
     const body = [];
@@ -573,7 +637,8 @@ export class EventDashboardView {
               min: 1,
               max: limits().max_playoff_throws,
               value: this.throws,
-              oninput: (e) => (this.throws = Number(e.target.value) || 1),
+              oninput: (/** @type {{target: HTMLInputElement}} */ e) =>
+                (this.throws = Number(e.target.value) || 1),
             }),
             h(
               "button",
@@ -599,9 +664,12 @@ export class EventDashboardView {
     );
   }
 
+  /**
+   * @param {Record<string, any>} ev
+   */
   budgetCard(ev) {
     const b = ev.budget;
-    const row = (key, value) =>
+    const row = (/** @type {string} */ key, /** @type {string} */ value) =>
       h(
         "div",
         { class: "ev-money-row" },
@@ -616,9 +684,11 @@ export class EventDashboardView {
         "income",
         t("event.budget.income_line", { n: b.people, each: b.contribution, total: b.income }),
       ),
-      b.fixed_costs.map((c) => row("cost", `${c.name} ${c.amount}`)),
+      b.fixed_costs.map((/** @type {Record<string, any>} */ c) =>
+        row("cost", `${c.name} ${c.amount}`),
+      ),
       row("prizes", b.prizes),
-      (b.donated_sets || []).map((d) =>
+      (b.donated_sets || []).map((/** @type {Record<string, any>} */ d) =>
         h("p", { class: "ev-donated-set" }, t("event.budget.donated", { name: d.name, n: d.sets })),
       ),
       row("spent", b.spent),
@@ -630,7 +700,9 @@ export class EventDashboardView {
           : b.surplus_use === "refund"
             ? t("event.budget.surplus_refund", {
                 n: b.surplus,
-                people: (b.refunds || []).filter((r) => !r.no_show).length,
+                people: (b.refunds || []).filter(
+                  (/** @type {Record<string, any>} */ r) => !r.no_show,
+                ).length,
               })
             : t("event.budget.surplus", { n: b.surplus }),
       ),
@@ -638,7 +710,7 @@ export class EventDashboardView {
         ? h(
             "ul",
             { class: "ev-refunds" },
-            b.refunds.map((r) =>
+            b.refunds.map((/** @type {Record<string, unknown>} */ r) =>
               h(
                 "li",
                 {},

@@ -25,14 +25,20 @@ import { runSheet } from "../programme.js";
 const FEED_ITEMS = 8;
 const FEED_LINES = 2;
 
-/** About how many em a text takes (CJK and full-width characters one each, others about half). */
+/**
+ * About how many em a text takes (CJK and full-width characters one each, others about half).
+ * @param {any} text
+ */
 function ems(text) {
   let n = 0;
-  for (const ch of String(text)) n += ch.codePointAt(0) > 0x2e80 ? 1 : 0.58;
+  for (const ch of String(text)) n += /** @type {number} */ (ch.codePointAt(0)) > 0x2e80 ? 1 : 0.58;
   return n;
 }
 
-/** A player's cakes, best tier first: "对堂 1 · 二举 2" (a cakes table's board). */
+/**
+ * A player's cakes, best tier first: "对堂 1 · 二举 2" (a cakes table's board).
+ * @param {Record<string, any>} held
+ */
 function holdingText(held) {
   const parts = TIERS.filter((tier) => held && held[tier]).map(
     (tier) => `${tierName(tier)} ${held[tier]}`,
@@ -40,20 +46,33 @@ function holdingText(held) {
   return parts.length ? parts.join(" · ") : "—";
 }
 
-/** A table's board rows, best first: ranked by the server's ranking, cakes by tiers held. */
+/**
+ * A table's board rows, best first: ranked by the server's ranking, cakes by tiers held.
+ * @param {Record<string, any>} ev
+ * @param {Record<string, any>} tb
+ */
 export function boardRows(ev, tb) {
   const result = tb.result;
-  if (!result) return tb.players.map((name) => ({ rank: null, player: name, best: "", prize: "" }));
-  if (ev.rules && ev.rules.award === "ranked") {
-    return rankingRows({ rules: ev.rules, result }).map((row) => ({
-      rank: row.rank,
-      player: row.player,
-      best: bestName(row, ev.rules),
-      prize: row.unit ? row.unit.name : t("ranked.no_prize"),
+  if (!result)
+    return tb.players.map((/** @type {any} */ name) => ({
+      rank: /** @type {number | null} */ (null),
+      player: name,
+      best: "",
+      prize: "",
     }));
+  if (ev.rules && ev.rules.award === "ranked") {
+    return rankingRows({ rules: ev.rules, result }).map(
+      (/** @type {Record<string, any>} */ row) => ({
+        rank: row.rank,
+        player: row.player,
+        best: bestName(row, ev.rules),
+        prize: row.unit ? row.unit.name : t("ranked.no_prize"),
+      }),
+    );
   }
   const holdings = result.holdings || {};
-  const key = (name) => TIERS.map((tier) => (holdings[name] && holdings[name][tier]) || 0);
+  const key = (/** @type {string | number} */ name) =>
+    TIERS.map((tier) => (holdings[name] && holdings[name][tier]) || 0);
   const names = [...tb.players].sort((a, b) => {
     const ka = key(a);
     const kb = key(b);
@@ -78,7 +97,7 @@ export class EventHallView {
     this.onUpdate = () => this.paint();
     this.watcher.addEventListener("update", this.onUpdate);
     loadInvite(this.onUpdate);
-    /** 历届 (RULES.md §10.3): the earlier years, read once (they do not change tonight) */
+    /** @type {import("../years.js").Year[]} 历届 (RULES.md §10.3): the earlier years, read once */
     this.years = [];
     fetchYears(code).then(
       (found) => ((this.years = found.years), this.paint()),
@@ -224,9 +243,14 @@ export class EventHallView {
     }
   }
 
-  /** Show the newest notable throws that fit in the feed band's lines, hide the rest. */
+  /**
+   * Show the newest notable throws that fit in the feed band's lines, hide the rest.
+   * @param {HTMLElement} room
+   */
   fitFeed(room) {
-    const items = [...room.querySelectorAll(".ev-hall-feed .ev-feed-item")];
+    const items = /** @type {HTMLElement[]} */ ([
+      ...room.querySelectorAll(".ev-hall-feed .ev-feed-item"),
+    ]);
     for (const item of items) item.hidden = false;
     if (!items.length) return;
     const tops = [...new Set(items.map((item) => item.offsetTop))].sort((a, b) => a - b);
@@ -234,8 +258,11 @@ export class EventHallView {
     for (const item of items) item.hidden = item.offsetTop > last;
   }
 
-  /** The hall's headline: the event, and while a table still plays, how to join it. The
-   * address warnings are the organiser's (dashboard, cards), not the whole room's. */
+  /**
+   * The hall's headline: the event, and while a table still plays, how to join it. The
+   * address warnings are the organiser's (dashboard, cards), not the whole room's.
+   * @param {Record<string, any>} ev
+   */
   head(ev) {
     return h(
       "header",
@@ -247,6 +274,10 @@ export class EventHallView {
     );
   }
 
+  /**
+   * @param {Record<string, any>} ev
+   * @param {Record<string, any>} tb
+   */
   tile(ev, tb) {
     return h(
       "article",
@@ -283,6 +314,10 @@ export class EventHallView {
     );
   }
 
+  /**
+   * @param {Record<string, any>} ev
+   * @param {any} p
+   */
   tables(ev, p) {
     const one = ev.tables.length === 1 ? ev.tables[0] : null;
     const feed = this.watcher.feed.slice(0, FEED_ITEMS);
@@ -297,7 +332,7 @@ export class EventHallView {
         h(
           "div",
           { class: "ev-tiles" },
-          ev.tables.map((tb) => this.tile(ev, tb)),
+          ev.tables.map((/** @type {any} */ tb) => this.tile(ev, tb)),
         ),
         one ? this.board(ev, one, t("event.board_live")) : null,
       ),
@@ -315,13 +350,21 @@ export class EventHallView {
     );
   }
 
-  /** A table's leaderboard (ranked: best throw and the prize it holds; cakes: cakes held). */
+  /**
+   * A table's leaderboard (ranked: best throw and the prize it holds; cakes: cakes held).
+   * @param {any} ev
+   * @param {Record<string, any>} tb
+   * @param {import("../dom.js").Child} title
+   */
   board(ev, tb, title) {
     const rows = boardRows(ev, tb);
     // the widest row in em: rank, gaps, name, best throw, prize (a row never wraps)
     const chars = Math.max(
       12,
-      ...rows.map((row) => 4 + ems(row.player) + ems(row.best) + ems(row.prize)),
+      ...rows.map(
+        (/** @type {Record<string, any>} */ row) =>
+          4 + ems(row.player) + ems(row.best) + ems(row.prize),
+      ),
     );
     return h(
       "section",
@@ -333,7 +376,7 @@ export class EventHallView {
         h(
           "ol",
           { class: "ev-fit-list ev-board-list", dataset: { chars: String(Math.ceil(chars)) } },
-          rows.map((row) =>
+          rows.map((/** @type {Record<string, any>} */ row) =>
             h(
               "li",
               { class: ["ev-board-row", tb.next === row.player ? "is-next" : ""] },
@@ -348,7 +391,10 @@ export class EventHallView {
     );
   }
 
-  /** Every table over, no 王中王 to come: who takes which prize, filling the screen. */
+  /**
+   * Every table over, no 王中王 to come: who takes which prize, filling the screen.
+   * @param {Record<string, any>} ev
+   */
   prizeGiving(ev) {
     return h(
       "div",
@@ -366,7 +412,7 @@ export class EventHallView {
       h(
         "div",
         { class: "ev-room-body ev-giving-tables" },
-        ev.tables.map((tb) =>
+        ev.tables.map((/** @type {Record<string, any>} */ tb) =>
           this.board(
             ev,
             tb,
@@ -377,6 +423,11 @@ export class EventHallView {
     );
   }
 
+  /**
+   * @param {Record<string, any>} ev
+   * @param {Record<string, any>} p
+   * @param {Record<string, any>} first
+   */
   ceremony(ev, p, first) {
     return h(
       "div",
@@ -405,6 +456,10 @@ export class EventHallView {
     );
   }
 
+  /**
+   * @param {Record<string, any>} ev
+   * @param {Record<string, any>} p
+   */
   playoffPanel(ev, p) {
     const throws = new Map();
     for (const row of (p.result && p.result.ranking) || []) throws.set(row.player, row);
@@ -423,7 +478,7 @@ export class EventHallView {
       h(
         "ol",
         { class: "ev-playoff-field" },
-        p.players.map((name) => {
+        p.players.map((/** @type {import("../dom.js").Child} */ name) => {
           const row = throws.get(name);
           return h(
             "li",
@@ -443,6 +498,9 @@ export class EventHallView {
     );
   }
 
+  /**
+   * @param {Record<string, any>} ev
+   */
   winners(ev) {
     return h(
       "section",
@@ -451,7 +509,7 @@ export class EventHallView {
       h(
         "ul",
         {},
-        ev.tables.map((tb) =>
+        ev.tables.map((/** @type {Record<string, any>} */ tb) =>
           h("li", {}, `${tableLabel(tb.number)}：${tb.zhuangyuan ? tb.zhuangyuan.player : "—"}`),
         ),
       ),

@@ -15,6 +15,9 @@ import { loadInvite, inviteNotice } from "../invite.js";
 import { fetchYears, yearsSection } from "../years.js";
 import { sessionsResults } from "../programme.js";
 
+/**
+ * @param {HTMLElement} main
+ */
 function loading(main) {
   mount(
     main,
@@ -26,7 +29,10 @@ function loading(main) {
   );
 }
 
-/** The rules in a line: the preset and the cakes per tier. */
+/**
+ * The rules in a line: the preset and the cakes per tier.
+ * @param {Record<string, any>} ev
+ */
 export function rulesLine(ev) {
   const prizes = (ev.rules && ev.rules.prizes) || {};
   const counts = TIERS.filter((tier) => prizes[tier]).map(
@@ -38,14 +44,19 @@ export function rulesLine(ev) {
   });
 }
 
-/** The goods a table's cakes are, by tier: "状元 可爱公仔 · 对堂 洗发水×2、沐浴露×2 …" (the card
- * tells the table what it plays for; the 组长 hands them out). */
+/**
+ * The goods a table's cakes are, by tier: "状元 可爱公仔 · 对堂 洗发水×2、沐浴露×2 …" (the card
+ * tells the table what it plays for; the 组长 hands them out).
+ * @param {Record<string, any>} ev
+ */
 export function goodsLine(ev) {
   const prizes = ev.prizes || {};
   const parts = TIERS.filter((tier) => (prizes[tier] || []).length).map(
     (tier) =>
       `${tierName(tier)} ${prizes[tier]
-        .map((g) => (g.count > 1 ? `${g.name}×${g.count}` : g.name))
+        .map((/** @type {Record<string, any>} */ g) =>
+          g.count > 1 ? `${g.name}×${g.count}` : g.name,
+        )
         .join(t("list.sep"))}`,
   );
   return parts.join(" · ");
@@ -83,7 +94,8 @@ export class EventCardsView {
         showError(err);
       }
     }
-    const seatOf = (tb, name) => keys.get(`${tb.number} ${name}`);
+    const seatOf = (/** @type {Record<string, any>} */ tb, /** @type {any} */ name) =>
+      keys.get(`${tb.number} ${name}`);
     renderTopbar({ title: ev.name });
     mount(
       this.main,
@@ -107,7 +119,7 @@ export class EventCardsView {
         h(
           "div",
           { class: "ev-cards" },
-          ev.tables.map((tb) =>
+          ev.tables.map((/** @type {Record<string, any>} */ tb) =>
             h(
               "article",
               { class: "ev-card", dataset: { table: tb.number } },
@@ -133,7 +145,7 @@ export class EventCardsView {
                 h(
                   "ol",
                   { class: "ev-card-names" },
-                  tb.players.map((name) => {
+                  tb.players.map((/** @type {import("../dom.js").Child} */ name) => {
                     const seat = seatOf(tb, name);
                     return h(
                       "li",
@@ -180,6 +192,10 @@ export class EventCardsView {
 }
 
 export class EventClaimView {
+  /**
+   * @param {HTMLElement} main
+   * @param {{code: string, number: number | string, navigate: (path: string) => void}} options
+   */
   constructor(main, { code, number, navigate }) {
     this.main = main;
     this.code = code;
@@ -203,7 +219,7 @@ export class EventClaimView {
       showError(err);
       return;
     }
-    const tb = ev.tables.find((x) => x.number === this.number);
+    const tb = ev.tables.find((/** @type {Record<string, any>} */ x) => x.number === this.number);
     renderTopbar({ title: ev.name });
     if (!tb) {
       mount(
@@ -223,7 +239,8 @@ export class EventClaimView {
     const { name: keyName, key } = claimLinkSeat();
     this.key = key;
     this.token = organizerToken(this.code);
-    const may = (name) => this.token || (this.key && name === keyName && !claimed.has(name));
+    const may = (/** @type {import("../dom.js").Child} */ name) =>
+      this.token || (this.key && name === keyName && !claimed.has(name));
     mount(
       this.main,
       h(
@@ -235,7 +252,7 @@ export class EventClaimView {
         h(
           "div",
           { class: "ev-claim-names" },
-          tb.players.map((name) =>
+          tb.players.map((/** @type {import("../dom.js").Child} */ name) =>
             h(
               "button",
               {
@@ -261,6 +278,9 @@ export class EventClaimView {
     );
   }
 
+  /**
+   * @param {any} name
+   */
   async claim(name) {
     try {
       const seat = await eventApi.claim(
@@ -281,8 +301,11 @@ export class EventClaimView {
   }
 }
 
-/** One kind of prize a person takes home, counted by the server (``prize_counts``: the same
- * rows as the CSV and XLSX): "一秀：可乐 ×9（18）". */
+/**
+ * One kind of prize a person takes home, counted by the server (``prize_counts``: the same
+ * rows as the CSV and XLSX): "一秀：可乐 ×9（18）".
+ * @param {Record<string, any>} prize
+ */
 function prizeText(prize, count = 1) {
   const tier =
     prize.tier === "wangzhongwang"
@@ -298,27 +321,39 @@ function prizeText(prize, count = 1) {
     : t("event.prize_line", { tier, name });
 }
 
-/** Which start-dice line a table's card prints: at a referee table the 组长 types the dice in,
+/**
+ * Which start-dice line a table's card prints: at a referee table the 组长 types the dice in,
  * or, where the roster marks 组长 and the seating left this table without one, whoever keeps
- * the table's phone. */
+ * the table's phone.
+ * @param {Record<string, any>} ev
+ * @param {Record<string, any>} tb
+ */
 function cardThrower(ev, tb) {
   if (ev.mode !== "referee") return "rolled";
-  const marked = (ev.people || []).some((p) => p.leader);
+  const marked = (ev.people || []).some((/** @type {Record<string, any>} */ p) => p.leader);
   return marked && !(tb.leaders && tb.leaders.length) ? "referee_no_leader" : "referee";
 }
 
-/** RULES.md §9.4 at the prize desk: the no-shows with what they paid, each refund, the
- * donated 会饼 (nothing when the event uses none of them). */
+/**
+ * RULES.md §9.4 at the prize desk: the no-shows with what they paid, each refund, the
+ * donated 会饼 (nothing when the event uses none of them).
+ * @param {Record<string, any>} money
+ */
 function moneyCard(money) {
   if (!money) return null;
-  const list = (key, cls, items, line) =>
+  const list = (
+    /** @type {string} */ key,
+    /** @type {string} */ cls,
+    /** @type {any[]} */ items,
+    /** @type {string} */ line,
+  ) =>
     items && items.length
       ? [
           h("h3", { class: "field-label" }, t(key)),
           h(
             "ul",
             { class: cls },
-            items.map((item) =>
+            items.map((/** @type {Record<string, unknown>} */ item) =>
               h("li", {}, t(item.no_show ? "event.budget.refund_no_show" : line, item)),
             ),
           ),
@@ -333,7 +368,10 @@ function moneyCard(money) {
     ...list(
       "event.new.donated",
       "ev-donated-sets",
-      (money.donated_sets || []).map((d) => ({ name: d.name, n: d.sets })),
+      (money.donated_sets || []).map((/** @type {Record<string, any>} */ d) => ({
+        name: d.name,
+        n: d.sets,
+      })),
       "event.budget.donated",
     ),
   ];
@@ -376,9 +414,9 @@ export class EventResultsView {
     renderTopbar({ title: res.name });
     const w = res.wangzhongwang;
     // 反向博钱 (RULES.md §9.3): a column of what each person pays into the kitty
-    const paying = res.people.some((p) => "pays" in p);
+    const paying = res.people.some((/** @type {any} */ p) => "pays" in p);
     const ranked = Boolean(ev.rules && ev.rules.award === "ranked");
-    const personRow = (p, withTable) =>
+    const personRow = (/** @type {Record<string, any>} */ p, /** @type {boolean} */ withTable) =>
       h(
         "tr",
         { dataset: { name: p.name } },
@@ -391,15 +429,27 @@ export class EventResultsView {
             ? h(
                 "ul",
                 { class: "prize-list" },
-                p.prize_counts.map((g) => h("li", {}, prizeText(g, g.count))),
+                p.prize_counts.map((/** @type {Record<string, any>} */ g) =>
+                  h("li", {}, prizeText(g, g.count)),
+                ),
               )
             : h("span", { class: "hint" }, t("event.nothing")),
         ),
-        h("td", { class: "num" }, String(p.prizes.reduce((n, x) => n + (Number(x.value) || 0), 0))),
+        h(
+          "td",
+          { class: "num" },
+          String(
+            p.prizes.reduce(
+              (/** @type {number} */ n, /** @type {Record<string, any>} */ x) =>
+                n + (Number(x.value) || 0),
+              0,
+            ),
+          ),
+        ),
         paying ? h("td", { class: "num ev-pays" }, String(p.pays || 0)) : null,
         h("td", { class: "ev-tick", "aria-hidden": "true" }, "☐"),
       );
-    const head = (withTable) =>
+    const head = (/** @type {boolean} */ withTable) =>
       h(
         "thead",
         {},
@@ -414,7 +464,7 @@ export class EventResultsView {
           h("th", {}, t("event.col.handed")),
         ),
       );
-    const byTable = res.tables.map((tb) =>
+    const byTable = res.tables.map((/** @type {Record<string, any>} */ tb) =>
       h(
         "section",
         { class: "card ev-desk", dataset: { table: tb.number } },
@@ -442,7 +492,9 @@ export class EventResultsView {
             h(
               "tbody",
               {},
-              res.people.filter((p) => p.table === tb.number).map((p) => personRow(p, false)),
+              res.people
+                .filter((/** @type {Record<string, any>} */ p) => p.table === tb.number)
+                .map((/** @type {any} */ p) => personRow(p, false)),
             ),
           ),
         ),
@@ -452,7 +504,10 @@ export class EventResultsView {
               { class: "ev-shared" },
               t("event.shared_zhuangyuan", {
                 items: tb.shared
-                  .map((u) => `${u.name || tierName(u.tier)} ×${u.count}`)
+                  .map(
+                    (/** @type {Record<string, any>} */ u) =>
+                      `${u.name || tierName(u.tier)} ×${u.count}`,
+                  )
                   .join(t("list.sep")),
                 n: tb.shared[0].players,
               }),
@@ -467,7 +522,10 @@ export class EventResultsView {
               { class: "hint" },
               t("event.unclaimed", {
                 items: tb.unclaimed
-                  .map((u) => `${u.name || tierName(u.tier)} ×${u.count}`)
+                  .map(
+                    (/** @type {Record<string, any>} */ u) =>
+                      `${u.name || tierName(u.tier)} ×${u.count}`,
+                  )
                   .join(t("list.sep")),
               }),
             )
@@ -475,8 +533,8 @@ export class EventResultsView {
       ),
     );
     // the server's name order (bobing/gatherings/collation.py), the downloads' order too
-    const byName = new Map(res.people.map((p) => [p.name, p]));
-    const sorted = res.by_name.map((name) => byName.get(name));
+    const byName = new Map(res.people.map((/** @type {Record<string, any>} */ p) => [p.name, p]));
+    const sorted = res.by_name.map((/** @type {any} */ name) => byName.get(name));
     mount(
       this.main,
       h(
@@ -557,7 +615,7 @@ export class EventResultsView {
               h(
                 "tbody",
                 {},
-                sorted.map((p) => personRow(p, true)),
+                sorted.map((/** @type {any} */ p) => personRow(p, true)),
               ),
             ),
           ),
@@ -568,6 +626,9 @@ export class EventResultsView {
     );
   }
 
+  /**
+   * @param {string} ext
+   */
   async download(ext) {
     try {
       const response = await eventApi.download(this.code, ext);

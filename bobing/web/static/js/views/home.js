@@ -15,6 +15,10 @@ import { TableTerms } from "../tableform.js";
 import { RuleSwitches } from "../switches.js";
 
 export class HomeView {
+  /**
+   * @param {HTMLElement} main
+   * @param {{navigate: (path: string) => void}} options
+   */
   constructor(main, { navigate }) {
     this.main = main;
     this.navigate = navigate;
@@ -23,9 +27,11 @@ export class HomeView {
     /** @type {string} */
     this.mode = MODE.ONLINE;
     this.prizes = null;
+    /** @type {Record<string, any>} */
     this.named = {};
     this.refereeThrower = false;
     this.keepPhotos = false;
+    /** @type {string | null} */
     this.tableName = null;
     this.nameEdited = false;
     this.switches = new RuleSwitches({
@@ -95,7 +101,7 @@ export class HomeView {
       {
         class: "card join-card",
         "aria-labelledby": "join-title",
-        onsubmit: (ev) => {
+        onsubmit: (/** @type {Record<string, any>} */ ev) => {
           ev.preventDefault();
           const code = normalizeCode(codeInput.value);
           const alphabet = codeAlphabet();
@@ -164,6 +170,9 @@ export class HomeView {
     );
   }
 
+  /**
+   * @param {any[]} recent
+   */
   recentCard(recent) {
     return h(
       "section",
@@ -172,7 +181,7 @@ export class HomeView {
       h(
         "ul",
         { class: "recent-list" },
-        recent.map((r) =>
+        recent.map((/** @type {Record<string, any>} */ r) =>
           h(
             "li",
             {},
@@ -197,7 +206,7 @@ export class HomeView {
       maxlength: limits().max_table_name,
       value: this.tableName,
       required: true,
-      oninput: (ev) => {
+      oninput: (/** @type {{target: HTMLInputElement}} */ ev) => {
         this.tableName = ev.target.value;
         this.nameEdited = true;
       },
@@ -214,7 +223,10 @@ export class HomeView {
           onchange: () => {
             this.mode = mode;
             for (const el of this.main.querySelectorAll(".mode-option"))
-              el.classList.toggle("is-checked", el.querySelector("input").checked);
+              el.classList.toggle(
+                "is-checked",
+                /** @type {HTMLInputElement} */ (el.querySelector("input")).checked,
+              );
             this.refThrowerRow.hidden = mode !== MODE.REFEREE;
             this.keepPhotosRow.hidden = mode !== MODE.REFEREE;
           },
@@ -229,7 +241,8 @@ export class HomeView {
       h("input", {
         type: "checkbox",
         checked: this.refereeThrower,
-        onchange: (ev) => (this.refereeThrower = ev.target.checked),
+        onchange: (/** @type {{target: HTMLInputElement}} */ ev) =>
+          (this.refereeThrower = ev.target.checked),
       }),
       t("home.referee_thrower"),
     );
@@ -240,13 +253,18 @@ export class HomeView {
         type: "checkbox",
         name: "keep_photos",
         checked: this.keepPhotos,
-        onchange: (ev) => (this.keepPhotos = ev.target.checked),
+        onchange: (/** @type {Event} */ ev) =>
+          (this.keepPhotos = /** @type {HTMLInputElement} */ (ev.target).checked),
       }),
       t("home.keep_photos"),
     );
     const presetSelect = h(
       "select",
-      { id: "preset", class: "input", onchange: (ev) => this.setPreset(ev.target.value) },
+      {
+        id: "preset",
+        class: "input",
+        onchange: (/** @type {{target: HTMLInputElement}} */ ev) => this.setPreset(ev.target.value),
+      },
       ["traditional", "modern", "jinhua"].map((p) =>
         h("option", { value: p, selected: p === this.presetId }, t(`preset.${p}`)),
       ),
@@ -258,7 +276,7 @@ export class HomeView {
       {
         class: "card create-card",
         "aria-labelledby": "create-title",
-        onsubmit: (ev) => {
+        onsubmit: (/** @type {Record<string, any>} */ ev) => {
           ev.preventDefault();
           this.create();
         },
@@ -306,6 +324,9 @@ export class HomeView {
     );
   }
 
+  /**
+   * @param {string} id
+   */
   setPreset(id) {
     if (!this.presets) return;
     this.presetId = id;
@@ -352,9 +373,9 @@ export class HomeView {
               value: this.prizes[tier],
               disabled: tier === "zhuangyuan",
               "data-tier": tier,
-              onchange: (ev) => {
+              onchange: (/** @type {{target: HTMLInputElement}} */ ev) => {
                 const n = Math.max(0, Math.min(999, Math.floor(Number(ev.target.value) || 0)));
-                ev.target.value = n;
+                ev.target.value = String(n);
                 this.prizes[tier] = n;
                 paintTotal();
               },
@@ -380,7 +401,8 @@ export class HomeView {
             "aria-label": t("home.prize_name_for", { tier: tierName(tier) }),
             "data-named": tier,
             value: (this.named[tier] && this.named[tier].name) || "",
-            onchange: (ev) => this.setNamed(tier, "name", ev.target.value.trim()),
+            onchange: (/** @type {{target: HTMLInputElement}} */ ev) =>
+              this.setNamed(tier, "name", ev.target.value.trim()),
           }),
           h("input", {
             type: "number",
@@ -390,7 +412,7 @@ export class HomeView {
             "aria-label": t("home.prize_value_for", { tier: tierName(tier) }),
             "data-value": tier,
             value: this.named[tier] && this.named[tier].value ? this.named[tier].value : "",
-            onchange: (ev) =>
+            onchange: (/** @type {{target: HTMLInputElement}} */ ev) =>
               this.setNamed(tier, "value", Math.max(0, Number(ev.target.value) || 0)),
           }),
         ),
@@ -398,14 +420,21 @@ export class HomeView {
     );
   }
 
+  /**
+   * @param {string} tier
+   * @param {string} key
+   * @param {string | number} value
+   */
   setNamed(tier, key, value) {
+    /** @type {Record<string, any>} */
     const entry = { name: "", value: 0, ...(this.named[tier] || {}) };
     entry[key] = value;
     this.named[tier] = entry;
   }
 
   body() {
-    const body = { name: this.tableName.trim(), mode: this.mode };
+    /** @type {Record<string, any>} */
+    const body = { name: /** @type {string} */ (this.tableName).trim(), mode: this.mode };
     const terms = this.terms.ruleOverrides();
     if (this.rules) {
       if (this.changed() || Object.keys(terms).length) {
@@ -419,6 +448,7 @@ export class HomeView {
     }
     const limit = this.terms.timeLimit();
     if (limit !== null) body.time_limit = limit;
+    /** @type {Record<string, any>} */
     const named = {};
     for (const [tier, entry] of Object.entries(this.named)) {
       if (entry && entry.name) named[tier] = { name: entry.name, value: entry.value || 0 };

@@ -15,15 +15,24 @@ import { BAD_NAME } from "../names.js";
 import { keepFocus } from "../widgets/keep_focus.js";
 import { isRanked, rankedSummary } from "../ranked.js";
 
-/** How many players this table seats (its rules' max_players). */
+/**
+ * How many players this table seats (its rules' max_players).
+ * @param {import("../protocol.js").TableState} state
+ */
 export function seatLimit(state) {
   return (state && state.rules && state.rules.max_players) || limits().default_players;
 }
 
+/**
+ * @param {any} mode
+ */
 export function modeName(mode) {
   return t(`mode.${mode}`);
 }
 
+/**
+ * @param {import("../protocol.js").TableState} state
+ */
 export function rulesSummary(state) {
   const rules = state.rules;
   const prizes = isRanked(state)
@@ -72,6 +81,10 @@ export function rulesSummary(state) {
 }
 
 export class LobbyPanel {
+  /**
+   * @param {any} session
+   * @param {any} ctx
+   */
   constructor(session, ctx) {
     this.session = session;
     this.ctx = ctx;
@@ -250,13 +263,18 @@ export class LobbyPanel {
     this.paintStart(false);
   }
 
+  /**
+   * @param {string} text
+   */
   async copy(text) {
     const ok = await copyText(text);
     toast(ok ? t("lobby.copied") : text);
   }
 
+  /** @param {{events: import("../protocol.js").LogEvent[], live: boolean}} detail */
   update({ events, live }) {
-    const rolled = live && events.some((e) => e.type === EVENT.START_DICE);
+    const rolled =
+      live && events.some((/** @type {Record<string, any>} */ e) => e.type === EVENT.START_DICE);
     this.paintSeats();
     this.paintJoin();
     this.paintPhoneless();
@@ -281,7 +299,7 @@ export class LobbyPanel {
       mount(
         this.seats,
         players.length
-          ? players.map((p, i) =>
+          ? players.map((/** @type {Record<string, any>} */ p, /** @type {number} */ i) =>
               h(
                 "li",
                 { class: `seat${p.name === this.session.me ? " is-me" : ""}` },
@@ -370,7 +388,7 @@ export class LobbyPanel {
       "form",
       {
         class: "join-form",
-        onsubmit: (ev) => {
+        onsubmit: (/** @type {Record<string, any>} */ ev) => {
           ev.preventDefault();
           this.join();
         },
@@ -406,7 +424,7 @@ export class LobbyPanel {
         "form",
         {
           class: "join-form phoneless-form",
-          onsubmit: (ev) => {
+          onsubmit: (/** @type {Record<string, any>} */ ev) => {
             ev.preventDefault();
             this.addPhoneless();
           },
@@ -501,6 +519,9 @@ export class LobbyPanel {
     );
   }
 
+  /**
+   * @param {boolean} locked
+   */
   async lock(locked) {
     try {
       await this.session.send(COMMAND.LOCK, { locked });
@@ -509,8 +530,12 @@ export class LobbyPanel {
     }
   }
 
+  /**
+   * @param {number} index
+   * @param {number} delta
+   */
   async move(index, delta) {
-    const names = this.session.state.players.map((p) => p.name);
+    const names = this.session.state.players.map((/** @type {Record<string, any>} */ p) => p.name);
     const j = index + delta;
     if (j < 0 || j >= names.length) return;
     [names[index], names[j]] = [names[j], names[index]];
@@ -521,6 +546,9 @@ export class LobbyPanel {
     }
   }
 
+  /**
+   * @param {any} name
+   */
   async remove(name) {
     try {
       await this.session.send(COMMAND.REMOVE, { player: name });
@@ -529,10 +557,13 @@ export class LobbyPanel {
     }
   }
 
+  /**
+   * @param {boolean} rolled
+   */
   paintStart(rolled) {
     const st = this.session.state;
     const isHost = this.session.isHost();
-    const players = (st.players || []).map((p) => p.name);
+    const players = (st.players || []).map((/** @type {Record<string, any>} */ p) => p.name);
     const sd = st.start_dice;
     const starter = sd ? sd.starter || null : players[0] || null;
     const parts = [h("h2", { class: "card-title" }, t("lobby.start_title"))];
@@ -582,12 +613,14 @@ export class LobbyPanel {
           class: "input",
           id: "start-thrower",
           "data-fk": "start-thrower",
-          onchange: (ev) => {
+          onchange: (/** @type {{target: HTMLInputElement}} */ ev) => {
             this.thrower = ev.target.value;
             this.throwerPicked = true;
           },
         },
-        players.map((p) => h("option", { value: p, selected: p === this.thrower }, p)),
+        players.map((/** @type {import("../dom.js").Child} */ p) =>
+          h("option", { value: p, selected: p === this.thrower }, p),
+        ),
       );
       const controls = h("div", { class: "start-controls" });
       if (players.length) {
@@ -645,7 +678,11 @@ export class LobbyPanel {
     );
   }
 
+  /**
+   * @param {number[] | null} faces
+   */
   async startDice(faces) {
+    /** @type {{thrower: string, dice?: number[], nonce?: string}} */
     const fields = { thrower: this.thrower };
     if (faces) fields.dice = faces;
     else fields.nonce = randomId(20); // the server's start dice, from this device's randomness too
@@ -673,6 +710,9 @@ export class LobbyPanel {
     }
   }
 
+  /**
+   * @param {boolean} on
+   */
   setStarting(on) {
     this.starting = on;
     const button = this.startBox.querySelector(".start-btn");

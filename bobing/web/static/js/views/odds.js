@@ -22,7 +22,10 @@ const KICKER_HANDS = ["sihong", "wuzi", "wuhong"];
 const CHART_RETRIES = 5;
 const CHART_RETRY_MS = 1500;
 
-/** An <img>'s error handler: load the same chart again, waiting longer each time. */
+/**
+ * An <img>'s error handler: load the same chart again, waiting longer each time.
+ * @param {Record<string, any>} event
+ */
 function retryChart(event) {
   const img = event.currentTarget;
   const tries = Number(img.dataset.tries || 0);
@@ -37,16 +40,25 @@ function retryChart(event) {
   );
 }
 
+/**
+ * @param {Intl.NumberFormatOptions | undefined} options
+ */
 function numberFormat(options) {
   return new Intl.NumberFormat(lang() === "en" ? "en" : lang(), options);
 }
 
-/** 17,400 */
+/**
+ * 17,400
+ * @param {number} n
+ */
 export function fmtInt(n) {
   return numberFormat({ maximumFractionDigits: 0 }).format(Math.round(n));
 }
 
-/** 37.29%, 0.64%, 0.0021% — two decimals, or two significant digits for the rare ones. */
+/**
+ * 37.29%, 0.64%, 0.0021% — two decimals, or two significant digits for the rare ones.
+ * @param {number} p
+ */
 export function fmtPct(p) {
   const x = p * 100;
   if (x === 0) return "0%";
@@ -54,17 +66,27 @@ export function fmtPct(p) {
   return `${Number(x.toPrecision(2))}%`;
 }
 
-/** A share within a hand: 16.7% */
+/**
+ * A share within a hand: 16.7%
+ * @param {number} p
+ */
 function fmtShare(p) {
   return `${(p * 100).toFixed(1)}%`;
 }
 
-/** The N of "1 in N": 2.7, 64.8, 1,555. */
+/**
+ * The N of "1 in N": 2.7, 64.8, 1,555.
+ * @param {number | null | undefined} n
+ */
 export function fmtOneIn(n) {
   if (n === null || n === undefined) return "—";
   return n < 100 ? n.toFixed(1) : fmtInt(n);
 }
 
+/**
+ * @param {number} throws
+ * @param {number} seconds
+ */
 function minutes(throws, seconds) {
   const m = throwMinutes(throws, seconds);
   return m < 1 ? "<1" : fmtInt(m);
@@ -73,6 +95,11 @@ function minutes(throws, seconds) {
 // ---- the page ----------------------------------------------------------------------------------
 
 export class OddsView {
+  /**
+   * @param {HTMLElement} main
+   * @param {{session: import("../session.js").TableSession | null, preset: string,
+   *   navigate: (path: string) => void}} options
+   */
   constructor(main, { session, preset, navigate }) {
     this.main = main;
     this.session = session;
@@ -100,7 +127,10 @@ export class OddsView {
     });
     this.lengthBox = h("div", { class: "odds-length-body" });
     this.onUpdate = () => {
-      if (!this.seenState && this.session.state) {
+      if (
+        !this.seenState &&
+        /** @type {import("../session.js").TableSession} */ (this.session).state
+      ) {
         this.seenState = true;
         this.render();
       }
@@ -114,7 +144,10 @@ export class OddsView {
     if (this.session) this.session.removeEventListener("update", this.onUpdate);
   }
 
-  /** The game-length question about `players` at this table or under this preset. */
+  /**
+   * The game-length question about `players` at this table or under this preset.
+   * @param {any} players
+   */
   lengthPath(players) {
     return this.session
       ? lengthPath({ players, table: this.session.code })
@@ -220,6 +253,9 @@ export class OddsView {
     if (this.speak && summary) announce(summary);
   }
 
+  /**
+   * @param {any} n
+   */
   setPlayers(n) {
     const value = Math.max(
       limits().min_players,
@@ -230,6 +266,9 @@ export class OddsView {
     this.loadLength({ speak: true });
   }
 
+  /**
+   * @param {Record<string, any> | null} st
+   */
   page(st) {
     const odds = this.odds;
     const presetTabs = this.session
@@ -279,7 +318,9 @@ export class OddsView {
 
   handsCard() {
     const odds = this.odds;
-    const zhuangyuan = new Set(odds.zhuangyuan.levels.map((level) => level.hand));
+    const zhuangyuan = new Set(
+      odds.zhuangyuan.levels.map((/** @type {Record<string, any>} */ level) => level.hand),
+    );
     const rows = Object.entries(odds.hand_odds).map(([hand, share]) =>
       h(
         "tr",
@@ -415,7 +456,11 @@ export class OddsView {
   kickersCard() {
     const odds = this.odds;
     // the 状元 order, best first, as the server ranked it
-    const order = [...new Set(odds.zhuangyuan.levels.map((level) => level.hand))];
+    const order = [
+      ...new Set(
+        odds.zhuangyuan.levels.map((/** @type {Record<string, any>} */ level) => level.hand),
+      ),
+    ];
     const hands = Object.keys(odds.kickers).sort((a, b) => {
       const ia = order.indexOf(a);
       const ib = order.indexOf(b);
@@ -427,7 +472,7 @@ export class OddsView {
         .sort((a, b) => b[0] - a[0]);
       const total = entries.reduce((sum, [, n]) => sum + n, 0);
       const top = Math.max(...entries.map(([, n]) => n));
-      const label = (k) =>
+      const label = (/** @type {number} */ k) =>
         KICKER_HANDS.includes(hand)
           ? t(`hand.${hand}.kicker`, { kicker: num(k) })
           : t("odds.kicker_face", { face: k });
@@ -499,7 +544,7 @@ export class OddsView {
       min: limits().min_players,
       max: limits().max_players,
       value: String(players),
-      onchange: (ev) => this.setPlayers(ev.target.value),
+      onchange: (/** @type {{target: HTMLInputElement}} */ ev) => this.setPlayers(ev.target.value),
     });
     const seconds = (this.secondsInput = h("input", {
       id: "odds-seconds",
@@ -509,7 +554,7 @@ export class OddsView {
       min: 1,
       max: 120,
       value: this.pace() ? String(this.pace()) : "",
-      onchange: (ev) => {
+      onchange: (/** @type {{target: HTMLInputElement}} */ ev) => {
         const value = Math.max(
           1,
           Math.min(120, Math.round(Number(ev.target.value)) || this.pace()),
@@ -519,7 +564,7 @@ export class OddsView {
         this.paintLength();
       },
     }));
-    const step = (delta, key) =>
+    const step = (/** @type {number} */ delta, /** @type {string} */ key) =>
       h(
         "button",
         {
@@ -580,7 +625,12 @@ export class OddsView {
     const meanRounds = exact ? exact.rounds_mean : sim.rounds.mean;
     const ended = exact ? exact.ended_by : sim.ended_by;
     const first = exact ? exact.exhausted_before_zhuangyuan : sim.exhausted_before_zhuangyuan;
-    const tile = (cls, label, value, sub) =>
+    const tile = (
+      /** @type {string} */ cls,
+      /** @type {import("../dom.js").Child} */ label,
+      /** @type {import("../dom.js").Child} */ value,
+      /** @type {import("../dom.js").Child} */ sub,
+    ) =>
       h(
         "div",
         { class: `stat ${cls}` },
@@ -597,9 +647,13 @@ export class OddsView {
       ),
     );
     const seats = sim.seats;
-    const zy = seats.map((seat) => seat.zhuangyuan_rate);
+    const zy = seats.map((/** @type {Record<string, any>} */ seat) => seat.zhuangyuan_rate);
     const query = `players=${data.players}&${this.source()}&lang=${encodeURIComponent(lang())}`;
-    const figure = (kind, alt, caption) => {
+    const figure = (
+      /** @type {string} */ kind,
+      /** @type {string} */ alt,
+      /** @type {import("../dom.js").Child} */ caption,
+    ) => {
       const src = `/api/charts/${kind}.svg?${query}`;
       return h(
         "figure",

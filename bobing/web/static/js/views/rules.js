@@ -19,6 +19,11 @@ import {
 import { renderTopbar, icon, showError, oddsLink } from "../ui.js";
 
 export class RulesView {
+  /**
+   * @param {HTMLElement} main
+   * @param {{session: import("../session.js").TableSession | null, preset: string,
+   *   navigate: (path: string) => void}} options
+   */
   constructor(main, { session, preset, navigate }) {
     this.main = main;
     this.session = session;
@@ -26,7 +31,8 @@ export class RulesView {
     this.navigate = navigate;
     this.rules = null;
     this.onUpdate = () => {
-      if (!this.rules && this.session.state) this.render();
+      if (!this.rules && /** @type {import("../session.js").TableSession} */ (this.session).state)
+        this.render();
     };
     if (session) session.addEventListener("update", this.onUpdate);
   }
@@ -92,6 +98,12 @@ export class RulesView {
     mount(this.main, this.page(rules, named, st, book));
   }
 
+  /**
+   * @param {Record<string, any>} rules
+   * @param {Record<string, any>} named
+   * @param {Record<string, any> | null} st
+   * @param {import("../rulebook.js").Rulebook} book
+   */
   page(rules, named, st, book) {
     const prizes = TIERS.filter((tier) => (rules.prizes || {})[tier]);
     const total = prizes.reduce((n, tier) => n + rules.prizes[tier], 0);
@@ -133,7 +145,7 @@ export class RulesView {
         h(
           "ol",
           { class: "rank-list" },
-          book.ranking.map((line) => h("li", {}, line)),
+          book.ranking.map((/** @type {import("../dom.js").Child} */ line) => h("li", {}, line)),
         ),
         h("p", { class: "hint" }, t("rules.tie_hint")),
       ),
@@ -186,19 +198,20 @@ export class RulesView {
         h(
           "ul",
           { class: "examples" },
-          EXAMPLE_THROWS.map((dice) => book.throws[diceText(dice)]).map((c) =>
-            h(
-              "li",
-              { class: "example" },
-              diceRow(c.dice),
+          EXAMPLE_THROWS.map((dice) => book.throws[/** @type {string} */ (diceText(dice))]).map(
+            (c) =>
               h(
-                "div",
-                { class: "example-text" },
-                h("strong", { class: "example-name" }, handName(c)),
-                h("span", { class: "example-why" }, why(c)),
-                h("span", { class: "example-effect" }, effect(c)),
+                "li",
+                { class: "example" },
+                diceRow(c.dice),
+                h(
+                  "div",
+                  { class: "example-text" },
+                  h("strong", { class: "example-name" }, handName(c)),
+                  h("span", { class: "example-why" }, why(c)),
+                  h("span", { class: "example-effect" }, effect(c)),
+                ),
               ),
-            ),
           ),
         ),
         h("p", { class: "hint" }, t("rules.tiaohou_note", { effect: book.meanings.tiaohou })),

@@ -22,6 +22,11 @@ import { fitToScreen } from "../fit.js";
 const MANY = 12;
 
 export class TvView {
+  /**
+   * @param {any} main
+   * @param {import("../session.js").TableSession & Record<string, any>} session
+   * @param {any} ctx
+   */
   constructor(main, session, ctx) {
     this.main = main;
     this.session = session;
@@ -31,7 +36,7 @@ export class TvView {
     this.shown = null;
     this.countdown = new CountdownBar(session, { big: true });
     this.prizeCeremony = null;
-    this.onUpdate = (ev) => {
+    this.onUpdate = (/** @type {CustomEvent} */ ev) => {
       try {
         this.apply(ev.detail);
       } catch (err) {
@@ -68,6 +73,7 @@ export class TvView {
 
   render() {
     document.body.classList.add("tv-mode");
+    /** @type {string} */
     this.topKey = "";
     this.topbar();
     this.paint();
@@ -97,11 +103,16 @@ export class TvView {
     });
   }
 
+  /** @param {{events: import("../protocol.js").LogEvent[], live: boolean}} detail */
   apply({ events, live }) {
     this.topbar();
-    const thrown = events.filter((e) => e.type === EVENT.THROWN && !this.session.isVoided(e));
+    const thrown = events.filter(
+      (/** @type {Record<string, any>} */ e) =>
+        e.type === EVENT.THROWN && !this.session.isVoided(e),
+    );
     const last = thrown[thrown.length - 1];
-    if (live && events.some((e) => e.type === EVENT.ZHUANGYUAN)) gong();
+    if (live && events.some((/** @type {Record<string, any>} */ e) => e.type === EVENT.ZHUANGYUAN))
+      gong();
     if (!(live && last)) {
       if (!this.pending) this.paint({ live });
       return;
@@ -121,10 +132,11 @@ export class TvView {
       .then(() => {
         if (this.pending !== last) return;
         this.shown = shownKey(last);
-        const d = describeThrow(last, this.session.state.rules);
+        const st = /** @type {import("../protocol.js").TableState} */ (this.session.state); // a throw came
+        const d = describeThrow(last, st.rules);
         announce(`${last.player}：${d.name}`);
-        celebrateThrow(last, this.session.state);
-        if (this.session.state.status === STATUS.OVER) celebrateEnd(this.session.state);
+        celebrateThrow(last, st);
+        if (st.status === STATUS.OVER) celebrateEnd(st);
         this.pending = null;
         this.paint({ live: true });
       });
@@ -168,7 +180,7 @@ export class TvView {
           h(
             "ol",
             { class: "tv-seats" },
-            (st.players || []).map((p) =>
+            (st.players || []).map((/** @type {Record<string, any>} */ p) =>
               h("li", {}, h("span", { class: "seat-no" }, String(p.seat)), p.name),
             ),
           ),

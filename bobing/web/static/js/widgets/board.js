@@ -12,7 +12,7 @@ import { cakes } from "../award.js";
 
 /**
  * Which throw the bowl shows: its number and faces (an undone throw's number comes again).
- * @param {{throw: number, dice?: string | null} | null | undefined} thrown
+ * @param {{throw?: number, dice?: string | null} | Record<string, any> | null | undefined} thrown
  */
 export function shownKey(thrown) {
   return thrown ? `${thrown.throw}:${thrown.dice || "-"}` : "";
