@@ -16,7 +16,7 @@ import { fetchYears } from "./years.js";
  * The boxes of the form as typed (the view writes into them by key).
  * @typedef {{name: string, date: string, people: string, by: string, count: number,
  *   seating: string, mode: string, preset: string, contribution: number, playoffName: string,
- *   playoffValue: number, startThrower: string, throwerMode: string, checkIn: boolean,
+ *   playoffValue: number, startThrower: string, throwerMode: string, checkIn: boolean, keepPhotos: boolean,
  *   surplus: string, previous: any, award: string, rounds: number | string,
  *   timeLimit: number | string} & Record<string, any>} FormValues
  */
@@ -113,6 +113,7 @@ export class EventForm {
       startThrower: "",
       throwerMode: "first_seat",
       checkIn: false,
+      keepPhotos: false,
       surplus: "fund",
       previous: null,
       award: "cakes",
@@ -142,6 +143,7 @@ export class EventForm {
       playoffValue: (tpl.playoff_prize && tpl.playoff_prize.value) || 0,
       ...splitThrower(tpl.start_thrower),
       checkIn: Boolean(tpl.check_in),
+      keepPhotos: Boolean(tpl.keep_photos),
       surplus: (tpl.budget && tpl.budget.surplus) || "fund",
       timeLimit: tpl.time_limit || "",
       previous: tpl.previous,
@@ -255,6 +257,7 @@ export class EventForm {
       .concat(v.throwerMode !== "first_seat" ? [v.throwerMode] : []);
     if (throwers.length) body.start_thrower = throwers.length === 1 ? throwers[0] : throwers;
     if (v.checkIn) body.check_in = true;
+    if (v.keepPhotos && v.mode === "referee") body.keep_photos = true;
     const donated = this.donated.filter((d) => d.name);
     if (donated.length) body.donated_sets = donated;
     if (this.organizers.length) body.organizers = this.organizers;

@@ -141,6 +141,8 @@ export class EventNewView extends EventForm {
               onchange: () => {
                 v[key] = opt;
                 if (key === "by") this.countInput.max = String(countMax());
+                // only a referee table's dice are photographed (docs/vision.md)
+                if (key === "mode") this.keepPhotosRow.hidden = opt !== "referee";
               },
             }),
             h("span", {}, t(`event.new.${key}.${opt}`)),
@@ -331,6 +333,17 @@ export class EventNewView extends EventForm {
         h("span", {}, t("event.new.check_in")),
       ),
       h("p", { class: "hint" }, t("event.new.check_in_hint")),
+      (this.keepPhotosRow = h(
+        "label",
+        { class: "ev-check", hidden: v.mode !== "referee" },
+        h("input", {
+          type: "checkbox",
+          id: "ev-keep-photos",
+          checked: v.keepPhotos,
+          onchange: (ev) => (v.keepPhotos = ev.target.checked),
+        }),
+        h("span", {}, t("event.new.keep_photos")),
+      )),
       h(
         "fieldset",
         { class: "fieldset" },
