@@ -329,6 +329,8 @@ CORPUS: dict[str, tuple[Callable[[Path], object], str]] = {
         "ranked_prizes",
     ),
     "rounds_without_ranked": (lambda _: load_rules({"rounds": 3}), "rounds"),
+    # RULES.md §10.2: 一二会 plays the cakes again; a ranked table has no second set to play for
+    "sets_with_ranked": (lambda _: load_rules({**RANKED_ONE, "sets": 2}), "sets"),
     # RULES.md §9.3: each self-contradiction names both switches (see SECTION9_PAIRS).
     "liubohong_duitang_without_zhuangyuan": (
         lambda _: load_rules({"liubohong_duitang": "at_end"}),

@@ -223,6 +223,7 @@ SCREENS = (
     "claim",
     "rules",
     "odds",
+    "standalone odds",
 )
 
 
