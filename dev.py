@@ -19,9 +19,7 @@ Extra arguments are passed on (``python3 dev.py test -k odds``, ``python3 dev.py
 from __future__ import annotations
 
 import hashlib
-import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -97,37 +95,6 @@ def ensure_node_tools() -> bool:
     return True
 
 
-STRICT_JS = ROOT / "jsconfig.strict.json"
-TSC_ERROR = re.compile(r"^(\S+?)\(\d+,\d+\): error ")
-
-
-def tsc_strict() -> int:
-    """tsc under jsconfig.strict.json (strictNullChecks and noImplicitAny): any error in a file
-    it includes fails. The files it excludes (views/event_new.js and views/play.js, until issue
-    28's split lands) are still read, since other modules import them: their errors are counted,
-    not failed on."""
-    excluded = tuple(json.loads(STRICT_JS.read_text()).get("exclude", []))
-    tsc = str(ROOT / "node_modules" / ".bin" / "tsc")
-    done = subprocess.run(
-        [tsc, "--noEmit", "-p", STRICT_JS.name], cwd=ROOT, capture_output=True, text=True
-    )
-    kept: list[str] = []
-    skipped = 0
-    skipping = False
-    for line in done.stdout.splitlines():
-        error = TSC_ERROR.match(line)
-        if error:  # an error's further lines are indented below it
-            skipping = error.group(1) in excluded
-            skipped += skipping
-        if not skipping:
-            kept.append(line)
-    if kept:
-        print("\n".join(kept))
-    print(done.stderr, end="")
-    print(f"tsc -p {STRICT_JS.name}: {skipped} errors in the excluded files, not counted")
-    return 1 if kept or (done.returncode and not skipped) else 0
-
-
 def frontend_checks() -> list[tuple[str, ...]]:
     """The front end's checks, like ruff's: format, types, lint, unit tests
     (docs/architecture.md)."""
@@ -137,9 +104,6 @@ def frontend_checks() -> list[tuple[str, ...]]:
     steps: list[tuple[str, ...]] = [(str(tools / "prettier"), "--check", "bobing/web/static")]
     if (ROOT / "jsconfig.json").exists():
         steps.append((str(tools / "tsc"), "--noEmit", "-p", "jsconfig.json"))
-    if STRICT_JS.exists():
-        # strictNullChecks and noImplicitAny on the files jsconfig.strict.json includes
-        steps.append((sys.executable, str(ROOT / "dev.py"), "tsc-strict"))
     if (ROOT / "eslint.config.js").exists():
         # eslint's recommended rules (eslint.config.js), on the app and the unit tests
         steps.append((str(tools / "eslint"), "bobing/web/static", "tests/js", "eslint.config.js"))
@@ -193,8 +157,6 @@ def run(*cmd: str) -> int:
 
 
 def main(argv: list[str]) -> int:
-    if argv[:1] == ["tsc-strict"]:  # a step of frontend_checks
-        return tsc_strict()
     if not argv or argv[0] not in ("run", "test"):
         print(__doc__)
         return 2

@@ -22,16 +22,22 @@ const LENGTH_PAUSE_MS = 1200;
 const LENGTH_RETRY_S = 10;
 
 export class EventNewView extends EventForm {
+  /**
+   * @param {HTMLElement} main
+   * @param {{navigate: (path: string) => void, from?: string | null}} options
+   */
   constructor(main, { navigate, from = null }) {
     super();
     this.main = main;
     this.navigate = navigate;
+    /** @type {string | null} last year's code (/e/new?from=CODE) */
     this.from = from;
     this.form = null;
     /** @type {WeakMap<object, HTMLInputElement>} each good's name box, by the good */
     this.nameInputs = new WeakMap();
     this.busy = false;
-    this.lengthAsked = null; // the last game-length question asked (the same one is not asked again)
+    /** @type {string | null} the last game-length question asked (the same one is not asked again) */
+    this.lengthAsked = null;
     this.lengths = new LatestAfterPause(LENGTH_PAUSE_MS, (question) => getJson(question), {
       onAnswer: (data) => this.paintLength(data),
       onError: (err, question) => this.lengthFailed(err, question),
@@ -65,6 +71,12 @@ export class EventNewView extends EventForm {
     this.paint();
   }
 
+  /**
+   * @param {string} id
+   * @param {string} label
+   * @param {import("../dom.js").Child} control
+   * @param {string | null} [hint]
+   */
   field(id, label, control, hint = null) {
     return h(
       "div",
@@ -80,13 +92,17 @@ export class EventNewView extends EventForm {
     const lim = limits(); // every bound and hint below is the server's
     /** The most tables, or the most people at one table (the "by" radios say which). */
     const countMax = () => (v.by === "tables" ? lim.max_event_tables : lim.max_players);
-    const input = (id, key, attrs = {}) =>
+    const input = (
+      /** @type {string} */ id,
+      /** @type {string} */ key,
+      /** @type {import("../dom.js").Attrs} */ attrs = {},
+    ) =>
       h("input", {
         id,
         class: "input",
         value: v[key],
         ...attrs,
-        oninput: (ev) =>
+        oninput: (/** @type {{target: HTMLInputElement}} */ ev) =>
           (v[key] = attrs.type === "number" ? Number(ev.target.value) : ev.target.value),
       });
     const peopleBox = h("textarea", {
@@ -94,7 +110,7 @@ export class EventNewView extends EventForm {
       class: "input ev-people",
       rows: 10,
       placeholder: t("event.new.people_placeholder"),
-      oninput: (ev) => {
+      oninput: (/** @type {{target: HTMLTextAreaElement}} */ ev) => {
         v.people = ev.target.value;
         this.paintCount();
       },
@@ -108,14 +124,15 @@ export class EventNewView extends EventForm {
       class: "ev-file",
       accept:
         ".csv,.xlsx,.txt,text/csv,text/plain,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-      onchange: (ev) => this.upload(ev.target.files && ev.target.files[0]),
+      onchange: (/** @type {{target: HTMLInputElement}} */ ev) =>
+        this.upload(ev.target.files && ev.target.files[0]),
     });
     const presetSelect = h(
       "select",
       {
         id: "ev-preset",
         class: "input",
-        onchange: (ev) => {
+        onchange: (/** @type {{target: HTMLSelectElement}} */ ev) => {
           v.preset = ev.target.value;
           this.rulesObject = null;
           this.loadSwitches();
@@ -125,7 +142,11 @@ export class EventNewView extends EventForm {
         .filter((id) => has(`preset.${id}`))
         .map((id) => h("option", { value: id, selected: id === v.preset }, t(`preset.${id}`))),
     );
-    const radios = (name, key, options) =>
+    const radios = (
+      /** @type {string} */ name,
+      /** @type {string} */ key,
+      /** @type {string[]} */ options,
+    ) =>
       h(
         "div",
         { class: "ev-radios", role: "radiogroup" },
@@ -176,7 +197,7 @@ export class EventNewView extends EventForm {
           min: 1,
           max: lim.max_rounds,
           class: "input input-num",
-          onchange: (ev) => {
+          onchange: (/** @type {{target: HTMLInputElement}} */ ev) => {
             const n = Number(ev.target.value);
             if (ev.target.value !== "" && !(Number.isInteger(n) && n >= 1 && n <= lim.max_rounds))
               toast(t("terms.bad_rounds", { value: ev.target.value, max: lim.max_rounds }), {
@@ -214,7 +235,7 @@ export class EventNewView extends EventForm {
       "form",
       {
         class: "card ev-form",
-        onsubmit: (ev) => {
+        onsubmit: (/** @type {Event} */ ev) => {
           ev.preventDefault();
           this.submit();
         },
@@ -308,7 +329,8 @@ export class EventNewView extends EventForm {
             {
               id: "ev-surplus",
               class: "input",
-              onchange: (ev) => (v.surplus = ev.target.value),
+              onchange: (/** @type {{target: HTMLSelectElement}} */ ev) =>
+                (v.surplus = ev.target.value),
             },
             ["fund", "refund"].map((opt) =>
               h(
@@ -328,7 +350,8 @@ export class EventNewView extends EventForm {
           type: "checkbox",
           id: "ev-check-in",
           checked: v.checkIn,
-          onchange: (ev) => (v.checkIn = ev.target.checked),
+          onchange: (/** @type {{target: HTMLInputElement}} */ ev) =>
+            (v.checkIn = ev.target.checked),
         }),
         h("span", {}, t("event.new.check_in")),
       ),
@@ -340,7 +363,8 @@ export class EventNewView extends EventForm {
           type: "checkbox",
           id: "ev-keep-photos",
           checked: v.keepPhotos,
-          onchange: (ev) => (v.keepPhotos = ev.target.checked),
+          onchange: (/** @type {{target: HTMLInputElement}} */ ev) =>
+            (v.keepPhotos = ev.target.checked),
         }),
         h("span", {}, t("event.new.keep_photos")),
       )),
@@ -388,7 +412,8 @@ export class EventNewView extends EventForm {
               id: "ev-thrower-mode",
               class: "input",
               "aria-label": t("event.new.start_mode"),
-              onchange: (ev) => (v.throwerMode = ev.target.value),
+              onchange: (/** @type {{target: HTMLSelectElement}} */ ev) =>
+                (v.throwerMode = ev.target.value),
             },
             ["first_seat", "leader", "elder"].map((opt) =>
               h(
@@ -467,7 +492,8 @@ export class EventNewView extends EventForm {
   }
 
   /** The seating and the roster's 组长 (the preview's `leaders`): one at each table, or which
-   * tables have none because the roster marks fewer 组长 than there are tables. */
+   * tables have none because the roster marks fewer 组长 than there are tables.
+   * @param {Record<string, any> | null} preview the server's preview (null: none) */
   paintLeaders(preview) {
     const leaders = preview && preview.leaders;
     this.leadersLine.hidden = !leaders;
@@ -478,7 +504,7 @@ export class EventNewView extends EventForm {
       ? t("event.new.leaders_short", {
           n: leaders.marked,
           tables: preview.tables.length,
-          list: leaders.without.map((n) => tableLabel(n)).join(t("list.sep")),
+          list: leaders.without.map((/** @type {number} */ n) => tableLabel(n)).join(t("list.sep")),
         })
       : t("event.new.leaders_each", { n: leaders.marked });
   }
@@ -487,6 +513,7 @@ export class EventNewView extends EventForm {
    * How long one table's game takes under the rules the preview says every table gets, at its
    * largest table, and what the time limit does to it (/api/game-length; a ranked session
    * lasts its rounds, nothing to ask). The same question is not asked twice.
+   * @param {Record<string, any> | null} preview the server's preview (null: none)
    */
   askLength(preview) {
     const limit = Number(this.values.timeLimit);
@@ -512,7 +539,11 @@ export class EventNewView extends EventForm {
     this.lengths.ask(question);
   }
 
-  /** The server is busy or this address asked too often: say so and ask again later. */
+  /**
+   * The server is busy or this address asked too often: say so and ask again later.
+   * @param {any} err an ApiError (code, params, detail) or any other error
+   * @param {string} question
+   */
   lengthFailed(err, question) {
     this.lengthBox.removeAttribute("aria-busy");
     if (err.code === "rate_limited" || err.code === "busy" || err.code === "network") {
@@ -526,23 +557,29 @@ export class EventNewView extends EventForm {
     mount(this.lengthBox, h("p", { class: "hint is-error" }, err.detail || err.message));
   }
 
-  /** One table's game: the median and the middle 90 % in throws and minutes; the time limit. */
+  /**
+   * One table's game: the median and the middle 90 % in throws and minutes; the time limit.
+   * @param {import("../game_length.js").GameLength} data
+   */
   paintLength(data) {
     this.lengthBox.removeAttribute("aria-busy");
     const f = lengthFacts(data);
-    const min = (m) => String(Math.max(1, Math.round(m)));
+    const min = (/** @type {number} */ m) => String(Math.max(1, Math.round(m)));
     // a share short of all (or of none) is never rounded to 100 % (or to 0 %)
-    const pct = (p) =>
+    const pct = (/** @type {number} */ p) =>
       p > 0 && p < 0.01
         ? t("event.new.length.under_1pct")
         : `${p < 1 ? Math.min(99, Math.round(p * 100)) : 100}%`;
     const limit = f.limit;
-    const said = limit && {
-      limit: limit.minutes,
-      throws: limit.throws,
-      share: pct(limit.runsPast),
-      high: min(f.minutes.p95),
-    };
+    // read only where limit is set (so never null there)
+    const said = /** @type {Record<string, unknown>} */ (
+      limit && {
+        limit: limit.minutes,
+        throws: limit.throws,
+        share: pct(limit.runsPast),
+        high: min(f.minutes.p95),
+      }
+    );
     const limitText = !limit
       ? null
       : limit.likely
@@ -575,19 +612,23 @@ export class EventNewView extends EventForm {
   /**
    * One good's row: name, count, value (and remove). Typing changes the model and the sums only,
    * never the row: a repaint would take the focus (and the next keystrokes) away.
+   * @param {import("../event_form.js").Good} item
+   * @param {{name: string, count: string, value: string}} labels
+   * @param {() => void} onRemove
    */
   goodsRow(item, labels, onRemove) {
-    const number = (key) => (ev) => {
-      item[key] = ev.target.value === "" ? 0 : Number(ev.target.value);
-      this.paintSums();
-    };
+    const number =
+      (/** @type {"count" | "value"} */ key) => (/** @type {{target: HTMLInputElement}} */ ev) => {
+        item[key] = ev.target.value === "" ? 0 : Number(ev.target.value);
+        this.paintSums();
+      };
     const nameInput = h("input", {
       class: "input ev-goods-name",
       value: item.name,
       maxlength: limits().max_prize_name,
       placeholder: t("event.new.item_name"),
       "aria-label": labels.name,
-      oninput: (ev) => (item.name = ev.target.value),
+      oninput: (/** @type {{target: HTMLInputElement}} */ ev) => (item.name = ev.target.value),
     });
     this.nameInputs.set(item, nameInput);
     return h(
@@ -635,7 +676,11 @@ export class EventNewView extends EventForm {
     );
   }
 
-  /** Add an empty good to `items`, repaint with `paint`, and put the cursor in its name. */
+  /**
+   * Add an empty good to `items`, repaint with `paint`, and put the cursor in its name.
+   * @param {import("../event_form.js").Good[]} items
+   * @param {() => void} paint
+   */
   addGood(items, paint) {
     const item = { name: "", count: 1, value: 0 };
     items.push(item);
@@ -781,7 +826,8 @@ export class EventNewView extends EventForm {
             maxlength: limits().max_cost_name,
             placeholder: t("event.new.cost_name"),
             "aria-label": t("event.new.cost_name"),
-            oninput: (ev) => (cost.name = ev.target.value),
+            oninput: (/** @type {{target: HTMLInputElement}} */ ev) =>
+              (cost.name = ev.target.value),
           }),
           h("input", {
             class: "input input-num",
@@ -790,7 +836,8 @@ export class EventNewView extends EventForm {
             step: "any",
             value: cost.amount,
             "aria-label": t("event.new.cost_amount"),
-            oninput: (ev) => (cost.amount = Number(ev.target.value)),
+            oninput: (/** @type {{target: HTMLInputElement}} */ ev) =>
+              (cost.amount = Number(ev.target.value)),
           }),
           h(
             "button",
@@ -822,6 +869,7 @@ export class EventNewView extends EventForm {
     );
   }
 
+  /** @param {File | null | undefined} file the roster picked (none: nothing to read) */
   async upload(file) {
     if (!file) return;
     if (file.size > limits().max_roster_bytes) {
@@ -858,7 +906,7 @@ export class EventNewView extends EventForm {
         class: "ev-new-son",
         dataset: { name: d.name },
         checked: d.new_son,
-        onchange: (ev) => {
+        onchange: (/** @type {{target: HTMLInputElement}} */ ev) => {
           this.donated[i].new_son = ev.target.checked;
           this.schedulePreview();
         },
@@ -872,7 +920,7 @@ export class EventNewView extends EventForm {
           maxlength: limits().max_name_length,
           placeholder: t("event.new.donor_placeholder"),
           "aria-label": t("event.new.donor_name", { n: i + 1 }),
-          oninput: (ev) => {
+          oninput: (/** @type {{target: HTMLInputElement}} */ ev) => {
             d.name = ev.target.value.trim();
             box.dataset.name = d.name;
             label.textContent = t("event.new.new_son", { name: d.name || "…" });

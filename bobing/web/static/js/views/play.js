@@ -23,11 +23,18 @@ import { celebrateThrow } from "../celebrations.js";
 import { CountdownBar, askClose } from "../countdown.js";
 import { isRanked, paintLeaderboard, prizeList } from "../ranked.js";
 
+/** @typedef {import("../protocol.js").TableState} TableState */
+
 const LOG_LIMIT = 60;
 const SHAKE_DELTA = 14;
 const SHAKE_GAP_MS = 1500;
 const ROLL_MS = 650;
 
+/**
+ * The faces of a thrown event (none: null).
+ * @param {Record<string, any> | null | undefined} thrown
+ * @returns {number[] | null}
+ */
 function facesOf(thrown) {
   return thrown && thrown.dice ? thrown.dice.split("").map(Number) : null;
 }
@@ -35,9 +42,15 @@ function facesOf(thrown) {
 /**
  * Roll the bowl; resolves as soon as the faces are in it (the landing is decoration), or when
  * a newer roll cut this one short.
+ * @param {Bowl} bowl
+ * @param {number[] | "blank" | null | Promise<number[] | "blank" | null>} faces the faces, or a
+ *   promise of them (Bowl.roll)
+ * @param {Record<string, any>} options the bowl's roll options (seed, minMs, quick, onSettle)
+ * @returns {Promise<unknown>}
  */
 function rollShown(bowl, faces, options) {
-  let shown;
+  /** @type {(value?: unknown) => void} set at once, by the promise's executor below */
+  let shown = () => {};
   const promise = new Promise((resolve) => {
     shown = resolve;
   });
@@ -46,14 +59,15 @@ function rollShown(bowl, faces, options) {
 }
 
 /** 一二会 (RULES.md §10.2): one line per finished set while the next is played: its 状元 and
- * what each person took home from it (the set in play is the table above). */
+ * what each person took home from it (the set in play is the table above).
+ * @param {import("../protocol.js").TableState} state */
 export function setsDone(state) {
   const done = (state.result && state.result.sets) || [];
   if (!done.length) return null;
   return h(
     "ul",
     { class: "sets-done" },
-    done.map((one, i) => {
+    done.map((/** @type {Record<string, any>} */ one, /** @type {number} */ i) => {
       const won = Object.entries(one.holdings || {})
         .filter(([, held]) => cakes(held))
         .map(([name, held]) => t("play.set_cakes", { player: name, n: cakes(held) }))
@@ -72,6 +86,10 @@ export function setsDone(state) {
 }
 
 export class PlayPanel {
+  /**
+   * @param {import("../session.js").TableSession & Record<string, any>} session
+   * @param {Record<string, any>} ctx
+   */
   constructor(session, ctx) {
     this.session = session;
     this.ctx = ctx;
@@ -93,7 +111,7 @@ export class PlayPanel {
     this.pausedBox = h("div", { class: "paused-note", role: "status", hidden: true });
     this.onlyBox = h("div", { class: "only-zhuangyuan", role: "status", hidden: true });
     this.nonceBox = h("div", { class: "nonce-alert", role: "alert", hidden: true });
-    this.onNonce = (ev) => {
+    this.onNonce = (/** @type {CustomEvent} */ ev) => {
       this.paintNonceAlert();
       this.paintLog();
       announce(t("play.nonce_alert", { n: ev.detail.throw }));
@@ -105,13 +123,15 @@ export class PlayPanel {
     this.myRoll = null;
     this.throwing = false;
     this.pad = null;
+    /** @type {string | null} what the action box shows (its kind: "button", "pad", …) */
     this.actionKind = null;
     this.grabBox = null;
+    /** @type {string | null} the key (shownKey) of the throw the bowl shows */
     this.lastShown = null;
     this.lastMag = null;
     this.lastShake = 0;
-    this.onMotion = (ev) => this.motion(ev);
-    this.onKey = (ev) => {
+    this.onMotion = (/** @type {DeviceMotionEvent} */ ev) => this.motion(ev);
+    this.onKey = (/** @type {KeyboardEvent} */ ev) => {
       // Space or Enter throws when no control has the focus (a focused button handles its own)
       const el = document.activeElement;
       const idle = !el || el === document.body || el.id === "main";
@@ -177,9 +197,9 @@ export class PlayPanel {
   /** The warning: the server did not roll with the nonce this device (or a thrower's) sent. */
   paintNonceAlert() {
     const alerts = this.session.nonceAlerts;
-    const mine = new Set(alerts.map((a) => a.throw));
+    const mine = new Set(alerts.map((/** @type {Record<string, any>} */ a) => a.throw));
     const others = this.session.disputes().filter((e) => !mine.has(e.throw));
-    const throws = alerts.filter((a) => a.throw > 0);
+    const throws = alerts.filter((/** @type {Record<string, any>} */ a) => a.throw > 0);
     this.nonceBox.hidden = !alerts.length && !others.length;
     if (this.nonceBox.hidden) return;
     mount(
@@ -190,16 +210,21 @@ export class PlayPanel {
             "p",
             {},
             t("play.nonce_alert_body", {
-              list: throws.map((a) => a.throw).join(t("list.sep")),
+              list: throws
+                .map((/** @type {Record<string, any>} */ a) => a.throw)
+                .join(t("list.sep")),
               n: throws.length,
             }),
           )
         : null,
-      alerts.some((a) => a.throw === 0) ? h("p", {}, t("play.nonce_alert_start")) : null,
+      alerts.some((/** @type {Record<string, any>} */ a) => a.throw === 0)
+        ? h("p", {}, t("play.nonce_alert_start"))
+        : null,
       others.map((e) => h("p", {}, t("play.nonce_disputed", { n: e.throw, player: e.player }))),
     );
   }
 
+  /** @param {{events: import("../protocol.js").LogEvent[], live: boolean}} detail */
   update(detail) {
     // Never queue behind an animation: the bowl shows the latest throw, a newer one cuts a
     // stale tumble short, and everything else is painted at once.
@@ -211,18 +236,24 @@ export class PlayPanel {
     }
   }
 
-  /** Show the game's last throw, then resolve (the ceremony follows at once). */
+  /**
+   * Show the game's last throw, then resolve (the ceremony follows at once).
+   * @param {{events: import("../protocol.js").LogEvent[], live: boolean}} detail
+   */
   async finish(detail) {
     this.update(detail);
     await this.settled;
     await sleep(reducedMotion() ? 200 : 900);
   }
 
+  /** @param {{events: import("../protocol.js").LogEvent[], live: boolean}} detail */
   apply({ events, live }) {
     const disputed = events.filter(
       (e) =>
         e.type === EVENT.NONCE_DISPUTED &&
-        !this.session.nonceAlerts.some((a) => a.throw === e.throw),
+        !this.session.nonceAlerts.some(
+          (/** @type {Record<string, any>} */ a) => a.throw === e.throw,
+        ),
     );
     if (live && disputed.length) {
       const e = disputed[disputed.length - 1];
@@ -240,7 +271,10 @@ export class PlayPanel {
     this.paintAll();
   }
 
-  /** Roll the bowl to `last`; a throw that arrives meanwhile replaces it (no queue). */
+  /**
+   * Roll the bowl to `last`; a throw that arrives meanwhile replaces it (no queue).
+   * @param {import("../protocol.js").LogEvent} last
+   */
   showThrow(last) {
     this.pending = last;
     document.dispatchEvent(new CustomEvent("bobing:throw", { detail: { throw: last.throw } }));
@@ -273,6 +307,7 @@ export class PlayPanel {
     this.paintAll();
   }
 
+  /** @param {import("../protocol.js").LogEvent} last */
   dispatchShown(last) {
     document.dispatchEvent(
       new CustomEvent("bobing:shown", {
@@ -281,30 +316,35 @@ export class PlayPanel {
     );
   }
 
-  /** 一二会 (RULES.md §10.2): say so once when a set is over and the next begins. */
+  /**
+   * 一二会 (RULES.md §10.2): say so once when a set is over and the next begins.
+   * @param {import("../protocol.js").TableState} st
+   */
   noteNextSet(st) {
     const set = st.result && st.result.set;
     if (!set) return;
     const seen = this.shownSet;
     this.shownSet = set;
     if (seen === undefined || set <= seen) return;
-    const done = (st.result.sets || [])[set - 2];
+    const done = ((st.result && st.result.sets) || [])[set - 2]; // st.result is set (above)
     const player = (done && done.zhuangyuan && done.zhuangyuan.player) || "—";
     const text = t("play.set_over", { n: set - 1, player, next: set, starter: st.next || "" });
     announce(text);
     toast(text);
   }
 
+  /** @param {import("../protocol.js").LogEvent} e */
   noteUndone(e) {
-    const st = this.session.state;
+    const st = /** @type {TableState} */ (this.session.state); // a play panel has a state
     const d = describeThrow(e, st.rules);
     const text = t("play.undone", { n: e.throw, player: e.player, hand: d.name });
     announce(text);
     toast(text);
   }
 
+  /** @param {import("../protocol.js").LogEvent} thrown */
   celebrate(thrown) {
-    const st = this.session.state;
+    const st = /** @type {TableState} */ (this.session.state); // a play panel has a state
     const d = describeThrow(thrown, st.rules);
     const lines = awardLines(this.session.throwDetails(thrown.throw), st);
     announce(
@@ -317,7 +357,11 @@ export class PlayPanel {
       }),
     );
     const tier = d.hand ? tierOf(d.hand, st.rules) : null;
-    if (tier === "zhuangyuan" || ["liubohong", "liubohei", "biandijin"].includes(d.hand)) gong();
+    if (
+      tier === "zhuangyuan" ||
+      ["liubohong", "liubohei", "biandijin"].includes(/** @type {string} */ (d.hand))
+    )
+      gong();
     else if (tier) chime(1 + TIERS.length - TIERS.indexOf(tier) - 1);
     celebrateThrow(thrown, st);
     this.awardBox.classList.remove("flash");
@@ -363,8 +407,9 @@ export class PlayPanel {
     this.autoNote.update();
   }
 
+  /** @param {boolean} [rolling] */
   paintTurn(rolling) {
-    const st = this.session.state;
+    const st = /** @type {TableState} */ (this.session.state); // a play panel has a state
     const parts = [];
     if (st.status === STATUS.OVER) {
       parts.push(h("span", { class: "turn-main" }, t("play.game_over")));
@@ -412,7 +457,7 @@ export class PlayPanel {
 
   paintBowl() {
     if (this.bowl.rolling || this.pending) return;
-    const last = this.session.state.last_throw;
+    const last = /** @type {TableState} */ (this.session.state).last_throw; // a play panel has a state
     const key = shownKey(last);
     this.bowl.el.dataset.shown = last ? String(last.throw) : "0";
     if (
@@ -427,7 +472,7 @@ export class PlayPanel {
   }
 
   paintAward() {
-    const st = this.session.state;
+    const st = /** @type {TableState} */ (this.session.state); // a play panel has a state
     const last = st.last_throw;
     if (this.pending) return; // the award shows once the dice land
     if (!last) {
@@ -458,7 +503,7 @@ export class PlayPanel {
   }
 
   paintLeader() {
-    const st = this.session.state;
+    const st = /** @type {TableState} */ (this.session.state); // a play panel has a state
     const text = leaderText(st.result, st.rules);
     const z = st.result && st.result.zhuangyuan;
     mount(
@@ -477,12 +522,14 @@ export class PlayPanel {
   }
 
   paintLog() {
-    const st = this.session.state;
+    const st = /** @type {TableState} */ (this.session.state); // a play panel has a state
     const items = [];
     const events = this.session.events;
     for (let i = events.length - 1; i >= 0 && items.length < LOG_LIMIT; i--) {
       const e = events[i];
-      const alert = this.session.nonceAlerts.find((a) => a.seq === e.seq);
+      const alert = this.session.nonceAlerts.find(
+        (/** @type {Record<string, any>} */ a) => a.seq === e.seq,
+      );
       if (alert) {
         const key = alert.throw ? "log.nonce_alert" : "log.nonce_alert_start";
         items.push(
@@ -496,7 +543,7 @@ export class PlayPanel {
       // this phone's own alert above already says it, in more detail
       if (
         e.type === EVENT.NONCE_DISPUTED &&
-        this.session.nonceAlerts.some((a) => a.throw === e.throw)
+        this.session.nonceAlerts.some((/** @type {Record<string, any>} */ a) => a.throw === e.throw)
       )
         continue;
       const line = logLine(e, st.rules);
@@ -530,7 +577,7 @@ export class PlayPanel {
   // ---- acting ------------------------------------------------------------------------------
 
   paintAction() {
-    const st = this.session.state;
+    const st = /** @type {TableState} */ (this.session.state); // a play panel has a state
     const s = this.session;
     let kind = "wait";
     if (st.phase === PHASE.GRAB) kind = st.mode === MODE.REFEREE && s.isHost() ? "grab" : "wait";
@@ -560,7 +607,7 @@ export class PlayPanel {
   }
 
   paintButton() {
-    const st = this.session.state;
+    const st = /** @type {TableState} */ (this.session.state); // a play panel has a state
     const label =
       st.mode === MODE.PASS_AND_PLAY ? t("play.throw_for", { player: st.next }) : t("play.throw");
     let button = this.actionBox.querySelector(".throw-btn");
@@ -602,7 +649,7 @@ export class PlayPanel {
     unlock();
     this.throwing = true;
     this.paintButton();
-    const turn = this.session.state.turn;
+    const turn = /** @type {TableState} */ (this.session.state).turn; // a play panel has a state
     const previous = this.bowl.faces.length ? this.bowl.faces.slice() : "blank";
     const behind = this.bowl.rolling;
     if (!behind) rattle(1.1);
@@ -629,7 +676,7 @@ export class PlayPanel {
   }
 
   paintReferee() {
-    const st = this.session.state;
+    const st = /** @type {TableState} */ (this.session.state); // a play panel has a state
     if (!this.pad) {
       this.pad = new RefereePad({
         rules: st.rules,
@@ -671,6 +718,7 @@ export class PlayPanel {
 
   // ---- shake to throw ------------------------------------------------------------------------
 
+  /** @param {boolean} on */
   setShakeActive(on) {
     this.shakeActive = on;
     const button = this.actionBox.querySelector(".shake-btn");
@@ -712,6 +760,7 @@ export class PlayPanel {
     return true;
   }
 
+  /** @param {DeviceMotionEvent} ev */
   motion(ev) {
     const a = ev.accelerationIncludingGravity || ev.acceleration;
     if (!a) return;
@@ -731,7 +780,7 @@ export class PlayPanel {
   // ---- host controls -------------------------------------------------------------------------
 
   paintHost() {
-    const st = this.session.state;
+    const st = /** @type {TableState} */ (this.session.state); // a play panel has a state
     if (!this.session.isHost()) {
       mount(this.hostBox);
       return;
@@ -780,6 +829,7 @@ export class PlayPanel {
     );
   }
 
+  /** @param {string} command */
   async host(command) {
     try {
       await this.session.send(command, {});
