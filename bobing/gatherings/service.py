@@ -380,6 +380,23 @@ class GatheringService:
             raise ApiError("event_not_found", f"no event {wanted!r}", code=wanted)
         return found
 
+    async def _all_over(self, gathering: Gathering, code: str, what: str) -> list[Runtime]:
+        """Every table's runtime, once every table is over; else 409 ``code`` ("``what`` once
+        every table is over"), naming the tables still playing."""
+        runtimes = await self._runtimes(gathering)
+        playing = [
+            t["number"]
+            for t, r in zip(gathering.tables, runtimes, strict=True)
+            if r.status != "over"
+        ]
+        if playing:
+            raise ApiError(
+                code,
+                f"{what} once every table is over; still playing: " + ", ".join(map(str, playing)),
+                tables=", ".join(map(str, playing)),
+            )
+        return runtimes
+
     async def _runtimes(self, gathering: Gathering) -> list[Runtime]:
         return [await self.tables.fresh_runtime(t["code"]) for t in gathering.tables]
 
@@ -663,19 +680,7 @@ class GatheringService:
                 f"event {gathering.code} already has its playoff {gathering.playoff['code']}",
                 code=gathering.code,
             )
-        runtimes = await self._runtimes(gathering)
-        playing = [
-            t["number"]
-            for t, r in zip(gathering.tables, runtimes, strict=True)
-            if r.status != "over"
-        ]
-        if playing:
-            raise ApiError(
-                "tables_playing",
-                "the playoff starts once every table is over; still playing: "
-                + ", ".join(map(str, playing)),
-                tables=", ".join(map(str, playing)),
-            )
+        runtimes = await self._all_over(gathering, "tables_playing", "the playoff starts")
         field = playoff_field([_result(r) for r in runtimes])
         if len(field) < 2:
             raise ApiError(
@@ -760,19 +765,7 @@ class GatheringService:
                 f"event {gathering.code} has no session {str(session)[:10]!r} to start next",
                 code=gathering.code,
             )
-        runtimes = await self._runtimes(gathering)
-        playing = [
-            t["number"]
-            for t, r in zip(gathering.tables, runtimes, strict=True)
-            if r.status != "over"
-        ]
-        if playing:
-            raise ApiError(
-                "session_playing",
-                "the next session starts once every table is over; still playing: "
-                + ", ".join(map(str, playing)),
-                tables=", ".join(map(str, playing)),
-            )
+        await self._all_over(gathering, "session_playing", "the next session starts")
         index = int(wanted)
         entry_session = programme[index]
         rules = session_rules(spec.get("rules") or {}, entry_session["game"])

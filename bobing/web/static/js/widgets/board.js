@@ -49,6 +49,21 @@ export function poolView(state) {
 }
 
 /**
+ * The head cells of a table of cakes by tier: the player, each tier's short name (its full
+ * name on hover), the total.
+ * @param {string[]} tiers
+ */
+export function tierHeads(tiers) {
+  return [
+    h("th", { scope: "col" }, t("play.player")),
+    tiers.map((tier) =>
+      h("th", { scope: "col" }, h("abbr", { title: tierName(tier) }, tierShort(tier))),
+    ),
+    h("th", { scope: "col" }, t("play.total")),
+  ];
+}
+
+/**
  * Each player's cakes per tier (a table), the one whose turn it is marked.
  * @param {State} state
  * @param {{me?: string | null}} [options]  `me`: this phone's player, marked too
@@ -61,19 +76,7 @@ export function holdingsTable(state, { me = null } = {}) {
     "table",
     { class: "holdings" },
     h("caption", { class: "sr-only" }, t("play.holdings")),
-    h(
-      "thead",
-      {},
-      h(
-        "tr",
-        {},
-        h("th", { scope: "col" }, t("play.player")),
-        tiers.map((tier) =>
-          h("th", { scope: "col" }, h("abbr", { title: tierName(tier) }, tierShort(tier))),
-        ),
-        h("th", { scope: "col" }, t("play.total")),
-      ),
-    ),
+    h("thead", {}, h("tr", {}, tierHeads(tiers))),
     h(
       "tbody",
       {},

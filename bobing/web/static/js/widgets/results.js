@@ -4,10 +4,9 @@
 import { h } from "../dom.js";
 import { t } from "../i18n.js";
 import { TIERS } from "../protocol.js";
-import { tierName } from "../rulebook.js";
 import { cakes } from "../award.js";
 import { isRanked } from "../ranked.js";
-import { tierShort } from "./board.js";
+import { tierHeads } from "./board.js";
 
 /** @typedef {Record<string, any>} State a table's state as the server sends it (protocol.js TableState) */
 
@@ -65,11 +64,7 @@ export function resultsTable(state) {
         h(
           "tr",
           {},
-          h("th", { scope: "col" }, t("play.player")),
-          tiers.map((tier) =>
-            h("th", { scope: "col" }, h("abbr", { title: tierName(tier) }, tierShort(tier))),
-          ),
-          h("th", { scope: "col" }, t("play.total")),
+          tierHeads(tiers),
           hasValue ? h("th", { scope: "col" }, t("end.value")) : null,
           pays ? h("th", { scope: "col" }, t("end.pays")) : null,
         ),
