@@ -419,3 +419,15 @@ def call(server: Server, method: str, path: str, body: Any = None, token: str | 
         request.add_header("Authorization", f"Bearer {token}")
     with urllib.request.urlopen(request, timeout=60) as response:
         return json.loads(response.read() or b"null")
+
+
+def start_event(server: Server, created: dict[str, Any]) -> None:
+    """The organiser starts every table of the event ``created`` (``POST /api/events``'s
+    answer), as the dashboard's "start" does."""
+    call(
+        server,
+        "POST",
+        f"/api/events/{created['code']}/control",
+        {"action": "start"},
+        created["organizer_token"],
+    )

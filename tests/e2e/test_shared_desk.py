@@ -4,7 +4,7 @@ shared by the whole table, under nobody's name and not as unclaimed."""
 from __future__ import annotations
 
 import pytest
-from e2etools import Browser, Server, call
+from e2etools import Browser, Server, call, start_event
 from playwright.sync_api import expect
 from test_event_day import throw
 
@@ -30,13 +30,7 @@ def test_the_shared_zhuangyuan_good_is_on_the_desk(browser: Browser, server: Ser
             "rules": {"preset": "traditional", "zhuangyuan_cake": "shared"},
         },
     )
-    call(
-        server,
-        "POST",
-        f"/api/events/{created['code']}/control",
-        {"action": "start"},
-        created["organizer_token"],
-    )
+    start_event(server, created)
     (table,) = created["tables"]
     throw(server, table["code"], table["host_token"], "111444")  # 甲: 三红
     # 乙: 六勃红 takes every other cake and is 状元; its cake is still the table's

@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 import pytest
-from e2etools import Browser, Server, call, root_conftest
+from e2etools import Browser, Server, call, root_conftest, start_event
 from playwright.sync_api import expect
 from test_accessibility import AXE, violations
 from test_event_day import throw
@@ -20,13 +20,7 @@ pytestmark = pytest.mark.browser
 def played(server: Server, body: dict[str, Any]) -> dict[str, Any]:
     """An event created and played out: the first seat of every table is its 状元."""
     created = call(server, "POST", "/api/events", body)
-    call(
-        server,
-        "POST",
-        f"/api/events/{created['code']}/control",
-        {"action": "start"},
-        created["organizer_token"],
-    )
+    start_event(server, created)
     for table in created["tables"]:
         assert throw(server, table["code"], table["host_token"], "444444")["status"] == "over"
     return created
