@@ -405,23 +405,12 @@ def apply(state: GameState, event: Event) -> GameState:
 
 def _next_set(state: GameState, event: SetStarted) -> GameState:
     """一二会 (RULES.md §10.2): the finished set is kept; the next begins with a full pool, the
-    same seats and nothing held, its starter first; throws go on counting."""
-    n = len(state.players)
-    return state._replace(
+    same seats and nothing held, its starter first; throws go on counting. Everything else
+    is as :func:`new_state` makes it, so a set starts as the game did."""
+    return new_state(state.rules, state.players)._replace(
         phase=Phase.MAIN,
         starter=state.seat_of[event.starter],
-        turn=0,
-        pool=tuple(state.rules.prizes),
-        held=((0,) * len(TIERS),) * n,
-        lots=(),
-        standings=(None,) * n,
-        skip=(False,) * n,
-        final_until=None,
-        ended_by=None,
-        winner=None,
-        close_until=None,
-        thrown_turn=None,
-        best=(None,) * n,
+        throws=state.throws,
         set_number=event.number,
         done=(*state.done, state._replace(done=())),
     )

@@ -595,36 +595,25 @@ def _check_consistent(rules: RuleSet) -> None:
         )
 
 
+def _check_whole(key: str, value: int, minimum: int, maximum: int) -> None:
+    """A whole-number switch within its bounds, else ``invalid_whole_number`` naming them."""
+    if not minimum <= value <= maximum:
+        raise RulesError(
+            f"invalid value {value!r} for {key}: a whole number {minimum}-{maximum}",
+            code="invalid_whole_number",
+            key=key,
+            value=value,
+            minimum=minimum,
+            maximum=maximum,
+        )
+
+
 def _check_award(rules: RuleSet) -> None:
     """``ranked_prizes`` and ``rounds`` belong to ranked mode, which needs a prize list."""
-    if not MIN_PLAYERS <= rules.max_players <= MAX_PLAYERS:
-        raise RulesError(
-            f"invalid value {rules.max_players!r} for max_players: a whole number "
-            f"{MIN_PLAYERS}-{MAX_PLAYERS}",
-            code="invalid_whole_number",
-            key="max_players",
-            value=rules.max_players,
-            minimum=MIN_PLAYERS,
-            maximum=MAX_PLAYERS,
-        )
-    if rules.rounds is not None and not 1 <= rules.rounds <= MAX_ROUNDS:
-        raise RulesError(
-            f"invalid value {rules.rounds!r} for rounds: a whole number 1-{MAX_ROUNDS}",
-            code="invalid_whole_number",
-            key="rounds",
-            value=rules.rounds,
-            minimum=1,
-            maximum=MAX_ROUNDS,
-        )
-    if not 1 <= rules.sets <= MAX_SETS:
-        raise RulesError(
-            f"invalid value {rules.sets!r} for sets: a whole number 1-{MAX_SETS}",
-            code="invalid_whole_number",
-            key="sets",
-            value=rules.sets,
-            minimum=1,
-            maximum=MAX_SETS,
-        )
+    _check_whole("max_players", rules.max_players, MIN_PLAYERS, MAX_PLAYERS)
+    if rules.rounds is not None:
+        _check_whole("rounds", rules.rounds, 1, MAX_ROUNDS)
+    _check_whole("sets", rules.sets, 1, MAX_SETS)
     ranked = rules.award is Award.RANKED
     if ranked and rules.sets > 1:
         raise RulesError(

@@ -33,32 +33,30 @@ def is_event_record(data: Mapping[str, Any]) -> bool:
     return isinstance(data.get("event"), Mapping) and isinstance(data.get("tables"), list)
 
 
+def _listed(table: Any, index: int, where: str, shape: str) -> tuple[TableCheck, dict[str, Any]]:
+    """The ``index``-th (from 1) table of the record's list ``where``, checked: its check and
+    its result; RecordError when it is not ``shape``."""
+    if not isinstance(table, Mapping) or not isinstance(table.get("record"), Mapping):
+        raise RecordError(
+            f"{where}[{index - 1}] must be {shape}", code="event_record_table", table=index
+        )
+    number = int(table.get("number", index))
+    check, result = _table(table["record"], number)
+    return TableCheck(number, str(table.get("code", "")), check, _winner(result)), result
+
+
 def verify_event(record: Mapping[str, Any]) -> list[TableCheck]:
     """Check an event record whole; RecordError naming the table that fails."""
     out: list[TableCheck] = []
     results: list[dict[str, Any] | None] = []
     for index, table in enumerate(record["tables"], start=1):
-        if not isinstance(table, Mapping) or not isinstance(table.get("record"), Mapping):
-            raise RecordError(
-                f"tables[{index - 1}] must be {{number, code, record}}",
-                code="event_record_table",
-                table=index,
-            )
-        number = int(table.get("number", index))
-        check, result = _table(table["record"], number)
-        out.append(TableCheck(number, str(table.get("code", "")), check, _winner(result)))
+        checked, result = _listed(table, index, "tables", "{number, code, record}")
+        out.append(checked)
         results.append(result)
     # an evening's earlier sessions (RULES.md §10.2): each table's dice and replay checked too
     for index, table in enumerate(record.get("earlier_sessions") or [], start=1):
-        if not isinstance(table, Mapping) or not isinstance(table.get("record"), Mapping):
-            raise RecordError(
-                f"earlier_sessions[{index - 1}] must be {{session, number, code, record}}",
-                code="event_record_table",
-                table=index,
-            )
-        number = int(table.get("number", index))
-        check, result = _table(table["record"], number)
-        out.append(TableCheck(number, str(table.get("code", "")), check, _winner(result)))
+        shape = "{session, number, code, record}"
+        out.append(_listed(table, index, "earlier_sessions", shape)[0])
     playoff = record.get("playoff")
     if playoff is not None:
         if not isinstance(playoff, Mapping) or not isinstance(playoff.get("record"), Mapping):
