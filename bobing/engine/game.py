@@ -809,12 +809,14 @@ class Game:
         state = self.state
         if self.rules.sets == 1:
             return _result_of(state, self.events if events else None)
-        parts = self.set_events()
-        out = _result_of(state, parts[-1] if events else None)
+        # the events split by set only when they are shown (the server's per-throw result is not)
+        parts: list[list[Event]] | list[None] = (
+            self.set_events() if events else [None] * (len(state.done) + 1)
+        )
+        out = _result_of(state, parts[-1])
         out["set"] = state.set_number
         out["sets"] = [
-            _result_of(done, part if events else None)
-            for done, part in zip(state.done, parts, strict=False)
+            _result_of(done, part) for done, part in zip(state.done, parts, strict=False)
         ]
         return out
 
