@@ -34,6 +34,7 @@ from bobing.vision.limits import MAX_PHOTO_BYTES
 from bobing.web.assets import REVALIDATE, WORKER, StaticSite
 from bobing.web.edge.lang import request_lang
 from bobing.web.edge.problems import PROBLEM, problem_response
+from bobing.web.edge.rate import client_address
 from bobing.web.headers import SecurityHeaders, content_security_policy
 from bobing.web.hub import Hub
 from bobing.web.limits_transport import RequestLimits
@@ -144,7 +145,7 @@ async def _code_guard(request: Request) -> None:
     a guest with a card from a seat."""
     name = _named_code(request)
     if name is not None and not (request.method == "POST" and request.url.path.endswith("/claim")):
-        address = request.client.host if request.client is not None else None
+        address = client_address(request)
         await request.app.state.rate_limiter.look_up(address, name)
 
 
@@ -277,7 +278,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
         if exc.code in MISSES:
-            address = request.client.host if request.client is not None else None
+            address = client_address(request)
             limiter = request.app.state.rate_limiter
             name = _named_code(request)
             if exc.code in NO_SUCH_CODE and name is not None:

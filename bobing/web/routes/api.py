@@ -38,7 +38,7 @@ from bobing.vision.limits import FORMATS, KEPT_MEDIA_TYPE
 from bobing.web.assets import accepted_encodings
 from bobing.web.edge.invite import invite_base
 from bobing.web.edge.problems import problem_responses
-from bobing.web.edge.rate import count_request
+from bobing.web.edge.rate import count_request, found_codes
 from bobing.web.qr import MAX_QR_TEXT, qr_path
 from bobing.web.routes.analysis import AnalysisCache
 
@@ -267,6 +267,7 @@ async def create_table(body: CreateTable, request: Request) -> JSONResponse:
         creator=creator,
         time_limit=body.time_limit,
     )
+    found_codes(request, "tables", created.code)  # its maker looks it up for free
     return JSONResponse(
         {
             "code": created.code,

@@ -31,8 +31,7 @@ from bobing.tables.problems import ApiError
 from bobing.tables.validation import MODES
 from bobing.web.edge.lang import request_lang
 from bobing.web.edge.problems import problem_responses
-from bobing.web.edge.rate import count_request
-from bobing.web.ratelimit import code_name
+from bobing.web.edge.rate import count_request, found_codes
 
 ROSTER_PATH = "/api/events/roster"
 ROSTER_RETRY_AFTER = 2
@@ -306,6 +305,9 @@ async def create_event(body: CreateEvent, request: Request) -> JSONResponse:
     # An event counts as one creation against the address's rate, and one open event.
     creator = await count_request(request, "create")
     created = await events_of(request).create(body.model_dump(), creator)
+    # The organiser made the event and its tables: looking them up costs it nothing.
+    found_codes(request, "events", created["code"])
+    found_codes(request, "tables", *(table["code"] for table in created["tables"]))
     return JSONResponse(
         created, status_code=201, headers={"Location": f"/api/events/{created['code']}"}
     )
@@ -399,7 +401,9 @@ async def check_in(
 @router.post("/{code}/seat", status_code=201, summary="Seat the people checked in (organiser)")
 async def seat(code: str, request: Request, authorization: Auth = None) -> JSONResponse:
     """Only the people present are seated; the tables and their tokens, once, as on create."""
-    return JSONResponse(await events_of(request).seat(code, authorization), status_code=201)
+    seated = await events_of(request).seat(code, authorization)
+    found_codes(request, "tables", *(table["code"] for table in seated["tables"]))
+    return JSONResponse(seated, status_code=201)
 
 
 @router.post("/{code}/playoff", status_code=201, summary="Start the 状元王中王 playoff")
@@ -409,6 +413,7 @@ async def playoff(
     """A ranked session (RULES.md §8.2) between the table winners, once every table is over."""
     throws = 1 if body is None else body.throws
     created = await events_of(request).playoff(code, authorization, throws)
+    found_codes(request, "tables", created["code"])
     return JSONResponse(created, status_code=201)
 
 
@@ -420,6 +425,7 @@ async def start_session(
     at each table with the same people, started; the new tables' host tokens, once."""
     session = None if body is None else body.session
     started = await events_of(request).start_session(code, authorization, session)
+    found_codes(request, "tables", *(table["code"] for table in started["tables"]))
     return JSONResponse(started, status_code=201)
 
 
@@ -435,10 +441,8 @@ async def claim(
     the guests' address can keep them out; a wrong key is a miss (docs/security.md)."""
     claimed = await events_of(request).claim(code, number, body.name, body.key, authorization)
     # The guest found the event and its table: looking them up costs it nothing from now on.
-    limiter = request.app.state.rate_limiter
-    address = request.client.host if request.client is not None else None
-    limiter.found(address, code_name("events", code))
-    limiter.found(address, code_name("tables", claimed["code"]))
+    found_codes(request, "events", code)
+    found_codes(request, "tables", claimed["code"])
     return JSONResponse(claimed, status_code=201)
 
 
