@@ -253,8 +253,7 @@ def plan_throw(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
         }
         if stand_in is not None:
             fair["stand_in"] = stand_in
-    game.verify_throw(current, faces, tiaohou=tiaohou)
-    new = game.throw(faces, player=current, tiaohou=tiaohou)
+    new = game.throw(faces, player=current, tiaohou=tiaohou)  # it verifies before it changes
     if game.state.phase is Phase.GRAB and mode != "referee":
         new += game.grab(rng=grab_rng(runtime.info.server_seed, runtime.code))
     events = [fair, *(e.to_json() for e in new)]

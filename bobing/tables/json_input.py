@@ -36,9 +36,12 @@ def _bad_number(text: str, what: str) -> ApiError:
     )
 
 
-def loads(data: str | bytes, *, what: str = "message") -> Any:
-    """The JSON value of ``data``: ``malformed``, ``too_deep``, ``bad_text`` or ``bad_number``
-    (all 400) if not."""
+def _decoder(what: str) -> json.JSONDecoder:
+    """The decoder that refuses what the server cannot carry, naming ``what`` (built once per
+    name: a table server decodes every frame, and building a decoder costs more than using it)."""
+    decoder = _DECODERS.get(what)
+    if decoder is not None:
+        return decoder
 
     def constant(text: str) -> Any:
         raise _bad_number(text, what)
@@ -54,8 +57,27 @@ def loads(data: str | bytes, *, what: str = "message") -> Any:
             raise _bad_number(text, what)
         return number
 
+    decoder = json.JSONDecoder(parse_constant=constant, parse_int=integer, parse_float=real)
+    if len(_DECODERS) < 64:  # the names are the server's own few; never a stranger's
+        _DECODERS[what] = decoder
+    return decoder
+
+
+_DECODERS: dict[str, json.JSONDecoder] = {}
+
+
+def loads(data: str | bytes, *, what: str = "message") -> Any:
+    """The JSON value of ``data``: ``malformed``, ``too_deep``, ``bad_text`` or ``bad_number``
+    (all 400) if not."""
     try:
-        value = json.loads(data, parse_constant=constant, parse_int=integer, parse_float=real)
+        # what json.loads does, with a decoder built once
+        if isinstance(data, str):
+            text = data
+            if text.startswith("\ufeff"):
+                raise ValueError("unexpected UTF-8 BOM")
+        else:
+            text = data.decode(json.detect_encoding(data), "surrogatepass")
+        value = _decoder(what).decode(text)
     except RecursionError:
         raise ApiError(
             "too_deep", f"the {what} is nested too deeply", depth=None, limit=MAX_DEPTH
@@ -70,6 +92,9 @@ def loads(data: str | bytes, *, what: str = "message") -> Any:
 
 def check(value: Any, *, escapes: bool = True, what: str = "message") -> None:
     """Refuse nesting deeper than :data:`MAX_DEPTH` and (with ``escapes``) lone surrogates."""
+    if not escapes:
+        _check_depth(value, what)
+        return
     stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
         item, depth = stack.pop()
@@ -91,6 +116,26 @@ def check(value: Any, *, escapes: bool = True, what: str = "message") -> None:
                 limit=MAX_DEPTH,
             )
         stack.extend((child, depth + 1) for child in children)
+
+
+def _check_depth(value: Any, what: str) -> None:
+    """:func:`check` without text to check: only the containers are walked (a command is one
+    flat object, so this is one pass over its values)."""
+    if not isinstance(value, (dict, list)):
+        return
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise ApiError(
+                "too_deep",
+                f"the {what} is nested more than {MAX_DEPTH} levels deep",
+                depth=depth,
+                limit=MAX_DEPTH,
+            )
+        for child in item.values() if isinstance(item, dict) else item:
+            if isinstance(child, (dict, list)):
+                stack.append((child, depth + 1))
 
 
 def _text(text: str, what: str) -> None:

@@ -12,7 +12,7 @@ from bobing.storage.event_store import (
     CommandRecord,
 )
 from bobing.tables.problems import ApiError
-from bobing.tables.protocol import Command
+from bobing.tables.protocol import ID_PATTERN, Command, dumps
 from bobing.tables.runtime import (
     Runtime,
 )
@@ -39,6 +39,18 @@ class Outcome:
         if self.reply:
             frame["reply"] = self.reply
         return frame
+
+    def ack_text(self, command_id: str | None) -> str:
+        """:meth:`ack` as the socket sends it (``dumps``), written directly: every command is
+        answered with one, and a protocol id needs no escaping (``ID_PATTERN``)."""
+        if self.reply or (command_id is not None and not ID_PATTERN.fullmatch(command_id)):
+            return dumps(self.ack(command_id))
+        shown = "null" if command_id is None else f'"{command_id}"'
+        duplicate = "true" if self.duplicate else "false"
+        return (
+            f'{{"type":"ack","id":{shown},"seq":{self.seq},"last_seq":{self.last_seq},'
+            f'"duplicate":{duplicate}}}'
+        )
 
 
 @dataclass(frozen=True, slots=True)

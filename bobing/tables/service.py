@@ -365,7 +365,8 @@ class TableService(RuntimeCache, TableTimers, Rematches):
             command.id,
             tuple(token_hashes),
             plan,
-            digest=command_digest(command),
+            # only a command with an id is stored with its digest (a retry's check)
+            digest=None if command.id is None else command_digest(command),
             # A client's command needs a token of the table; the server's own (the auto-throw)
             # carries a field no client can send.
             need_token=AUTO_THROW not in command.args,

@@ -97,7 +97,10 @@ class Connection:
 
     def send(self, frame: dict[str, Any]) -> None:
         """Send a reply frame (ack, error, pong ...)."""
-        text = dumps(frame)
+        self.send_text(dumps(frame))
+
+    def send_text(self, text: str) -> None:
+        """Send a reply frame already encoded (:meth:`Outcome.ack_text`)."""
         if not self.idle:
             self.push(("raw", text))
         elif self.writer is None or not self.writer.write(text_frame(text.encode("utf-8"))):

@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, WebSocket
-from starlette.websockets import WebSocketDisconnect
+from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from bobing.engine.errors import BobingError
 from bobing.storage.event_store import iso, utcnow
@@ -180,12 +180,17 @@ def _welcome(runtime: Runtime, conn: Connection) -> dict[str, object]:
 async def _receive(ws: WebSocket, service: TableService, conn: Connection) -> None:
     # The sender closes the socket when it gives up (a client too slow to keep up), which
     # ends this loop too: receive() then reports the disconnect.
+    # The server's own receive, once the socket is open: Starlette's wrapper only checks, for
+    # every message, what this loop checks itself (any message but a frame ends it).
+    receive = ws._receive
     while True:
         try:
-            message = await ws.receive()
+            message = await receive()
         except (WebSocketDisconnect, RuntimeError):
             return
-        if message["type"] == "websocket.disconnect":
+        if message["type"] != "websocket.receive":
+            if message["type"] == "websocket.disconnect":
+                ws.client_state = WebSocketState.DISCONNECTED
             return
         data = message.get("text")
         if data is None:
@@ -215,7 +220,7 @@ async def _receive(ws: WebSocket, service: TableService, conn: Connection) -> No
                     address = ws.client.host if ws.client is not None else "?"
                     await ws.app.state.rate_limiter.acquire("react", address)
                 outcome = await service.execute(conn.code, command, conn.token_hashes)
-                conn.send(outcome.ack(command.id))
+                conn.send_text(outcome.ack_text(command.id))
         except ApiError as exc:
             conn.send(exc.frame(conn.lang, command_id))
         except BobingError as exc:
