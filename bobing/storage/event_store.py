@@ -67,10 +67,8 @@ class StoredEvent:
 
     def to_json(self) -> dict[str, Any]:
         """``{"seq", "type", "at", ...fields}`` as clients see it."""
-        out: dict[str, Any] = {"seq": self.seq, "type": self.type, "at": iso(self.at)}
-        for key, value in self.data.items():
-            if key != "type":
-                out[key] = value
+        out: dict[str, Any] = {"seq": self.seq, "type": self.type, "at": iso(self.at), **self.data}
+        out["type"] = self.type  # the column's, in its place, whatever ``data`` says
         return out
 
 

@@ -128,6 +128,9 @@ class Runtime:
     patch: tuple[int, str] | None = None
     """The last commit's change of the state: the seq it applies after, and the patch as JSON
     text (``tables.frames``); None when the runtime was loaded rather than changed."""
+    state_parts: dict[str, Any] = field(default_factory=dict)
+    """What pieces of :attr:`dynamic` were built from, to reuse those that did not change (the
+    patch passes over the same object at a glance: ``tables.state``)."""
     state_cache: str | None = None
     """The whole state as JSON text, once asked for since the last commit (a join, a resync,
     ``GET``): live frames carry only the patch."""
@@ -228,84 +231,110 @@ def last_thrown(events: list[Event]) -> dict[str, Any] | None:
 def note_event(runtime: Runtime, event: StoredEvent) -> None:
     """Track what the state shows beyond the engine's game."""
     data = event.data
-    if event.type != "reaction":
+    kind = event.type
+    if kind != "reaction":
         runtime.turn_since = event.at
     else:
         runtime.reactions += 1
-    if event.type == "thrown":
-        runtime.last_throw = {key: data.get(key) for key in THROWN_FIELDS}
-    elif event.type == "dice":
-        runtime.throw_seqs[data["throw"]] = event.seq
-        if data.get("photo"):
-            runtime.photos[data["throw"]] = event.seq
-        runtime.throw_at[data["throw"]] = iso(event.at)
-        if data.get("nonce") is not None:
-            runtime.fair_throws.append({"throw": data["throw"], "nonce": data["nonce"]})
-    elif event.type == "deadline_set":
-        runtime.deadline = datetime.fromisoformat(data["deadline"])
-        runtime.time_left = None
-    elif event.type == "paused":
-        if runtime.deadline is not None:
-            runtime.time_left = data.get("time_left")
+    if kind in NOTED:  # most of a throw's events (awarded, standing…) are the game's alone
+        if kind == "thrown":
+            runtime.last_throw = {key: data.get(key) for key in THROWN_FIELDS}
+        elif kind == "dice":
+            runtime.throw_seqs[data["throw"]] = event.seq
+            if data.get("photo"):
+                runtime.photos[data["throw"]] = event.seq
+            runtime.throw_at[data["throw"]] = iso(event.at)
+            if data.get("nonce") is not None:
+                runtime.fair_throws.append({"throw": data["throw"], "nonce": data["nonce"]})
+        elif kind == "deadline_set":
+            runtime.deadline = datetime.fromisoformat(data["deadline"])
+            runtime.time_left = None
+        elif kind == "paused":
+            if runtime.deadline is not None:
+                runtime.time_left = data.get("time_left")
+                runtime.deadline = None
+        elif kind == "time_called":
+            runtime.closing = {
+                "by": data["by"],
+                "at": iso(event.at),
+                "throw": data.get("throw"),
+                "seq": event.seq,
+            }
             runtime.deadline = None
-    elif event.type == "time_called":
-        runtime.closing = {
-            "by": data["by"],
-            "at": iso(event.at),
-            "throw": data.get("throw"),
-            "seq": event.seq,
-        }
-        runtime.deadline = None
-        runtime.time_left = None
-    elif event.type == "throw_undone":
-        undone = data["throw"]
-        runtime.throw_seqs.pop(undone, None)
-        runtime.photos.pop(undone, None)
-        runtime.throw_at.pop(undone, None)
-        runtime.fair_throws = [f for f in runtime.fair_throws if f["throw"] < undone]
-        runtime.end_reason = None
-    elif event.type == "nonce_disputed":
-        runtime.disputes.append(
-            {key: data.get(key) for key in ("throw", "player", "sent", "nonce")}
-        )
-    elif event.type == "seed_revealed":
-        runtime.seed_revealed = True
-    elif event.type == "start_dice":
-        runtime.start_dice = {
-            "thrower": data["thrower"],
-            "dice": list(data["dice"]),
-            "nonce": data.get("nonce"),
-            "starter": data.get("starter"),
-        }
-    elif event.type == "start_thrower_named":
-        runtime.start_thrower = data.get("name")
-    elif event.type == "ended":
-        runtime.end_reason = data.get("reason")
-    elif event.type == "lobby_locked":
-        runtime.locked = bool(data.get("locked"))
-    elif event.type == "player_removed":
-        name = data.get("name")
-        runtime.removed[name_key(str(name or ""))] = event.at.timestamp()
-        if runtime.start_thrower == name:
-            runtime.start_thrower = None
-        # Start dice thrown by or pointing at the removed player no longer decide the start.
-        if runtime.start_dice is not None and name in (
-            runtime.start_dice.get("thrower"),
-            runtime.start_dice.get("starter"),
-        ):
-            runtime.start_dice = None
-    elif event.type == "auto_throw_set":
-        runtime.auto_throw = data.get("seconds") or None
-    elif event.type == "rematch":
-        runtime.rematch_code = data.get("code")
-    elif event.type == "seat_handed":
-        runtime.handed.add(data["player"])
-    elif event.type in ("seat_claimed", "player_removed"):
-        runtime.handed.discard(data.get("player") or data.get("name") or "")
+            runtime.time_left = None
+        elif kind == "throw_undone":
+            undone = data["throw"]
+            runtime.throw_seqs.pop(undone, None)
+            runtime.photos.pop(undone, None)
+            runtime.throw_at.pop(undone, None)
+            runtime.fair_throws = [f for f in runtime.fair_throws if f["throw"] < undone]
+            runtime.end_reason = None
+        elif kind == "nonce_disputed":
+            runtime.disputes.append(
+                {key: data.get(key) for key in ("throw", "player", "sent", "nonce")}
+            )
+        elif kind == "seed_revealed":
+            runtime.seed_revealed = True
+        elif kind == "start_dice":
+            runtime.start_dice = {
+                "thrower": data["thrower"],
+                "dice": list(data["dice"]),
+                "nonce": data.get("nonce"),
+                "starter": data.get("starter"),
+            }
+        elif kind == "start_thrower_named":
+            runtime.start_thrower = data.get("name")
+        elif kind == "ended":
+            runtime.end_reason = data.get("reason")
+        elif kind == "lobby_locked":
+            runtime.locked = bool(data.get("locked"))
+        elif kind == "player_removed":
+            name = data.get("name")
+            runtime.removed[name_key(str(name or ""))] = event.at.timestamp()
+            if runtime.start_thrower == name:
+                runtime.start_thrower = None
+            # Start dice thrown by or pointing at the removed player no longer decide the start.
+            if runtime.start_dice is not None and name in (
+                runtime.start_dice.get("thrower"),
+                runtime.start_dice.get("starter"),
+            ):
+                runtime.start_dice = None
+        elif kind == "auto_throw_set":
+            runtime.auto_throw = data.get("seconds") or None
+        elif kind == "rematch":
+            runtime.rematch_code = data.get("code")
+        elif kind == "seat_handed":
+            runtime.handed.add(data["player"])
+        elif kind in ("seat_claimed", "player_removed"):
+            runtime.handed.discard(data.get("player") or data.get("name") or "")
     if event.command_id is not None:
         runtime.remember_command(
             event.command_id, CommandRecord(event.seq, event.sender, event.digest)
         )
+
+
+NOTED = frozenset(
+    {
+        "thrown",
+        "dice",
+        "deadline_set",
+        "paused",
+        "time_called",
+        "throw_undone",
+        "nonce_disputed",
+        "seed_revealed",
+        "start_dice",
+        "start_thrower_named",
+        "ended",
+        "lobby_locked",
+        "player_removed",
+        "auto_throw_set",
+        "rematch",
+        "seat_handed",
+        "seat_claimed",
+    }
+)
+"""The events :func:`note_event` has more to note of than the turn clock and the command."""
 
 
 CATCH_UP_TYPES = frozenset(
