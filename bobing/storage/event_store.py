@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import delete, func, insert, or_, select, text, update
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -164,6 +164,12 @@ class EventStore:
         self._writers: list[asyncio.Task[None]] = []
         # One writer for SQLite (it has a single write lock anyway); a few for PostgreSQL.
         self._writer_count = 1 if db.dialect == "sqlite" else COMMIT_WRITERS
+        self._sqlite_binds: _SqliteBinds | None = None
+
+    def _binds(self) -> _SqliteBinds:
+        if self._sqlite_binds is None:
+            self._sqlite_binds = _SqliteBinds.of(self.db.engine.dialect)
+        return self._sqlite_binds
 
     # -- tables ---------------------------------------------------------------------------
 
@@ -403,7 +409,7 @@ class EventStore:
                 for i in range(self._writer_count)
             ]
         future: asyncio.Future[list[StoredEvent]] = asyncio.get_running_loop().create_future()
-        await self._queue.put((request, future))
+        self._queue.put_nowait((request, future))
         return await future
 
     async def close(self) -> None:
@@ -471,7 +477,7 @@ class EventStore:
             # SQLite has one writer at a time anyway: the whole batch runs in the database's
             # own thread with a plain connection, so it costs the event loop one wake-up
             # instead of one per statement (which, with a thousand busy sockets, adds up).
-            return await self.db.run_sync_write(_write_batch_sync, requests)
+            return await self.db.run_sync_write(_write_batch_sync, (self._binds(), requests))
         return await self._write_postgres(requests)
 
     async def _write_postgres(self, requests: list[Append]) -> list[list[StoredEvent] | None]:
@@ -635,47 +641,87 @@ _INSERT_EVENTS = (
 )
 
 
-def _processor(conn: Connection, column: Any) -> Callable[[Any], Any]:
+_DELETE_SEATS = "DELETE FROM bobing_seats WHERE table_code = ?"
+_INSERT_SEAT = "INSERT INTO bobing_seats (table_code, name, seat, token_hash) VALUES (?, ?, ?, ?)"
+
+
+def _processor(dialect: Dialect, column: Any) -> Callable[[Any], Any]:
     """The dialect's bind processor of a column type (how SQLAlchemy itself stores values)."""
-    process = column.type.dialect_impl(conn.dialect).bind_processor(conn.dialect)
-    return process if process is not None else (lambda value: value)
+    process = column.type.dialect_impl(dialect).bind_processor(dialect)
+    return process if process is not None else _same
 
 
-def _write_batch_sync(conn: Connection, requests: list[Append]) -> list[list[StoredEvent] | None]:
-    """SQLite: the batch as one transaction on a synchronous connection (its own thread).
+@dataclass(frozen=True, slots=True)
+class _SqliteBinds:
+    """SQLite: how the writer binds the values SQLAlchemy would convert (a time, JSON)."""
 
-    The two hot statements go straight to the DB-API cursor (values converted by the column
+    at: Callable[[Any], Any]
+    data: Callable[[Any], Any]
+    updated_at: Callable[[Any], Any]
+
+    @classmethod
+    def of(cls, dialect: Dialect) -> _SqliteBinds:
+        events, tables = EventRow.__table__.c, TableRow.__table__.c
+        return cls(
+            _processor(dialect, events.at),
+            _processor(dialect, events.data),
+            _processor(dialect, tables.updated_at),
+        )
+
+
+def _write_batch_sync(
+    conn: sqlite3.Connection, batch: tuple[_SqliteBinds, list[Append]]
+) -> list[list[StoredEvent] | None]:
+    """SQLite: the batch in the writer's transaction (:meth:`Database.run_sync_write`).
+
+    Every statement goes straight to the DB-API cursor (values converted by the column
     types' own processors, so SQLAlchemy reads them back as usual); this is the server's
     busiest loop.
     """
-    convert = {c: _processor(conn, EventRow.__table__.c[c]) for c in ("at", "data")}
-    updated = _processor(conn, TableRow.__table__.c.updated_at)
-    cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
-    won: set[str] = set()
+    binds, requests = batch
+    cursor = conn.cursor()
+    outcomes: list[list[StoredEvent] | None] = []
+    rows: list[tuple[Any, ...]] = []
     try:
         for request in requests:
             cursor.execute(
                 _UPDATE_HEAD,
                 (
                     request.expected_seq + len(request.events),
-                    updated(request.at),
+                    binds.updated_at(request.at),
                     request.status,
                     request.code,
                     request.expected_seq,
                 ),
             )
-            if cursor.rowcount == 1:
-                won.add(request.code)
-                if request.seats is not None:
-                    conn.execute(delete(SeatRow).where(SeatRow.table_code == request.code))
-                    if request.seats:
-                        conn.execute(insert(SeatRow), _seat_rows(request))
-        outcomes, rows = _outcomes(requests, won)
-        if rows:
-            cursor.executemany(
-                _INSERT_EVENTS,
-                [tuple(convert.get(c, _same)(r[c]) for c in EVENT_COLUMNS) for r in rows],
+            if cursor.rowcount != 1:
+                outcomes.append(None)
+                continue
+            if request.seats is not None:
+                cursor.execute(_DELETE_SEATS, (request.code,))
+                cursor.executemany(
+                    _INSERT_SEAT,
+                    [(request.code, s.name, s.seat, s.token_hash) for s in request.seats],
+                )
+            stored = _stored(request)
+            outcomes.append(stored)
+            at = binds.at(request.at)
+            rows.extend(
+                # In the order of EVENT_COLUMNS (_event_row's keys).
+                (
+                    request.code,
+                    e.seq,
+                    e.type,
+                    binds.data(e.data),
+                    at,
+                    e.command_id,
+                    e.sender,
+                    e.digest,
+                )
+                for e in stored
             )
+        if rows:
+            cursor.executemany(_INSERT_EVENTS, rows)
     except sqlite3.IntegrityError as exc:
         raise IntegrityError(_INSERT_EVENTS, None, exc) from None
     finally:
