@@ -262,3 +262,21 @@ async def test_sqlite_append_waits_for_a_lock_held_elsewhere(
     snapshot = await store.load("ABC234")
     assert snapshot is not None and snapshot.info.name == "held"
     assert [e.type for e in snapshot.events] == ["table_created", "a", "b"]
+
+
+async def test_a_batch_the_database_refuses_is_settled_append_by_append(
+    store: EventStore,
+) -> None:
+    """A command id already used at a table (another instance wrote it) makes the database
+    refuse the whole batch; each append is then written alone, and only that one fails."""
+    for code in ("ABC234", "DEF567"):
+        await store.create_table(info(code), [{"type": "table_created"}])
+    await store.append(Append("ABC234", 1, [{"type": "a"}], command_id="used"))
+    reused, fine = await asyncio.gather(
+        store.append(Append("ABC234", 2, [{"type": "b"}], command_id="used")),
+        store.append(Append("DEF567", 1, [{"type": "c"}], command_id="used")),
+        return_exceptions=True,
+    )
+    assert isinstance(reused, StaleWrite)
+    assert isinstance(fine, list) and [e.seq for e in fine] == [2]
+    assert [await store.last_seq(c) for c in ("ABC234", "DEF567")] == [2, 2]
