@@ -153,12 +153,35 @@ class Append:
     """Stored with ``command_id``: a digest of the command."""
 
 
+COMMIT_WINDOW = 0.001
+"""Seconds the appends of other tables have to join a batch: at a human pace they rarely wait
+for one another, and each batch costs one commit (and on SQLite or PostgreSQL the same fixed
+work around it) whatever its size. A throw waits at most this much longer, and only while
+appends keep coming (:data:`QUIET`)."""
+QUIET = 0.01
+"""A writer whose previous batch began longer ago than this commits at once: nobody is about
+to join (a table alone, a quiet server), so waiting would only add latency."""
+
+
 class EventStore:
     """Reads and writes tables and their logs."""
 
-    def __init__(self, db: Database, *, max_batch: int = 256) -> None:
+    def __init__(
+        self,
+        db: Database,
+        *,
+        max_batch: int = 256,
+        window: float = COMMIT_WINDOW,
+        quiet: float = QUIET,
+    ) -> None:
         self.db = db
         self.max_batch = max_batch
+        self.window = window
+        """Seconds a writer waits, after the first append of a batch, for more to join it."""
+        self._gathering = asyncio.Lock()
+        self.quiet = quiet
+        """A writer whose previous batch began longer ago than this commits at once."""
+        self._last_batch = float("-inf")
         self._queue: asyncio.Queue[tuple[Append, asyncio.Future[list[StoredEvent]]]] = (
             asyncio.Queue()
         )
@@ -428,9 +451,18 @@ class EventStore:
 
     async def _writer(self) -> None:
         while True:
-            batch = [await self._queue.get()]
-            while len(batch) < self.max_batch and not self._queue.empty():
-                batch.append(self._queue.get_nowait())
+            async with self._gathering:  # one writer gathers at a time: the others write
+                batch = [await self._queue.get()]
+                now = asyncio.get_running_loop().time()
+                busy, self._last_batch = now - self._last_batch < self.quiet, now
+                if busy and self.window > 0:
+                    try:
+                        await asyncio.sleep(self.window)
+                    except asyncio.CancelledError:
+                        self._queue.put_nowait(batch[0])  # close() fails it with the rest
+                        raise
+                while len(batch) < self.max_batch and not self._queue.empty():
+                    batch.append(self._queue.get_nowait())
             live = [(r, f) for r, f in batch if not f.done()]
             requests = [r for r, _ in live]
             try:

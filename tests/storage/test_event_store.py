@@ -19,6 +19,7 @@ from bobing.storage import (
     Seat,
     StaleWrite,
     StoredEvent,
+    StoreError,
     TableInfo,
 )
 from bobing.storage.db import MIGRATIONS
@@ -280,3 +281,37 @@ async def test_a_batch_the_database_refuses_is_settled_append_by_append(
     assert isinstance(reused, StaleWrite)
     assert isinstance(fine, list) and [e.seq for e in fine] == [2]
     assert [await store.last_seq(c) for c in ("ABC234", "DEF567")] == [2, 2]
+
+
+async def test_appends_within_the_window_share_a_batch(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 32: while appends keep coming, one that arrives as the writer waits for its
+    window joins the batch (one commit for both); closing the store during a window fails
+    what waits. After a quiet spell the first append commits at once."""
+    store = EventStore(db, window=0.05, quiet=60)
+    for code in ("ABC234", "DEF567"):
+        await store.create_table(info(code), [{"type": "table_created"}])
+    quiet = EventStore(db, window=60, quiet=0)
+    await asyncio.wait_for(quiet.append(Append("ABC234", 1, [{"type": "alone"}])), 10)
+    await quiet.close()
+    await store.append(Append("DEF567", 1, [{"type": "alone"}]))  # the first: at once
+    batches: list[list[str]] = []
+    write = store._write
+
+    async def counting(requests: list[Append]) -> list[list[StoredEvent] | None]:
+        batches.append([r.code for r in requests])
+        return await write(requests)
+
+    monkeypatch.setattr(store, "_write", counting)
+    first = asyncio.ensure_future(store.append(Append("ABC234", 2, [{"type": "a"}])))
+    await asyncio.sleep(0.01)
+    second = await store.append(Append("DEF567", 2, [{"type": "b"}]))
+    assert [e.seq for e in await first] == [3] and [e.seq for e in second] == [3]
+    assert batches == [["ABC234", "DEF567"]]
+    waiting = asyncio.ensure_future(store.append(Append("ABC234", 3, [{"type": "c"}])))
+    await asyncio.sleep(0.01)
+    await store.close()
+    with pytest.raises(StoreError):
+        await waiting
+    assert await store.last_seq("ABC234") == 3
