@@ -95,6 +95,8 @@ class Database:
         self._reader: AsyncEngine = self.engine
         self._sqlite_writer: sqlite3.Connection | None = None
         self._writer_thread: ThreadPoolExecutor | None = None
+        self._in_writer_thread = 0
+        """SQLite: transactions handed to the writer thread and not yet done."""
         if self.dialect == "sqlite":
             event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
         else:
@@ -185,12 +187,19 @@ class Database:
                 self._writer_thread, _open_sqlite_writer, database
             )
         conn = self._sqlite_writer
+        if not self._in_writer_thread:  # else it is the connection's: queue behind it
+            try:
+                return _sqlite_transaction(conn, fn, arg)
+            except sqlite3.OperationalError as exc:
+                if exc.sqlite_errorcode & 0xFF != sqlite3.SQLITE_BUSY:
+                    raise
+        self._in_writer_thread += 1
         try:
-            return _sqlite_transaction(conn, fn, arg)
-        except sqlite3.OperationalError as exc:
-            if exc.sqlite_errorcode & 0xFF != sqlite3.SQLITE_BUSY:
-                raise
-        return await loop.run_in_executor(self._writer_thread, _waiting_transaction, conn, fn, arg)
+            return await loop.run_in_executor(
+                self._writer_thread, _waiting_transaction, conn, fn, arg
+            )
+        finally:
+            self._in_writer_thread -= 1
 
     async def dispose(self) -> None:
         """Close every pooled connection (and the SQLite writer)."""
