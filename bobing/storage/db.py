@@ -5,18 +5,18 @@ from __future__ import annotations
 import asyncio
 import re
 import secrets
+import sqlite3
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import Table, create_engine, event, select, text
+from sqlalchemy import Table, event, select, text
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.engine import Connection, Engine, make_url
+from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import ArgumentError, DisconnectionError, SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
-from sqlalchemy.pool import StaticPool
 
 from bobing.engine.errors import InputError
 from bobing.storage.models import SecretRow
@@ -29,6 +29,8 @@ _SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
 COMMIT_WRITERS = 4
 """PostgreSQL: the event store's group-commit writers, each with a pooled connection of its
 own (:attr:`Database.commit_engine`)."""
+BUSY_TIMEOUT_MS = 30000
+"""SQLite: how long a writer waits for another connection's write lock."""
 
 
 def default_url() -> str:
@@ -78,7 +80,7 @@ class Database:
             database = parsed.database or ""
             if database and database != ":memory:":
                 Path(database).parent.mkdir(parents=True, exist_ok=True)
-            kwargs["connect_args"] = {"timeout": 30}
+            kwargs["connect_args"] = {"timeout": BUSY_TIMEOUT_MS / 1000}
         else:
             if schema is not None:
                 if not _SCHEMA_NAME.fullmatch(schema):
@@ -91,8 +93,10 @@ class Database:
         """Where the event store's writers commit: on PostgreSQL a pool of their own, so a
         throw's commit never queues behind reads for a connection."""
         self._reader: AsyncEngine = self.engine
-        self._sync_writer: Engine | None = None
+        self._sqlite_writer: sqlite3.Connection | None = None
         self._writer_thread: ThreadPoolExecutor | None = None
+        self._in_writer_thread = 0
+        """SQLite: transactions handed to the writer thread and not yet done."""
         if self.dialect == "sqlite":
             event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
         else:
@@ -161,29 +165,41 @@ class Database:
         async with self.engine.begin() as conn:
             await conn.execute(text(f'DROP SCHEMA IF EXISTS "{self.schema}" CASCADE'))
 
-    async def run_sync_write(self, fn: Callable[[Connection, A], R], arg: A) -> R:
-        """SQLite only: run ``fn(connection, arg)`` in one transaction in the writer thread.
+    async def run_sync_write(self, fn: Callable[[sqlite3.Connection, A], R], arg: A) -> R:
+        """SQLite only: run ``fn(connection, arg)`` in one transaction on the writer's own
+        DB-API connection (the file is shared with the async engine's readers; WAL lets them
+        read while it writes).
 
-        The writer has its own synchronous connection (the file is shared with the async
-        engine's readers; WAL lets them read while it writes).
+        On the event loop when the write lock is free at once (``BEGIN IMMEDIATE`` without
+        waiting): a WAL commit at ``synchronous=NORMAL`` writes to the page cache and waits
+        for no disk, so it costs less than handing the batch to a thread and back. When
+        another connection holds the lock (the async engine's writes: a table created, a
+        snapshot, a sweep), the writer thread runs it instead and waits for the lock.
         """
         if self.dialect != "sqlite":
             raise InputError("run_sync_write is for SQLite")
+        loop = asyncio.get_running_loop()
         if self._writer_thread is None:
             self._writer_thread = ThreadPoolExecutor(1, thread_name_prefix="bobing-sqlite")
-            url = make_url(self.url).set(drivername="sqlite+pysqlite")
-            self._sync_writer = create_engine(
-                url, connect_args={"timeout": 30, "check_same_thread": False}, poolclass=StaticPool
+        if self._sqlite_writer is None:
+            database = make_url(self.url).database or ":memory:"
+            self._sqlite_writer = await loop.run_in_executor(
+                self._writer_thread, _open_sqlite_writer, database
             )
-            event.listen(self._sync_writer, "connect", _sqlite_pragmas)
-        engine = self._sync_writer
-        assert engine is not None
-
-        def work() -> R:
-            with engine.begin() as conn:
-                return fn(conn, arg)
-
-        return await asyncio.get_running_loop().run_in_executor(self._writer_thread, work)
+        conn = self._sqlite_writer
+        if not self._in_writer_thread:  # else it is the connection's: queue behind it
+            try:
+                return _sqlite_transaction(conn, fn, arg)
+            except sqlite3.OperationalError as exc:
+                if exc.sqlite_errorcode & 0xFF != sqlite3.SQLITE_BUSY:
+                    raise
+        self._in_writer_thread += 1
+        try:
+            return await loop.run_in_executor(
+                self._writer_thread, _waiting_transaction, conn, fn, arg
+            )
+        finally:
+            self._in_writer_thread -= 1
 
     async def dispose(self) -> None:
         """Close every pooled connection (and the SQLite writer)."""
@@ -191,15 +207,44 @@ class Database:
         if self.commit_engine is not self.engine:
             await self.commit_engine.dispose()
         if self._writer_thread is not None:
-            engine, thread = self._sync_writer, self._writer_thread
-            self._writer_thread = self._sync_writer = None
-
-            def close() -> None:
-                if engine is not None:
-                    engine.dispose()
-
-            await asyncio.get_running_loop().run_in_executor(thread, close)
+            conn, thread = self._sqlite_writer, self._writer_thread
+            self._writer_thread = self._sqlite_writer = None
+            if conn is not None:
+                await asyncio.get_running_loop().run_in_executor(thread, conn.close)
             thread.shutdown(wait=True)
+
+
+def _open_sqlite_writer(database: str) -> sqlite3.Connection:
+    # Transactions are the writer's own (isolation_level=None: no implicit BEGIN), and it
+    # never waits for a lock unless told to (_waiting_transaction).
+    conn = sqlite3.connect(database, isolation_level=None, check_same_thread=False)
+    _sqlite_pragmas(conn, None)
+    conn.execute("PRAGMA busy_timeout=0")
+    return conn
+
+
+def _sqlite_transaction(
+    conn: sqlite3.Connection, fn: Callable[[sqlite3.Connection, A], R], arg: A
+) -> R:
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        result = fn(conn, arg)
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    return result
+
+
+def _waiting_transaction(
+    conn: sqlite3.Connection, fn: Callable[[sqlite3.Connection, A], R], arg: A
+) -> R:
+    conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    try:
+        return _sqlite_transaction(conn, fn, arg)
+    finally:
+        conn.execute("PRAGMA busy_timeout=0")
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -210,7 +255,7 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     # Checkpoints normally run inside a committing transaction; the server runs them in the
     # background instead (Database.checkpoint), this is only the safety net.
     cursor.execute("PRAGMA wal_autocheckpoint=20000")

@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+import asyncpg  # type: ignore[import-untyped]
 from sqlalchemy import delete, func, insert, or_, select, text, update
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -150,18 +151,47 @@ class Append:
     """Stored with ``command_id``: a digest of the command."""
 
 
+COMMIT_WINDOW = 0.001
+"""Seconds the appends of other tables have to join a batch: at a human pace they rarely wait
+for one another, and each batch costs one commit (and on SQLite or PostgreSQL the same fixed
+work around it) whatever its size. A throw waits at most this much longer, and only while
+appends keep coming (:data:`QUIET`)."""
+QUIET = 0.01
+"""A writer whose previous batch began longer ago than this commits at once: nobody is about
+to join (a table alone, a quiet server), so waiting would only add latency."""
+
+
 class EventStore:
     """Reads and writes tables and their logs."""
 
-    def __init__(self, db: Database, *, max_batch: int = 256) -> None:
+    def __init__(
+        self,
+        db: Database,
+        *,
+        max_batch: int = 256,
+        window: float = COMMIT_WINDOW,
+        quiet: float = QUIET,
+    ) -> None:
         self.db = db
         self.max_batch = max_batch
+        self.window = window
+        """Seconds a writer waits, after the first append of a batch, for more to join it."""
+        self._gathering = asyncio.Lock()
+        self.quiet = quiet
+        """A writer whose previous batch began longer ago than this commits at once."""
+        self._last_batch = float("-inf")
         self._queue: asyncio.Queue[tuple[Append, asyncio.Future[list[StoredEvent]]]] = (
             asyncio.Queue()
         )
         self._writers: list[asyncio.Task[None]] = []
         # One writer for SQLite (it has a single write lock anyway); a few for PostgreSQL.
         self._writer_count = 1 if db.dialect == "sqlite" else COMMIT_WRITERS
+        self._sqlite_binds: _SqliteBinds | None = None
+
+    def _binds(self) -> _SqliteBinds:
+        if self._sqlite_binds is None:
+            self._sqlite_binds = _SqliteBinds.of(self.db.engine.dialect)
+        return self._sqlite_binds
 
     # -- tables ---------------------------------------------------------------------------
 
@@ -401,7 +431,7 @@ class EventStore:
                 for i in range(self._writer_count)
             ]
         future: asyncio.Future[list[StoredEvent]] = asyncio.get_running_loop().create_future()
-        await self._queue.put((request, future))
+        self._queue.put_nowait((request, future))
         return await future
 
     async def close(self) -> None:
@@ -419,9 +449,18 @@ class EventStore:
 
     async def _writer(self) -> None:
         while True:
-            batch = [await self._queue.get()]
-            while len(batch) < self.max_batch and not self._queue.empty():
-                batch.append(self._queue.get_nowait())
+            async with self._gathering:  # one writer gathers at a time: the others write
+                batch = [await self._queue.get()]
+                now = asyncio.get_running_loop().time()
+                busy, self._last_batch = now - self._last_batch < self.quiet, now
+                if busy and self.window > 0:
+                    try:
+                        await asyncio.sleep(self.window)
+                    except asyncio.CancelledError:
+                        self._queue.put_nowait(batch[0])  # close() fails it with the rest
+                        raise
+                while len(batch) < self.max_batch and not self._queue.empty():
+                    batch.append(self._queue.get_nowait())
             live = [(r, f) for r, f in batch if not f.done()]
             requests = [r for r, _ in live]
             try:
@@ -469,7 +508,7 @@ class EventStore:
             # SQLite has one writer at a time anyway: the whole batch runs in the database's
             # own thread with a plain connection, so it costs the event loop one wake-up
             # instead of one per statement (which, with a thousand busy sockets, adds up).
-            return await self.db.run_sync_write(_write_batch_sync, requests)
+            return await self.db.run_sync_write(_write_batch_sync, (self._binds(), requests))
         return await self._write_postgres(requests)
 
     async def _write_postgres(self, requests: list[Append]) -> list[list[StoredEvent] | None]:
@@ -492,22 +531,25 @@ class EventStore:
             for r, events in zip(requests, stored, strict=True)
             for e in events
         ]
+        heads = (
+            [r.code for r in requests],
+            [r.expected_seq for r in requests],
+            [r.expected_seq + len(r.events) for r in requests],
+            [r.status for r in requests],
+            [r.at for r in requests],
+        )
+        columns = [[_postgres_value(c, row[c]) for row in rows] for c in EVENT_COLUMNS]
         async with self.db.commit_engine.connect() as conn:
-            auto = await conn.execution_options(isolation_level="AUTOCOMMIT")
-            moved = await auto.execute(
-                text(_MOVE_AND_APPEND),
-                {
-                    "codes": [r.code for r in requests],
-                    "olds": [r.expected_seq for r in requests],
-                    "news": [r.expected_seq + len(r.events) for r in requests],
-                    "statuses": [r.status for r in requests],
-                    "ats": [r.at for r in requests],
-                    **{
-                        f"e_{column}": [_postgres_value(column, row[column]) for row in rows]
-                        for column in EVENT_COLUMNS
-                    },
-                },
-            )
+            # Straight to the driver (asyncpg): outside a transaction one statement commits
+            # on its own, and SQLAlchemy's adaption (the greenlet, the compiled text, the
+            # result) is most of a batch's cost on the event loop. A connection the database
+            # dropped is still replaced at the next checkout (its ping).
+            raw = await conn.get_raw_connection()
+            driver: Any = raw.driver_connection
+            try:
+                moved = await driver.fetch(_MOVE_AND_APPEND, *heads, *columns)
+            except asyncpg.IntegrityConstraintViolationError as exc:
+                raise IntegrityError(_MOVE_AND_APPEND, None, exc) from None
             won = {row[0] for row in moved}
         return [e if r.code in won else None for r, e in zip(requests, stored, strict=True)]
 
@@ -606,8 +648,8 @@ def _postgres_value(column: str, value: Any) -> Any:
 
 
 _MOVE_AND_APPEND = (
-    "WITH v AS (SELECT * FROM unnest(CAST(:codes AS VARCHAR[]), CAST(:olds AS INTEGER[]), "
-    "CAST(:news AS INTEGER[]), CAST(:statuses AS VARCHAR[]), CAST(:ats AS TIMESTAMPTZ[])) "
+    "WITH v AS (SELECT * FROM unnest(CAST($1 AS VARCHAR[]), CAST($2 AS INTEGER[]), "
+    "CAST($3 AS INTEGER[]), CAST($4 AS VARCHAR[]), CAST($5 AS TIMESTAMPTZ[])) "
     "AS v(code, old_seq, new_seq, status, at)), "
     "moved AS (UPDATE bobing_tables AS t SET last_seq = v.new_seq, updated_at = v.at, "
     "status = COALESCE(v.status, t.status) FROM v "
@@ -616,7 +658,10 @@ _MOVE_AND_APPEND = (
     "SELECT "
     + ", ".join("CAST(e.data AS JSONB)" if c == "data" else f"e.{c}" for c in EVENT_COLUMNS)
     + " FROM unnest("
-    + ", ".join(f"CAST(:e_{c} AS {_POSTGRES_ARRAY.get(c, 'VARCHAR[]')})" for c in EVENT_COLUMNS)
+    + ", ".join(
+        f"CAST(${i} AS {_POSTGRES_ARRAY.get(c, 'VARCHAR[]')})"
+        for i, c in enumerate(EVENT_COLUMNS, start=6)
+    )
     + f") AS e({', '.join(EVENT_COLUMNS)}) "
     "WHERE e.table_code IN (SELECT code FROM moved)) "
     "SELECT code FROM moved"
@@ -633,47 +678,87 @@ _INSERT_EVENTS = (
 )
 
 
-def _processor(conn: Connection, column: Any) -> Callable[[Any], Any]:
+_DELETE_SEATS = "DELETE FROM bobing_seats WHERE table_code = ?"
+_INSERT_SEAT = "INSERT INTO bobing_seats (table_code, name, seat, token_hash) VALUES (?, ?, ?, ?)"
+
+
+def _processor(dialect: Dialect, column: Any) -> Callable[[Any], Any]:
     """The dialect's bind processor of a column type (how SQLAlchemy itself stores values)."""
-    process = column.type.dialect_impl(conn.dialect).bind_processor(conn.dialect)
-    return process if process is not None else (lambda value: value)
+    process = column.type.dialect_impl(dialect).bind_processor(dialect)
+    return process if process is not None else _same
 
 
-def _write_batch_sync(conn: Connection, requests: list[Append]) -> list[list[StoredEvent] | None]:
-    """SQLite: the batch as one transaction on a synchronous connection (its own thread).
+@dataclass(frozen=True, slots=True)
+class _SqliteBinds:
+    """SQLite: how the writer binds the values SQLAlchemy would convert (a time, JSON)."""
 
-    The two hot statements go straight to the DB-API cursor (values converted by the column
+    at: Callable[[Any], Any]
+    data: Callable[[Any], Any]
+    updated_at: Callable[[Any], Any]
+
+    @classmethod
+    def of(cls, dialect: Dialect) -> _SqliteBinds:
+        events, tables = EventRow.__table__.c, TableRow.__table__.c
+        return cls(
+            _processor(dialect, events.at),
+            _processor(dialect, events.data),
+            _processor(dialect, tables.updated_at),
+        )
+
+
+def _write_batch_sync(
+    conn: sqlite3.Connection, batch: tuple[_SqliteBinds, list[Append]]
+) -> list[list[StoredEvent] | None]:
+    """SQLite: the batch in the writer's transaction (:meth:`Database.run_sync_write`).
+
+    Every statement goes straight to the DB-API cursor (values converted by the column
     types' own processors, so SQLAlchemy reads them back as usual); this is the server's
     busiest loop.
     """
-    convert = {c: _processor(conn, EventRow.__table__.c[c]) for c in ("at", "data")}
-    updated = _processor(conn, TableRow.__table__.c.updated_at)
-    cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
-    won: set[str] = set()
+    binds, requests = batch
+    cursor = conn.cursor()
+    outcomes: list[list[StoredEvent] | None] = []
+    rows: list[tuple[Any, ...]] = []
     try:
         for request in requests:
             cursor.execute(
                 _UPDATE_HEAD,
                 (
                     request.expected_seq + len(request.events),
-                    updated(request.at),
+                    binds.updated_at(request.at),
                     request.status,
                     request.code,
                     request.expected_seq,
                 ),
             )
-            if cursor.rowcount == 1:
-                won.add(request.code)
-                if request.seats is not None:
-                    conn.execute(delete(SeatRow).where(SeatRow.table_code == request.code))
-                    if request.seats:
-                        conn.execute(insert(SeatRow), _seat_rows(request))
-        outcomes, rows = _outcomes(requests, won)
-        if rows:
-            cursor.executemany(
-                _INSERT_EVENTS,
-                [tuple(convert.get(c, _same)(r[c]) for c in EVENT_COLUMNS) for r in rows],
+            if cursor.rowcount != 1:
+                outcomes.append(None)
+                continue
+            if request.seats is not None:
+                cursor.execute(_DELETE_SEATS, (request.code,))
+                cursor.executemany(
+                    _INSERT_SEAT,
+                    [(request.code, s.name, s.seat, s.token_hash) for s in request.seats],
+                )
+            stored = _stored(request)
+            outcomes.append(stored)
+            at = binds.at(request.at)
+            rows.extend(
+                # In the order of EVENT_COLUMNS (_event_row's keys).
+                (
+                    request.code,
+                    e.seq,
+                    e.type,
+                    binds.data(e.data),
+                    at,
+                    e.command_id,
+                    e.sender,
+                    e.digest,
+                )
+                for e in stored
             )
+        if rows:
+            cursor.executemany(_INSERT_EVENTS, rows)
     except sqlite3.IntegrityError as exc:
         raise IntegrityError(_INSERT_EVENTS, None, exc) from None
     finally:

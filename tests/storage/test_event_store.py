@@ -18,6 +18,8 @@ from bobing.storage import (
     EventStore,
     Seat,
     StaleWrite,
+    StoredEvent,
+    StoreError,
     TableInfo,
 )
 from bobing.storage.db import MIGRATIONS
@@ -208,3 +210,108 @@ async def test_commits_do_not_wait_for_a_connection_behind_reads(store: EventSto
     finally:
         for conn in held:
             await conn.__aexit__(None, None, None)
+
+
+async def test_appends_queued_together_share_one_write_and_settle_alone(
+    store: EventStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 32: the appends of several tables waiting at one moment go to the database as one
+    batch (one transaction), and each still gets its own outcome: the stale one fails alone."""
+    for code in ("ABC234", "DEF567", "GHJ892"):
+        await store.create_table(info(code), [{"type": "table_created"}])
+    await store.append(Append("GHJ892", 1, [{"type": "moved"}]))
+    batches: list[list[str]] = []
+    write = store._write
+
+    async def counting(requests: list[Append]) -> list[list[StoredEvent] | None]:
+        batches.append([r.code for r in requests])
+        return await write(requests)
+
+    monkeypatch.setattr(store, "_write", counting)
+    results = await asyncio.gather(
+        store.append(Append("ABC234", 1, [{"type": "throw"}, {"type": "thrown"}])),
+        store.append(Append("GHJ892", 1, [{"type": "late"}])),
+        store.append(Append("DEF567", 1, [{"type": "throw"}])),
+        return_exceptions=True,
+    )
+    assert batches == [["ABC234", "GHJ892", "DEF567"]]
+    first, stale, third = results
+    assert isinstance(first, list) and [e.seq for e in first] == [2, 3]
+    assert isinstance(stale, StaleWrite)
+    assert isinstance(third, list) and [e.seq for e in third] == [2]
+    assert [await store.last_seq(c) for c in ("ABC234", "DEF567", "GHJ892")] == [3, 2, 2]
+    assert [e.type for e in await store.events_after("GHJ892", 0)] == ["table_created", "moved"]
+
+
+async def test_sqlite_append_waits_for_a_lock_held_elsewhere(
+    db: Database, store: EventStore
+) -> None:
+    """SQLite: the writer commits on the event loop only when the write lock is free at once;
+    while another connection holds it (a table being created, say) the append waits for it in
+    the writer thread, and the loop goes on meanwhile."""
+    if db.dialect != "sqlite":
+        pytest.skip("the SQLite writer")
+    await store.create_table(info(), [{"type": "table_created"}])
+    await store.append(Append("ABC234", 1, [{"type": "a"}]))  # the writer is open
+    async with db.engine.begin() as conn:
+        await conn.execute(text("UPDATE bobing_tables SET name = 'held' WHERE code = 'ABC234'"))
+        pending = asyncio.ensure_future(store.append(Append("ABC234", 2, [{"type": "b"}])))
+        await asyncio.sleep(0.2)
+        assert not pending.done()
+    stored = await asyncio.wait_for(pending, 10)
+    assert [e.seq for e in stored] == [3]
+    snapshot = await store.load("ABC234")
+    assert snapshot is not None and snapshot.info.name == "held"
+    assert [e.type for e in snapshot.events] == ["table_created", "a", "b"]
+
+
+async def test_a_batch_the_database_refuses_is_settled_append_by_append(
+    store: EventStore,
+) -> None:
+    """A command id already used at a table (another instance wrote it) makes the database
+    refuse the whole batch; each append is then written alone, and only that one fails."""
+    for code in ("ABC234", "DEF567"):
+        await store.create_table(info(code), [{"type": "table_created"}])
+    await store.append(Append("ABC234", 1, [{"type": "a"}], command_id="used"))
+    reused, fine = await asyncio.gather(
+        store.append(Append("ABC234", 2, [{"type": "b"}], command_id="used")),
+        store.append(Append("DEF567", 1, [{"type": "c"}], command_id="used")),
+        return_exceptions=True,
+    )
+    assert isinstance(reused, StaleWrite)
+    assert isinstance(fine, list) and [e.seq for e in fine] == [2]
+    assert [await store.last_seq(c) for c in ("ABC234", "DEF567")] == [2, 2]
+
+
+async def test_appends_within_the_window_share_a_batch(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 32: while appends keep coming, one that arrives as the writer waits for its
+    window joins the batch (one commit for both); closing the store during a window fails
+    what waits. After a quiet spell the first append commits at once."""
+    store = EventStore(db, window=0.05, quiet=60)
+    for code in ("ABC234", "DEF567"):
+        await store.create_table(info(code), [{"type": "table_created"}])
+    quiet = EventStore(db, window=60, quiet=0)
+    await asyncio.wait_for(quiet.append(Append("ABC234", 1, [{"type": "alone"}])), 10)
+    await quiet.close()
+    await store.append(Append("DEF567", 1, [{"type": "alone"}]))  # the first: at once
+    batches: list[list[str]] = []
+    write = store._write
+
+    async def counting(requests: list[Append]) -> list[list[StoredEvent] | None]:
+        batches.append([r.code for r in requests])
+        return await write(requests)
+
+    monkeypatch.setattr(store, "_write", counting)
+    first = asyncio.ensure_future(store.append(Append("ABC234", 2, [{"type": "a"}])))
+    await asyncio.sleep(0.01)
+    second = await store.append(Append("DEF567", 2, [{"type": "b"}]))
+    assert [e.seq for e in await first] == [3] and [e.seq for e in second] == [3]
+    assert batches == [["ABC234", "DEF567"]]
+    waiting = asyncio.ensure_future(store.append(Append("ABC234", 3, [{"type": "c"}])))
+    await asyncio.sleep(0.01)
+    await store.close()
+    with pytest.raises(StoreError):
+        await waiting
+    assert await store.last_seq("ABC234") == 3
