@@ -83,7 +83,7 @@ class Table {
     }
     if (!observer && !data.includes('"thrown"')) return;
     /** @type {number | null} */
-    let thrown = null;
+    let thrown;
     if (!observer) {
       const found = THROW.exec(data);
       thrown = found ? Number(found[1]) : null;
@@ -187,7 +187,11 @@ async function setUp(/** @type {TablePlan} */ plan, /** @type {boolean} */ relay
 }
 
 /** Items mapped `limit` at a time. */
-async function limited(/** @type {any[]} */ items, /** @type {number} */ limit, /** @type {(x: any) => Promise<any>} */ f) {
+async function limited(
+  /** @type {any[]} */ items,
+  /** @type {number} */ limit,
+  /** @type {(x: any) => Promise<any>} */ f,
+) {
   const out = new Array(items.length);
   let next = 0;
   const worker = async () => {
@@ -201,7 +205,12 @@ async function limited(/** @type {any[]} */ items, /** @type {number} */ limit, 
 }
 
 /** One table's loop (client.py's _drive). */
-async function drive(/** @type {Table} */ table, /** @type {number} */ stopAt, /** @type {number} */ pace, /** @type {() => number} */ rng) {
+async function drive(
+  /** @type {Table} */ table,
+  /** @type {number} */ stopAt,
+  /** @type {number} */ pace,
+  /** @type {() => number} */ rng,
+) {
   const players = table.sockets.size;
   if (pace) await sleep(rng() * pace * 1000);
   let slot = clock();
@@ -256,7 +265,9 @@ async function main() {
   await say({ ready: true });
   const go = await line();
   const offset = go.now - clock(); // the parent's clock minus this one's
-  const [start, measureFrom, stopAt] = [go.start, go.measure_from, go.stop_at].map((t) => t - offset);
+  const [start, measureFrom, stopAt] = [go.start, go.measure_from, go.stop_at].map(
+    (t) => t - offset,
+  );
   const rng = generator(plan.seed * 7919 + tables.length);
   await sleep(Math.max(0, start - clock()) * 1000);
   traffic.measuring = true;
