@@ -373,6 +373,24 @@ def test_the_relay_sends_one_prebuilt_frame_the_same_to_every_phone() -> None:
     assert frame["state"] == {"next": "乙", "turn": 2}
 
 
+def test_the_relay_process_compresses_nothing() -> None:
+    """Like `bobing serve`, the floor relay refuses per-message deflate (which every client
+    offers): a deflated frame is each socket's own bytes, compressed a socket a throw."""
+    import asyncio
+
+    import websockets
+
+    from bobing.bench.client import _relay_process
+
+    async def extensions(url: str) -> list[object]:
+        async with websockets.connect(f"{url}/relay/t1?players=2&name=a") as ws:
+            assert ws.request is not None and "permessage-deflate" in str(ws.request.headers)
+            return list(ws.protocol.extensions)
+
+    with _relay_process() as relay:
+        assert asyncio.run(extensions(relay.url)) == []
+
+
 def test_the_relay_refuses_a_bad_path() -> None:
     import asyncio
 
