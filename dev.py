@@ -101,12 +101,14 @@ def frontend_checks() -> list[tuple[str, ...]]:
     if not ensure_node_tools():
         return []
     tools = ROOT / "node_modules" / ".bin"
-    steps: list[tuple[str, ...]] = [(str(tools / "prettier"), "--check", "bobing/web/static")]
+    scripts = ("bobing/web/static", "bobing/bench/phones.mjs")  # the app; the bench's Node client
+    steps: list[tuple[str, ...]] = [(str(tools / "prettier"), "--check", *scripts)]
     if (ROOT / "jsconfig.json").exists():
         steps.append((str(tools / "tsc"), "--noEmit", "-p", "jsconfig.json"))
     if (ROOT / "eslint.config.js").exists():
-        # eslint's recommended rules (eslint.config.js), on the app and the unit tests
-        steps.append((str(tools / "eslint"), "bobing/web/static", "tests/js", "eslint.config.js"))
+        # eslint's recommended rules (eslint.config.js), on the app, the bench's Node client and
+        # the unit tests
+        steps.append((str(tools / "eslint"), *scripts, "tests/js", "eslint.config.js"))
     unit = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests" / "js").glob("*.test.mjs"))
     if unit:
         steps.append(("node", "--test", *unit))

@@ -18,7 +18,7 @@ export default [
     languageOptions: { globals: globals.serviceworker },
   },
   {
-    files: ["tests/js/**/*.mjs", "eslint.config.js"],
+    files: ["tests/js/**/*.mjs", "bobing/bench/*.mjs", "eslint.config.js"],
     languageOptions: { sourceType: "module", globals: globals.node },
   },
 ];

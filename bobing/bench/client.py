@@ -40,7 +40,7 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from bobing.bench import cpu
 from bobing.engine.errors import InputError
@@ -69,6 +69,13 @@ SPREADS = ("phones", "tables")
 instances (every throw crosses the broker: the worst case), or each table whole on one
 instance (what the shipped nginx configuration does)."""
 SPARE_FILES = 256
+CLIENT_KINDS = ("python", "node")
+"""What plays the phones: this package's Python client, or :data:`NODE_SCRIPT` on Node's
+built-in WebSocket (the same protocol and loop; a client that is not Python)."""
+NODE_SCRIPT = Path(__file__).with_name("phones.mjs")
+NODE_LEAST = (20, 10)
+"""The oldest Node.js with a WebSocket (behind ``--experimental-websocket`` before 22)."""
+NODE_SETUP_TIMEOUT = 180.0
 FLOOR_KEYS = (
     "server_cpu_ms_per_throw",
     "server_cpu_cores",
@@ -133,11 +140,13 @@ def run_bench(
     cpu_limit: float | None = None,
     rate: float | None = None,
     clients: int = 1,
+    client: str = "python",
 ) -> dict[str, Any]:
     """Run the benchmark and return its measurements.
 
     ``rate`` (throws a second over all tables) sets the pace: ``tables / rate`` seconds
-    between a table's throws. ``clients`` spreads the tables over that many client processes.
+    between a table's throws. ``clients`` spreads the tables over that many client processes,
+    of ``client`` (:data:`CLIENT_KINDS`): Python, or Node (the tables created over REST here).
 
     With ``floor``, the same tables, players, pace and duration are then played against a bare
     WebSocket relay (:mod:`bobing.bench.relay`) started the same way, and the result gains
@@ -151,6 +160,7 @@ def run_bench(
     _check_options(db=db, url=url, instances=instances, broker=broker, spread=spread, pace=pace)
     pace = _offered_pace(tables, pace, rate)
     _check_clients(clients, tables)
+    node = _node_command() if _check_client(client) == "node" else None
     if (pin or cpu_limit is not None) and url is not None:
         raise InputError(
             "--pin and --cpu-limit apply to the servers the benchmark starts, not to --url",
@@ -204,10 +214,18 @@ def run_bench(
         if pin:
             stack.enter_context(_pinned(0, client_cores))
         result = _measure(
-            servers, tables, players, seconds, pace=pace, spread=spread, clients=clients
+            servers,
+            tables,
+            players,
+            seconds,
+            pace=pace,
+            spread=spread,
+            clients=clients,
+            node=node,
         )
         result["db"] = db_label
         result["broker"] = (broker or "memory://").split("://", 1)[0]
+        result["client"] = client
         result["open_files_limit"] = limit
     if pin:
         result["pinned"] = {"servers": server_cores, "client": client_cores}
@@ -220,7 +238,7 @@ def run_bench(
             _pinned(0, client_cores) if pin else contextlib.nullcontext(),
         ):
             base = _measure(
-                [relay], tables, players, seconds, pace=pace, clients=clients, relay=True
+                [relay], tables, players, seconds, pace=pace, clients=clients, relay=True, node=node
             )
         result["floor"] = {key: base[key] for key in FLOOR_KEYS}
         ours, bare = result["server_cpu_ms_per_throw"], base["server_cpu_ms_per_throw"]
@@ -248,6 +266,46 @@ def _check_clients(clients: int, tables: int) -> None:
             code="bench_clients",
             clients=clients,
         )
+
+
+def _check_client(client: str) -> str:
+    if client not in CLIENT_KINDS:
+        raise InputError(
+            f"unknown client {client!r}; allowed: " + ", ".join(CLIENT_KINDS),
+            code="bench_client",
+            value=client,
+            allowed=list(CLIENT_KINDS),
+        )
+    return client
+
+
+def _node_command() -> list[str]:
+    """How to run :data:`NODE_SCRIPT`: the ``node`` on PATH, with the flags its version needs
+    (a WebSocket before 22, ES module syntax in ``.js`` files before 22.7), or an input error
+    naming what to install."""
+    import shutil
+
+    node = shutil.which("node")
+    least = ".".join(map(str, NODE_LEAST))
+    install = f"install Node.js {least} or newer (https://nodejs.org, or apt-get install nodejs)"
+    if node is None:
+        raise InputError(f"--client node needs node on PATH: {install}", code="bench_node")
+    try:
+        said = subprocess.run(
+            [node, "--version"], capture_output=True, text=True, timeout=30
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise InputError(f"--client node: {node} does not run ({exc}): {install}") from None
+    found = re.fullmatch(r"v(\d+)\.(\d+)\.\d+.*", said)
+    version = (int(found.group(1)), int(found.group(2))) if found else (0, 0)
+    if version < NODE_LEAST:
+        raise InputError(
+            f"--client node: {node} is {said or 'of no known version'}: {install}",
+            code="bench_node",
+        )
+    flags = ["--experimental-websocket"] if version < (22, 0) else []
+    flags += ["--experimental-detect-module"] if version < (22, 7) else []
+    return [node, "--no-warnings", *flags, str(NODE_SCRIPT)]
 
 
 def _check_options(
@@ -463,13 +521,17 @@ def _measure(
     spread: str = "phones",
     clients: int = 1,
     relay: bool = False,
+    node: list[str] | None = None,
 ) -> dict[str, Any]:
-    """Play the run from ``clients`` processes (this one when 1) while this process reads
-    the servers' CPU over the same window; return the measurements."""
+    """Play the run from ``clients`` processes (this one when 1, unless ``node``: the command
+    of a Node client process) while this process reads the servers' CPU over the same
+    window; return the measurements."""
     shares = [list(range(k, tables, clients)) for k in range(clients)]
     plan = RunPlan(servers, players, seconds, pace, spread, relay)
     try:
-        if clients == 1:
+        if node is not None:
+            parts, sample = _play_node(plan, shares, node)
+        elif clients == 1:
             with asyncio.Runner(loop_factory=loop_factory()) as runner:
                 part, sample = runner.run(_play_here(plan, shares[0]))
             parts = [part]
@@ -581,6 +643,170 @@ def _client_process(link: Any, plan: RunPlan, indices: list[int], seed: int) -> 
         link.send(("error", f"client process {seed}: {type(exc).__name__}: {exc}"))
         return
     link.send(("part", part))
+
+
+def _play_node(
+    plan: RunPlan, shares: list[list[int]], command: list[str]
+) -> tuple[list[Part], Sample]:
+    """The run from one Node process a share of the tables (:data:`NODE_SCRIPT`): the tables
+    are created, joined and started here over REST, each process connects its phones, says so,
+    and plays the window it is sent."""
+    started = time.monotonic()
+    with asyncio.Runner(loop_factory=loop_factory()) as runner:
+        plans = runner.run(_node_plans(plan, shares))
+    setup_seconds = time.monotonic() - started
+    with contextlib.ExitStack() as stack:
+        folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bobing-node-")))
+        phones = [
+            stack.enter_context(_NodeClient(command, folder / f"client{k}.log", k))
+            for k in range(len(plans))
+        ]
+        for phone, share in zip(phones, plans, strict=True):
+            phone.send(share)
+        for phone in phones:
+            phone.receive("ready", NODE_SETUP_TIMEOUT)
+        window = Window.after(time.monotonic() + START_MARGIN, plan.seconds, plan.pace)
+        for phone in phones:
+            phone.send(
+                {
+                    "now": time.monotonic(),
+                    "start": window.start,
+                    "measure_from": window.measure_from,
+                    "stop_at": window.stop_at,
+                }
+            )
+        sample = _sample_servers(plan.servers, window)
+        parts = []
+        for phone in phones:
+            said = phone.receive("part", 60.0 + 35.0)
+            said["setup_seconds"] += setup_seconds
+            parts.append(Part(**said))
+    return parts, sample
+
+
+async def _node_plans(plan: RunPlan, shares: list[list[int]]) -> list[dict[str, Any]]:
+    """Each Node process's plan: its tables (created, joined and started here unless they are
+    the relay's) and each phone's address and subprotocols."""
+    tables = [i for share in shares for i in share]
+    phones: dict[int, list[dict[str, Any]]]
+    if plan.relay:
+        phones = {
+            i: [
+                {"name": name, "url": _relay_url(plan.servers, f"t{i}", name, plan.players)}
+                for name in (f"p{seat + 1}" for seat in range(plan.players))
+            ]
+            for i in tables
+        }
+        codes = {i: f"t{i}" for i in tables}
+    else:
+
+        async def open_table(index: int) -> OpenTable:
+            http = _Http(plan.servers[index % len(plan.servers)].url)
+            table = await _create_table(http, index, plan.players)
+            await _start_table(http, table)
+            return table
+
+        made = await _gather_limited([open_table(i) for i in tables], 32)
+        opened = dict(zip(tables, made, strict=True))
+        codes = {i: table.code for i, table in opened.items()}
+        phones = {
+            i: [
+                {
+                    "name": name,
+                    "url": _phone_url(plan.servers, i, seat, plan.spread, table.code),
+                    "protocols": offered_subprotocols([token]),
+                }
+                for seat, (name, token) in enumerate(table.tokens.items())
+            ]
+            for i, table in opened.items()
+        }
+    return [
+        {
+            "relay": plan.relay,
+            "pace": plan.pace,
+            "seed": k,
+            "tables": [
+                {"code": codes[i], "phones": [{"protocols": [], **p} for p in phones[i]]}
+                for i in share
+            ],
+        }
+        for k, share in enumerate(shares)
+    ]
+
+
+class _NodeClient:
+    """One Node client process: JSON lines to its stdin, JSON lines read from its stdout by a
+    thread (so a silent process times out), its stderr in a log for the error."""
+
+    def __init__(self, command: list[str], log: Path, index: int) -> None:
+        self.command, self.log_path, self.index = command, log, index
+
+    def __enter__(self) -> _NodeClient:
+        import queue
+        import threading
+
+        self.log = self.log_path.open("w")
+        self.proc = subprocess.Popen(
+            self.command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.log,
+            text=True,
+        )
+        self.lines: queue.Queue[str | None] = queue.Queue()
+
+        def read() -> None:
+            assert self.proc.stdout is not None
+            for line in self.proc.stdout:
+                self.lines.put(line)
+            self.lines.put(None)
+
+        threading.Thread(target=read, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait(10)
+        for pipe in (self.proc.stdin, self.proc.stdout):
+            if pipe is not None:
+                with contextlib.suppress(OSError):
+                    pipe.close()
+        self.log.close()
+
+    def send(self, message: dict[str, Any]) -> None:
+        assert self.proc.stdin is not None
+        try:
+            self.proc.stdin.write(json.dumps(message) + "\n")
+            self.proc.stdin.flush()
+        except OSError:
+            self.fail("ended before it was told what to play")
+
+    def receive(self, key: str, timeout: float) -> Any:
+        """The ``key`` of the next line, or an input error with what the process said."""
+        import queue
+
+        try:
+            line = self.lines.get(timeout=timeout)
+        except queue.Empty:
+            self.fail(f"said nothing for {timeout:g} s")
+        if line is None:
+            self.fail("ended")
+        try:
+            said = json.loads(line)
+        except ValueError:
+            self.fail(f"said {line[:200]!r}")
+        if not isinstance(said, dict) or key not in said:
+            self.fail(f"failed: {said.get('error', line.strip())}")
+        return said[key]
+
+    def fail(self, what: str) -> NoReturn:
+        self.log.flush()
+        told = self.log_path.read_text()[-500:].strip()
+        raise InputError(
+            f"node client process {self.index + 1} {what}" + (f": {told}" if told else ""),
+            code="bench_node_client",
+        )
 
 
 async def _play(plan: RunPlan, indices: list[int], go: Any, *, seed: int = 0) -> Part:
@@ -768,10 +994,18 @@ async def _gather_limited(coros: list[Any], limit: int) -> list[Any]:
     return list(await asyncio.gather(*(one(c) for c in coros)))
 
 
-async def _setup_table(
-    websockets: Any, servers: list[ServerProcess], index: int, players: int, spread: str
-) -> TableRun:
-    http = _Http(servers[index % len(servers)].url)
+@dataclass(frozen=True)
+class OpenTable:
+    """A bench table created and joined over REST: its code, the host's token and each
+    phone's name and token."""
+
+    code: str
+    host_token: str
+    tokens: dict[str, str]
+
+
+async def _create_table(http: _Http, index: int, players: int) -> OpenTable:
+    """Create table ``index`` and join its ``players`` phones (``p1``…) over REST."""
     status, created = await http.request(
         "POST",
         "/api/tables",
@@ -780,7 +1014,6 @@ async def _setup_table(
     if status != 201:
         raise InputError(f"could not create a bench table: {str(created)[:300]}")
     code = created["code"]
-    run = TableRun(code)
     tokens = {}
     for seat in range(players):
         name = f"p{seat + 1}"
@@ -788,13 +1021,39 @@ async def _setup_table(
         if status != 201:
             raise InputError(f"could not join bench table {code}: {str(joined)[:300]}")
         tokens[name] = joined["player_token"]
-    for seat, (name, token) in enumerate(tokens.items()):
-        # "phones": seat s of table i on instance (i + s) mod N; "tables": all on i mod N.
-        where = index + (seat if spread == "phones" else 0)
-        base = servers[where % len(servers)].url
-        ws_base = base.replace("http://", "ws://").replace("https://", "wss://")
+    return OpenTable(code, created["host_token"], tokens)
+
+
+async def _start_table(http: _Http, table: OpenTable) -> None:
+    status, reply = await http.request(
+        "POST", f"/api/tables/{table.code}/commands", {"type": "start"}, token=table.host_token
+    )
+    if status != 200:
+        raise InputError(f"could not start bench table {table.code}: {str(reply)[:300]}")
+
+
+def _phone_url(servers: list[ServerProcess], index: int, seat: int, spread: str, code: str) -> str:
+    """Where seat ``seat`` of table ``index`` connects: with ``phones``, seat s of table i on
+    instance (i + s) mod N; with ``tables``, every seat on instance i mod N."""
+    where = index + (seat if spread == "phones" else 0)
+    base = servers[where % len(servers)].url
+    ws_base = base.replace("http://", "ws://").replace("https://", "wss://")
+    return f"{ws_base}/ws/tables/{code}"
+
+
+def _relay_url(servers: list[ServerProcess], code: str, name: str, players: int) -> str:
+    return f"{servers[0].url}/relay/{code}?name={name}&players={players}"
+
+
+async def _setup_table(
+    websockets: Any, servers: list[ServerProcess], index: int, players: int, spread: str
+) -> TableRun:
+    http = _Http(servers[index % len(servers)].url)
+    table = await _create_table(http, index, players)
+    run = TableRun(table.code)
+    for seat, (name, token) in enumerate(table.tokens.items()):
         ws = await websockets.connect(
-            f"{ws_base}/ws/tables/{code}",
+            _phone_url(servers, index, seat, spread, table.code),
             # the token rides in the handshake, never in the URL (docs/protocol.md)
             subprotocols=offered_subprotocols([token]),
             max_size=None,
@@ -807,12 +1066,8 @@ async def _setup_table(
         if not run.sockets:
             run.state = decode_events(json.loads(backlog), None)[1]
         run.sockets[name] = ws
-    status, reply = await http.request(
-        "POST", f"/api/tables/{code}/commands", {"type": "start"}, token=created["host_token"]
-    )
-    if status != 200:
-        raise InputError(f"could not start bench table {code}: {str(reply)[:300]}")
-    _, state = await http.request("GET", f"/api/tables/{code}")
+    await _start_table(http, table)
+    _, state = await http.request("GET", f"/api/tables/{table.code}")
     run.next_player = state["next"]
     run.turn = state["turn"]
     # Drain the 'started' frame every socket receives (the first phone's state follows it).
@@ -831,7 +1086,7 @@ async def _setup_relay_table(
     run = TableRun(f"t{index}")
     for seat in range(players):
         name = f"p{seat + 1}"
-        url = f"{servers[0].url}/relay/{run.code}?name={name}&players={players}"
+        url = _relay_url(servers, run.code, name, players)
         run.sockets[name] = await websockets.connect(url, ping_interval=None, open_timeout=60)
     for ws in run.sockets.values():
         ready = json.loads(await ws.recv())

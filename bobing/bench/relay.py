@@ -3,9 +3,10 @@
 What any live dice table must do at the least, on the same WebSocket library, event loop and
 machine as the real server: take a throw from the phone whose turn it is, roll six dice, fill
 one prebuilt frame (a template with the table's names encoded once, at join) and write the same
-bytes to every phone at the table. No dict built or encoded a throw, no log, no commit, no
-rules, no fairness, no state. The real server's CPU per throw divided by this one's, measured
-in the same run, says what the game costs above the transport (docs/benchmarks.md).
+bytes to every phone at the table (no per-message deflate: the server has none either). No dict
+built or encoded a throw, no log, no commit, no rules, no fairness, no state. The real server's
+CPU per throw divided by this one's, measured in the same run, says what the game costs above
+the transport (docs/benchmarks.md).
 
     python -m bobing.bench.relay [--port 0]     prints "relay serving on ws://HOST:PORT"
 
@@ -103,7 +104,10 @@ async def serve(host: str, port: int) -> None:
     from websockets.asyncio.server import serve as ws_serve
 
     relay = Relay()
-    async with ws_serve(relay.handle, host, port, ping_interval=None, max_size=4096) as server:
+    # No per-message deflate, as `bobing serve` (web/serve.py): compressed, each socket's frame
+    # would be its own bytes, deflated a socket a throw (a fifth of the relay's CPU).
+    options: dict[str, Any] = {"ping_interval": None, "max_size": 4096, "compression": None}
+    async with ws_serve(relay.handle, host, port, **options) as server:
         bound = next(iter(server.sockets)).getsockname()
         print(f"relay serving on ws://{bound[0]}:{bound[1]}", flush=True)
         print("Ctrl+C to stop", flush=True)

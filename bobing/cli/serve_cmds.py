@@ -277,6 +277,7 @@ def bench_server(
     ] = None,
     rate: Annotated[float | None, typer.Option(help=_h("bench.opt.rate"), min=0.001)] = None,
     clients: Annotated[int, typer.Option(help=_h("bench.opt.clients"), min=1, max=16)] = 1,
+    client: Annotated[str, typer.Option(help=_h("bench.opt.client"))] = "python",
 ) -> None:
     """Drive TABLES x PLAYERS simulated players over WebSockets; report throws/s and latency."""
     from bobing.bench.client import CLIENT_BUSY, MAX_CLIENTS, run_bench
@@ -296,6 +297,7 @@ def bench_server(
         cpu_limit=cpu_limit,
         rate=rate,
         clients=clients,
+        client=client,
     )
     if as_json:
         typer.echo(json.dumps(result))

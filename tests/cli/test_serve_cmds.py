@@ -190,8 +190,19 @@ def test_bench_server_at_a_pace_reports_cpu_memory_and_traffic() -> None:
         (("--pin", "--cpu-limit", "0.5"), "not both"),
         (("--pace", "1", "--rate", "5"), "--pace or --rate, not both"),
         (("--tables", "2", "--clients", "3"), "--clients 3: give 1 to 2 client processes"),
+        (("--client", "go"), "unknown client 'go'; allowed: python, node"),
     ],
-    ids=["several", "no_redis", "spread", "alone", "pinned_url", "both", "pace_rate", "clients"],
+    ids=[
+        "several",
+        "no_redis",
+        "spread",
+        "alone",
+        "pinned_url",
+        "both",
+        "pace_rate",
+        "clients",
+        "client",
+    ],
 )
 def test_bench_server_refuses_impossible_setups(args: tuple[str, ...], said: str) -> None:
     result = run("bench", "server", *args)
@@ -284,6 +295,41 @@ def test_bench_server_offers_the_same_rate_to_the_server_and_the_floor_from_two_
     assert report["warnings"] == [] or all("client process" in w for w in report["warnings"])
 
 
+def test_bench_server_plays_the_server_and_the_floor_from_a_node_client() -> None:
+    """Issue 32: a client that is not Python (Node's built-in WebSocket) drives both, and
+    reports the same measurements as the Python client."""
+    from tests.web.webtools import root_conftest
+
+    root_conftest().need_node()
+    args = ("--tables", "2", "--players", "2", "--seconds", "1", "--rate", "40")
+    result = run("bench", "server", *args, "--client", "node", "--floor", "--json", timeout=180)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["client"] == "node" and report["client_processes"] == 1
+    # a table throws every 50 ms ± 20 %: about 40 a second, whoever answers
+    for run_ in (report, report["floor"]):
+        assert 20 <= run_["throws_per_s"] <= 60, run_
+        assert 0 < run_["p50_ms"] <= run_["p99_ms"]
+        assert 0 < run_["client_cpu_cores_max"] == max(run_["client_cpu_cores_each"])
+    # Both phones get each throw and the thrower an ack; the relay sends no ack.
+    assert report["frames_per_throw"] == 3 and report["floor"]["frames_per_throw"] == 2
+    assert 0 < report["floor"]["bytes_per_throw"] < report["bytes_per_throw"]
+    assert report["server_cpu_ms_per_throw"] > 0 and report["cpu_ratio_to_floor"] > 0
+
+
+def test_bench_server_names_what_to_install_without_node(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [BOBING, "bench", "server", "--client", "node"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PATH": str(tmp_path), "BOBING_LANG": "en"},
+    )
+    assert result.returncode == 2, result.stderr
+    assert "--client node needs node on PATH: install Node.js 20.10 or newer" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
 def test_a_busy_client_process_is_named_in_the_warnings() -> None:
     from bobing.bench.client import CLIENT_BUSY, Part, Sample, ServerProcess, _summary
 
@@ -325,6 +371,24 @@ def test_the_relay_sends_one_prebuilt_frame_the_same_to_every_phone() -> None:
     assert frame["type"] == "thrown" and frame["throw"] == 1
     assert len(frame["dice"]) == 6 and set(frame["dice"]) <= set(range(1, 7))
     assert frame["state"] == {"next": "乙", "turn": 2}
+
+
+def test_the_relay_process_compresses_nothing() -> None:
+    """Like `bobing serve`, the floor relay refuses per-message deflate (which every client
+    offers): a deflated frame is each socket's own bytes, compressed a socket a throw."""
+    import asyncio
+
+    import websockets
+
+    from bobing.bench.client import _relay_process
+
+    async def extensions(url: str) -> list[object]:
+        async with websockets.connect(f"{url}/relay/t1?players=2&name=a") as ws:
+            assert ws.request is not None and "permessage-deflate" in str(ws.request.headers)
+            return list(ws.protocol.extensions)
+
+    with _relay_process() as relay:
+        assert asyncio.run(extensions(relay.url)) == []
 
 
 def test_the_relay_refuses_a_bad_path() -> None:
