@@ -109,12 +109,7 @@ def check(value: Any, *, escapes: bool = True, what: str = "message") -> None:
                 _text(item, what)
             continue
         if depth > MAX_DEPTH:
-            raise ApiError(
-                "too_deep",
-                f"the {what} is nested more than {MAX_DEPTH} levels deep",
-                depth=depth,
-                limit=MAX_DEPTH,
-            )
+            raise _too_deep(what, depth)
         stack.extend((child, depth + 1) for child in children)
 
 
@@ -127,12 +122,7 @@ def _check_depth(value: Any, what: str) -> None:
     while stack:
         item, depth = stack.pop()
         if depth > MAX_DEPTH:
-            raise ApiError(
-                "too_deep",
-                f"the {what} is nested more than {MAX_DEPTH} levels deep",
-                depth=depth,
-                limit=MAX_DEPTH,
-            )
+            raise _too_deep(what, depth)
         for child in item.values() if isinstance(item, dict) else item:
             if isinstance(child, (dict, list)):
                 stack.append((child, depth + 1))
@@ -148,3 +138,13 @@ def _text(text: str, what: str) -> None:
             f"the {what} holds a lone surrogate {code}: not Unicode text",
             char=code,
         ) from None
+
+
+def _too_deep(what: str, depth: int) -> ApiError:
+    """The refusal of input nested past :data:`MAX_DEPTH` (both walks give the same one)."""
+    return ApiError(
+        "too_deep",
+        f"the {what} is nested more than {MAX_DEPTH} levels deep",
+        depth=depth,
+        limit=MAX_DEPTH,
+    )
