@@ -51,7 +51,7 @@ THIRD_PARTY: dict[str, set[str]] = {
     "i18n": set(),
     "organizer": set(),
     "analysis": {"numpy", "matplotlib"},
-    "storage": {"sqlalchemy", "alembic", "platformdirs"},
+    "storage": {"sqlalchemy", "alembic", "platformdirs", "asyncpg"},
     "realtime": {"redis"},
     # uvloop: the server's event loop when it is installed (bobing/process/loop.py)
     "process": {"uvloop"},
