@@ -269,14 +269,19 @@ def _check_clients(clients: int, tables: int) -> None:
 
 
 def _check_client(client: str) -> str:
-    if client not in CLIENT_KINDS:
-        raise InputError(
-            f"unknown client {client!r}; allowed: " + ", ".join(CLIENT_KINDS),
-            code="bench_client",
-            value=client,
-            allowed=list(CLIENT_KINDS),
-        )
+    _one_of(client, CLIENT_KINDS, "client")
     return client
+
+
+def _one_of(value: str, allowed: tuple[str, ...], what: str) -> None:
+    """An input error naming the choices when ``value`` (of option ``what``) is none of them."""
+    if value not in allowed:
+        raise InputError(
+            f"unknown {what} {value!r}; allowed: " + ", ".join(allowed),
+            code=f"bench_{what}",
+            value=value,
+            allowed=list(allowed),
+        )
 
 
 def _node_command() -> list[str]:
@@ -311,13 +316,7 @@ def _node_command() -> list[str]:
 def _check_options(
     *, db: str | None, url: str | None, instances: int, broker: str | None, spread: str, pace: float
 ) -> None:
-    if spread not in SPREADS:
-        raise InputError(
-            f"unknown spread {spread!r}; allowed: " + ", ".join(SPREADS),
-            code="bench_spread",
-            value=spread,
-            allowed=list(SPREADS),
-        )
+    _one_of(spread, SPREADS, "spread")
     if pace < 0:
         raise InputError(f"pace must be >= 0 seconds, not {pace!r}", code="bench_pace", value=pace)
     if url is not None and (instances != 1 or broker is not None or db is not None):
