@@ -177,8 +177,7 @@ def run_bench(
         if pin:
             return lambda pid: _pinned(pid, [server_cores[index]])
         if cpu_limit is not None:
-            group = f"bobing-bench-{os.getpid()}-{index}"
-            return lambda pid: cpu.cpu_limited(pid, cpu_limit, group)
+            return lambda pid: cpu.cpu_limited(pid, cpu_limit, cpu.group_name(str(index)))
         return None
 
     sockets = tables * players

@@ -14,7 +14,9 @@ Two ways, both Linux only:
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,6 +26,15 @@ from bobing.engine.errors import InputError
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 PERIOD_US = 100_000
 """The quota's accounting period (the kernel's default)."""
+REMOVE_SECONDS = 30.0
+"""How long a benchmark keeps trying to remove a cgroup it made before it says it could not."""
+_made = itertools.count()
+
+
+def group_name(label: str) -> str:
+    """A cgroup name no other cgroup of this run (or of another run) has: a process that has
+    just left one group is never put in a group of the same name that may not be gone yet."""
+    return f"bobing-bench-{os.getpid()}-{label}-{next(_made)}"
 
 
 def cores() -> list[int]:
@@ -99,21 +110,48 @@ def cpu_limited(pid: int, share: float, name: str) -> Iterator[Path]:
         (group / "cgroup.procs").write_text(str(pid))
         yield group
     finally:
-        # the process has ended (the caller stops it first) or is moved back, then the group goes
+        _dismantle(root, group, version)
+
+
+def _dismantle(root: Path, group: Path, version: str) -> None:
+    """Take the budget off ``group``, move what is left in it back to the root and remove it.
+
+    The quota is lifted first: a process that has just been reaped may still need a moment of
+    CPU in its group to finish leaving it (its last switch out), and a throttled group could
+    make that moment wait for the next period, over and over on a loaded machine."""
+    with contextlib.suppress(OSError):
+        if version == "v2":
+            (group / "cpu.max").write_text(f"max {PERIOD_US}")
+        else:
+            (group / "cpu.cfs_quota_us").write_text("-1")
+    if not _remove(root, group):
+        print(f"bobing bench: could not remove the cgroup {group}", file=sys.stderr)
+
+
+def _members(group: Path) -> list[str]:
+    """The processes (and under v1 the threads) the kernel still counts in ``group``."""
+    found: list[str] = []
+    for name in ("cgroup.procs", "tasks"):
         with contextlib.suppress(OSError):
-            if (group / "cgroup.procs").read_text().strip():
-                (root / "cgroup.procs").write_text(str(pid))
-        _remove(group)
+            found += (group / name).read_text().split()
+    return found
 
 
-def _remove(group: Path) -> None:
-    """Remove an emptied cgroup: the kernel may still count a process that has just been
-    reaped for a moment (EBUSY), so try for up to two seconds."""
-    for _ in range(40):
+def _remove(root: Path, group: Path, seconds: float = REMOVE_SECONDS) -> bool:
+    """Remove ``group``, moving any process still in it to ``root`` first (the caller stops the
+    one it confined; anything it left behind is not held back any longer). The kernel may
+    refuse for a moment (EBUSY) after the last one has gone: keep trying for ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while True:
+        for member in _members(group):
+            with contextlib.suppress(OSError):  # it may have ended meanwhile
+                (root / "cgroup.procs").write_text(member)
         try:
             group.rmdir()
-            return
+            return True
         except FileNotFoundError:
-            return
+            return True
         except OSError:
+            if time.monotonic() >= deadline:
+                return False
             time.sleep(0.05)

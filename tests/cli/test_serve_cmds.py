@@ -416,3 +416,23 @@ def test_the_relay_refuses_a_bad_path() -> None:
 
     code, reason = asyncio.run(scenario())
     assert code == 1008 and reason is not None and "players=N" in reason
+
+
+def test_a_cpu_limit_group_goes_even_when_a_process_is_left_in_it() -> None:
+    from bobing.bench import cpu
+
+    group_root = Path("/sys/fs/cgroup")
+    if not os.access(group_root / "cpu", os.W_OK) and not os.access(group_root, os.W_OK):
+        pytest.skip("--cpu-limit needs a writable cgroup CPU controller (Linux, root)")
+    # A process that outlives the block (a server's child would): it is moved out, not held.
+    straggler = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        name = cpu.group_name("test")
+        with cpu.cpu_limited(straggler.pid, 0.1, name) as group:
+            assert str(straggler.pid) in (group / "cgroup.procs").read_text().split()
+        assert not group.exists()
+        assert straggler.poll() is None  # it runs on, outside any budget of the bench
+        assert cpu.group_name("test") != name  # a later group never reuses a name
+    finally:
+        straggler.kill()
+        straggler.wait()
