@@ -54,12 +54,49 @@ class Connection:
     """The largest frame this client may send (``TransportLimits.max_frame_bytes``)."""
     writer: DirectWriter | None = None
     """The socket's own transport, for table frames framed once for every socket."""
+    held: list[tuple[str, bytes]] | None = None
+    """While this socket's own command runs (:meth:`hold`): the table frames written to it
+    meanwhile, as text and as framed, which go out with the command's answer in one write."""
 
     def __post_init__(self) -> None:
         self.writer = direct_writer(self.ws)
 
+    def hold(self) -> None:
+        """Hold the table frames written to this socket until its command's answer
+        (:meth:`send_text`, or :meth:`release`): the thrower's events and its ack, one
+        ``write()`` instead of two. Only for a socket written directly."""
+        if self.writer is not None:
+            self.held = []
+
+    def release(self) -> None:
+        """Write what :meth:`hold` kept, in order, and stop holding."""
+        held, self.held = self.held, None
+        if held:
+            self._write_all(held, b"".join(framed for _, framed in held))
+
+    def write_framed(self, text: str, framed: bytes) -> bool:
+        """Write a table frame (``framed`` is ``text`` as :func:`text_frame`) to an idle
+        socket now, or hold it for the answer; False when it must go the usual way."""
+        if self.held is not None:
+            self.held.append((text, framed))
+            return True
+        return self.writer is not None and self.writer.write(framed)
+
+    def _write_all(self, texts: list[tuple[str, bytes]], framed: bytes) -> None:
+        """Write frames already framed together as ``framed``; one at a time the usual way
+        when the transport does not take it now, or after what is queued."""
+        if self.idle and self.writer is not None and self.writer.write(framed):
+            return
+        for text, _ in texts:
+            if self.idle:
+                self.send_now(text)
+            else:
+                self.push(("raw", text))
+
     def push(self, item: tuple[Any, ...]) -> None:
         """Queue a frame; a connection that cannot keep up is closed (it will resync)."""
+        if self.held:
+            self.release()  # what was held goes first
         if self.overflowed:
             return
         try:
@@ -100,8 +137,13 @@ class Connection:
         self.send_text(dumps(frame))
 
     def send_text(self, text: str) -> None:
-        """Send a reply frame already encoded (:meth:`Outcome.ack_text`)."""
-        if not self.idle:
+        """Send a reply frame already encoded (:meth:`Outcome.ack_text`), after any table
+        frames held for it (:meth:`hold`), in the same write."""
+        held, self.held = self.held, None
+        if held:
+            framed = text_frame(text.encode("utf-8"))
+            self._write_all([*held, (text, framed)], b"".join(f for _, f in held) + framed)
+        elif not self.idle:
             self.push(("raw", text))
         elif self.writer is None or not self.writer.write(text_frame(text.encode("utf-8"))):
             self.send_now(text)
@@ -224,7 +266,7 @@ class Hub:
                 if conn.writer is not None:
                     if framed is None:
                         framed = text_frame(frame.encode("utf-8"))
-                    if conn.writer.write(framed):
+                    if conn.write_framed(frame, framed):
                         continue
                 conn.send_now(frame)
             else:

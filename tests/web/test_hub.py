@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bobing.realtime.memory import MemoryBroker
-from bobing.web.hub import Connection, Hub
+from bobing.web.hub import Connection, Hub, text_frame
 
 
 class SlowSocket:
@@ -88,3 +88,73 @@ async def _sender_without_catch_up(hub: Hub, conn: Connection) -> Any:
             await hub._send_item(conn, item)
         finally:
             conn.busy = False
+
+
+class RecordingWriter:
+    """A socket's transport written directly (``DirectWriter``): records each ``write()``;
+    while ``paused`` it takes nothing, as a transport whose buffer is full."""
+
+    def __init__(self) -> None:
+        self.writes: list[bytes] = []
+        self.paused = False
+
+    def write(self, framed: bytes) -> bool:
+        if self.paused:
+            return False
+        self.writes.append(framed)
+        return True
+
+
+def _held_connection(hub: Hub) -> tuple[Connection, SlowSocket, RecordingWriter]:
+    sock = SlowSocket()
+    conn = Connection(sock, "T", "en", [], last_sent=0)  # type: ignore[arg-type]
+    writer = RecordingWriter()
+    conn.writer = writer  # type: ignore[assignment]
+    hub.attach(conn)
+    conn.caught_up = True
+    return conn, sock, writer
+
+
+async def test_a_command_s_own_frames_go_out_with_its_answer_in_one_write() -> None:
+    broker = MemoryBroker()
+    hub = Hub(broker, NoBacklogService(), queue_size=100)  # type: ignore[arg-type]
+    conn, sock, writer = _held_connection(hub)
+    conn.hold()
+    await broker.publish("bobing:table:T", "1 2 events-1")
+    await broker.publish("bobing:table:T", "3 3 events-3")
+    assert writer.writes == [] and conn.last_sent == 3  # held for the answer
+    conn.send_text('{"type":"ack"}')
+    assert writer.writes == [
+        text_frame(b"events-1") + text_frame(b"events-3") + text_frame(b'{"type":"ack"}')
+    ]
+    assert conn.held is None
+    await broker.publish("bobing:table:T", "4 4 events-4")  # no longer held
+    assert writer.writes[-1] == text_frame(b"events-4")
+    conn.release()  # nothing held: writes nothing
+    assert len(writer.writes) == 2 and sock.sent == []
+    hub.detach(conn)
+
+
+async def test_held_frames_keep_their_order_on_a_full_transport_or_a_queue() -> None:
+    broker = MemoryBroker()
+    hub = Hub(broker, NoBacklogService(), queue_size=100)  # type: ignore[arg-type]
+    conn, sock, writer = _held_connection(hub)
+    # the transport takes nothing: the held frame and the answer go the usual way, in order
+    conn.hold()
+    await broker.publish("bobing:table:T", "1 1 events-1")
+    writer.paused = True
+    conn.send_text("ack-1")
+    assert writer.writes == [] and sock.sent == ["events-1", "ack-1"]
+    # a frame that has to queue (a gap: the sender reads the log) lets the held one out first
+    writer.paused = False
+    conn.hold()
+    await broker.publish("bobing:table:T", "2 2 events-2")
+    await broker.publish("bobing:table:T", "9 9 events-9")
+    assert writer.writes == [text_frame(b"events-2")]
+    assert conn.queue.get_nowait() == ("events", 9, 9, "events-9")
+    # a command that failed before its answer (release in the receive loop's finally)
+    conn.hold()
+    await broker.publish("bobing:table:T", "3 3 events-3")
+    conn.release()
+    assert writer.writes[-1] == text_frame(b"events-3") and conn.held is None
+    hub.detach(conn)

@@ -219,6 +219,7 @@ async def _receive(ws: WebSocket, service: TableService, conn: Connection) -> No
                     # Counted in the shared buckets: every instance allows an address one rate.
                     address = ws.client.host if ws.client is not None else "?"
                     await ws.app.state.rate_limiter.acquire("react", address)
+                conn.hold()  # its own events go out with its ack, in one write
                 outcome = await service.execute(conn.code, command, conn.token_hashes)
                 conn.send_text(outcome.ack_text(command.id))
         except ApiError as exc:
@@ -229,6 +230,8 @@ async def _receive(ws: WebSocket, service: TableService, conn: Connection) -> No
             log.exception("command failed at table %s", conn.code)
             error = ApiError("unavailable", "the server could not store the command; retry")
             conn.send(error.frame(conn.lang, command_id))
+        finally:
+            conn.release()
 
 
 class TaggedSocket:
