@@ -25,6 +25,10 @@ LANGS = {"zh-Hans": "zh-CN", "zh-Hant": "zh-TW", "en": "en-GB"}
 BOOTED = "() => !document.querySelector('#main .boot-moon') && document.querySelector('#main > *')"
 
 
+LENGTH_DRAWN = ".odds-length-body:not(.is-busy) .stat-mean"
+"""The odds page once its game length is drawn, as well as its table."""
+
+
 def screens(server: Server) -> dict[str, tuple[str, str]]:
     """Every screen: its URL (tokens in the fragment) and what shows it is drawn."""
     lobby = call(server, "POST", "/api/tables", {"name": "中秋桌", "mode": "online"})
@@ -80,9 +84,10 @@ def screens(server: Server) -> dict[str, tuple[str, str]]:
         "cards": (f"/e/{e}/cards#o={organiser}", ".ev-card"),
         "claim": (f"/e/{e}/t/1", ".ev-claim"),
         "rules": ("/rules", ".rules-page"),
-        # the game length drawn (it comes from the analysis worker after the page)
-        "odds": (f"/t/{played['code']}/odds", ".odds-length-body:not(.is-busy) .stat-mean"),
-        "standalone odds": ("/odds", ".odds-table"),
+        # the game length drawn (it comes from the analysis worker after the page): measured
+        # while it is still computing, the card changes under axe (a loaded run's rerun)
+        "odds": (f"/t/{played['code']}/odds", LENGTH_DRAWN),
+        "standalone odds": ("/odds", LENGTH_DRAWN),
     }
 
 
