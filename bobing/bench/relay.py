@@ -29,6 +29,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from bobing.engine.switches import MAX_PLAYERS, MIN_PLAYERS
+from bobing.process.heartbeat import WS_PING_INTERVAL, WS_PING_TIMEOUT
 
 FRAME = '{"type":"thrown","at":"%.3f","throw":%d,"dice":[%s],"state":{"next":%s,"turn":%d}}'
 """The one frame a throw sends, filled in place (the shape the bench client reads)."""
@@ -105,8 +106,16 @@ async def serve(host: str, port: int) -> None:
 
     relay = Relay()
     # No per-message deflate, as `bobing serve` (web/serve.py): compressed, each socket's frame
-    # would be its own bytes, deflated a socket a throw (a fifth of the relay's CPU).
-    options: dict[str, Any] = {"ping_interval": None, "max_size": 4096, "compression": None}
+    # would be its own bytes, deflated a socket a throw (a fifth of the relay's CPU). The same
+    # heartbeat as the server's: a socket is pinged after 25 s and let go when it does not
+    # answer (the server pings only silent sockets, this library every socket: at a human pace
+    # every socket of either is silent that long between its throws).
+    options: dict[str, Any] = {
+        "ping_interval": WS_PING_INTERVAL,
+        "ping_timeout": WS_PING_TIMEOUT,
+        "max_size": 4096,
+        "compression": None,
+    }
     async with ws_serve(relay.handle, host, port, **options) as server:
         bound = next(iter(server.sockets)).getsockname()
         print(f"relay serving on ws://{bound[0]}:{bound[1]}", flush=True)

@@ -12,6 +12,7 @@ from typing import Any, TextIO
 from urllib.parse import urlsplit, urlunsplit
 
 from bobing.engine.errors import BobingError, InputError
+from bobing.process.heartbeat import WS_PING_INTERVAL, WS_PING_TIMEOUT
 from bobing.process.loop import loop_factory, raise_open_files
 from bobing.realtime.backends import get_broker
 from bobing.storage.db import Database
@@ -21,16 +22,6 @@ from bobing.web.settings import Settings
 
 WS_MAX_SIZE = 1 << 20
 """The test servers' frame ceiling (``bobing serve`` uses its transport limits instead)."""
-
-WS_PING_INTERVAL = 25.0
-"""Seconds a WebSocket may stay silent before the server pings it. Longer than the phones'
-own heartbeat (``PING_EVERY_MS`` in static/js/conn.js, 20 s), so a phone is never pinged
-twice over: its ping every 20 s is all the heartbeat its socket has (one heartbeat a socket,
-not two; tests/web/test_heartbeat.py holds the two numbers apart)."""
-
-WS_PING_TIMEOUT = 20.0
-"""Seconds a pinged socket has to answer before it is closed (1011): a phone that vanished
-without closing its socket is let go at most 45 s after it was last heard."""
 
 
 def bind(host: str, port: int) -> socket.socket:

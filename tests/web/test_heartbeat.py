@@ -25,7 +25,7 @@ from websockets.http11 import Response
 from websockets.uri import parse_uri
 from webtools import TIMEOUT, create_table, running_server, ws_url
 
-from bobing.web.serve import WS_PING_INTERVAL, WS_PING_TIMEOUT
+from bobing.process.heartbeat import WS_PING_INTERVAL, WS_PING_TIMEOUT
 from bobing.web.serve import uvicorn_options as serve_uvicorn_options
 from bobing.web.settings import Settings
 
