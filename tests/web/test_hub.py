@@ -105,20 +105,21 @@ class RecordingWriter:
         return True
 
 
-def _held_connection(hub: Hub) -> tuple[Connection, SlowSocket, RecordingWriter]:
+def _held_connection() -> tuple[MemoryBroker, Hub, Connection, SlowSocket, RecordingWriter]:
+    """A hub on a memory broker with one caught-up socket whose transport is recorded."""
+    broker = MemoryBroker()
+    hub = Hub(broker, NoBacklogService(), queue_size=100)  # type: ignore[arg-type]
     sock = SlowSocket()
     conn = Connection(sock, "T", "en", [], last_sent=0)  # type: ignore[arg-type]
     writer = RecordingWriter()
     conn.writer = writer  # type: ignore[assignment]
     hub.attach(conn)
     conn.caught_up = True
-    return conn, sock, writer
+    return broker, hub, conn, sock, writer
 
 
 async def test_a_command_s_own_frames_go_out_with_its_answer_in_one_write() -> None:
-    broker = MemoryBroker()
-    hub = Hub(broker, NoBacklogService(), queue_size=100)  # type: ignore[arg-type]
-    conn, sock, writer = _held_connection(hub)
+    broker, hub, conn, sock, writer = _held_connection()
     conn.hold()
     await broker.publish("bobing:table:T", "1 2 events-1")
     await broker.publish("bobing:table:T", "3 3 events-3")
@@ -136,9 +137,7 @@ async def test_a_command_s_own_frames_go_out_with_its_answer_in_one_write() -> N
 
 
 async def test_held_frames_keep_their_order_on_a_full_transport_or_a_queue() -> None:
-    broker = MemoryBroker()
-    hub = Hub(broker, NoBacklogService(), queue_size=100)  # type: ignore[arg-type]
-    conn, sock, writer = _held_connection(hub)
+    broker, hub, conn, sock, writer = _held_connection()
     # the transport takes nothing: the held frame and the answer go the usual way, in order
     conn.hold()
     await broker.publish("bobing:table:T", "1 1 events-1")
