@@ -136,8 +136,8 @@ def _dice(name: str, value: Any) -> Any:
     # The faces themselves are checked by the engine (parse_dice): specific messages.
     if isinstance(value, str) and len(value) <= 40:
         return value
-    if isinstance(value, list) and len(value) <= 12:
-        return value
+    if isinstance(value, list) and len(value) <= 12 and all(type(v) is int for v in value):
+        return value  # whole numbers, as the model says (a bool is not a face)
     raise ApiError("invalid_dice", f"invalid dice {value!r}", value=str(value)[:80])
 
 
