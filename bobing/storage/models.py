@@ -19,6 +19,7 @@ from sqlalchemy import (
     LargeBinary,
     MetaData,
     String,
+    text,
 )
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -79,11 +80,24 @@ class SeatRow(Base):
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
 
 
+_HAS_COMMAND = text("command_id IS NOT NULL")
+
+
 class EventRow(Base):
     """One event of a table's log; ``data`` is the event's JSON (without seq and at)."""
 
     __tablename__ = "bobing_events"
-    __table_args__ = (Index("uq_bobing_events_command", "table_code", "command_id", unique=True),)
+    __table_args__ = (
+        # Only a command's first event carries its id (migration 0008: the others are not in it).
+        Index(
+            "uq_bobing_events_command",
+            "table_code",
+            "command_id",
+            unique=True,
+            sqlite_where=_HAS_COMMAND,
+            postgresql_where=_HAS_COMMAND,
+        ),
+    )
 
     table_code: Mapped[str] = mapped_column(
         String(16), ForeignKey("bobing_tables.code", ondelete="CASCADE"), primary_key=True
