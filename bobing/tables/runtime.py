@@ -136,6 +136,10 @@ class Runtime:
     ``GET``): live frames carry only the patch."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     evicted: bool = False
+    seat_tokens: tuple[list[Seat], dict[str, str]] | None = None
+    """The seats' token hashes → names, with the seat list they were read from (the runtime
+    replaces its seats, never changes them in place): :meth:`roles` looks a hash up instead
+    of comparing it with every seat's."""
 
     def remember_command(self, command_id: str, record: CommandRecord) -> None:
         """Note a command id (forgetting the oldest beyond :data:`RECENT_COMMANDS`)."""
@@ -177,12 +181,21 @@ class Runtime:
                 digest, self.info.play_token_hash
             ):
                 roles.play = True
-            for seat in self.seats:
-                if hmac.compare_digest(digest, seat.token_hash):
-                    (handed if seat.name in self.handed else players).append(seat.name)
+            name = self._seat_tokens().get(digest)
+            if name is not None:
+                (handed if name in self.handed else players).append(name)
         roles.players = tuple(players)
         roles.handed = tuple(handed)
         return roles
+
+    def _seat_tokens(self) -> dict[str, str]:
+        # A token hash is SHA-256 of a secret token: looking it up in a dict tells a timing
+        # attacker nothing of any token (the host's and the play hashes, one each, are still
+        # compared in constant time).
+        index = self.seat_tokens
+        if index is None or index[0] is not self.seats:
+            index = self.seat_tokens = (self.seats, {s.token_hash: s.name for s in self.seats})
+        return index[1]
 
     def knows(self, token_hash: str) -> bool:
         """Whether a token hash belongs to anything at this table."""
