@@ -28,32 +28,12 @@ browser's decoder, held to this one by ``tests/web/test_frames.py``.
 from __future__ import annotations
 
 import copy
-import json
-from collections.abc import Callable, Sequence
-from json import encoder as json_encoder
+from collections.abc import Sequence
 from typing import Any
 
+from bobing.engine.json_text import compact
 
-def _encoder() -> Callable[[Any], str]:
-    """:func:`bobing.tables.protocol.dumps`, the same text, made once: ``json.dumps`` builds an
-    encoder for every call (half the cost of a frame's small pieces). Its C encoder without the
-    check for circular references, which JSON values built here never have."""
-    plain = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
-    make = getattr(json_encoder, "c_make_encoder", None)
-    if make is None:  # pragma: no cover - a Python without the C accelerator
-        return plain.encode
-    chunks = make(
-        None, plain.default, json_encoder.encode_basestring, None, ":", ",", False, False, True
-    )
-    join = "".join
-
-    def encode(value: Any) -> str:
-        return join(chunks(value, 0))
-
-    return encode
-
-
-encode = _encoder()
+encode = compact
 """JSON text exactly as :func:`~bobing.tables.protocol.dumps` writes it, faster."""
 
 HOISTED = ("at", "throw", "player")

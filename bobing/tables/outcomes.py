@@ -4,10 +4,10 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from bobing.engine.json_text import encoder
 from bobing.storage.event_store import (
     CommandRecord,
 )
@@ -65,8 +65,13 @@ class Created:
 
 def command_digest(command: Command) -> str:
     """What a command asks for (type and fields): one id names one command."""
-    text = json.dumps([command.type, command.args], sort_keys=True, ensure_ascii=False)
+    text = _digest_text([command.type, command.args])
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+_digest_text = encoder(sort_keys=True, separators=(", ", ": "))
+"""``json.dumps(…, sort_keys=True, ensure_ascii=False)``: the text digests were always made of
+(a retry after an upgrade must find its command's digest the same)."""
 
 
 def sender_of(token_hashes: tuple[str, ...], runtime: Runtime) -> str | None:
