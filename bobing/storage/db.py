@@ -19,6 +19,7 @@ from sqlalchemy.exc import ArgumentError, DisconnectionError, SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from bobing.engine.errors import InputError
+from bobing.engine.json_text import compact
 from bobing.storage.models import SecretRow
 
 A = TypeVar("A")
@@ -75,7 +76,9 @@ class Database:
         self.schema = schema
         parsed = make_url(self.url)
         self.dialect = "sqlite" if parsed.drivername.startswith("sqlite") else "postgresql"
-        kwargs: dict[str, Any] = {}
+        # JSON columns are written as compact text by an encoder made once (``json.dumps``
+        # builds one a call): the log's rows are most of what the server writes.
+        kwargs: dict[str, Any] = {"json_serializer": compact}
         if self.dialect == "sqlite":
             database = parsed.database or ""
             if database and database != ":memory:":

@@ -12,12 +12,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import json
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 import asyncpg  # type: ignore[import-untyped]
 from sqlalchemy import delete, func, insert, or_, select, text, update
@@ -25,6 +24,7 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from bobing.engine.json_text import compact
 from bobing.storage.db import COMMIT_WRITERS, Database
 from bobing.storage.errors import CodeTaken as CodeTaken  # re-exported: the store raises them
 from bobing.storage.errors import StaleWrite as StaleWrite
@@ -52,9 +52,9 @@ def _aware(moment: datetime) -> datetime:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
-@dataclass(frozen=True, slots=True)
-class StoredEvent:
-    """One committed event; ``data`` holds its JSON including ``type``."""
+class StoredEvent(NamedTuple):
+    """One committed event; ``data`` holds its JSON including ``type``. (A named tuple: as
+    immutable as a frozen dataclass, and made in a quarter of the time — a throw makes four.)"""
 
     seq: int
     type: str
@@ -644,7 +644,7 @@ _POSTGRES_ARRAY = {"seq": "INTEGER[]", "data": "TEXT[]", "at": "TIMESTAMPTZ[]"}
 
 def _postgres_value(column: str, value: Any) -> Any:
     """A row value as bound in an array: the JSON data as text (cast back to JSONB)."""
-    return json.dumps(value, ensure_ascii=False) if column == "data" else value
+    return compact(value) if column == "data" else value
 
 
 _MOVE_AND_APPEND = (
