@@ -11,11 +11,7 @@ from hypothesis import strategies as st
 from bobing.engine.json_text import compact, encoder
 
 JSON_VALUES = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers()
-    | st.floats(allow_nan=False)
-    | st.text(),
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
     lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(), inner, max_size=5),
     max_leaves=20,
 )
