@@ -20,16 +20,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import tempfile
 import time
 import tracemalloc
 import zlib
-from pathlib import Path
 
-from bobing.realtime.backends import get_broker
+from service_here import play, temporary_service
+
 from bobing.realtime.broker import table_channel
-from bobing.storage import Database, EventStore
-from bobing.tables.protocol import Command
 from bobing.tables.service import TableService
 from bobing.tables.tokens import hash_token
 from bobing.web.hub import text_frame
@@ -39,38 +36,16 @@ LONG_GAME = {"zhuangyuan": 1, "duitang": 50, "sanhong": 50, "sijin": 50, "erju":
 
 async def game_frames(players: int, throws: int) -> list[str]:
     """The live frames of a game of ``throws`` throws at a table of ``players``."""
-    with tempfile.TemporaryDirectory() as folder:
-        db = Database(f"sqlite+aiosqlite:///{Path(folder) / 'bench.sqlite3'}")
-        await db.migrate()
-        store = EventStore(db)
-        broker = get_broker("memory://")
-        await broker.start()
-        service = TableService(store, broker)
-        frames: list[str] = []
-        try:
-            created = await service.create_table(name="deflate", prizes=LONG_GAME)
-            code = created.code
-            host = [hash_token(created.host_token)]
-            tokens = {}
-            for seat in range(players):
-                name = f"玩家{seat + 1}"
-                tokens[name] = [hash_token((await service.join(code, name))["player_token"])]
-            broker.subscribe(
-                table_channel(code), lambda message: frames.append(message.split(" ", 2)[2])
-            )
-            await service.execute(code, Command("start", "s", {}), host)
-            for turn in range(1, throws + 1):
-                runtime = await service.runtime(code)
-                if runtime.game is None or runtime.game.next_player is None:
-                    break
-                player = runtime.game.next_player
-                args = {"turn": turn, "nonce": f"n-{turn:06d}"}
-                await service.execute(code, Command("throw", f"t{turn}", args), tokens[player])
-        finally:
-            await service.close()
-            await store.close()
-            await broker.close()
-        return frames[1:]  # the throws' frames (not the start)
+    frames: list[str] = []
+    async with temporary_service(TableService) as service:
+        created = await service.create_table(name="deflate", prizes=LONG_GAME)
+        code = created.code
+        host = [hash_token(created.host_token)]
+        service.broker.subscribe(
+            table_channel(code), lambda message: frames.append(message.split(" ", 2)[2])
+        )
+        await play(service, code, host, players, throws)
+    return frames[1:]  # the throws' frames (not the start)
 
 
 def plain(frames: list[str], players: int) -> tuple[int, float]:

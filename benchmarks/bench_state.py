@@ -29,18 +29,15 @@ import cProfile
 import json
 import pstats
 import statistics
-import tempfile
 import time
-from pathlib import Path
 from typing import Any
 
-from bobing.realtime.backends import get_broker
+from service_here import play, temporary_service
+
 from bobing.realtime.broker import table_channel
-from bobing.storage import Database, EventStore
 from bobing.storage.event_store import StoredEvent
 from bobing.tables.commands import Plan
 from bobing.tables.frames import decode_events
-from bobing.tables.protocol import Command
 from bobing.tables.runtime import Runtime
 from bobing.tables.service import TableService
 from bobing.tables.state import refresh_state, state_text
@@ -70,44 +67,22 @@ class Recording(TableService):
 
 async def record(players: int, throws: int, rules: Any) -> tuple[Runtime, Tape, list[str]]:
     """The table's first runtime (as created), every commit since, and the frames published."""
-    with tempfile.TemporaryDirectory() as folder:
-        db = Database(f"sqlite+aiosqlite:///{Path(folder) / 'bench.sqlite3'}")
-        await db.migrate()
-        store = EventStore(db)
-        broker = get_broker("memory://")
-        await broker.start()
-        service = Recording(store, broker)
+    frames: list[str] = []
+    async with temporary_service(Recording) as service:
         service.tape = []
-        frames: list[str] = []
-        try:
-            created = await service.create_table(name="state", prizes=LONG_GAME, rules=rules)
-            code = created.code
-            first = await service.runtime(code)
-            start = Runtime(
-                info=first.info,
-                rules=first.rules,
-                seats=[],
-                status="lobby",
-                last_seq=first.last_seq,
-            )
-            host = [hash_token(created.host_token)]
-            tokens = {}
-            broker.subscribe(table_channel(code), frames.append)
-            for seat in range(players):
-                name = f"玩家{seat + 1}"
-                tokens[name] = [hash_token((await service.join(code, name))["player_token"])]
-            await service.execute(code, Command("start", "s", {}), host)
-            for turn in range(1, throws + 1):
-                runtime = await service.runtime(code)
-                if runtime.game is None or runtime.game.next_player is None:
-                    break
-                player = runtime.game.next_player
-                args = {"turn": turn, "nonce": f"n-{turn:06d}"}
-                await service.execute(code, Command("throw", f"t{turn}", args), tokens[player])
-        finally:
-            await service.close()
-            await store.close()
-            await broker.close()
+        created = await service.create_table(name="state", prizes=LONG_GAME, rules=rules)
+        code = created.code
+        first = await service.runtime(code)
+        start = Runtime(
+            info=first.info,
+            rules=first.rules,
+            seats=[],
+            status="lobby",
+            last_seq=first.last_seq,
+        )
+        host = [hash_token(created.host_token)]
+        service.broker.subscribe(table_channel(code), frames.append)
+        await play(service, code, host, players, throws)
         return start, service.tape, frames
 
 

@@ -27,13 +27,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
-import tempfile
 import time
-from pathlib import Path
+
+from service_here import temporary_service
 
 from bobing.engine.fairness import derive_faces
-from bobing.realtime.backends import get_broker
-from bobing.storage import Database, EventStore
 from bobing.storage.event_store import Append, _stored
 from bobing.tables.commands import PLANS
 from bobing.tables.frames import events_frame
@@ -123,32 +121,20 @@ def _pass(
 
 
 async def main(tables: int, throws: int, repeat: int) -> None:
-    with tempfile.TemporaryDirectory(prefix="bobing-bench-") as folder:
-        db = Database(f"sqlite+aiosqlite:///{Path(folder) / 'bench.sqlite3'}")
-        await db.migrate()
-        store = EventStore(db)
-        broker = get_broker("memory://")
-        await broker.start()
-        service = TableService(store, broker)
-        try:
-            playing = await _tables(service, tables)
-            best: dict[str, float] = {}
-            totals: list[float] = []
-            engines: list[float] = []
-            for round_ in range(repeat):
-                spent, engine, made = _pass(service, playing, throws, f"r{round_}")
-                if not made:
-                    break
-                per = {stage: spent[stage] / made * 1e6 for stage in STAGES}
-                for stage, value in per.items():
-                    best[stage] = min(best.get(stage, value), value)
-                totals.append(sum(per.values()))
-                engines.append(engine / made * 1e6)
-        finally:
-            await service.close()
-            await store.close()
-            await broker.close()
-            await db.dispose()
+    best: dict[str, float] = {}
+    totals: list[float] = []
+    engines: list[float] = []
+    async with temporary_service(TableService) as service:
+        playing = await _tables(service, tables)
+        for round_ in range(repeat):
+            spent, engine, made = _pass(service, playing, throws, f"r{round_}")
+            if not made:
+                break
+            per = {stage: spent[stage] / made * 1e6 for stage in STAGES}
+            for stage, value in per.items():
+                best[stage] = min(best.get(stage, value), value)
+            totals.append(sum(per.values()))
+            engines.append(engine / made * 1e6)
     if not totals:
         raise SystemExit("every game ended before a throw was timed: use fewer --throws")
     print(f"{tables} tables of {PLAYERS}, {throws} throws a table a repeat, {len(totals)} repeats")
