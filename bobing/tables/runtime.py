@@ -138,8 +138,9 @@ class Runtime:
     evicted: bool = False
     seat_tokens: tuple[list[Seat], dict[str, str]] | None = None
     """The seats' token hashes → names, with the seat list they were read from (the runtime
-    replaces its seats, never changes them in place): :meth:`roles` looks a hash up instead
-    of comparing it with every seat's."""
+    replaces its seats, never changes them in place; a list that changed length is read
+    again all the same): :meth:`roles` looks a hash up instead of comparing it with every
+    seat's."""
 
     def remember_command(self, command_id: str, record: CommandRecord) -> None:
         """Note a command id (forgetting the oldest beyond :data:`RECENT_COMMANDS`)."""
@@ -193,7 +194,7 @@ class Runtime:
         # attacker nothing of any token (the host's and the play hashes, one each, are still
         # compared in constant time).
         index = self.seat_tokens
-        if index is None or index[0] is not self.seats:
+        if index is None or index[0] is not self.seats or len(index[1]) != len(self.seats):
             index = self.seat_tokens = (self.seats, {s.token_hash: s.name for s in self.seats})
         return index[1]
 
