@@ -23,22 +23,11 @@ from bobing.storage import (
     TableInfo,
 )
 from bobing.storage.db import MIGRATIONS
+from tests.storage.storetools import table_info
 
 
 def info(code: str = "ABC234") -> TableInfo:
-    return TableInfo(
-        code=code,
-        name="桌",
-        mode="online",
-        status="lobby",
-        rules={"preset": "traditional"},
-        settings={"named_prizes": {}},
-        host_token_hash="h" * 64,
-        play_token_hash=None,
-        server_seed="0" * 64,
-        commitment="c" * 64,
-        created_at=datetime(2025, 10, 6, 12, 0, tzinfo=UTC),
-    )
+    return table_info(code)
 
 
 async def test_create_and_load(store: EventStore) -> None:

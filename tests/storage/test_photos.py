@@ -9,22 +9,18 @@ from datetime import timedelta
 
 from bobing.storage import Database, EventStore, KeptPhoto, PhotoStore, TableInfo
 from bobing.storage.event_store import utcnow
+from tests.storage.storetools import table_info
 
 JPEG = "image/jpeg"
 
 
 def info(code: str) -> TableInfo:
-    return TableInfo(
-        code=code,
-        name="桌",
+    return table_info(
+        code,
         mode="referee",
         status="playing",
-        rules={"preset": "traditional"},
         settings={"keep_photos": True},
-        host_token_hash="h" * 64,
-        play_token_hash=None,
         server_seed="s" * 64,
-        commitment="c" * 64,
         created_at=utcnow(),
     )
 

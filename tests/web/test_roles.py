@@ -4,27 +4,14 @@ read again)."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 from bobing.engine.presets import DEFAULT_RULES
-from bobing.storage.event_store import Seat, TableInfo
+from bobing.storage.event_store import Seat
 from bobing.tables.runtime import Runtime
+from tests.storage.storetools import table_info
 
 
 def _runtime(seats: list[Seat]) -> Runtime:
-    info = TableInfo(
-        code="ABC234",
-        name="桌",
-        mode="online",
-        status="playing",
-        rules={},
-        settings={},
-        host_token_hash="h" * 64,
-        play_token_hash=None,
-        server_seed="0" * 64,
-        commitment="c" * 64,
-        created_at=datetime(2026, 12, 7, tzinfo=UTC),
-    )
+    info = table_info(status="playing")
     return Runtime(info=info, rules=DEFAULT_RULES, seats=seats, status="playing", last_seq=1)
 
 
