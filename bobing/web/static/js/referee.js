@@ -325,8 +325,12 @@ export class RefereePad {
   key(ev) {
     if (!this.el.isConnected || ev.ctrlKey || ev.metaKey || ev.altKey) return;
     if (document.querySelector("dialog[open]")) return; // keys belong to the open question
-    const tag = (ev.target && ev.target.tagName) || "";
-    if (["INPUT", "TEXTAREA", "SELECT"].includes(tag)) return;
+    const named = (ev.target && ev.target.tagName) || "";
+    if (["INPUT", "TEXTAREA", "SELECT"].includes(named)) return;
+    // A disabled button takes no Enter: 开始博饼, clicked and so disabled until the start is
+    // in, keeps the focus until the browser moves it (soon, but not before every key), and
+    // the Enter typed meanwhile is the first throw's.
+    const tag = named === "BUTTON" && ev.target.disabled ? "" : named;
     if (this.diverting) {
       if (carried.open && PAD_KEY.test(ev.key) && !(ev.key === "Enter" && tag === "BUTTON")) {
         carried.keys.push(ev.key);
