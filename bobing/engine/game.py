@@ -105,6 +105,7 @@ class Game:
         self.rules = rules
         self.state = new_state(rules, players)
         self.events: list[Event] = []
+        self._drafted_from: GameState | None = None
 
     def copy(self) -> Game:
         """A game to go on from this one without changing it: the state is an immutable fold,
@@ -113,7 +114,29 @@ class Game:
         other.rules = self.rules
         other.state = self.state
         other.events = list(self.events)
+        other._drafted_from = None
         return other
+
+    def draft(self) -> Game:
+        """A game to decide the next moves on, this one left as it is until :meth:`adopt`.
+
+        It shares the state (an immutable fold) and its :attr:`events` are only the moves
+        made on it, so a draft costs the same however long the game (:meth:`copy` copies
+        every event). For deciding, not for reading a game's events."""
+        other = Game.__new__(Game)
+        other.rules = self.rules
+        other.state = self.state
+        other.events = []
+        other._drafted_from = self.state
+        return other
+
+    def adopt(self, draft: Game) -> None:
+        """Go on as ``draft`` (a :meth:`draft` of this game as it is now) went: its events
+        after this game's, and its state."""
+        if draft._drafted_from is not self.state:
+            raise IllegalAction("the draft was made from another point of this game")
+        self.events.extend(draft.events)
+        self.state = draft.state
 
     # -- views -------------------------------------------------------------------------------
 

@@ -1,8 +1,8 @@
 """Deciding a table command: each ``plan_*`` checks who may do what and returns the events to
 commit (:class:`Plan`); nothing changes until the service has committed them.
 
-One pattern for every plan: a plan decides on values of its own — a copy of the runtime's
-game (:func:`_draft`; its state is an immutable fold, so the copy costs a list of references),
+One pattern for every plan: a plan decides on values of its own — a draft of the runtime's
+game (:func:`_draft`; it shares the game's immutable state and holds only the new events),
 new seat lists — and only its ``commit``, called after the append succeeded, puts them into
 the runtime. A command refused at the store (``log_full``, a stale write) leaves the runtime
 exactly the fold of the log.
@@ -106,12 +106,24 @@ def need_seated(runtime: Runtime, name: str) -> None:
 
 
 def _draft(game: Game) -> Game:
-    """A copy of ``game`` to decide on: the runtime's game is only replaced on commit."""
-    return game.copy()
+    """A draft of ``game`` to decide on (``Game.draft``): the runtime's game only goes on
+    with it on commit."""
+    return game.draft()
 
 
-def _adopt(game: Game) -> Callable[[Runtime], None]:
-    """A plan's ``commit`` that makes the decided ``game`` the runtime's."""
+def _adopt(draft: Game) -> Callable[[Runtime], None]:
+    """A plan's ``commit`` that makes the runtime's game go on as ``draft`` (:func:`_draft` of
+    it) went."""
+
+    def commit(rt: Runtime) -> None:
+        assert rt.game is not None  # a draft was made of it, under the table's lock
+        rt.game.adopt(draft)
+
+    return commit
+
+
+def _begin(game: Game) -> Callable[[Runtime], None]:
+    """A plan's ``commit`` that makes the newly started ``game`` the runtime's."""
 
     def commit(rt: Runtime) -> None:
         rt.game = game
@@ -403,7 +415,7 @@ def plan_start(runtime: Runtime, roles: Roles, args: Mapping[str, Any]) -> Plan:
     else:
         new = game.start()
 
-    commit = _adopt(game)
+    commit = _begin(game)
     events = [e.to_json() for e in new]
     limit = runtime.time_limit
     if limit is not None:

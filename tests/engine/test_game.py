@@ -460,6 +460,33 @@ def test_a_copy_goes_on_without_changing_the_game() -> None:
     assert draft.rules is game.rules
 
 
+def test_a_draft_holds_only_its_moves_until_the_game_adopts_it() -> None:
+    game = started()
+    game.throw("444412")
+    state, events = game.state, list(game.events)
+    draft = game.draft()
+    new = draft.throw("123456")
+    assert game.state is state and game.events == events  # untouched until adopted
+    assert draft.events == new and draft.throw_count == 2
+    mirror = game.copy()
+    mirror.throw("123456")
+    game.adopt(draft)
+    assert game.state is draft.state and game.events == mirror.events
+    assert Game.replay(game.rules, game.players, game.events).state == game.state
+
+
+def test_a_draft_of_another_point_of_the_game_is_refused() -> None:
+    game = started()
+    stale = game.draft()
+    game.throw("444412")
+    stale.throw("123456")
+    with pytest.raises(IllegalAction, match="another point"):
+        game.adopt(stale)
+    assert game.throw_count == 1
+    with pytest.raises(IllegalAction, match="another point"):
+        game.adopt(game.copy())  # a copy is not a draft
+
+
 # -- 一二会: several sets at one table (RULES.md §10.2) --------------------------------------
 
 
