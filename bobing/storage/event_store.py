@@ -288,6 +288,12 @@ class EventStore:
 
         One row per table: loading needs only the latest, and the events after it.
         """
+        if self.db.dialect == "sqlite":
+            # On the writer's own connection, like the appends: through the async engine it
+            # took the write lock from another connection, and the appends meanwhile found it
+            # busy and went the slow way (the writer thread, waiting for the lock).
+            request = (self._binds(), code, snapshot)
+            return await self.db.run_sync_write(_save_snapshot_sync, request)
         try:
             async with self.db.engine.begin() as conn:
                 current = (
@@ -695,15 +701,43 @@ class _SqliteBinds:
     at: Callable[[Any], Any]
     data: Callable[[Any], Any]
     updated_at: Callable[[Any], Any]
+    snapshot_data: Callable[[Any], Any]
+    snapshot_at: Callable[[Any], Any]
 
     @classmethod
     def of(cls, dialect: Dialect) -> _SqliteBinds:
         events, tables = EventRow.__table__.c, TableRow.__table__.c
+        snapshots = SnapshotRow.__table__.c
         return cls(
             _processor(dialect, events.at),
             _processor(dialect, events.data),
             _processor(dialect, tables.updated_at),
+            _processor(dialect, snapshots.data),
+            _processor(dialect, snapshots.at),
         )
+
+
+_SAVE_SNAPSHOT = (
+    "INSERT INTO bobing_snapshots (table_code, seq, data, at) VALUES (?, ?, ?, ?) "
+    "ON CONFLICT (table_code) DO UPDATE SET seq = excluded.seq, data = excluded.data, "
+    "at = excluded.at WHERE excluded.seq > bobing_snapshots.seq"
+)
+"""SQLite: a table's snapshot, kept unless the one stored is as new (one statement)."""
+
+
+def _save_snapshot_sync(
+    conn: sqlite3.Connection, request: tuple[_SqliteBinds, str, FoldSnapshot]
+) -> bool:
+    """SQLite: :meth:`EventStore.save_snapshot` in the writer's transaction."""
+    binds, code, snapshot = request
+    try:
+        cursor = conn.execute(
+            _SAVE_SNAPSHOT,
+            (code, snapshot.seq, binds.snapshot_data(snapshot.data), binds.snapshot_at(utcnow())),
+        )
+    except sqlite3.IntegrityError:
+        return False  # the table was swept meanwhile
+    return cursor.rowcount == 1
 
 
 def _write_batch_sync(

@@ -23,6 +23,7 @@ from bobing.storage import (
     TableInfo,
 )
 from bobing.storage.db import MIGRATIONS
+from bobing.storage.event_store import FoldSnapshot
 from tests.storage.storetools import table_info
 
 
@@ -304,3 +305,23 @@ async def test_appends_within_the_window_share_a_batch(
     with pytest.raises(StoreError):
         await waiting
     assert await store.last_seq("ABC234") == 3
+
+
+async def test_a_snapshot_is_kept_only_when_newer_than_the_one_stored(store: EventStore) -> None:
+    """On SQLite it is written on the appends' own connection, in one statement; on either
+    database an older or equal snapshot leaves the stored one, and a table that is gone keeps
+    none."""
+    await store.create_table(info(), [{"type": "table_created"}])
+    await store.append(Append("ABC234", 1, [{"type": "a"}, {"type": "b"}]))
+    assert await store.save_snapshot("ABC234", FoldSnapshot(2, {"n": "二"}))
+    assert not await store.save_snapshot("ABC234", FoldSnapshot(2, {"n": "same"}))
+    assert not await store.save_snapshot("ABC234", FoldSnapshot(1, {"n": "older"}))
+    loaded = await store.load("ABC234")
+    assert loaded is not None and loaded.fold == FoldSnapshot(2, {"n": "二"})
+    assert [e.seq for e in loaded.events] == [3]
+    assert await store.save_snapshot("ABC234", FoldSnapshot(3, {"n": "三"}))
+    loaded = await store.load("ABC234")
+    assert loaded is not None and loaded.fold == FoldSnapshot(3, {"n": "三"})
+    assert loaded.events == ()
+    assert not await store.save_snapshot("GONE23", FoldSnapshot(1, {}))
+    assert await store.load("GONE23") is None
