@@ -473,6 +473,7 @@ CORPUS: dict[str, tuple[Callable[[Path], object], str]] = {
     "duplicate_name": (lambda _: validate_players(["甲", "甲"]), "'甲'"),
     "unknown_event": (lambda _: apply(started().state, "thrown"), "'thrown'"),  # type: ignore[arg-type]
     "already_started": (lambda _: started().start(), ""),
+    "stale_draft": (lambda _: _stale_draft(), ""),
     "start_both_ways": (
         lambda _: Game(TRADITIONAL, ["甲", "乙"]).start(starter="甲", thrower="乙", dice=(1, 2)),
         "",
@@ -504,6 +505,13 @@ CORPUS: dict[str, tuple[Callable[[Path], object], str]] = {
 }
 # Raise sites no input reaches (kept as guards in the engine).
 UNREACHABLE = {"not_zhuangyuan_throw", "why_not_zhuangyuan", "chase_tier_not_allowed"}
+
+
+def _stale_draft() -> None:
+    game = started()
+    draft = game.draft()
+    game.throw("123456")
+    game.adopt(draft)
 
 
 def _over() -> Game:

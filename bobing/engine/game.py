@@ -134,7 +134,9 @@ class Game:
         """Go on as ``draft`` (a :meth:`draft` of this game as it is now) went: its events
         after this game's, and its state."""
         if draft._drafted_from is not self.state:
-            raise IllegalAction("the draft was made from another point of this game")
+            raise IllegalAction(
+                "the draft was made from another point of this game", code="stale_draft"
+            )
         self.events.extend(draft.events)
         self.state = draft.state
 
