@@ -282,6 +282,13 @@ class Hub:
         for conn in tuple(self.tables.get(code, ())):
             conn.push(("catchup",))
 
+    def _unheard(self, reader: Connection) -> None:
+        """``reader`` found events in the log past this instance's runtime: every other
+        socket of its table behind them reads the log after what it has, in order."""
+        for conn in tuple(self.tables.get(reader.code, ())):
+            if conn is not reader and conn.last_sent < reader.last_sent:
+                conn.push(("catchup",))
+
     @property
     def connection_count(self) -> int:
         """Open connections (all tables)."""
@@ -361,6 +368,11 @@ class Hub:
                 owed_state = True
             runtime = await self.service.runtime(conn.code)
             if len(events) < PAGE and runtime.last_seq != conn.last_sent:
+                if runtime.last_seq < conn.last_sent:
+                    # The log has events this instance never heard of (another instance
+                    # committed them and died before its signal went out): the table's
+                    # other sockets here read them too, or they would wait for the next.
+                    self._unheard(conn)
                 runtime = await self.service.fresh_runtime(conn.code)
             if len(events) < PAGE and runtime.last_seq == conn.last_sent:
                 await conn.ws.send_text(

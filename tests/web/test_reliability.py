@@ -21,6 +21,11 @@ from webtools import (
 
 from bobing.engine.fairness import derive_faces, verify_record
 from bobing.engine.record import adjudicate
+from bobing.realtime.backends import get_broker
+from bobing.storage import Database, EventStore
+from bobing.tables.protocol import Command
+from bobing.tables.service import TableService
+from bobing.tables.tokens import hash_token
 from bobing.web.settings import Settings
 
 NAMES = ["甲", "乙", "丙"]
@@ -289,3 +294,29 @@ async def test_a_stalled_reader_still_gets_everything_in_order(db_url: str) -> N
         assert sleepy.events == (await http.get(f"/api/tables/{code}/events")).json()["events"]
         for client in (host, phone, sleepy):
             await client.close()
+
+
+async def test_a_throw_committed_elsewhere_unheard_reaches_every_socket_here(
+    http: httpx.AsyncClient, server: str, db_url: str
+) -> None:
+    """Another instance commits a throw and dies before its signal goes out (issue 32's CI:
+    the killed instance of tests/scale). When a phone reconnecting here reads it from the log,
+    the sockets already here that never heard of it read it too, not only at the next throw."""
+    created, tokens, host = await started_table(http, server)
+    code = created["code"]
+    assert host.state is not None
+    thrower, turn = host.state["next"], host.state["turn"]
+    db = Database(db_url)
+    elsewhere = TableService(EventStore(db), get_broker("memory://"))  # its signal reaches nobody
+    try:
+        throw = Command("throw", "unheard", {"turn": turn})
+        outcome = await elsewhere.execute(code, throw, [hash_token(tokens[thrower])])
+    finally:
+        await elsewhere.close()
+        await db.dispose()
+    assert host.last_seq < outcome.last_seq
+    phone = await Client.connect(server, code, [tokens[thrower]], name=thrower)
+    assert phone.last_seq == outcome.last_seq
+    await host.reach(outcome.last_seq)
+    assert host.events == phone.events
+    assert host.state is not None and host.state["throw_count"] == turn
