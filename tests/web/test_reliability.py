@@ -307,12 +307,14 @@ async def test_a_throw_committed_elsewhere_unheard_reaches_every_socket_here(
     assert host.state is not None
     thrower, turn = host.state["next"], host.state["turn"]
     db = Database(db_url)
-    elsewhere = TableService(EventStore(db), get_broker("memory://"))  # its signal reaches nobody
+    store = EventStore(db)
+    elsewhere = TableService(store, get_broker("memory://"))  # its signal reaches nobody
     try:
         throw = Command("throw", "unheard", {"turn": turn})
         outcome = await elsewhere.execute(code, throw, [hash_token(tokens[thrower])])
     finally:
         await elsewhere.close()
+        await store.close()
         await db.dispose()
     assert host.last_seq < outcome.last_seq
     phone = await Client.connect(server, code, [tokens[thrower]], name=thrower)
