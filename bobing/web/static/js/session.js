@@ -92,13 +92,18 @@ export class TableSession extends EventTarget {
   // ---- lifecycle ---------------------------------------------------------------------------
 
   start() {
-    this.conn = new TableConnection(this.code, {
+    const conn = new TableConnection(this.code, {
       tokens: this.tokens(),
       after: this.lastSeq,
       lang: lang(),
     });
+    this.conn = conn;
     this.conn.addEventListener("status", (/** @type {CustomEvent} */ ev) => {
       this.status = ev.detail.status;
+      // Open means welcomed: the roles come with the status, not a moment after it, or a screen
+      // painted between the two would take this host for a guest (the lobby swapped its name
+      // box for a hint, and the keys being typed into it were lost).
+      if (this.status === CONN.OPEN) this.roles = conn.roles;
       this.attempt = ev.detail.attempt;
       if (this.status === CONN.RECONNECTING) this.outages += 1;
       if (this.status === CONN.GONE) this.gone = true;
