@@ -13,10 +13,10 @@ import asyncio
 import contextlib
 import functools
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 import asyncpg  # type: ignore[import-untyped]
 from sqlalchemy import delete, func, insert, or_, select, text, update
@@ -30,6 +30,8 @@ from bobing.storage.errors import CodeTaken as CodeTaken  # re-exported: the sto
 from bobing.storage.errors import StaleWrite as StaleWrite
 from bobing.storage.errors import StoreError as StoreError
 from bobing.storage.models import EventRow, PhotoRow, SeatRow, SnapshotRow, TableRow
+
+T = TypeVar("T")
 
 
 def utcnow() -> datetime:
@@ -545,18 +547,19 @@ class EventStore:
             [r.at for r in requests],
         )
         columns = [[_postgres_value(c, row[c]) for row in rows] for c in EVENT_COLUMNS]
-        async with self.db.commit_engine.connect() as conn:
+
+        async def move_and_append(conn: AsyncConnection) -> Any:
             # Straight to the driver (asyncpg): outside a transaction one statement commits
             # on its own, and SQLAlchemy's adaption (the greenlet, the compiled text, the
-            # result) is most of a batch's cost on the event loop. A connection the database
-            # dropped is still replaced at the next checkout (its ping).
+            # result) is most of a batch's cost on the event loop.
             raw = await conn.get_raw_connection()
             driver: Any = raw.driver_connection
             try:
-                moved = await driver.fetch(_MOVE_AND_APPEND, *heads, *columns)
+                return await driver.fetch(_MOVE_AND_APPEND, *heads, *columns)
             except asyncpg.IntegrityConstraintViolationError as exc:
                 raise IntegrityError(_MOVE_AND_APPEND, None, exc) from None
-            won = {row[0] for row in moved}
+
+        won = {row[0] for row in await self._committing(move_and_append)}
         return [e if r.code in won else None for r, e in zip(requests, stored, strict=True)]
 
     async def _write_postgres_transaction(
@@ -564,34 +567,77 @@ class EventStore:
     ) -> list[list[StoredEvent] | None]:
         # One UPDATE for the whole batch; RETURNING names the tables whose head was still
         # where the writer read it (optimistic concurrency across server instances).
-        async with self.db.commit_engine.begin() as conn:
-            moved = await conn.execute(
-                text(
-                    "UPDATE bobing_tables AS t SET last_seq = v.new_seq, updated_at = v.at, "
-                    "status = COALESCE(v.status, t.status) "
-                    "FROM (SELECT unnest(CAST(:codes AS VARCHAR[])) AS code, "
-                    "unnest(CAST(:olds AS INTEGER[])) AS old_seq, "
-                    "unnest(CAST(:news AS INTEGER[])) AS new_seq, "
-                    "unnest(CAST(:statuses AS VARCHAR[])) AS status, "
-                    "unnest(CAST(:ats AS TIMESTAMPTZ[])) AS at) AS v "
-                    "WHERE t.code = v.code AND t.last_seq = v.old_seq RETURNING t.code"
-                ),
-                {
-                    "codes": [r.code for r in requests],
-                    "olds": [r.expected_seq for r in requests],
-                    "news": [r.expected_seq + len(r.events) for r in requests],
-                    "statuses": [r.status for r in requests],
-                    "ats": [r.at for r in requests],
-                },
-            )
-            won = {row[0] for row in moved}
-            outcomes, rows = _outcomes(requests, won)
-            for request, stored in zip(requests, outcomes, strict=True):
-                if stored is not None and request.seats is not None:
-                    await _replace_seats(conn, request)
-            if rows:
-                await conn.execute(insert(EventRow), rows)
-        return outcomes
+        return await self._committing(functools.partial(_write_transaction, requests))
+
+    async def _committing(self, work: Callable[[AsyncConnection], Awaitable[T]]) -> T:
+        """``work`` on a connection of the commit pool, and once more on another where
+        PostgreSQL ended the first without running it (a restart, ``pg_terminate_backend``):
+        the pool checks out no connection it knows closed, but sends no ping to find out."""
+        for attempt in (1, 2):
+            async with self.db.commit_engine.connect() as conn:
+                try:
+                    return await work(conn)
+                except Exception as exc:
+                    if attempt == 2 or not _ended_unrun(exc):
+                        raise
+                    await conn.invalidate()
+        raise AssertionError("unreachable: the second attempt returns or raises")
+
+
+async def _write_transaction(
+    requests: list[Append], conn: AsyncConnection
+) -> list[list[StoredEvent] | None]:
+    """A batch with seat changes, in one transaction on ``conn``."""
+    async with conn.begin():
+        moved = await conn.execute(
+            text(
+                "UPDATE bobing_tables AS t SET last_seq = v.new_seq, updated_at = v.at, "
+                "status = COALESCE(v.status, t.status) "
+                "FROM (SELECT unnest(CAST(:codes AS VARCHAR[])) AS code, "
+                "unnest(CAST(:olds AS INTEGER[])) AS old_seq, "
+                "unnest(CAST(:news AS INTEGER[])) AS new_seq, "
+                "unnest(CAST(:statuses AS VARCHAR[])) AS status, "
+                "unnest(CAST(:ats AS TIMESTAMPTZ[])) AS at) AS v "
+                "WHERE t.code = v.code AND t.last_seq = v.old_seq RETURNING t.code"
+            ),
+            {
+                "codes": [r.code for r in requests],
+                "olds": [r.expected_seq for r in requests],
+                "news": [r.expected_seq + len(r.events) for r in requests],
+                "statuses": [r.status for r in requests],
+                "ats": [r.at for r in requests],
+            },
+        )
+        won = {row[0] for row in moved}
+        outcomes, rows = _outcomes(requests, won)
+        for request, stored in zip(requests, outcomes, strict=True):
+            if stored is not None and request.seats is not None:
+                await _replace_seats(conn, request)
+        if rows:
+            await conn.execute(insert(EventRow), rows)
+    return outcomes
+
+
+_UNRUN = frozenset({"57P01", "57P02"})
+"""SQLSTATEs of a connection PostgreSQL ended before its statement ran or committed
+(admin_shutdown, crash_shutdown)."""
+
+
+def _ended_unrun(exc: BaseException) -> bool:
+    """Whether ``exc`` (from asyncpg, or SQLAlchemy's wrapping of it) says the statement never
+    ran: PostgreSQL ended the connection instead (:data:`_UNRUN`), or the driver would not send
+    it, the connection being closed or still busy with the goodbye PostgreSQL sent while it sat
+    in the pool. Running it again on another connection is then safe."""
+    error: BaseException | None = exc
+    for _ in range(4):  # SQLAlchemy's error, its DBAPI adaption, asyncpg's error
+        if error is None:
+            return False
+        if getattr(error, "sqlstate", None) in _UNRUN or isinstance(
+            error, asyncpg.InterfaceError | asyncpg.InternalClientError
+        ):
+            return True
+        error = getattr(error, "orig", None) or error.__cause__
+    return False
 
 
 def _stored(request: Append) -> list[StoredEvent]:

@@ -2,7 +2,9 @@
 
 Before the fix the first query on each dropped pooled connection failed (one 503 per instance
 after a PostgreSQL restart or ``pg_terminate_backend``); the pool now pings at checkout, in one
-round trip (issue 21).
+round trip (issue 21). The commit pool, one checkout a batch of throws, sends no ping (issue
+32): it checks out no connection it knows closed, and runs a batch again on another connection
+where PostgreSQL ended the first without running it.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from asyncpg import Connection
 from asyncpg.transaction import Transaction
 from sqlalchemy import text
 
-from bobing.storage import Database, EventStore
+from bobing.storage import Append, Database, EventStore, Seat
+from tests.storage.storetools import table_info
 
 
 def need_postgres() -> str:
@@ -30,10 +33,11 @@ def need_postgres() -> str:
     return url
 
 
-async def end_pooled_connection(db: Database, other: Database) -> None:
-    """End, from ``other``, the one connection ``db``'s pool holds (only that one: the
-    server is shared with other tests)."""
-    async with db.engine.connect() as conn:
+async def end_pooled_connection(db: Database, other: Database, *, commit: bool = False) -> None:
+    """End, from ``other``, the one connection ``db``'s pool holds (its commit pool's with
+    ``commit``; only that one: the server is shared with other tests)."""
+    engine = db.commit_engine if commit else db.engine
+    async with engine.connect() as conn:
         pid = (await conn.execute(text("SELECT pg_backend_pid()"))).scalar_one()
     async with other.engine.connect() as conn:
         ended = await conn.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
@@ -58,6 +62,62 @@ async def test_a_terminated_pooled_connection_is_replaced_at_checkout() -> None:
         await db.drop_schema()
         await db.dispose()
         await other.dispose()
+
+
+async def test_a_batch_commits_after_its_pooled_connection_was_terminated() -> None:
+    """Both commit paths (one statement; a transaction, for seat changes), whether the pool
+    saw the connection close before the checkout or the batch met PostgreSQL's goodbye."""
+    url = need_postgres()
+    db = Database(url, schema=f"bobing_test_{uuid.uuid4().hex[:12]}")
+    other = Database(url)
+    await db.migrate()
+    store = EventStore(db)
+    try:
+        await store.create_table(table_info("ABC234"), [{"type": "table_created"}])
+        seq = 1
+        for seats in (None, [Seat("甲", 1, "t1" * 32)], None, [Seat("乙", 1, "t2" * 32)]):
+            await end_pooled_connection(db, other, commit=True)
+            stored = await store.append(Append("ABC234", seq, [{"type": "x"}], seats=seats))
+            seq = stored[-1].seq
+        assert seq == 5
+        snapshot = await store.load("ABC234")
+        assert snapshot is not None
+        assert [e.seq for e in snapshot.events] == [1, 2, 3, 4, 5]
+        assert snapshot.seats == (Seat("乙", 1, "t2" * 32),)
+    finally:
+        await store.close()
+        await db.drop_schema()
+        await db.dispose()
+        await other.dispose()
+
+
+async def test_a_commit_takes_one_round_trip(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The batch's one statement, and no ping before it (issue 32)."""
+    url = need_postgres()
+    db = Database(url, schema=f"bobing_test_{uuid.uuid4().hex[:12]}")
+    await db.migrate()
+    store = EventStore(db)
+    calls: list[str] = []
+
+    def counting(name: str, method: Any) -> Any:
+        async def wrapper(*args: Any, **kwargs: Any) -> Any:
+            calls.append(name)
+            return await method(*args, **kwargs)
+
+        return wrapper
+
+    try:
+        await store.create_table(table_info("ABC234"), [{"type": "table_created"}])
+        await store.append(Append("ABC234", 1, [{"type": "x"}]))  # the pool's connection made
+        for name in ("execute", "fetch", "fetchrow", "fetchval"):
+            monkeypatch.setattr(Connection, name, counting(name, getattr(Connection, name)))
+        monkeypatch.setattr(Transaction, "start", counting("BEGIN", Transaction.start))
+        await store.append(Append("ABC234", 2, [{"type": "y"}]))
+        assert calls == ["fetch"]
+    finally:
+        await store.close()
+        await db.drop_schema()
+        await db.dispose()
 
 
 async def test_checkout_and_a_read_take_one_round_trip_each(
