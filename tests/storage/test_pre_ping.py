@@ -44,6 +44,23 @@ async def end_pooled_connection(db: Database, other: Database, *, commit: bool =
         assert ended.scalar_one() is True
 
 
+def count_round_trips(monkeypatch: pytest.MonkeyPatch, calls: list[str]) -> None:
+    """Name in ``calls`` each query asyncpg's connections send, as it is sent (a transaction's
+    as BEGIN and ROLLBACK)."""
+
+    def counting(name: str, method: Any) -> Any:
+        async def wrapper(*args: Any, **kwargs: Any) -> Any:
+            calls.append(name)
+            return await method(*args, **kwargs)
+
+        return wrapper
+
+    for name in ("execute", "fetch", "fetchrow", "fetchval"):
+        monkeypatch.setattr(Connection, name, counting(name, getattr(Connection, name)))
+    monkeypatch.setattr(Transaction, "start", counting("BEGIN", Transaction.start))
+    monkeypatch.setattr(Transaction, "rollback", counting("ROLLBACK", Transaction.rollback))
+
+
 async def test_a_terminated_pooled_connection_is_replaced_at_checkout() -> None:
     url = need_postgres()
     db = Database(url, schema=f"bobing_test_{uuid.uuid4().hex[:12]}")
@@ -99,19 +116,10 @@ async def test_a_commit_takes_one_round_trip(monkeypatch: pytest.MonkeyPatch) ->
     store = EventStore(db)
     calls: list[str] = []
 
-    def counting(name: str, method: Any) -> Any:
-        async def wrapper(*args: Any, **kwargs: Any) -> Any:
-            calls.append(name)
-            return await method(*args, **kwargs)
-
-        return wrapper
-
     try:
         await store.create_table(table_info("ABC234"), [{"type": "table_created"}])
         await store.append(Append("ABC234", 1, [{"type": "x"}]))  # the pool's connection made
-        for name in ("execute", "fetch", "fetchrow", "fetchval"):
-            monkeypatch.setattr(Connection, name, counting(name, getattr(Connection, name)))
-        monkeypatch.setattr(Transaction, "start", counting("BEGIN", Transaction.start))
+        count_round_trips(monkeypatch, calls)
         await store.append(Append("ABC234", 2, [{"type": "y"}]))
         assert calls == ["fetch"]
     finally:
@@ -130,20 +138,10 @@ async def test_checkout_and_a_read_take_one_round_trip_each(
     db = Database(url)
     calls: list[str] = []
 
-    def counting(name: str, method: Any) -> Any:
-        async def wrapper(*args: Any, **kwargs: Any) -> Any:
-            calls.append(name)
-            return await method(*args, **kwargs)
-
-        return wrapper
-
     try:
         async with db.connect() as conn:  # a fresh connection, then pooled
             await conn.execute(text("SELECT 1"))
-        monkeypatch.setattr(Transaction, "start", counting("BEGIN", Transaction.start))
-        monkeypatch.setattr(Transaction, "rollback", counting("ROLLBACK", Transaction.rollback))
-        monkeypatch.setattr(Connection, "execute", counting("execute", Connection.execute))
-        monkeypatch.setattr(Connection, "fetchrow", counting("fetchrow", Connection.fetchrow))
+        count_round_trips(monkeypatch, calls)
         async with db.connect() as conn:
             assert calls == ["execute"]  # the ping
             raw = await conn.get_raw_connection()
