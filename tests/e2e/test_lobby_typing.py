@@ -5,12 +5,22 @@ the lobby, and the name being typed was gone before 添加 was pressed."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sized
 
 import pytest
 from e2etools import Browser, Server, create_table
 from playwright.sync_api import Page, Route, WebSocketRoute, expect
 
 pytestmark = pytest.mark.browser
+
+
+def wait_for_one(page: Page, held: Sized, what: str) -> None:
+    """Until ``held`` holds something (5 s of the page's time at most), else fail with ``what``."""
+    for _ in range(250):
+        if held:
+            break
+        page.wait_for_timeout(20)
+    assert held, what
 
 
 class Held:
@@ -26,11 +36,7 @@ class Held:
 
     def wait(self, what: str) -> None:
         """Until a request is held (``what``: the assertion's message when none comes)."""
-        for _ in range(250):
-            if self.routes:
-                break
-            self.page.wait_for_timeout(20)
-        assert self.routes, what
+        wait_for_one(self.page, self.routes, what)
 
     def release(self) -> None:
         for route in self.routes:
@@ -61,11 +67,7 @@ class HeldSocket:
 
     def wait(self, what: str) -> None:
         """Until a message is held (``what``: the assertion's message when none comes)."""
-        for _ in range(250):
-            if self.messages:
-                break
-            self.page.wait_for_timeout(20)
-        assert self.messages, what
+        wait_for_one(self.page, self.messages, what)
 
     def release(self) -> None:
         assert self.socket is not None, "a message was held"

@@ -9,8 +9,10 @@ where PostgreSQL ended the first without running it.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import uuid
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +46,24 @@ async def end_pooled_connection(db: Database, other: Database, *, commit: bool =
         assert ended.scalar_one() is True
 
 
+@contextlib.asynccontextmanager
+async def store_and_other() -> AsyncIterator[tuple[Database, EventStore, Database]]:
+    """A store on a fresh schema of the test PostgreSQL, and another database handle to end
+    its connections from; all dropped and closed after."""
+    url = need_postgres()
+    db = Database(url, schema=f"bobing_test_{uuid.uuid4().hex[:12]}")
+    other = Database(url)
+    await db.migrate()
+    store = EventStore(db)
+    try:
+        yield db, store, other
+    finally:
+        await store.close()
+        await db.drop_schema()
+        await db.dispose()
+        await other.dispose()
+
+
 def count_round_trips(monkeypatch: pytest.MonkeyPatch, calls: list[str]) -> None:
     """Name in ``calls`` each query asyncpg's connections send, as it is sent (a transaction's
     as BEGIN and ROLLBACK)."""
@@ -62,34 +82,19 @@ def count_round_trips(monkeypatch: pytest.MonkeyPatch, calls: list[str]) -> None
 
 
 async def test_a_terminated_pooled_connection_is_replaced_at_checkout() -> None:
-    url = need_postgres()
-    db = Database(url, schema=f"bobing_test_{uuid.uuid4().hex[:12]}")
-    other = Database(url)
-    await db.migrate()
-    store = EventStore(db)
-    try:
+    async with store_and_other() as (db, store, other):
         await end_pooled_connection(db, other)
         async with db.engine.connect() as conn:
             assert (await conn.execute(text("SELECT 1"))).scalar_one() == 1
         # And through the store, as a request would.
         await end_pooled_connection(db, other)
         assert await store.load("NOSUCH") is None
-    finally:
-        await store.close()
-        await db.drop_schema()
-        await db.dispose()
-        await other.dispose()
 
 
 async def test_a_batch_commits_after_its_pooled_connection_was_terminated() -> None:
     """Both commit paths (one statement; a transaction, for seat changes), whether the pool
     saw the connection close before the checkout or the batch met PostgreSQL's goodbye."""
-    url = need_postgres()
-    db = Database(url, schema=f"bobing_test_{uuid.uuid4().hex[:12]}")
-    other = Database(url)
-    await db.migrate()
-    store = EventStore(db)
-    try:
+    async with store_and_other() as (db, store, other):
         await store.create_table(table_info("ABC234"), [{"type": "table_created"}])
         seq = 1
         for seats in (None, [Seat("甲", 1, "t1" * 32)], None, [Seat("乙", 1, "t2" * 32)]):
@@ -101,31 +106,17 @@ async def test_a_batch_commits_after_its_pooled_connection_was_terminated() -> N
         assert snapshot is not None
         assert [e.seq for e in snapshot.events] == [1, 2, 3, 4, 5]
         assert snapshot.seats == (Seat("乙", 1, "t2" * 32),)
-    finally:
-        await store.close()
-        await db.drop_schema()
-        await db.dispose()
-        await other.dispose()
 
 
 async def test_a_commit_takes_one_round_trip(monkeypatch: pytest.MonkeyPatch) -> None:
     """The batch's one statement, and no ping before it (issue 32)."""
-    url = need_postgres()
-    db = Database(url, schema=f"bobing_test_{uuid.uuid4().hex[:12]}")
-    await db.migrate()
-    store = EventStore(db)
     calls: list[str] = []
-
-    try:
+    async with store_and_other() as (_db, store, _other):
         await store.create_table(table_info("ABC234"), [{"type": "table_created"}])
         await store.append(Append("ABC234", 1, [{"type": "x"}]))  # the pool's connection made
         count_round_trips(monkeypatch, calls)
         await store.append(Append("ABC234", 2, [{"type": "y"}]))
         assert calls == ["fetch"]
-    finally:
-        await store.close()
-        await db.drop_schema()
-        await db.dispose()
 
 
 async def test_checkout_and_a_read_take_one_round_trip_each(
