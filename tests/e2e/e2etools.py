@@ -385,6 +385,26 @@ def create_table(
     return page.url.rsplit("/", 1)[1]
 
 
+PLAYS_ON: dict[str, Any] = {
+    "preset": "traditional",
+    "liubohong": "zhuangyuan",
+    "liubohei": "take_one",
+}
+"""The traditional rules, but no throw ends the game: 六勃红 is the top 状元 and 六勃黑 takes a
+cake. Under a preset 6 rolls in 46,656 end it (a CI run met one in a test that played on)."""
+
+
+def open_table(page: Page, base: str, *, rules: dict[str, Any] = PLAYS_ON) -> str:
+    """An online table made through the API (by default under :data:`PLAYS_ON`), opened on
+    ``page`` as its host at ``base``; returns its code. For tests that throw the server's random
+    dice and must play on."""
+    made = call(base, "POST", "/api/tables", {"name": "中秋博饼", "mode": "online", "rules": rules})
+    page.goto(f"{base}/t/{made['code']}#host={made['host_token']}")
+    page.wait_for_selector(".lobby")
+    code: str = made["code"]
+    return code
+
+
 def state(page: Page) -> dict[str, Any]:
     """The table state the page shows (window.bobing.state)."""
     value: dict[str, Any] = page.evaluate("() => window.bobing.state")
@@ -409,11 +429,15 @@ def wait_throws(page: Page, count: int) -> None:
     )
 
 
-def call(server: Server, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
-    """One JSON request to ``server`` (the organiser's or host's ``token`` as Bearer), its
-    JSON answer (``None`` for an empty one); an error status raises ``HTTPError``."""
+def call(
+    server: Server | str, method: str, path: str, body: Any = None, token: str | None = None
+) -> Any:
+    """One JSON request to ``server`` (or the base URL given; the organiser's or host's
+    ``token`` as Bearer), its JSON answer (``None`` for an empty one); an error status raises
+    ``HTTPError``."""
     data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(server.url + path, data=data, method=method)
+    base = server if isinstance(server, str) else server.url
+    request = urllib.request.Request(base + path, data=data, method=method)
     request.add_header("Content-Type", "application/json")
     if token:
         request.add_header("Authorization", f"Bearer {token}")

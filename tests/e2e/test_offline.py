@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from e2etools import CHROMIUM_ARGS, Browser, Server, create_table, state, wait_turn
+from e2etools import CHROMIUM_ARGS, Browser, Server, create_table, open_table, state, wait_turn
 from playwright.sync_api import Page, Playwright, Response, expect
 
 pytestmark = pytest.mark.browser
@@ -22,7 +22,7 @@ NO_NETWORK = "没有网络"
 def seated_pair(browser: Browser, server: Server) -> tuple[dict[str, Page], str]:
     """Two phones at a started online table: 甲 (the host) and 乙."""
     host = browser.page(name="甲")
-    code = create_table(host, server.url)
+    code = open_table(host, server.url)
     host.get_by_label("你的名字").fill("甲")
     host.get_by_role("button", name="我也入座").click()
     expect(host.get_by_text("你已入座：甲")).to_be_visible()

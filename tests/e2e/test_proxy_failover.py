@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from e2etools import Browser, create_table, root_conftest, state, wait_throws, wait_turn
+from e2etools import Browser, open_table, root_conftest, state, wait_throws, wait_turn
 from playwright.sync_api import Page, expect
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "web"))
@@ -104,7 +104,7 @@ def test_a_page_behind_the_proxy_moves_to_a_live_instance(
 ) -> None:
     proxy, (first, second) = proxied
     host = browser.page(name="甲")
-    code = create_table(host, proxy.url)
+    code = open_table(host, proxy.url)
     host.get_by_label("你的名字").fill("甲")
     host.get_by_role("button", name="我也入座").click()
     guest = browser.page(name="乙")

@@ -4,7 +4,7 @@ restarted mid-game is reconnected to by itself, resyncing from the last seq."""
 from __future__ import annotations
 
 import pytest
-from e2etools import Browser, Server, create_table, state, wait_throws, wait_turn
+from e2etools import Browser, Server, open_table, state, wait_throws, wait_turn
 from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.browser
@@ -37,7 +37,7 @@ def throw(pages: dict[str, Page], turn: int) -> None:
 
 def test_reload_and_server_restart_lose_nothing(browser: Browser, fresh_server: Server) -> None:
     host = browser.page(name="甲")
-    code = create_table(host, fresh_server.url)
+    code = open_table(host, fresh_server.url)
     host.get_by_label("你的名字").fill("甲")
     host.get_by_role("button", name="我也入座").click()
     expect(host.get_by_text("你已入座：甲")).to_be_visible()
