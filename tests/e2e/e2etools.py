@@ -394,12 +394,19 @@ PLAYS_ON: dict[str, Any] = {
 cake. Under a preset 6 rolls in 46,656 end it (a CI run met one in a test that played on)."""
 
 
-def open_table(page: Page, base: str, *, rules: dict[str, Any] = PLAYS_ON) -> str:
-    """An online table made through the API (by default under :data:`PLAYS_ON`), opened on
-    ``page`` as its host at ``base``; returns its code. For tests that throw the server's random
-    dice and must play on."""
-    made = call(base, "POST", "/api/tables", {"name": "中秋博饼", "mode": "online", "rules": rules})
-    page.goto(f"{base}/t/{made['code']}#host={made['host_token']}")
+def open_table(
+    page: Page, base: str, *, mode: str = "online", rules: dict[str, Any] = PLAYS_ON
+) -> str:
+    """A table made through the API (by default under :data:`PLAYS_ON`), opened on ``page`` as
+    its host at ``base``; returns its code. For tests that throw the server's random dice and
+    must play on."""
+    made = call(base, "POST", "/api/tables", {"name": "中秋博饼", "mode": mode, "rules": rules})
+    page.goto(base + "/")  # the device keeps the host's tokens, as the home page's form does
+    page.evaluate(
+        "([code, saved]) => localStorage.setItem('bobing.t.' + code, JSON.stringify(saved))",
+        [made["code"], {"hostToken": made["host_token"], "playToken": made.get("play_token")}],
+    )
+    page.goto(f"{base}/t/{made['code']}")
     page.wait_for_selector(".lobby")
     code: str = made["code"]
     return code

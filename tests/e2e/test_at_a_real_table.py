@@ -11,7 +11,17 @@ import time
 from typing import Any
 
 import pytest
-from e2etools import PHONE, Browser, Server, call, state, wait_status, wait_throws, wait_turn
+from e2etools import (
+    PHONE,
+    PLAYS_ON,
+    Browser,
+    Server,
+    call,
+    state,
+    wait_status,
+    wait_throws,
+    wait_turn,
+)
 from playwright.sync_api import BrowserContext, Page, expect
 
 pytestmark = pytest.mark.browser
@@ -141,7 +151,7 @@ def test_screens_open_at_the_top(browser: Browser, server: Server) -> None:
 def test_absent_player_stand_in_and_a_seat_handed_to_a_new_phone(
     browser: Browser, server: Server
 ) -> None:
-    code, host, tokens = new_table(server, ["甲", "乙"])
+    code, host, tokens = new_table(server, ["甲", "乙"], rules=PLAYS_ON)  # two random throws
     command(server, code, host, "start", starter="甲")
     hostpage = open_table(browser, server, code, name="host", hostToken=host)
     old = open_table(browser, server, code, name="old phone", playerToken=tokens["乙"])

@@ -17,6 +17,7 @@ from e2etools import (
     Browser,
     Server,
     create_table,
+    open_table,
     state,
     wait_status,
     wait_throws,
@@ -239,7 +240,7 @@ def test_referee_game_to_the_ceremony(browser: Browser, server: Server, tmp_path
 
 def test_pass_and_play_on_one_page_and_fairness(browser: Browser, server: Server) -> None:
     page = browser.page(name="shared")
-    code = create_table(page, server.url, mode="pass_and_play", name="一机轮流")
+    code = open_table(page, server.url, mode="pass_and_play")  # random throws, played on
     expect(page.get_by_role("heading", name="共享掷骰设备")).to_be_visible()
     for name in ("甲", "乙"):
         page.get_by_label("玩家名字").fill(name)

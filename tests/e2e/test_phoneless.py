@@ -5,14 +5,16 @@ lobby and stands in for their throws from the host's phone, without a confirmati
 from __future__ import annotations
 
 import pytest
-from e2etools import Browser, Server, call, wait_turn
+from e2etools import PLAYS_ON, Browser, Server, call, wait_turn
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
 
 def test_an_online_table_seats_two_people_without_phones(browser: Browser, server: Server) -> None:
-    created = call(server, "POST", "/api/tables", {"name": "家里博饼", "mode": "online"})
+    created = call(
+        server, "POST", "/api/tables", {"name": "家里博饼", "mode": "online", "rules": PLAYS_ON}
+    )
     code, host = created["code"], created["host_token"]
     page = browser.page(name="host")
     page.goto(server.url + "/")

@@ -265,7 +265,7 @@ def test_the_thrower_s_browser_flags_a_server_that_ignores_its_nonce(
     """The server's events for the start dice and for throw 2 carry nonces the phone never sent
     (rewritten on the wire, as a server patched to ignore client nonces would send them): the
     phone says so at once, in the table's log, and the fairness card fails after the game."""
-    from e2etools import create_table, running_server, state, wait_status, wait_turn
+    from e2etools import open_table, running_server, state, wait_status, wait_turn
     from playwright.sync_api import WebSocketRoute, expect
 
     def tamper(ws: WebSocketRoute) -> None:
@@ -288,7 +288,7 @@ def test_the_thrower_s_browser_flags_a_server_that_ignores_its_nonce(
     with running_server(tmp_path) as served:
         page = browser.page(name="thrower")
         page.route_web_socket(re.compile(r"/ws/tables/"), tamper)
-        create_table(page, served.url, mode="pass_and_play")
+        open_table(page, served.url, mode="pass_and_play")  # no throw of the two ends the game
         for name in ("甲", "乙"):
             page.get_by_label("玩家名字").fill(name)
             page.get_by_role("button", name="添加").click()
