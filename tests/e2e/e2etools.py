@@ -28,7 +28,14 @@ from types import ModuleType
 from typing import Any
 
 from playwright.sync_api import Browser as Chromium
-from playwright.sync_api import BrowserContext, ConsoleMessage, Page, Playwright, sync_playwright
+from playwright.sync_api import (
+    BrowserContext,
+    ConsoleMessage,
+    Page,
+    Playwright,
+    expect,
+    sync_playwright,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOT_DIR = ROOT / "docs" / "screenshots"
@@ -362,8 +369,10 @@ def create_table(
     name: str | None = None,
     prizes: dict[str, int] | None = None,
     named: dict[str, tuple[str, int]] | None = None,
+    switches: dict[str, str] | None = None,
 ) -> str:
-    """Start a table from the home page (zh-Hans labels); returns its code."""
+    """Start a table from the home page (zh-Hans labels; ``switches``: rule switches set in its
+    自定义规则开关, such as :data:`NEVER_ENDS`); returns its code."""
     page.goto(base + "/")
     page.wait_for_selector(".order-statement .label")
     if name is not None:
@@ -379,19 +388,24 @@ def create_table(
             page.locator(f'input[data-named="{tier}"]').dispatch_event("change")
             page.locator(f'input[data-value="{tier}"]').fill(str(value))
             page.locator(f'input[data-value="{tier}"]').dispatch_event("change")
+    if switches:
+        page.get_by_text("自定义规则开关").click()
+        for switch, value in switches.items():
+            chosen = page.locator(f'select[data-switch="{switch}"]')
+            chosen.select_option(value)
+            expect(chosen).to_have_value(value)
     page.get_by_role("button", name="开桌").click()
     page.wait_for_url(re.compile(r"/t/[2-9A-Z]{6}$"))
     page.wait_for_selector(".lobby")
     return page.url.rsplit("/", 1)[1]
 
 
-PLAYS_ON: dict[str, Any] = {
-    "preset": "traditional",
-    "liubohong": "zhuangyuan",
-    "liubohei": "take_one",
-}
-"""The traditional rules, but no throw ends the game: 六勃红 is the top 状元 and 六勃黑 takes a
-cake. Under a preset 6 rolls in 46,656 end it (a CI run met one in a test that played on)."""
+NEVER_ENDS: dict[str, str] = {"liubohong": "zhuangyuan", "liubohei": "take_one"}
+"""Switches under which no throw ends the game: 六勃红 is the top 状元 and 六勃黑 takes a cake.
+Under a preset 6 rolls in 46,656 end it (a CI run met one in a test that played on)."""
+
+PLAYS_ON: dict[str, Any] = {"preset": "traditional", **NEVER_ENDS}
+"""The traditional rules under :data:`NEVER_ENDS`."""
 
 
 def open_table(

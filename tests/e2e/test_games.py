@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from e2etools import (
+    NEVER_ENDS,
     PHONE,
     Browser,
     Server,
@@ -39,7 +40,9 @@ def test_three_phones_online_game(browser: Browser, server: Server) -> None:
     """Three phones (one animating the dice with sound, one 360 px wide) play a whole online
     game to its ceremony. Long by its work (about 14 s alone), not by a wait."""
     host = browser.page(name="甲")
-    code = create_table(host, server.url, name="月下博饼")
+    # seven random throws, played on: no throw may end the game
+    code = create_table(host, server.url, name="月下博饼", switches=NEVER_ENDS)
+    assert {k: state(host)["rules"][k] for k in NEVER_ENDS} == NEVER_ENDS
     # the host sits down too; two friends join from the invite link
     host.get_by_label("你的名字").fill("甲")
     host.get_by_role("button", name="我也入座").click()
