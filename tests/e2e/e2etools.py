@@ -415,15 +415,22 @@ def open_table(
     its host at ``base``; returns its code. For tests that throw the server's random dice and
     must play on."""
     made = call(base, "POST", "/api/tables", {"name": "中秋博饼", "mode": mode, "rules": rules})
-    page.goto(base + "/")  # the device keeps the host's tokens, as the home page's form does
+    code: str = made["code"]
+    # the device keeps the host's tokens, as the home page's form does
+    goto_with_tokens(page, base, code, hostToken=made["host_token"], playToken=made["play_token"])
+    page.wait_for_selector(".lobby")
+    return code
+
+
+def goto_with_tokens(page: Page, base: str, code: str, path: str = "", **saved: str | None) -> None:
+    """Open table ``code`` (and ``path`` in it) on ``page`` with ``saved`` in the device's storage
+    (``hostToken``, ``playToken``, ``playerToken``: what creating or joining leaves there)."""
+    page.goto(base + "/")
     page.evaluate(
         "([code, saved]) => localStorage.setItem('bobing.t.' + code, JSON.stringify(saved))",
-        [made["code"], {"hostToken": made["host_token"], "playToken": made.get("play_token")}],
+        [code, saved],
     )
-    page.goto(f"{base}/t/{made['code']}")
-    page.wait_for_selector(".lobby")
-    code: str = made["code"]
-    return code
+    page.goto(f"{base}/t/{code}{path}")
 
 
 def state(page: Page) -> dict[str, Any]:

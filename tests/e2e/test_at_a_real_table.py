@@ -17,6 +17,7 @@ from e2etools import (
     Browser,
     Server,
     call,
+    goto_with_tokens,
     state,
     wait_status,
     wait_throws,
@@ -58,12 +59,7 @@ def open_table(
 ) -> Page:
     """A page of the table with tokens in its storage (what creating or joining leaves)."""
     page = browser.page(ctx, name=name)
-    page.goto(server.url + "/")
-    page.evaluate(
-        "([code, saved]) => localStorage.setItem('bobing.t.' + code, JSON.stringify(saved))",
-        [code, saved],
-    )
-    page.goto(f"{server.url}/t/{code}{path}")
+    goto_with_tokens(page, server.url, code, path, **saved)
     return page
 
 
