@@ -742,25 +742,33 @@ def _processor(dialect: Dialect, column: Any) -> Callable[[Any], Any]:
 
 @dataclass(frozen=True, slots=True)
 class _SqliteBinds:
-    """SQLite: how the writer binds the values SQLAlchemy would convert (a time, JSON)."""
+    """SQLite: how the writer binds the values SQLAlchemy would convert (a time, JSON).
 
-    at: Callable[[Any], Any]
+    Every time the writer stores (an event's ``at``, a table's ``updated_at``, a snapshot's
+    ``at``) is a column of one type (:data:`MOMENT_COLUMNS`), so one processor binds them
+    all, and a request's one moment is bound once for its head and its events."""
+
+    moment: Callable[[Any], Any]
     data: Callable[[Any], Any]
-    updated_at: Callable[[Any], Any]
     snapshot_data: Callable[[Any], Any]
-    snapshot_at: Callable[[Any], Any]
 
     @classmethod
     def of(cls, dialect: Dialect) -> _SqliteBinds:
-        events, tables = EventRow.__table__.c, TableRow.__table__.c
-        snapshots = SnapshotRow.__table__.c
+        events, snapshots = EventRow.__table__.c, SnapshotRow.__table__.c
         return cls(
             _processor(dialect, events.at),
             _processor(dialect, events.data),
-            _processor(dialect, tables.updated_at),
             _processor(dialect, snapshots.data),
-            _processor(dialect, snapshots.at),
         )
+
+
+MOMENT_COLUMNS = (
+    EventRow.__table__.c.at,
+    TableRow.__table__.c.updated_at,
+    SnapshotRow.__table__.c.at,
+)
+"""The columns the SQLite writer binds with :attr:`_SqliteBinds.moment`: one type (held so by
+``tests/storage/test_sqlite_binds.py``)."""
 
 
 _SAVE_SNAPSHOT = (
@@ -779,7 +787,7 @@ def _save_snapshot_sync(
     try:
         cursor = conn.execute(
             _SAVE_SNAPSHOT,
-            (code, snapshot.seq, binds.snapshot_data(snapshot.data), binds.snapshot_at(utcnow())),
+            (code, snapshot.seq, binds.snapshot_data(snapshot.data), binds.moment(utcnow())),
         )
     except sqlite3.IntegrityError:
         return False  # the table was swept meanwhile
@@ -801,11 +809,12 @@ def _write_batch_sync(
     rows: list[tuple[Any, ...]] = []
     try:
         for request in requests:
+            at = binds.moment(request.at)
             cursor.execute(
                 _UPDATE_HEAD,
                 (
                     request.expected_seq + len(request.events),
-                    binds.updated_at(request.at),
+                    at,
                     request.status,
                     request.code,
                     request.expected_seq,
@@ -822,7 +831,6 @@ def _write_batch_sync(
                 )
             stored = _stored(request)
             outcomes.append(stored)
-            at = binds.at(request.at)
             rows.extend(
                 # In the order of EVENT_COLUMNS (_event_row's keys).
                 (
