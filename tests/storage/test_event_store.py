@@ -68,6 +68,12 @@ async def test_append_is_ordered_and_optimistic(store: EventStore) -> None:
     assert snapshot.info.status == "playing"
     assert snapshot.seats == tuple(seats)
     assert [e.seq for e in snapshot.events] == [1, 2, 3, 4]
+    # An append without a status keeps the table's.
+    await store.append(Append("ABC234", 4, [{"type": "c"}, {"type": "d"}], command_id="cmd-2"))
+    snapshot = await store.load("ABC234")
+    assert snapshot is not None
+    assert snapshot.info.status == "playing" and snapshot.last_seq == 6
+    assert [(e.seq, e.command_id) for e in snapshot.events[-2:]] == [(5, "cmd-2"), (6, None)]
 
 
 async def test_racing_appends_exactly_one_wins(store: EventStore) -> None:
