@@ -74,6 +74,14 @@ async def test_append_is_ordered_and_optimistic(store: EventStore) -> None:
     assert snapshot is not None
     assert snapshot.info.status == "playing" and snapshot.last_seq == 6
     assert [(e.seq, e.command_id) for e in snapshot.events[-2:]] == [(5, "cmd-2"), (6, None)]
+    # What an event holds comes back as it went in: its data, its moment to the microsecond.
+    data = {"type": "e", "名": "甲\n乙", "n": [1, 2.5, {"x": None, "y": True}]}
+    at = datetime(2026, 9, 17, 12, 0, 0, 123456, tzinfo=UTC)
+    (appended,) = await store.append(Append("ABC234", 6, [data], at=at))
+    snapshot = await store.load("ABC234")
+    assert snapshot is not None
+    assert snapshot.events[-1] == appended
+    assert (appended.data, appended.at) == (data, at)
 
 
 async def test_racing_appends_exactly_one_wins(store: EventStore) -> None:
