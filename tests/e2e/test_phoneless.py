@@ -5,7 +5,7 @@ lobby and stands in for their throws from the host's phone, without a confirmati
 from __future__ import annotations
 
 import pytest
-from e2etools import PLAYS_ON, Browser, Server, call, wait_turn
+from e2etools import PLAYS_ON, Browser, Server, call, goto_with_tokens, wait_turn
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -17,12 +17,7 @@ def test_an_online_table_seats_two_people_without_phones(browser: Browser, serve
     )
     code, host = created["code"], created["host_token"]
     page = browser.page(name="host")
-    page.goto(server.url + "/")
-    page.evaluate(
-        "([c, t]) => localStorage.setItem('bobing.t.' + c, JSON.stringify({hostToken: t}))",
-        [code, host],
-    )
-    page.goto(f"{server.url}/t/{code}")
+    goto_with_tokens(page, server.url, code, hostToken=host)
     page.locator("#join-name").fill("妈妈")
     page.locator("#join-name").press("Enter")
     expect(page.locator(".seated-hint")).to_contain_text("妈妈")

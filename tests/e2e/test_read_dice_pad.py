@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2etools import Browser, Server, call, root_conftest, wait_throws
+from e2etools import Browser, Server, call, goto_with_tokens, root_conftest, wait_throws
 from playwright.sync_api import Page, expect
 from test_accessibility import AXE, violations
 
@@ -41,12 +41,7 @@ def referee_pad(
         call(server, "POST", f"/api/tables/{code}/join", {"name": name}, host)
     call(server, "POST", f"/api/tables/{code}/commands", {"type": "start", "starter": "甲"}, host)
     page = browser.page(name="leader", viewport=SMALL_PHONE, locale=locale, **options)
-    page.goto(server.url + "/")
-    page.evaluate(
-        "([c, t]) => localStorage.setItem('bobing.t.' + c, JSON.stringify({hostToken: t}))",
-        [code, host],
-    )
-    page.goto(f"{server.url}/t/{code}")
+    goto_with_tokens(page, server.url, code, hostToken=host)
     expect(page.locator(".ref-pad")).to_be_visible()
     return page, code
 

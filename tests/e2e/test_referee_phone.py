@@ -4,7 +4,7 @@ the pad is what the 组长 needs at hand."""
 from __future__ import annotations
 
 import pytest
-from e2etools import Browser, Server, call
+from e2etools import Browser, Server, call, goto_with_tokens
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -17,12 +17,7 @@ def test_the_pad_comes_first_on_a_phone(browser: Browser, server: Server) -> Non
         call(server, "POST", f"/api/tables/{code}/join", {"name": name}, host)
     call(server, "POST", f"/api/tables/{code}/commands", {"type": "start", "starter": "甲"}, host)
     page = browser.page(name="leader")  # a 390×844 phone
-    page.goto(server.url + "/")
-    page.evaluate(
-        "([c, t]) => localStorage.setItem('bobing.t.' + c, JSON.stringify({hostToken: t}))",
-        [code, host],
-    )
-    page.goto(f"{server.url}/t/{code}")
+    goto_with_tokens(page, server.url, code, hostToken=host)
     pad = page.locator(".ref-pad")
     expect(pad).to_be_visible()
     pad_top = pad.bounding_box()

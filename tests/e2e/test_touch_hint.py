@@ -4,7 +4,7 @@ mouse, not on a touch screen."""
 from __future__ import annotations
 
 import pytest
-from e2etools import Browser, Server, call
+from e2etools import Browser, Server, call, goto_with_tokens
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -27,12 +27,7 @@ def test_the_key_hint_only_where_there_are_keys(
     )
     ctx = browser.context(has_touch=touch, is_mobile=touch)
     page = browser.page(ctx, name="phone")
-    page.goto(server.url + "/")
-    page.evaluate(
-        "([c, t]) => localStorage.setItem('bobing.t.' + c, JSON.stringify({playerToken: t}))",
-        [code, seat["player_token"]],
-    )
-    page.goto(f"{server.url}/t/{code}")
+    goto_with_tokens(page, server.url, code, playerToken=seat["player_token"])
     hint = page.locator(".kbd-hint")
     expect(hint).to_have_count(1)
     if touch:
