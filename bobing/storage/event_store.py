@@ -544,7 +544,7 @@ class EventStore:
         heads: list[list[Any]] = []
         rows: list[list[Any]] = []
         for request, events in zip(requests, stored, strict=True):
-            code, seq, at = request.code, request.expected_seq, request.at.isoformat()
+            code, seq, at = request.code, request.expected_seq, _aware(request.at).isoformat()
             heads.append([code, seq, seq + len(events), request.status, at])
             # In the order of EVENT_COLUMNS; the data as itself (a JSON value in the JSON).
             rows.extend(

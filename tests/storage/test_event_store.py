@@ -82,6 +82,12 @@ async def test_append_is_ordered_and_optimistic(store: EventStore) -> None:
     assert snapshot is not None
     assert snapshot.events[-1] == appended
     assert (appended.data, appended.at) == (data, at)
+    # A moment without a zone is UTC, as everything stored is, whatever the session's zone.
+    naive = datetime(2026, 9, 17, 20, 30, 0, 5000)
+    await store.append(Append("ABC234", 7, [{"type": "f"}], at=naive))
+    snapshot = await store.load("ABC234")
+    assert snapshot is not None
+    assert snapshot.events[-1].at == naive.replace(tzinfo=UTC)
 
 
 async def test_racing_appends_exactly_one_wins(store: EventStore) -> None:
