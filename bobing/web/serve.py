@@ -21,6 +21,11 @@ from bobing.web.gc_pauses import HeapKeeper
 from bobing.web.settings import Settings
 
 WS_MAX_SIZE = 1 << 20
+KEEP_ALIVE = 5.0
+"""Seconds an idle HTTP connection stays open for its next request (Uvicorn's default, kept
+short: a room behind one address shares its connection cap). A proxy in front keeps its idle
+connections to an instance for less (deploy/nginx: 4 s), so that it, not the instance, closes
+them: a request sent on a connection the instance is closing is lost."""
 """The test servers' frame ceiling (``bobing serve`` uses its transport limits instead)."""
 
 
@@ -178,6 +183,7 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
         "forwarded_allow_ips": settings.forwarded_allow_ips or "127.0.0.1",
         "lifespan": "on",
         "timeout_graceful_shutdown": 3,
+        "timeout_keep_alive": KEEP_ALIVE,
     }
 
 

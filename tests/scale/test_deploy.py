@@ -21,6 +21,7 @@ from scaletools import DEPLOY, Cluster, Nginx
 from test_instances import NAMES, logged_events, throw_once
 from webtools import SMALL_PRIZES, TIMEOUT, Client, create_table, join, running_server
 
+from bobing.web.serve import KEEP_ALIVE
 from bobing.web.settings import Settings
 
 DOCS = (Path(__file__).resolve().parents[2] / "docs" / "deploy.md").read_text(encoding="utf-8")
@@ -40,6 +41,23 @@ def test_nginx_sets_the_client_address_itself() -> None:
     assert "X-Forwarded-For $remote_addr;" in conf
     assert "$proxy_add_x_forwarded_for" not in conf
     assert re.search(r"limit_conn per_address \d+;", conf)
+
+
+def test_the_proxy_closes_an_idle_upstream_connection_before_the_instance_does() -> None:
+    """Else a request nginx sends on a connection the instance is closing is lost (a POST,
+    which nginx does not retry, comes back 502)."""
+    conf = (DEPLOY / "nginx" / "nginx.conf").read_text()
+    upstreams = re.findall(r"upstream \w+ \{(.*?)\}", conf, re.S)
+    assert len(upstreams) == 2
+    for block in upstreams:
+        assert "keepalive " in block  # idle connections are kept, so their timeout matters
+        found = re.search(r"keepalive_timeout (\d+)s;", block)
+        assert found, "nginx's default keepalive_timeout (60 s) outlives the instance's"
+        assert int(found.group(1)) < KEEP_ALIVE
+    caddy = (DEPLOY / "Caddyfile").read_text()
+    found = re.search(r"transport http \{[^}]*keepalive (\d+)s", caddy)
+    assert found, "Caddy's default keep-alive (2 min) outlives the instance's"
+    assert int(found.group(1)) < KEEP_ALIVE
 
 
 def test_nginx_config_is_valid(tmp_path: Path) -> None:

@@ -79,6 +79,12 @@ async def running_server(
             "ws_per_message_deflate": False,
             "lifespan": "on",
             "timeout_graceful_shutdown": 5,
+            # An idle connection outlives the tests' httpx clients' own keep-alive (5 s, the
+            # same as Uvicorn's default): they drop it first. With both at 5 s, a request sent
+            # after a pause of just under 5 s (a `bobing verify` run between two requests) met
+            # the server closing the connection and failed ("Server disconnected without
+            # sending a response"; a pause of 4.998 s does it).
+            "timeout_keep_alive": TIMEOUT,
             **options,
         },
     )
