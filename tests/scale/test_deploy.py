@@ -43,6 +43,14 @@ def test_nginx_sets_the_client_address_itself() -> None:
     assert re.search(r"limit_conn per_address \d+;", conf)
 
 
+def test_an_httpx_client_closes_an_idle_connection_before_the_server_does() -> None:
+    """With both at 5 s (Uvicorn's default then), a request sent after a pause of just under
+    5 s met the server closing the connection: "Server disconnected without sending a
+    response" (tests/web/test_event_programme.py in CI, after two `bobing verify` runs)."""
+    assert httpx.Limits().keepalive_expiry is not None
+    assert httpx.Limits().keepalive_expiry < KEEP_ALIVE
+
+
 def test_the_proxy_closes_an_idle_upstream_connection_before_the_instance_does() -> None:
     """Else a request nginx sends on a connection the instance is closing is lost (a POST,
     which nginx does not retry, comes back 502)."""

@@ -30,7 +30,7 @@ from websockets.typing import Subprotocol
 from bobing.tables.frames import StaleBase, decode_events
 from bobing.tables.protocol import offered_subprotocols
 from bobing.web.app import create_app
-from bobing.web.serve import WS_MAX_SIZE, bind
+from bobing.web.serve import KEEP_ALIVE, WS_MAX_SIZE, bind
 from bobing.web.settings import Settings
 
 _ids = itertools.count(1)
@@ -79,12 +79,9 @@ async def running_server(
             "ws_per_message_deflate": False,
             "lifespan": "on",
             "timeout_graceful_shutdown": 5,
-            # An idle connection outlives the tests' httpx clients' own keep-alive (5 s, the
-            # same as Uvicorn's default): they drop it first. With both at 5 s, a request sent
-            # after a pause of just under 5 s (a `bobing verify` run between two requests) met
-            # the server closing the connection and failed ("Server disconnected without
-            # sending a response"; a pause of 4.998 s does it).
-            "timeout_keep_alive": TIMEOUT,
+            # As `bobing serve` keeps an idle connection: longer than the httpx clients' own
+            # keep-alive, so they drop it first (tests/scale/test_deploy.py).
+            "timeout_keep_alive": KEEP_ALIVE,
             **options,
         },
     )
