@@ -21,13 +21,13 @@ from bobing.web.gc_pauses import HeapKeeper
 from bobing.web.settings import Settings
 
 WS_MAX_SIZE = 1 << 20
+"""The test servers' frame ceiling (``bobing serve`` uses its transport limits instead)."""
 KEEP_ALIVE = 10.0
 """Seconds an idle HTTP connection stays open for its next request. Longer than the idle
 limit of the clients that do not retry a request lost to a closing connection (httpx's 5 s,
 Uvicorn's own default: a request sent at the moment the server closed was lost), so they
 close first; short all the same, since a room behind one address shares its connection cap.
 A proxy in front closes its idle connections to an instance sooner still (deploy/: 4 s)."""
-"""The test servers' frame ceiling (``bobing serve`` uses its transport limits instead)."""
 
 
 def bind(host: str, port: int) -> socket.socket:
