@@ -94,3 +94,48 @@ def test_a_price_field_keeps_its_focus_and_typing_when_an_earlier_answer_lands(
     code = host.url.rstrip("/").split("/")[-1]
     state = json.loads(host.evaluate(f"fetch('/api/tables/{code}').then(r => r.text())"))
     assert state["rules"]["values"]["sijin"] == 5 and state["rules"]["values"]["erju"] == 2
+
+
+def test_prices_tabbed_through_ask_the_server_once_and_keep_every_price(
+    browser: Browser, server: Server
+) -> None:
+    """Six prices entered one after another while the server has not answered: the editor
+    asks about one draft at a time and then about the latest, with every price in it (six
+    questions at once once met a busy server, whose refusal of the last undid the prices)."""
+    host = browser.page(name="s9-burst")
+    host.goto(server.url + "/")
+    host.wait_for_selector(".order-statement .label")
+    host.get_by_text("自定义规则开关").click()
+    host.locator("#sw-money").select_option("pay")
+    expect(host.locator('[data-value-tier="yixiu"]')).to_have_count(1)
+    held: list[Route] = []
+
+    def hold(route: Route) -> None:
+        held.append(route)
+
+    rulebook = re.compile(r"/api/rulebook")
+    host.route(rulebook, hold)
+    prices = {"zhuangyuan": 88, "duitang": 20, "sanhong": 10, "sijin": 5, "erju": 2, "yixiu": 1}
+    for tier, price in prices.items():
+        field = host.locator(f'[data-value-tier="{tier}"]')
+        field.fill(str(price))
+        field.dispatch_event("change")
+    for count in (1, 2):  # the first price's question; once it is answered, the next one
+        for _ in range(250):
+            if len(held) >= count:
+                break
+            host.wait_for_timeout(20)
+        assert len(held) >= count
+        if count == 1:
+            held[0].continue_()
+    # the second question is the latest draft, every price in it (not the second price's)
+    latest = json.loads(held[1].request.post_data or "{}")
+    assert latest["values"] == prices
+    held[1].continue_()
+    host.unroute(rulebook, hold)
+    host.get_by_role("button", name="开桌").click()
+    host.wait_for_selector(".lobby")
+    assert len(held) == 2  # no question about a draft that was already behind
+    code = host.url.rstrip("/").split("/")[-1]
+    state = json.loads(host.evaluate(f"fetch('/api/tables/{code}').then(r => r.text())"))
+    assert state["rules"]["values"] == prices

@@ -35,6 +35,8 @@ export class RuleSwitches {
     /** @type {import("./rulebook.js").Rulebook | null} */
     this.book = null;
     this.painting = Promise.resolve();
+    /** The question to the server under way (settled, never rejected), if any. */
+    this.asking = Promise.resolve();
     this.generation = 0;
     this.el = h("div", { class: "switch-editor" });
     this.statement = h("p", { class: "order-statement", "aria-live": "polite" });
@@ -65,12 +67,26 @@ export class RuleSwitches {
   /**
    * Ask the server what the edited rules are (the 状元 order brought in line with the other
    * switches), then paint. An edit it refuses is undone, with its reason.
+   *
+   * One question at a time: edits made while one is out wait for its answer, and only the
+   * latest of them is asked next, with every edit in it. (Six prices tabbed through sent six
+   * questions at once; a busy server turned the last away, and its answer undid the prices.)
    */
   paint() {
     if (!this.rules) return this.painting;
     const generation = ++this.generation;
-    const draft = clone(this.rules);
-    this.painting = loadRulebook(draft).then(
+    const asked = this.asking.then(() =>
+      generation === this.generation ? this.ask(generation) : undefined,
+    );
+    this.asking = asked.catch(() => {});
+    this.painting = asked;
+    return asked;
+  }
+
+  /** @param {number} generation  the edit asked about (a later one makes the answer moot) */
+  ask(generation) {
+    const draft = clone(/** @type {import("./rulebook.js").Rules} */ (this.rules));
+    return loadRulebook(draft).then(
       (book) => {
         if (generation !== this.generation) return;
         this.book = book;
@@ -82,14 +98,13 @@ export class RuleSwitches {
         toast(err.message, { kind: "error" });
         // Busy or offline is no verdict on the edit: it stays, and the next edit (or the
         // table's creation) asks again. A refused edit is undone.
-        if (err.code === "rate_limited" || err.code === "network") return;
+        if (err.code === "rate_limited" || err.code === "busy" || err.code === "network") return;
         this.rules = clone(
           this.book ? /** @type {import("./rulebook.js").Rulebook} */ (this.book).rules : this.base,
         );
         if (this.book) this.draw();
       },
     );
-    return this.painting;
   }
 
   draw() {
