@@ -837,10 +837,10 @@ def _write_batch_sync(
             stored = _stored(request)
             outcomes.append(stored)
             for e in stored:
+                row = (code, e.seq, e.type, binds.data(e.data), at)
                 if e.command_id is None:
-                    plain.append((code, e.seq, e.type, binds.data(e.data), at))
+                    plain.append(row)
                 else:
-                    row = (code, e.seq, e.type, binds.data(e.data), at)
                     commands.append((*row, e.command_id, e.sender, e.digest))
         if commands:
             cursor.executemany(_INSERT_EVENTS, commands)
