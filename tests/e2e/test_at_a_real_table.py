@@ -263,10 +263,20 @@ def test_the_bowl_shows_the_latest_throw_at_a_fast_pace(
         )
 
 
-SLOW_SOCKET = """
+HOLD_SENT = """
+window.held = [];
 const send = WebSocket.prototype.send;
-WebSocket.prototype.send = function (data) { setTimeout(() => send.call(this, data), 400); };
+WebSocket.prototype.send = function (data) {
+  if (JSON.parse(data).type === window.holding) window.held.push([this, data]);
+  else send.call(this, data);
+};
+window.release = () => {
+  window.holding = null;
+  for (const [ws, data] of window.held.splice(0)) send.call(ws, data);
+};
 """
+"""The page's frames of type ``window.holding`` are held until ``window.release()``: a network
+that is slow for as long as the test needs, not for a time."""
 
 
 def test_referee_keys_typed_while_sending_wait_for_the_next_throw(
@@ -274,16 +284,19 @@ def test_referee_keys_typed_while_sending_wait_for_the_next_throw(
 ) -> None:
     code, host, _ = new_table(server, ["甲", "乙", "丙"], mode="referee")
     command(server, code, host, "start", starter="甲")
-    # a slow network: every frame the page sends leaves 0.4 s late
+    # a slow network: the first throw's frame leaves only once the next throw's keys are in
     ctx = browser.context()
-    ctx.add_init_script(SLOW_SOCKET)
+    ctx.add_init_script(HOLD_SENT)
     page = open_table(browser, server, code, name="referee", ctx=ctx, hostToken=host)
     expect(page.locator(".ref-pad")).to_be_visible()
+    page.evaluate("window.holding = 'throw'")
     page.locator("#main").focus()
     page.keyboard.type("123456")
     page.keyboard.press("Enter")
     page.keyboard.type("234561")
     expect(page.locator(".ref-slots.is-queued")).to_be_visible()
+    assert page.evaluate("window.held.length") == 1
+    page.evaluate("window.release()")
     page.keyboard.press("Enter")
     wait_throws(page, 2)
     page.keyboard.type("345612")
@@ -293,30 +306,16 @@ def test_referee_keys_typed_while_sending_wait_for_the_next_throw(
     assert [e["dice"] for e in events if e["type"] == "thrown"] == ["123456", "234561", "345612"]
 
 
-HOLD_START = """
-window.startHeld = [];
-const send = WebSocket.prototype.send;
-WebSocket.prototype.send = function (data) {
-  if (window.holdStart && JSON.parse(data).type === "start") window.startHeld.push([this, data]);
-  else send.call(this, data);
-};
-window.releaseStart = () => {
-  window.holdStart = false;
-  for (const [ws, data] of window.startHeld.splice(0)) send.call(ws, data);
-};
-"""
-
-
 def test_referee_keys_typed_while_the_start_is_on_its_way_are_the_first_throw(
     browser: Browser, server: Server
 ) -> None:
     code, host, _ = new_table(server, ["甲", "乙"], mode="referee")
     ctx = browser.context()
-    ctx.add_init_script(HOLD_START)
+    ctx.add_init_script(HOLD_SENT)
     page = open_table(browser, server, code, name="referee", ctx=ctx, hostToken=host)
     expect(page.locator(".start-card .ref-pad")).to_be_visible()
     # the start leaves only when the test says: everything typed before is typed "too early"
-    page.evaluate("window.holdStart = true")
+    page.evaluate("window.holding = 'start'")
     page.get_by_role("button", name="开始博饼").click()
     page.keyboard.type("44441")
     page.keyboard.press("Backspace")
@@ -326,8 +325,8 @@ def test_referee_keys_typed_while_the_start_is_on_its_way_are_the_first_throw(
     page.locator(".start-btn").dispatch_event("keydown", {"key": "Enter", "bubbles": True})
     # the lobby's start pad did not take them (it would show 4 + 4 = 8)
     expect(page.locator(".start-card .ref-preview .ref-name")).to_have_count(0)
-    assert page.evaluate("window.startHeld.length") == 1
-    page.evaluate("window.releaseStart()")
+    assert page.evaluate("window.held.length") == 1
+    page.evaluate("window.release()")
     # the game's pad took them, Enter included: the first throw is in
     wait_throws(page, 1)
     expect(page.locator(".play .award-name")).to_have_text("四红带三")
