@@ -16,7 +16,7 @@ import sqlite3
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, NamedTuple, TypeVar
 
 import asyncpg  # type: ignore[import-untyped]
@@ -170,6 +170,49 @@ QUIET = 0.01
 to join (a table alone, a quiet server), so waiting would only add latency."""
 
 
+STAMP_EVERY = timedelta(minutes=1)
+"""How far behind a table's last activity its ``updated_at`` may be. Only the retention sweep
+reads it, in days; moving it costs a commit an index entry (status, updated_at), so a throw
+moves it only when the store's last stamp of that table is this old (:class:`Stamps`)."""
+
+
+class Stamps:
+    """When this store last moved each table's ``updated_at``, so that a commit moves it only
+    when it is :data:`STAMP_EVERY` old, or the status changes (the sweep measures "over since"
+    from it). Another instance's stamps are not known here: a table busy on several is stamped
+    by each, at most once a ``every``."""
+
+    def __init__(self, every: timedelta = STAMP_EVERY) -> None:
+        self.every = every
+        self._last: dict[str, datetime] = {}
+        self._pruned = datetime.min.replace(tzinfo=UTC)
+
+    def __len__(self) -> int:
+        """How many tables' stamps it holds (those of the last ``every``, about)."""
+        return len(self._last)
+
+    def due(self, request: Append) -> bool:
+        """Whether ``request``'s commit moves its table's ``updated_at``."""
+        if request.status is not None:
+            return True
+        last = self._last.get(request.code)
+        return last is None or _aware(request.at) - last >= self.every
+
+    def made(
+        self, requests: Sequence[Append], due: Sequence[bool], outcomes: Sequence[object]
+    ) -> None:
+        """Note the stamps a committed batch made (``outcomes``: None where a table moved on,
+        so its head was not written); forget the ones old enough to be due anyway."""
+        newest = self._pruned
+        for request, stamped, outcome in zip(requests, due, outcomes, strict=True):
+            if stamped and outcome is not None:
+                at = self._last[request.code] = _aware(request.at)
+                newest = max(newest, at)
+        if newest - self._pruned >= self.every:
+            self._last = {code: at for code, at in self._last.items() if newest - at < self.every}
+            self._pruned = newest
+
+
 class EventStore:
     """Reads and writes tables and their logs."""
 
@@ -196,6 +239,8 @@ class EventStore:
         # One writer for SQLite (it has a single write lock anyway); a few for PostgreSQL.
         self._writer_count = 1 if db.dialect == "sqlite" else COMMIT_WRITERS
         self._sqlite_binds: _SqliteBinds | None = None
+        self.stamps = Stamps()
+        """When this store last moved each table's ``updated_at``."""
 
     def _binds(self) -> _SqliteBinds:
         if self._sqlite_binds is None:
@@ -519,20 +564,24 @@ class EventStore:
             # Two appends for one table in one batch: the later one is stale by definition.
             written = dict(zip(map(id, first), await self._write(first), strict=True))
             return [written.get(id(r)) for r in requests]
+        due = [self.stamps.due(r) for r in requests]
         if self.db.dialect == "sqlite":
             # SQLite has one writer at a time anyway: the whole batch runs in the database's
             # own thread with a plain connection, so it costs the event loop one wake-up
             # instead of one per statement (which, with a thousand busy sockets, adds up).
-            return await self.db.run_sync_write(_write_batch_sync, (self._binds(), requests))
-        return await self._write_postgres(requests)
-
-    async def _write_postgres(self, requests: list[Append]) -> list[list[StoredEvent] | None]:
-        if all(r.seats is None for r in requests):
-            return await self._write_postgres_one_statement(requests)
-        return await self._write_postgres_transaction(requests)
+            outcomes = await self.db.run_sync_write(
+                _write_batch_sync, (self._binds(), requests, due)
+            )
+        elif all(r.seats is None for r in requests):
+            outcomes = await self._write_postgres_one_statement(requests, due)
+        else:
+            outcomes = await self._write_postgres_transaction(requests)
+            due = [True] * len(requests)
+        self.stamps.made(requests, due, outcomes)
+        return outcomes
 
     async def _write_postgres_one_statement(
-        self, requests: list[Append]
+        self, requests: list[Append], due: list[bool]
     ) -> list[list[StoredEvent] | None]:
         """The common batch (no seat changes) as one statement: one round trip, no BEGIN/COMMIT.
 
@@ -543,9 +592,10 @@ class EventStore:
         stored = [_stored(r) for r in requests]
         heads: list[list[Any]] = []
         rows: list[list[Any]] = []
-        for request, events in zip(requests, stored, strict=True):
+        for request, events, stamped in zip(requests, stored, due, strict=True):
             code, seq, at = request.code, request.expected_seq, _aware(request.at).isoformat()
-            heads.append([code, seq, seq + len(events), request.status, at])
+            # no new updated_at (null) leaves the row's indexes as they are: a HOT update
+            heads.append([code, seq, seq + len(events), request.status, at if stamped else None])
             # In the order of EVENT_COLUMNS; the data as itself (a JSON value in the JSON).
             rows.extend(
                 [code, e.seq, e.type, e.data, at, e.command_id, e.sender, e.digest] for e in events
@@ -702,7 +752,8 @@ _MOVE_AND_APPEND = (
     "WITH v AS (SELECT h->>0 AS code, CAST(h->>1 AS INTEGER) AS old_seq, "
     "CAST(h->>2 AS INTEGER) AS new_seq, h->>3 AS status, CAST(h->>4 AS TIMESTAMPTZ) AS at "
     "FROM jsonb_array_elements(CAST(CAST($1 AS TEXT) AS JSONB)) AS h), "
-    "moved AS (UPDATE bobing_tables AS t SET last_seq = v.new_seq, updated_at = v.at, "
+    "moved AS (UPDATE bobing_tables AS t SET last_seq = v.new_seq, "
+    "updated_at = COALESCE(v.at, t.updated_at), "
     "status = COALESCE(v.status, t.status) FROM v "
     "WHERE t.code = v.code AND t.last_seq = v.old_seq RETURNING t.code), "
     f"appended AS (INSERT INTO bobing_events ({', '.join(EVENT_COLUMNS)}) "
@@ -721,6 +772,8 @@ _MOVE_AND_APPEND = (
 _UPDATE_HEAD = (
     "UPDATE bobing_tables SET last_seq = ?, updated_at = ? WHERE code = ? AND last_seq = ?"
 )
+_MOVE_HEAD = "UPDATE bobing_tables SET last_seq = ? WHERE code = ? AND last_seq = ?"
+"""The head moved without a new ``updated_at`` (:class:`Stamps`): its index left alone."""
 _UPDATE_HEAD_STATUS = (
     "UPDATE bobing_tables SET last_seq = ?, updated_at = ?, status = ? "
     "WHERE code = ? AND last_seq = ?"
@@ -802,7 +855,7 @@ def _save_snapshot_sync(
 
 
 def _write_batch_sync(
-    conn: sqlite3.Connection, batch: tuple[_SqliteBinds, list[Append]]
+    conn: sqlite3.Connection, batch: tuple[_SqliteBinds, list[Append], list[bool]]
 ) -> list[list[StoredEvent] | None]:
     """SQLite: the batch in the writer's transaction (:meth:`Database.run_sync_write`).
 
@@ -810,16 +863,18 @@ def _write_batch_sync(
     types' own processors, so SQLAlchemy reads them back as usual); this is the server's
     busiest loop.
     """
-    binds, requests = batch
+    binds, requests, due = batch
     cursor = conn.cursor()
     outcomes: list[list[StoredEvent] | None] = []
     commands: list[tuple[Any, ...]] = []  # rows in the order of EVENT_COLUMNS
     plain: list[tuple[Any, ...]] = []  # rows in the order of PLAIN_EVENT_COLUMNS
     try:
-        for request in requests:
+        for request, stamped in zip(requests, due, strict=True):
             at = binds.moment(request.at)
             seq, code = request.expected_seq, request.code
-            if request.status is None:
+            if not stamped:
+                cursor.execute(_MOVE_HEAD, (seq + len(request.events), code, seq))
+            elif request.status is None:
                 cursor.execute(_UPDATE_HEAD, (seq + len(request.events), at, code, seq))
             else:
                 cursor.execute(

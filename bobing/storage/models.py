@@ -61,6 +61,8 @@ class TableRow(Base):
     they read, and lose (rowcount 0) if someone else got there first."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    """The table's last activity, for the retention sweep: moved by a new status at once, by
+    other commits once it is a minute behind (``event_store.Stamps``)."""
     creator: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True)
     """A hash of the address that created the table (the open-table quota)."""
     gathering: Mapped[str | None] = mapped_column(String(16), nullable=True, index=True)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from alembic.config import Config
 from alembic.script import ScriptDirectory
-from sqlalchemy import text
+from sqlalchemy import select, text
 from sqlalchemy.exc import IntegrityError
 
 from bobing.storage import (
@@ -23,7 +23,8 @@ from bobing.storage import (
     TableInfo,
 )
 from bobing.storage.db import MIGRATIONS
-from bobing.storage.event_store import FoldSnapshot
+from bobing.storage.event_store import STAMP_EVERY, FoldSnapshot, Stamps
+from bobing.storage.models import TableRow
 from tests.storage.storetools import table_info
 
 
@@ -88,6 +89,69 @@ async def test_append_is_ordered_and_optimistic(store: EventStore) -> None:
     snapshot = await store.load("ABC234")
     assert snapshot is not None
     assert snapshot.events[-1].at == naive.replace(tzinfo=UTC)
+
+
+async def test_last_activity_moves_with_a_new_status_at_once_else_once_a_minute(
+    db: Database, store: EventStore
+) -> None:
+    """``updated_at`` (the retention sweep's clock) costs a commit an index entry: a throw
+    moves it only once the last stamp is a minute old; a new status, or a table this store
+    has not stamped, moves it at once; a write that lost stamps nothing."""
+
+    async def updated() -> datetime:
+        async with db.connect() as conn:
+            query = select(TableRow.updated_at).where(TableRow.code == "ABC234")
+            value: datetime = (await conn.execute(query)).scalar_one()
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+    await store.create_table(info(), [{"type": "table_created"}])
+    t0 = datetime(2026, 9, 17, 20, 0, tzinfo=UTC)
+    second, every = timedelta(seconds=1), STAMP_EVERY
+    await store.append(Append("ABC234", 1, [{"type": "a"}], at=t0))
+    assert await updated() == t0
+    await store.append(Append("ABC234", 2, [{"type": "b"}], at=t0 + every - second))
+    assert await updated() == t0
+    await store.append(Append("ABC234", 3, [{"type": "c"}], status="over", at=t0 + every))
+    assert await updated() == t0 + every
+    await store.append(Append("ABC234", 4, [{"type": "d"}], at=t0 + 2 * every - second))
+    assert await updated() == t0 + every
+    with pytest.raises(StaleWrite):
+        await store.append(Append("ABC234", 1, [{"type": "late"}], at=t0 + 2 * every))
+    await store.append(Append("ABC234", 5, [{"type": "e"}], at=t0 + 2 * every + second))
+    assert await updated() == t0 + 2 * every + second
+    assert await store.last_seq("ABC234") == 6
+    # the sweep goes by the last stamp
+    stamped, idle = t0 + 2 * every + second, t0 + timedelta(days=1)
+    assert await store.sweep(over_before=stamped, idle_before=idle) == []
+    assert await store.sweep(over_before=stamped + second, idle_before=idle) == ["ABC234"]
+    # another store (a restarted server, another instance) stamps its first commit
+    await store.create_table(info("XYZ234"), [{"type": "table_created"}])
+    await store.append(Append("XYZ234", 1, [{"type": "a"}], at=t0))
+    other = EventStore(db)
+    try:
+        await other.append(Append("XYZ234", 2, [{"type": "b"}], at=t0 + second))
+    finally:
+        await other.close()
+    async with db.connect() as conn:
+        query = select(TableRow.updated_at).where(TableRow.code == "XYZ234")
+        moved: datetime = (await conn.execute(query)).scalar_one()
+    assert moved.replace(tzinfo=UTC) == t0 + second
+
+
+def test_stamps_forget_what_is_due_anyway() -> None:
+    stamps = Stamps(timedelta(minutes=1))
+    t0 = datetime(2026, 9, 17, 20, 0, tzinfo=UTC)
+    many = [Append(f"T{i:05d}", 1, [{"type": "a"}], at=t0) for i in range(500)]
+    assert all(stamps.due(request) for request in many)
+    stamps.made(many, [True] * 500, [[]] * 499 + [None])  # the last table had moved on
+    assert len(stamps) == 499
+    assert not stamps.due(many[0]) and stamps.due(many[-1])
+    later = Append("T00000", 2, [{"type": "b"}], at=t0 + timedelta(seconds=61))
+    assert stamps.due(later)
+    stamps.made([later], [True], [[]])
+    assert len(stamps) == 1
+    assert not stamps.due(Append("T00000", 3, [{"type": "c"}], at=t0 + timedelta(seconds=90)))
+    assert stamps.due(Append("T00001", 2, [{"type": "b"}], at=t0 + timedelta(seconds=62)))
 
 
 async def test_racing_appends_exactly_one_wins(store: EventStore) -> None:
