@@ -23,10 +23,10 @@ from bobing.tables.problems import ApiError
 from bobing.tables.runtime import (
     Runtime,
     catch_up,
+    encoded_fold,
     last_thrown,
     note_event,
     restore,
-    snapshot_of,
     throw_index,
 )
 from bobing.tables.state import refresh_state
@@ -158,7 +158,7 @@ class RuntimeCache(ServicePart):
         """
         if runtime.last_seq - runtime.snapshot_seq < self.limits.snapshot_every:
             return
-        snapshot = snapshot_of(runtime)
+        snapshot = encoded_fold(runtime)
         runtime.snapshot_seq = snapshot.seq
 
         async def save() -> None:

@@ -16,6 +16,7 @@ from bobing.engine.rules import RuleSet
 from bobing.organizer.text import name_key
 from bobing.storage.event_store import (
     CommandRecord,
+    EncodedFold,
     FoldSnapshot,
     Seat,
     StoredEvent,
@@ -393,12 +394,13 @@ def catch_up(runtime: Runtime, events: list[StoredEvent]) -> bool:
     return True
 
 
-def snapshot_of(runtime: Runtime) -> FoldSnapshot:
-    """The fold as of ``runtime.last_seq``, for :meth:`EventStore.save_snapshot`.
+def encoded_fold(runtime: Runtime) -> EncodedFold:
+    """The fold as of ``runtime.last_seq``, for :meth:`EventStore.save_snapshot`: its JSON
+    text, encoded at once (the store writes it as it is).
 
     Seats, status and settings are not in it: the table's row always holds their latest
     values. The game is kept as its engine events (replayed on load, nothing re-decided).
-    The snapshot is a copy that shares nothing with the runtime (it is written in the
+    Being text, the snapshot shares nothing with the runtime (it is written in the
     background while the next commands change the runtime's lists and dicts: a shared
     ``fair_throws`` once listed a later throw twice, and ``bobing verify`` failed).
     """
@@ -427,8 +429,13 @@ def snapshot_of(runtime: Runtime) -> FoldSnapshot:
         "handed": sorted(runtime.handed),
         "reactions": runtime.reactions,
     }
-    # Through JSON: exactly what the store keeps, and nothing left pointing into the runtime.
-    return FoldSnapshot(runtime.last_seq, json.loads(dumps(data)))
+    return EncodedFold(runtime.last_seq, dumps(data))
+
+
+def snapshot_of(runtime: Runtime) -> FoldSnapshot:
+    """:func:`encoded_fold` as the store loads it back (:func:`restore` takes it)."""
+    fold = encoded_fold(runtime)
+    return FoldSnapshot(fold.seq, json.loads(fold.text))
 
 
 def restore(runtime: Runtime, snapshot: FoldSnapshot) -> list[Event]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -23,7 +24,7 @@ from bobing.storage import (
     TableInfo,
 )
 from bobing.storage.db import MIGRATIONS
-from bobing.storage.event_store import STAMP_EVERY, FoldSnapshot, Stamps
+from bobing.storage.event_store import STAMP_EVERY, EncodedFold, FoldSnapshot, Stamps
 from bobing.storage.models import TableRow
 from tests.storage.storetools import table_info
 
@@ -409,3 +410,19 @@ async def test_a_snapshot_is_kept_only_when_newer_than_the_one_stored(store: Eve
     assert loaded.events == ()
     assert not await store.save_snapshot("GONE23", FoldSnapshot(1, {}))
     assert await store.load("GONE23") is None
+
+
+async def test_a_snapshot_kept_as_its_text_loads_as_any_other(store: EventStore) -> None:
+    """An :class:`EncodedFold` (the text ``tables.runtime.encoded_fold`` makes) is written as
+    it is and read back as the data it encodes, under the same newer-only rule."""
+    await store.create_table(info(), [{"type": "table_created"}])
+    await store.append(Append("ABC234", 1, [{"type": "a"}, {"type": "b"}]))
+    data = {"名": "甲\n乙", "n": [1, 2.5, {"x": None, "y": True}], "s": '"q"'}
+    assert await store.save_snapshot("ABC234", EncodedFold(2, json.dumps(data)))
+    loaded = await store.load("ABC234")
+    assert loaded is not None and loaded.fold == FoldSnapshot(2, data)
+    assert not await store.save_snapshot("ABC234", EncodedFold(1, json.dumps({"n": "older"})))
+    assert await store.save_snapshot("ABC234", EncodedFold(3, json.dumps({"n": "三"})))
+    loaded = await store.load("ABC234")
+    assert loaded is not None and loaded.fold == FoldSnapshot(3, {"n": "三"})
+    assert not await store.save_snapshot("GONE23", EncodedFold(1, "{}"))
