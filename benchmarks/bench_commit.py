@@ -19,13 +19,11 @@ import argparse
 import asyncio
 import random
 import statistics
-import tempfile
 import time
-import uuid
 from datetime import timedelta
-from pathlib import Path
 
 from bench_event_store import EVENTS, table
+from service_here import temporary_database
 from sqlalchemy import text
 
 from bobing.storage import Append, Database, EventStore
@@ -56,34 +54,27 @@ async def commit_batches(
     return cpu / commits, wall / commits
 
 
-async def hot_share(writing: Database, url: str, schema: str) -> tuple[int, int]:
-    """PostgreSQL: the heads' updates so far and how many were HOT, read on a fresh connection
-    once the writing ones have ended (a backend flushes its statistics as it ends)."""
-    await writing.dispose()
+async def hot_share(db: Database) -> tuple[int, int]:
+    """PostgreSQL: the heads' updates so far and how many were HOT, read once the writing
+    connections have ended (a backend flushes its statistics as it ends)."""
+    await db.dispose()
     await asyncio.sleep(1.0)
-    db = Database(url, schema=schema)
-    try:
-        async with db.engine.connect() as conn:
-            row = (
-                await conn.execute(
-                    text(
-                        "SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables "
-                        "WHERE relname = 'bobing_tables' AND schemaname = :schema"
-                    ),
-                    {"schema": schema},
-                )
-            ).one()
-        return int(row[0]), int(row[1])
-    finally:
-        await db.dispose()
+    async with db.engine.connect() as conn:
+        row = (
+            await conn.execute(
+                text(
+                    "SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables "
+                    "WHERE relname = 'bobing_tables' AND schemaname = :schema"
+                ),
+                {"schema": db.schema},
+            )
+        ).one()
+    await db.dispose()
+    return int(row[0]), int(row[1])
 
 
 async def main(args: argparse.Namespace) -> None:
-    with tempfile.TemporaryDirectory() as folder:
-        url = args.db or f"sqlite+aiosqlite:///{Path(folder) / 'bench.sqlite3'}"
-        schema = f"bench_{uuid.uuid4().hex[:8]}" if url.startswith("postgres") else None
-        db = Database(url, schema=schema)
-        await db.migrate()
+    async with temporary_database(args.db) as db:
         stores = {way: EventStore(db) for way in WAYS}
         for way, every in WAYS.items():
             if every is not None:
@@ -102,22 +93,20 @@ async def main(args: argparse.Namespace) -> None:
                 for code in codes:
                     await store._write([Append(code, seqs[code], EVENTS)])
                     seqs[code] += len(EVENTS)
+            postgres = db.dialect == "postgresql"
             for round_ in range(args.rounds):
                 for way, store in stores.items():
-                    before = await hot_share(db, url, schema) if schema and round_ == 0 else None
+                    before = await hot_share(db) if postgres and round_ == 0 else None
                     for size in (1, 2):
                         tag = f"{way}-{round_}-{size}"
                         figures = await commit_batches(store, codes, seqs, size, args.commits, tag)
                         results[way][size].append(figures)
-                    if before is not None and schema is not None:
-                        after = await hot_share(db, url, schema)
+                    if before is not None:
+                        after = await hot_share(db)
                         hot[way] = (after[0] - before[0], after[1] - before[1])
         finally:
             for store in stores.values():
                 await store.close()
-            if schema is not None:
-                await db.drop_schema()
-            await db.dispose()
     print(
         f"{db.dialect}: {args.tables} tables, {args.commits} commits a batch size a round, "
         f"{args.rounds} rounds (the median round)"

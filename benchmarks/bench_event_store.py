@@ -18,13 +18,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import tempfile
 import time
 import uuid
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
+from service_here import temporary_database
 from sqlalchemy import insert, update
 
 from bobing.storage import Append, Database, EventStore, StaleWrite, TableInfo
@@ -113,24 +112,15 @@ async def run(db: Database, tables: int, appends: int, grouped: bool) -> float:
 
 
 async def main(args: argparse.Namespace) -> None:
-    with tempfile.TemporaryDirectory() as folder:
-        url = args.db or f"sqlite+aiosqlite:///{Path(folder) / 'bench.sqlite3'}"
-        schema = f"bench_{uuid.uuid4().hex[:8]}" if url.startswith("postgres") else None
-        db = Database(url, schema=schema)
-        await db.migrate()
-        try:
-            best: dict[str, float] = {"group commit": 0.0, "one transaction each": 0.0}
-            for _ in range(args.repeat):  # interleaved rounds, best of each
-                best["group commit"] = max(
-                    best["group commit"], await run(db, args.tables, args.appends, True)
-                )
-                best["one transaction each"] = max(
-                    best["one transaction each"], await run(db, args.tables, args.appends, False)
-                )
-        finally:
-            if schema is not None:
-                await db.drop_schema()
-            await db.dispose()
+    async with temporary_database(args.db) as db:
+        best: dict[str, float] = {"group commit": 0.0, "one transaction each": 0.0}
+        for _ in range(args.repeat):  # interleaved rounds, best of each
+            best["group commit"] = max(
+                best["group commit"], await run(db, args.tables, args.appends, True)
+            )
+            best["one transaction each"] = max(
+                best["one transaction each"], await run(db, args.tables, args.appends, False)
+            )
     print(f"{db.dialect}: {args.tables} tables x {args.appends} appends of {len(EVENTS)} events")
     for name, rate in best.items():
         print(f"  {name:22} {rate:9.0f} appends/s")

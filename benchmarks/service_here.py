@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import tempfile
+import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import TypeVar
@@ -17,6 +18,23 @@ from bobing.tables.service import TableService
 from bobing.tables.tokens import hash_token
 
 S = TypeVar("S", bound=TableService)
+
+
+@contextlib.asynccontextmanager
+async def temporary_database(url: str | None = None) -> AsyncIterator[Database]:
+    """A migrated database until the block ends: ``url`` in a schema of its own (PostgreSQL,
+    dropped after), or without one a SQLite file in a temporary folder."""
+    with tempfile.TemporaryDirectory(prefix="bobing-bench-") as folder:
+        url = url or f"sqlite+aiosqlite:///{Path(folder) / 'bench.sqlite3'}"
+        schema = f"bench_{uuid.uuid4().hex[:8]}" if url.startswith("postgres") else None
+        db = Database(url, schema=schema)
+        await db.migrate()
+        try:
+            yield db
+        finally:
+            if schema is not None:
+                await db.drop_schema()
+            await db.dispose()
 
 
 @contextlib.asynccontextmanager
