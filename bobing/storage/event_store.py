@@ -359,20 +359,17 @@ class EventStore:
             request = (self._binds(), code, snapshot)
             return await self.db.run_sync_write(_save_snapshot_sync, request)
         data = snapshot.text if isinstance(snapshot, EncodedFold) else compact(snapshot.data)
-
-        async def keep(conn: AsyncConnection) -> str:
-            # Straight to the driver, one statement (as the appends): through SQLAlchemy a
-            # snapshot cost a transaction of three round trips, and the data encoded again.
+        # Straight to the driver, one statement (as the appends): through SQLAlchemy a snapshot
+        # cost a transaction of three round trips, and the data encoded again. On the readers'
+        # pool: the commit pool's few connections are the writers'.
+        async with self.db.engine.connect() as conn:
             raw = await conn.get_raw_connection()
             driver: Any = raw.driver_connection
             try:
-                return str(
-                    await driver.execute(_SAVE_SNAPSHOT_PG, code, snapshot.seq, data, utcnow())
-                )
+                status = await driver.execute(_SAVE_SNAPSHOT_PG, code, snapshot.seq, data, utcnow())
             except asyncpg.IntegrityConstraintViolationError:
-                return ""  # the table was swept meanwhile
-
-        return (await self._committing(keep)).endswith(" 1")
+                return False  # the table was swept meanwhile
+        return str(status).endswith(" 1")  # "INSERT 0 1", or 0 where a newer one is kept
 
     async def open_gatherings(self, creator: str) -> int:
         """How many events created from ``creator`` have a table that is not over."""
