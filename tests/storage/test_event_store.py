@@ -99,11 +99,11 @@ async def test_last_activity_moves_with_a_new_status_at_once_else_once_a_minute(
     moves it only once the last stamp is a minute old; a new status, or a table this store
     has not stamped, moves it at once; a write that lost stamps nothing."""
 
-    async def updated() -> datetime:
+    async def updated(code: str = "ABC234") -> datetime:
         async with db.connect() as conn:
-            query = select(TableRow.updated_at).where(TableRow.code == "ABC234")
+            query = select(TableRow.updated_at).where(TableRow.code == code)
             value: datetime = (await conn.execute(query)).scalar_one()
-        return value if value.tzinfo else value.replace(tzinfo=UTC)
+        return value if value.tzinfo else value.replace(tzinfo=UTC)  # SQLite's are naive UTC
 
     await store.create_table(info(), [{"type": "table_created"}])
     t0 = datetime(2026, 9, 17, 20, 0, tzinfo=UTC)
@@ -133,10 +133,7 @@ async def test_last_activity_moves_with_a_new_status_at_once_else_once_a_minute(
         await other.append(Append("XYZ234", 2, [{"type": "b"}], at=t0 + second))
     finally:
         await other.close()
-    async with db.connect() as conn:
-        query = select(TableRow.updated_at).where(TableRow.code == "XYZ234")
-        moved: datetime = (await conn.execute(query)).scalar_one()
-    assert moved.replace(tzinfo=UTC) == t0 + second
+    assert await updated("XYZ234") == t0 + second
 
 
 def test_stamps_forget_what_is_due_anyway() -> None:
