@@ -352,13 +352,14 @@ class EventStore:
 
         One row per table: loading needs only the latest, and the events after it.
         """
+        if isinstance(snapshot, FoldSnapshot):
+            snapshot = EncodedFold(snapshot.seq, compact(snapshot.data))
         if self.db.dialect == "sqlite":
             # On the writer's own connection, like the appends: through the async engine it
             # took the write lock from another connection, and the appends meanwhile found it
             # busy and went the slow way (the writer thread, waiting for the lock).
             request = (self._binds(), code, snapshot)
             return await self.db.run_sync_write(_save_snapshot_sync, request)
-        data = snapshot.text if isinstance(snapshot, EncodedFold) else compact(snapshot.data)
         # Straight to the driver, one statement (as the appends): through SQLAlchemy a snapshot
         # cost a transaction of three round trips, and the data encoded again. On the readers'
         # pool: the commit pool's few connections are the writers'.
@@ -366,7 +367,9 @@ class EventStore:
             raw = await conn.get_raw_connection()
             driver: Any = raw.driver_connection
             try:
-                status = await driver.execute(_SAVE_SNAPSHOT_PG, code, snapshot.seq, data, utcnow())
+                status = await driver.execute(
+                    _SAVE_SNAPSHOT_PG, code, snapshot.seq, snapshot.text, utcnow()
+                )
             except asyncpg.IntegrityConstraintViolationError:
                 return False  # the table was swept meanwhile
         return str(status).endswith(" 1")  # "INSERT 0 1", or 0 where a newer one is kept
@@ -807,16 +810,11 @@ class _SqliteBinds:
 
     moment: Callable[[Any], Any]
     data: Callable[[Any], Any]
-    snapshot_data: Callable[[Any], Any]
 
     @classmethod
     def of(cls, dialect: Dialect) -> _SqliteBinds:
-        events, snapshots = EventRow.__table__.c, SnapshotRow.__table__.c
-        return cls(
-            _processor(dialect, events.at),
-            _processor(dialect, events.data),
-            _processor(dialect, snapshots.data),
-        )
+        events = EventRow.__table__.c
+        return cls(_processor(dialect, events.at), _processor(dialect, events.data))
 
 
 MOMENT_COLUMNS = (
@@ -841,16 +839,15 @@ _SAVE_SNAPSHOT_PG = _SAVE_SNAPSHOT_SQL.format(
 
 
 def _save_snapshot_sync(
-    conn: sqlite3.Connection, request: tuple[_SqliteBinds, str, FoldSnapshot | EncodedFold]
+    conn: sqlite3.Connection, request: tuple[_SqliteBinds, str, EncodedFold]
 ) -> bool:
-    """SQLite: :meth:`EventStore.save_snapshot` in the writer's transaction."""
+    """SQLite: :meth:`EventStore.save_snapshot` in the writer's transaction (a JSON column is
+    its text)."""
     binds, code, snapshot = request
-    if isinstance(snapshot, EncodedFold):
-        data = snapshot.text  # a JSON column is its text
-    else:
-        data = binds.snapshot_data(snapshot.data)
     try:
-        cursor = conn.execute(_SAVE_SNAPSHOT, (code, snapshot.seq, data, binds.moment(utcnow())))
+        cursor = conn.execute(
+            _SAVE_SNAPSHOT, (code, snapshot.seq, snapshot.text, binds.moment(utcnow()))
+        )
     except sqlite3.IntegrityError:
         return False  # the table was swept meanwhile
     return cursor.rowcount == 1
