@@ -10,7 +10,7 @@ Two layers, because some limits must act before a request exists:
   408 problem and is closed: a half-sent request no longer holds a socket forever. Headers
   over ``max_header_bytes`` get a 431. A WebSocket is pinged only once it has been silent for
   Uvicorn's ``ws_ping_interval`` (phones ping the table themselves), and closed if it does not
-  answer.
+  answer; once its handshake is done, the handshake's request and response are let go.
 * **Requests** (:class:`RequestLimits`, ASGI middleware): a control character in the path is a
   400; the body is read here, whatever its framing (``Content-Length`` or chunked), and one
   over ``max_body_bytes`` is a 413 (read on, and dropped, for as much again first, so the answer
@@ -257,6 +257,14 @@ def guarded_protocols(
         def data_received(self, data: bytes) -> None:
             self._heard_at = self.loop.time()
             super().data_received(data)
+
+        async def send(self, message: Any) -> None:
+            await super().send(message)
+            if self.handshake_complete and getattr(self, "response", None) is not None:
+                # The handshake is over: its request and response, every header of both, are
+                # never read again, and a table's socket lives for the whole game (about 2 KB
+                # of the 26 KB of objects it kept; docs/benchmarks.md).
+                self.request = self.response = None
 
         def send_keepalive_ping(self) -> None:
             # One heartbeat a socket: Uvicorn pings every socket every ws_ping_interval, but a

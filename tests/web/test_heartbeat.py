@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import json
 import re
 from collections.abc import AsyncIterator
@@ -154,6 +155,18 @@ async def test_a_silent_socket_that_does_not_answer_is_closed(db_url: str) -> No
         assert gone.pings >= 1
         assert gone.closed
         assert gone.close_code == 1011  # keepalive ping timeout
+
+
+async def test_an_open_socket_keeps_nothing_of_its_handshake(db_url: str) -> None:
+    """The handshake's request and response, every header of both, are let go once it is
+    done: a table's socket lives for the whole game, and they are never read again."""
+    async with table_socket(db_url) as phone:
+        await phone.listen(INTERVAL / 2, answer=True, chatty=True)  # the welcome, a pong
+        served = [o for o in gc.get_objects() if type(o).__name__ == "GuardedWebSocket"]
+        assert len(served) == 1 and served[0].handshake_complete
+        assert served[0].request is None and served[0].response is None
+        await phone.listen(INTERVAL / 2, answer=True, chatty=True)
+        assert not phone.closed
 
 
 def test_the_server_waits_longer_than_a_phone_between_pings() -> None:
