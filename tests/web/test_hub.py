@@ -11,8 +11,10 @@ import contextlib
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
 from bobing.realtime.memory import MemoryBroker
-from bobing.web.hub import Connection, Hub, text_frame
+from bobing.web.hub import Connection, Frames, Hub, text_frame
 
 
 class SlowSocket:
@@ -156,4 +158,60 @@ async def test_held_frames_keep_their_order_on_a_full_transport_or_a_queue() -> 
     await broker.publish("bobing:table:T", "3 3 events-3")
     conn.release()
     assert writer.writes[-1] == text_frame(b"events-3") and conn.held is None
+    hub.detach(conn)
+
+
+async def test_frames_wait_in_order_for_their_one_consumer() -> None:
+    frames = Frames(most=2)
+    assert frames.empty() and frames.qsize() == 0
+    with pytest.raises(asyncio.QueueEmpty):
+        frames.get_nowait()
+    waiting = asyncio.create_task(frames.get())
+    await asyncio.sleep(0)
+    assert not waiting.done()  # nothing to take yet
+    frames.put_nowait(("raw", "a"))
+    assert await waiting == ("raw", "a")
+    frames.put_nowait(("raw", "b"))
+    frames.put_nowait(("raw", "c"))
+    with pytest.raises(asyncio.QueueFull):
+        frames.put_nowait(("raw", "d"))
+    assert frames.qsize() == 2
+    assert frames.get_nowait() == ("raw", "b")
+    # a consumer cancelled while it waits takes nothing: the next one gets every frame
+    frames.get_nowait()
+    cancelled = asyncio.create_task(frames.get())
+    await asyncio.sleep(0)
+    cancelled.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await cancelled
+    frames.put_nowait(("raw", "e"))
+    assert await asyncio.wait_for(frames.get(), 1) == ("raw", "e") and frames.empty()
+    # the close of a socket too slow takes the newest frame's place, or the first
+    frames.replace_last(("close",))
+    frames.put_nowait(("raw", "f"))
+    frames.replace_last(("close",))
+    assert [frames.get_nowait(), frames.get_nowait()] == [("close",), ("close",)]
+
+
+async def test_a_socket_that_cannot_keep_up_is_told_to_reconnect() -> None:
+    broker = MemoryBroker()
+    hub = Hub(broker, NoBacklogService(), queue_size=3)  # type: ignore[arg-type]
+    sock = SlowSocket()
+    conn = Connection(sock, "T", "en", [], last_sent=0)  # type: ignore[arg-type]
+    hub.attach(conn)
+    conn.caught_up = True
+    sock.gate.clear()
+    await broker.publish("bobing:table:T", "1 1 frame-1")  # stalls: the rest queue behind it
+    for seq in range(2, 8):
+        await broker.publish("bobing:table:T", f"{seq} {seq} frame-{seq}")
+    assert conn.overflowed and not conn.idle
+    # never more than queue_size: the stalled send and the next frame, then the close
+    queued = [conn.queue.get_nowait() for _ in range(conn.queue.qsize())]
+    assert queued == [("stalled",), ("events", 2, 2, "frame-2"), ("close",)]
+    await broker.publish("bobing:table:T", "8 8 frame-8")  # nothing more once overflowed
+    assert conn.queue.empty()
+    sock.gate.set()
+    assert [await hub._send_item(conn, item) for item in queued] == [True, True, False]
+    # in order up to the close: the phone reconnects after frame 2 and reads on from the log
+    assert sock.sent == ["frame-1", "frame-2", "closed 1013"]
     hub.detach(conn)
