@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,67 +24,17 @@ from bobing.tables.frames import events_frame
 from bobing.tables.protocol import dumps
 from bobing.tables.service import PAGE, TableService
 from bobing.tables.state import state_text
+from bobing.web.mailbox import Mailbox
 
 log = logging.getLogger("bobing.web")
 
 
-class Frames:
-    """The frames waiting for one socket's sender task: :class:`asyncio.Queue`'s interface for
-    its one consumer, in one deque made when the first frame has to wait. (An
-    ``asyncio.Queue`` keeps four deques and an ``Event`` from the start, about 3 KB a socket;
-    a table's socket almost never queues a frame, and lives for the whole game.)"""
+class Frames(Mailbox[tuple[Any, ...]]):
+    """The frames waiting for one socket's sender task (``("events", first, last, frame)``,
+    ``("raw", text)``, ``("stalled",)``, ``("catchup",)``, ``("close",)``): a table's socket
+    almost never queues one, its frames are written directly."""
 
-    __slots__ = ("_items", "_most", "_waiter")
-
-    def __init__(self, most: int = 0) -> None:
-        self._items: deque[tuple[Any, ...]] | None = None
-        self._most = most
-        """The most frames held; 0: no limit."""
-        self._waiter: asyncio.Future[None] | None = None
-        """The consumer's, while it waits in :meth:`get`."""
-
-    def empty(self) -> bool:
-        """Whether no frame waits."""
-        return not self._items
-
-    def qsize(self) -> int:
-        """How many frames wait."""
-        return len(self._items) if self._items else 0
-
-    def put_nowait(self, item: tuple[Any, ...]) -> None:
-        """Add a frame at the end; :class:`asyncio.QueueFull` when ``most`` are waiting."""
-        items = self._items
-        if items is None:
-            items = self._items = deque()
-        elif self._most and len(items) >= self._most:
-            raise asyncio.QueueFull
-        items.append(item)
-        waiter = self._waiter
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
-
-    def replace_last(self, item: tuple[Any, ...]) -> None:
-        """Put ``item`` in the newest frame's place (or first, when none waits)."""
-        if self._items:
-            self._items[-1] = item
-        else:
-            self.put_nowait(item)
-
-    def get_nowait(self) -> tuple[Any, ...]:
-        """The first frame; :class:`asyncio.QueueEmpty` when none waits."""
-        if not self._items:
-            raise asyncio.QueueEmpty
-        return self._items.popleft()
-
-    async def get(self) -> tuple[Any, ...]:
-        """The first frame, once there is one."""
-        while not self._items:
-            self._waiter = asyncio.get_running_loop().create_future()
-            try:
-                await self._waiter
-            finally:
-                self._waiter = None
-        return self._items.popleft()
+    __slots__ = ()
 
 
 @dataclass(eq=False)

@@ -10,7 +10,8 @@ Two layers, because some limits must act before a request exists:
   408 problem and is closed: a half-sent request no longer holds a socket forever. Headers
   over ``max_header_bytes`` get a 431. A WebSocket is pinged only once it has been silent for
   Uvicorn's ``ws_ping_interval`` (phones ping the table themselves), and closed if it does not
-  answer; once its handshake is done, the handshake's request and response are let go.
+  answer; once its handshake is done, the handshake's request and response are let go, and
+  what it receives waits for the app in a :class:`~bobing.web.mailbox.Mailbox`.
 * **Requests** (:class:`RequestLimits`, ASGI middleware): a control character in the path is a
   400; the body is read here, whatever its framing (``Content-Length`` or chunked), and one
   over ``max_body_bytes`` is a 413 (read on, and dropped, for as much again first, so the answer
@@ -39,6 +40,7 @@ from bobing.i18n import lang_from_env, request_language
 from bobing.tables import json_input
 from bobing.tables.problems import ApiError
 from bobing.web.headers import PROBLEM_POLICY, security_headers
+from bobing.web.mailbox import Mailbox
 
 log = logging.getLogger("bobing.web")
 PROBLEM = b"application/problem+json"
@@ -247,6 +249,12 @@ def guarded_protocols(
     class GuardedWebSocket(ws_base):  # type: ignore[valid-type,misc]
         _heard_at = 0.0
         """When the client last sent anything (the event loop's clock)."""
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            # What the client sent, for the app's one reader (its receive): a Mailbox, not an
+            # asyncio.Queue's four deques and Event kept for the socket's whole life.
+            self.queue: Mailbox[dict[str, Any]] = Mailbox()
 
         def connection_lost(self, exc: Exception | None) -> None:
             transport = getattr(self, "transport", None)

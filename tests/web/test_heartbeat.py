@@ -27,6 +27,7 @@ from websockets.uri import parse_uri
 from webtools import TIMEOUT, create_table, running_server, ws_url
 
 from bobing.process.heartbeat import WS_PING_INTERVAL, WS_PING_TIMEOUT
+from bobing.web.mailbox import Mailbox
 from bobing.web.serve import uvicorn_options as serve_uvicorn_options
 from bobing.web.settings import Settings
 
@@ -159,12 +160,15 @@ async def test_a_silent_socket_that_does_not_answer_is_closed(db_url: str) -> No
 
 async def test_an_open_socket_keeps_nothing_of_its_handshake(db_url: str) -> None:
     """The handshake's request and response, every header of both, are let go once it is
-    done: a table's socket lives for the whole game, and they are never read again."""
+    done: a table's socket lives for the whole game, and they are never read again. (What it
+    still keeps: benchmarks/bench_socket_memory.py.)"""
     async with table_socket(db_url) as phone:
         await phone.listen(INTERVAL / 2, answer=True, chatty=True)  # the welcome, a pong
         served = [o for o in gc.get_objects() if type(o).__name__ == "GuardedWebSocket"]
         assert len(served) == 1 and served[0].handshake_complete
         assert served[0].request is None and served[0].response is None
+        # what the phone sent waits for the route in a Mailbox: read, nothing is kept
+        assert isinstance(served[0].queue, Mailbox) and served[0].queue.empty()
         await phone.listen(INTERVAL / 2, answer=True, chatty=True)
         assert not phone.closed
 

@@ -186,6 +186,13 @@ async def test_frames_wait_in_order_for_their_one_consumer() -> None:
         await cancelled
     frames.put_nowait(("raw", "e"))
     assert await asyncio.wait_for(frames.get(), 1) == ("raw", "e") and frames.empty()
+    # one reader: a second one waiting beside the first is a mistake, said at once
+    first = asyncio.create_task(frames.get())
+    await asyncio.sleep(0)
+    with pytest.raises(RuntimeError, match="one reader"):
+        await frames.get()
+    frames.put_nowait(("raw", "g"))
+    assert await first == ("raw", "g")
     # the close of a socket too slow takes the newest frame's place, or the first
     frames.replace_last(("close",))
     frames.put_nowait(("raw", "f"))
