@@ -40,13 +40,21 @@ class NoBacklogService:
         pass
 
 
-async def test_frames_stay_in_order_through_a_stall() -> None:
+def _slow_connection(
+    queue_size: int = 100,
+) -> tuple[MemoryBroker, Hub, Connection, SlowSocket]:
+    """A hub on a memory broker with one caught-up socket whose sends wait for its gate."""
     broker = MemoryBroker()
-    hub = Hub(broker, NoBacklogService(), queue_size=100)  # type: ignore[arg-type]
+    hub = Hub(broker, NoBacklogService(), queue_size=queue_size)  # type: ignore[arg-type]
     sock = SlowSocket()
     conn = Connection(sock, "T", "en", [], last_sent=0)  # type: ignore[arg-type]
     hub.attach(conn)
     conn.caught_up = True
+    return broker, hub, conn, sock
+
+
+async def test_frames_stay_in_order_through_a_stall() -> None:
+    broker, hub, conn, sock = _slow_connection()
     sender = asyncio.create_task(_sender_without_catch_up(hub, conn))
     await asyncio.sleep(0)
 
@@ -109,14 +117,9 @@ class RecordingWriter:
 
 def _held_connection() -> tuple[MemoryBroker, Hub, Connection, SlowSocket, RecordingWriter]:
     """A hub on a memory broker with one caught-up socket whose transport is recorded."""
-    broker = MemoryBroker()
-    hub = Hub(broker, NoBacklogService(), queue_size=100)  # type: ignore[arg-type]
-    sock = SlowSocket()
-    conn = Connection(sock, "T", "en", [], last_sent=0)  # type: ignore[arg-type]
+    broker, hub, conn, sock = _slow_connection()
     writer = RecordingWriter()
     conn.writer = writer  # type: ignore[assignment]
-    hub.attach(conn)
-    conn.caught_up = True
     return broker, hub, conn, sock, writer
 
 
@@ -201,12 +204,7 @@ async def test_frames_wait_in_order_for_their_one_consumer() -> None:
 
 
 async def test_a_socket_that_cannot_keep_up_is_told_to_reconnect() -> None:
-    broker = MemoryBroker()
-    hub = Hub(broker, NoBacklogService(), queue_size=3)  # type: ignore[arg-type]
-    sock = SlowSocket()
-    conn = Connection(sock, "T", "en", [], last_sent=0)  # type: ignore[arg-type]
-    hub.attach(conn)
-    conn.caught_up = True
+    broker, hub, conn, sock = _slow_connection(queue_size=3)
     sock.gate.clear()
     await broker.publish("bobing:table:T", "1 1 frame-1")  # stalls: the rest queue behind it
     for seq in range(2, 8):
